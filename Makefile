@@ -1,0 +1,37 @@
+# Thin wrapper over CMake presets. The two set-up commands are `make run` and `make test`.
+PRESET ?= release
+BUILD_DIR := build/$(PRESET)
+SHOAL := $(BUILD_DIR)/cli/shoal
+VENV := .venv
+WORKERS ?= 2
+PG_PORT ?= 5433
+
+.PHONY: deps build run test test-unit test-integration bench format clean
+
+deps:
+	@bash deploy/install-deps.sh
+
+build: deps
+	@cmake --preset $(PRESET) >/dev/null
+	@cmake --build --preset $(PRESET)
+
+run: build
+	$(SHOAL) local --workers $(WORKERS) --pg-port $(PG_PORT) --data-dir build/run-data
+
+test: build
+	@$(MAKE) --no-print-directory test-unit test-integration
+
+test-unit:
+	ctest --preset $(PRESET) -j2
+
+test-integration:
+	SHOAL_BINARY=$(abspath $(SHOAL)) $(VENV)/bin/python -m pytest -q tests/integration
+
+bench: build
+	$(BUILD_DIR)/bench/expression_bench
+
+format:
+	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
+
+clean:
+	rm -rf build

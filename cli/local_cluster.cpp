@@ -1,0 +1,223 @@
+#include "cli/local_cluster.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <grpcpp/grpcpp.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/termination_signals.h"
+#include "proto/control.grpc.pb.h"
+
+namespace shoal::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kPollInterval = std::chrono::milliseconds(100);
+constexpr auto kShutdownGrace = std::chrono::seconds(5);
+
+struct ChildProcess {
+  std::string name;
+  pid_t pid = -1;
+  std::string logPath;
+  bool running = true;
+};
+
+/// Starts `arguments` as a child whose output goes to `logPath` and which gets
+/// SIGTERM if this process dies.
+ChildProcess spawn(const std::string& name, const std::vector<std::string>& arguments, const std::string& logPath) {
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    throw std::runtime_error(fmt::format("cannot start {}: fork failed", name));
+  }
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(1);  // the parent died before prctl took effect
+    unblockTerminationSignals();
+    int log = open(logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log >= 0) {
+      dup2(log, STDOUT_FILENO);
+      dup2(log, STDERR_FILENO);
+    }
+    int devNull = open("/dev/null", O_RDONLY);
+    if (devNull >= 0) dup2(devNull, STDIN_FILENO);
+    std::vector<char*> argv;
+    for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return ChildProcess{name, pid, logPath, true};
+}
+
+std::string tailOfFile(const std::string& path, size_t maxLines) {
+  std::ifstream file(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) {
+    lines.push_back(line);
+    if (lines.size() > maxLines) lines.erase(lines.begin());
+  }
+  std::string tail;
+  for (const auto& line : lines) tail += "    " + line + "\n";
+  return tail;
+}
+
+std::string describeExit(int status) {
+  if (WIFEXITED(status)) return fmt::format("exited with code {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {}", WTERMSIG(status));
+  return "stopped";
+}
+
+/// Reaps children that exited; returns the ones that did, with how they ended.
+std::vector<std::pair<ChildProcess*, int>> reapExited(std::vector<ChildProcess>& children) {
+  std::vector<std::pair<ChildProcess*, int>> exited;
+  for (auto& child : children) {
+    if (!child.running) continue;
+    int status = 0;
+    if (waitpid(child.pid, &status, WNOHANG) == child.pid) {
+      child.running = false;
+      exited.emplace_back(&child, status);
+    }
+  }
+  return exited;
+}
+
+void stopAll(std::vector<ChildProcess>& children) {
+  // Workers first, so that they can deregister from a coordinator that still listens.
+  for (auto it = children.rbegin(); it != children.rend(); ++it) {
+    if (it->running) kill(it->pid, SIGTERM);
+  }
+  auto deadline = Clock::now() + kShutdownGrace;
+  while (Clock::now() < deadline) {
+    reapExited(children);
+    bool anyRunning = std::any_of(children.begin(), children.end(), [](auto& child) { return child.running; });
+    if (!anyRunning) return;
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  for (auto& child : children) {
+    if (child.running) {
+      std::cerr << fmt::format("shoal local: {} did not stop within {} s; killing it\n", child.name,
+                               kShutdownGrace.count());
+      kill(child.pid, SIGKILL);
+      waitpid(child.pid, nullptr, 0);
+      child.running = false;
+    }
+  }
+}
+
+int countLiveWorkers(proto::Control::Stub& stub) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  proto::ListNodesResponse response;
+  if (!stub.ListNodes(&context, proto::ListNodesRequest(), &response).ok()) return -1;
+  int live = 0;
+  for (const auto& node : response.nodes()) {
+    live += node.role() == "worker" && node.state() == "up";
+  }
+  return live;
+}
+
+}  // namespace
+
+int runLocalCluster(const LocalClusterOptions& options, const std::string& shoalExecutable) {
+  fs::path dataDir = fs::absolute(options.dataDir);
+  fs::path logDir = dataDir / "logs";
+  fs::create_directories(logDir);
+  fs::path portFile = dataDir / "coordinator.ports.json";
+  fs::remove(portFile);
+
+  std::vector<ChildProcess> children;
+  auto fail = [&](const std::string& message) {
+    std::cerr << "shoal local: " << message << "\n";
+    stopAll(children);
+    return 1;
+  };
+
+  children.push_back(spawn("coordinator",
+                           {shoalExecutable, "--log-level", options.logLevel, "coordinator", "--cluster-id",
+                            options.clusterId, "--pg-host", options.host, "--pg-port", std::to_string(options.pgPort),
+                            "--control-host", options.host, "--control-port", "0", "--port-file", portFile.string()},
+                           (logDir / "coordinator.log").string()));
+
+  // The coordinator writes its bound ports once it serves; wait for them.
+  auto deadline = Clock::now() + std::chrono::seconds(options.startupTimeoutSeconds);
+  nlohmann::json ports;
+  while (true) {
+    if (waitForTerminationSignal(std::chrono::milliseconds(0))) return fail("interrupted during startup");
+    for (auto& [child, status] : reapExited(children)) {
+      return fail(fmt::format("the coordinator {} during startup; the end of {}:\n{}", describeExit(status),
+                              child->logPath, tailOfFile(child->logPath, 10)));
+    }
+    if (fs::exists(portFile)) {
+      std::ifstream(portFile) >> ports;
+      break;
+    }
+    if (Clock::now() > deadline) return fail("the coordinator did not start in time; see " + children[0].logPath);
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  int pgPort = ports.at("pg_port").get<int>();
+  std::string controlAddress = fmt::format("{}:{}", options.host, ports.at("control_port").get<int>());
+
+  for (int i = 1; i <= options.numWorkers; ++i) {
+    std::string name = fmt::format("worker-{}", i);
+    children.push_back(spawn(name,
+                             {shoalExecutable, "--log-level", options.logLevel, "worker", "--coordinator",
+                              controlAddress, "--cluster-id", options.clusterId, "--listen-host", options.host,
+                              "--node-name", name},
+                             (logDir / (name + ".log")).string()));
+  }
+
+  auto channel = grpc::CreateChannel(controlAddress, grpc::InsecureChannelCredentials());
+  auto stub = proto::Control::NewStub(channel);
+  while (countLiveWorkers(*stub) < options.numWorkers) {
+    if (waitForTerminationSignal(std::chrono::milliseconds(0))) return fail("interrupted during startup");
+    for (auto& [child, status] : reapExited(children)) {
+      return fail(fmt::format("{} {} during startup; the end of {}:\n{}", child->name, describeExit(status),
+                              child->logPath, tailOfFile(child->logPath, 10)));
+    }
+    if (Clock::now() > deadline) return fail("the workers did not register in time; see the logs in " + logDir.string());
+    std::this_thread::sleep_for(kPollInterval);
+  }
+
+  std::string url = fmt::format("postgresql://shoal@{}:{}/shoal", options.host, pgPort);
+  std::cout << fmt::format(
+                   "Shoal is running: 1 coordinator and {} worker(s); logs in {}\n"
+                   "  connect:  psql -h {} -p {} -U shoal\n"
+                   "  try:      SELECT 1 + 1, 'a' || 'b', NULL IS NULL;\n"
+                   "            SELECT * FROM shoal_nodes;\n"
+                   "  stop:     Ctrl-C\n",
+                   options.numWorkers, logDir.string(), options.host, pgPort)
+            << "ready: " << url << std::endl;
+
+  while (true) {
+    if (auto signal = waitForTerminationSignal(kPollInterval)) {
+      std::cout << fmt::format("shoal local: stopping on {}", signal == SIGINT ? "SIGINT" : "SIGTERM") << std::endl;
+      stopAll(children);
+      std::cout << "shoal local: stopped" << std::endl;
+      return 0;
+    }
+    for (auto& [child, status] : reapExited(children)) {
+      std::cerr << fmt::format("shoal local: {} {}; the end of {}:\n{}", child->name, describeExit(status),
+                               child->logPath, tailOfFile(child->logPath, 5));
+      if (child->name == "coordinator") {
+        return fail("the coordinator is gone; stopping the cluster");
+      }
+    }
+  }
+}
+
+}  // namespace shoal::cli

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace shoal::cli {
+
+struct LocalClusterOptions {
+  int numWorkers = 2;
+  std::string host = "127.0.0.1";
+  uint16_t pgPort = 5433;  // 0: any free port
+  std::string dataDir = "shoal-data";
+  std::string clusterId = "shoal-local";
+  std::string logLevel = "info";
+  /// How long to wait for the coordinator and every worker to come up.
+  int startupTimeoutSeconds = 60;
+};
+
+/// `shoal local`: starts a coordinator and N workers as child processes of
+/// this one, prints "ready: postgresql://..." once the cluster accepts
+/// queries, and stops them all on SIGINT or SIGTERM. Children die with this
+/// process even if it is killed outright, so no orphans remain.
+/// Returns the process exit code.
+int runLocalCluster(const LocalClusterOptions& options, const std::string& shoalExecutable);
+
+}  // namespace shoal::cli

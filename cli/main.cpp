@@ -1,0 +1,124 @@
+// The one `shoal` executable: `shoal coordinator`, `shoal worker` and `shoal local`.
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "cli/local_cluster.h"
+#include "cli/termination_signals.h"
+#include "common/logging.h"
+#include "common/status.h"
+#include "coordinator/coordinator.h"
+#include "worker/worker.h"
+
+namespace {
+
+using namespace shoal;
+
+/// Waits until SIGINT or SIGTERM arrives, or `stopEarly` says to stop.
+template <class StopEarly>
+void serveUntilTerminated(StopEarly&& stopEarly) {
+  while (!cli::waitForTerminationSignal(std::chrono::milliseconds(200))) {
+    if (stopEarly()) return;
+  }
+}
+
+std::string ownExecutablePath() {
+  char path[PATH_MAX] = {};
+  ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  return length > 0 ? std::string(path, static_cast<size_t>(length)) : std::string("shoal");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cli::blockTerminationSignals();
+
+  CLI::App app{"Shoal: a distributed shared-nothing MPP SQL query cluster"};
+  app.set_config("--config", "", "Read flags from a TOML/INI file (keys are the long flag names)");
+  app.require_subcommand(1);
+  std::string logLevel = "info";
+  app.add_option("--log-level", logLevel, "Log level: trace, debug, info, warn, error")->capture_default_str();
+
+  coordinator::CoordinatorOptions coordinatorOptions;
+  auto* coordinatorCommand = app.add_subcommand("coordinator", "Run the coordinator: SQL endpoint and control plane");
+  coordinatorCommand->add_option("--cluster-id", coordinatorOptions.clusterId, "Cluster id workers must present")
+      ->capture_default_str();
+  coordinatorCommand->add_option("--pg-host", coordinatorOptions.pgHost, "Address for PostgreSQL clients")
+      ->capture_default_str();
+  coordinatorCommand->add_option("--pg-port", coordinatorOptions.pgPort, "Port for PostgreSQL clients (0: any free)")
+      ->capture_default_str();
+  coordinatorCommand->add_option("--control-host", coordinatorOptions.controlHost, "Address of the gRPC control plane")
+      ->capture_default_str();
+  coordinatorCommand->add_option("--control-port", coordinatorOptions.controlPort, "Port of the gRPC control plane (0: any free)")
+      ->capture_default_str();
+  coordinatorCommand->add_option("--heartbeat-interval-ms", coordinatorOptions.heartbeatIntervalMs,
+                                 "Interval at which workers send heartbeats")
+      ->capture_default_str();
+  coordinatorCommand->add_option("--heartbeat-timeout-ms", coordinatorOptions.heartbeatTimeoutMs,
+                                 "A worker silent this long is shown as down")
+      ->capture_default_str();
+  coordinatorCommand->add_option("--max-connections", coordinatorOptions.maxConnections, "Most SQL clients at once")
+      ->capture_default_str();
+  coordinatorCommand->add_option("--port-file", coordinatorOptions.portFile,
+                                 "Write the bound ports here as JSON once serving");
+
+  worker::WorkerOptions workerOptions;
+  auto* workerCommand = app.add_subcommand("worker", "Run a worker that joins a coordinator");
+  workerCommand->add_option("--coordinator", workerOptions.coordinatorAddress, "HOST:PORT of the coordinator's control plane")
+      ->required();
+  workerCommand->add_option("--cluster-id", workerOptions.clusterId, "Cluster id to present")->capture_default_str();
+  workerCommand->add_option("--listen-host", workerOptions.listenHost, "Address of this worker's gRPC service")
+      ->capture_default_str();
+  workerCommand->add_option("--listen-port", workerOptions.listenPort, "Port of this worker's gRPC service (0: any free)")
+      ->capture_default_str();
+  workerCommand->add_option("--node-name", workerOptions.nodeName, "Stable name of this worker (default: host:pid)");
+  workerCommand->add_option("--debug-protocol-version", workerOptions.debugProtocolVersion,
+                            "Test only: present this control protocol version");
+
+  cli::LocalClusterOptions localOptions;
+  auto* localCommand = app.add_subcommand("local", "Run a coordinator and N workers on this machine");
+  localCommand->add_option("--workers", localOptions.numWorkers, "Number of worker processes")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
+  localCommand->add_option("--pg-port", localOptions.pgPort, "Port for PostgreSQL clients (0: any free)")
+      ->capture_default_str();
+  localCommand->add_option("--host", localOptions.host, "Address every process listens on")->capture_default_str();
+  localCommand->add_option("--data-dir", localOptions.dataDir, "Directory for logs and data")->capture_default_str();
+  localCommand->add_option("--cluster-id", localOptions.clusterId, "Cluster id")->capture_default_str();
+
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (*localCommand) {
+      localOptions.logLevel = logLevel;
+      return cli::runLocalCluster(localOptions, ownExecutablePath());
+    }
+    if (*coordinatorCommand) {
+      initLogging(logLevel, "coordinator");
+      coordinator::Coordinator coordinator(coordinatorOptions);
+      coordinator.start();
+      serveUntilTerminated([] { return false; });
+      spdlog::info("coordinator stopping");
+      coordinator.stop();
+      return 0;
+    }
+    initLogging(logLevel, "worker");
+    worker::Worker worker(workerOptions);
+    worker.start();
+    serveUntilTerminated([&] { return worker.fatalError().has_value(); });
+    worker.stop();
+    if (auto error = worker.fatalError()) {
+      std::cerr << "shoal worker: " << *error << std::endl;
+      return 2;
+    }
+    return 0;
+  } catch (const ShoalError& error) {
+    std::cerr << "shoal: " << error.status().message() << std::endl;
+    return 1;
+  }
+}

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <string_view>
+
+namespace shoal {
+
+/// A PostgreSQL SQLSTATE: five characters that clients (psql, psycopg, JDBC)
+/// understand. Every user-visible error carries one.
+struct SqlState {
+  std::string_view code;
+
+  // Class 08: connection exception.
+  static constexpr std::string_view kProtocolViolation = "08P01";
+  // Class 0A: feature not supported.
+  static constexpr std::string_view kFeatureNotSupported = "0A000";
+  // Class 22: data exception.
+  static constexpr std::string_view kDataException = "22000";
+  static constexpr std::string_view kNumericValueOutOfRange = "22003";
+  static constexpr std::string_view kInvalidDatetimeFormat = "22007";
+  static constexpr std::string_view kDatetimeFieldOverflow = "22008";
+  static constexpr std::string_view kDivisionByZero = "22012";
+  static constexpr std::string_view kInvalidParameterValue = "22023";
+  static constexpr std::string_view kInvalidTextRepresentation = "22P02";
+  static constexpr std::string_view kInvalidBinaryRepresentation = "22P03";
+  static constexpr std::string_view kStringDataRightTruncation = "22001";
+  // Class 25: invalid transaction state.
+  static constexpr std::string_view kInFailedTransaction = "25P02";
+  // Class 26 / 34: invalid statement or cursor name.
+  static constexpr std::string_view kInvalidSqlStatementName = "26000";
+  static constexpr std::string_view kInvalidCursorName = "34000";
+  // Class 42: syntax error or access rule violation.
+  static constexpr std::string_view kSyntaxError = "42601";
+  static constexpr std::string_view kUndefinedColumn = "42703";
+  static constexpr std::string_view kUndefinedFunction = "42883";
+  static constexpr std::string_view kUndefinedTable = "42P01";
+  static constexpr std::string_view kUndefinedObject = "42704";
+  static constexpr std::string_view kAmbiguousColumn = "42702";
+  static constexpr std::string_view kDatatypeMismatch = "42804";
+  static constexpr std::string_view kIndeterminateDatatype = "42P18";
+  static constexpr std::string_view kUndefinedParameter = "42P02";
+  static constexpr std::string_view kInvalidColumnReference = "42P10";
+  static constexpr std::string_view kCannotCoerce = "42846";
+  // Class 53 / 57: resources and operator intervention.
+  static constexpr std::string_view kTooManyConnections = "53300";
+  static constexpr std::string_view kQueryCanceled = "57014";
+  static constexpr std::string_view kAdminShutdown = "57P01";
+  // Class XX: internal error.
+  static constexpr std::string_view kInternalError = "XX000";
+};
+
+}  // namespace shoal

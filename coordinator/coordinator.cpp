@@ -1,0 +1,73 @@
+#include "coordinator/coordinator.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include <grpcpp/grpcpp.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "common/status.h"
+#include "coordinator/catalog/system_catalog.h"
+#include "coordinator/membership/control_service.h"
+#include "coordinator/membership/member_registry.h"
+#include "coordinator/pgwire/pgwire_server.h"
+
+namespace shoal::coordinator {
+
+Coordinator::Coordinator(CoordinatorOptions options) : options_(std::move(options)) {}
+
+Coordinator::~Coordinator() { stop(); }
+
+uint16_t Coordinator::pgPort() const { return pgwireServer_ ? pgwireServer_->port() : 0; }
+
+void Coordinator::start() {
+  registry_ = std::make_unique<MemberRegistry>(std::chrono::milliseconds(options_.heartbeatTimeoutMs));
+  catalog_ = std::make_unique<SystemCatalog>(*registry_);
+  controlService_ = std::make_unique<ControlService>(options_.clusterId, *registry_, options_.heartbeatIntervalMs);
+
+  grpc::ServerBuilder builder;
+  int selectedPort = 0;
+  builder.AddListeningPort(fmt::format("{}:{}", options_.controlHost, options_.controlPort),
+                           grpc::InsecureServerCredentials(), &selectedPort);
+  builder.RegisterService(controlService_.get());
+  controlServer_ = builder.BuildAndStart();
+  if (!controlServer_ || selectedPort == 0) {
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "cannot serve the control plane on {}:{} (port in use?)",
+                    options_.controlHost, options_.controlPort);
+  }
+  controlPort_ = static_cast<uint16_t>(selectedPort);
+  spdlog::info("control plane (gRPC) on {}:{}, cluster id '{}'", options_.controlHost, controlPort_,
+               options_.clusterId);
+
+  PgwireOptions pgwireOptions;
+  pgwireOptions.host = options_.pgHost;
+  pgwireOptions.port = options_.pgPort;
+  pgwireOptions.maxConnections = options_.maxConnections;
+  pgwireServer_ = std::make_unique<PgwireServer>(pgwireOptions, *catalog_);
+  pgwireServer_->start();
+  registry_->setCoordinatorAddress(fmt::format("{}:{}", options_.pgHost, pgwireServer_->port()));
+  writePortFile();
+}
+
+void Coordinator::writePortFile() const {
+  if (options_.portFile.empty()) return;
+  nlohmann::json ports = {{"pg_port", pgwireServer_->port()}, {"control_port", controlPort_}, {"pid", getpid()}};
+  // Write then rename, so that a reader never sees half a file.
+  std::string temporary = options_.portFile + ".tmp";
+  std::ofstream(temporary) << ports.dump() << "\n";
+  std::filesystem::rename(temporary, options_.portFile);
+}
+
+void Coordinator::stop() {
+  if (pgwireServer_) pgwireServer_->stop();
+  if (controlServer_) {
+    controlServer_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    controlServer_.reset();
+  }
+}
+
+}  // namespace shoal::coordinator

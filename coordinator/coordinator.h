@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace grpc {
+class Server;
+}
+
+namespace shoal::coordinator {
+
+class MemberRegistry;
+class ControlService;
+class SystemCatalog;
+class PgwireServer;
+
+struct CoordinatorOptions {
+  std::string clusterId = "shoal";
+  std::string pgHost = "127.0.0.1";
+  uint16_t pgPort = 5433;  // 0: any free port
+  std::string controlHost = "127.0.0.1";
+  uint16_t controlPort = 7433;  // 0: any free port
+  uint32_t heartbeatIntervalMs = 500;
+  uint32_t heartbeatTimeoutMs = 2000;
+  size_t maxConnections = 100;
+  /// When set, the bound ports are written there as JSON once the coordinator serves.
+  std::string portFile;
+};
+
+/// The coordinator role: SQL clients over pgwire, the control plane over gRPC,
+/// and the membership they share.
+class Coordinator {
+ public:
+  explicit Coordinator(CoordinatorOptions options);
+  ~Coordinator();
+
+  /// Starts both servers; fails with a clear message when a port is taken.
+  void start();
+  void stop();
+
+  uint16_t pgPort() const;
+  uint16_t controlPort() const { return controlPort_; }
+
+ private:
+  void writePortFile() const;
+
+  CoordinatorOptions options_;
+  std::unique_ptr<MemberRegistry> registry_;
+  std::unique_ptr<SystemCatalog> catalog_;
+  std::unique_ptr<ControlService> controlService_;
+  std::unique_ptr<grpc::Server> controlServer_;
+  std::unique_ptr<PgwireServer> pgwireServer_;
+  uint16_t controlPort_ = 0;
+};
+
+}  // namespace shoal::coordinator

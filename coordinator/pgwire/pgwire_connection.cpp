@@ -1,0 +1,539 @@
+#include "coordinator/pgwire/pgwire_connection.h"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <random>
+
+#include <spdlog/spdlog.h>
+
+#include "coordinator/pgwire/message_reader.h"
+#include "coordinator/pgwire/pgwire_server.h"
+
+namespace shoal::coordinator {
+namespace {
+
+// Startup packet codes (protocol "versions" that are really requests).
+constexpr int32_t kProtocolVersion3 = 196608;  // 3.0
+constexpr int32_t kSslRequestCode = 80877103;
+constexpr int32_t kGssEncRequestCode = 80877104;
+constexpr int32_t kCancelRequestCode = 80877102;
+// PostgreSQL's own limit on startup packets; anything larger is garbage or an attack.
+constexpr int32_t kMaxStartupPacketBytes = 10000;
+constexpr std::string_view kInvalidAuthorization = "28000";
+constexpr std::string_view kDuplicatePreparedStatement = "42P05";
+constexpr std::string_view kDuplicateCursor = "42P03";
+
+/// Thrown to end the connection after a protocol violation has been reported.
+struct ConnectionEnded {};
+
+std::vector<WireFormat> readFormats(MessageReader& reader) {
+  int16_t count = reader.readInt16();
+  if (count < 0) SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid format code count {}", count);
+  std::vector<WireFormat> formats;
+  for (int16_t i = 0; i < count; ++i) {
+    int16_t code = reader.readInt16();
+    if (code != 0 && code != 1) SHOAL_USER_FAIL(SqlState::kProtocolViolation, "unsupported format code: {}", code);
+    formats.push_back(static_cast<WireFormat>(code));
+  }
+  return formats;
+}
+
+/// pgwire's format lists: none means all text, one applies to all, else one each.
+WireFormat formatFor(const std::vector<WireFormat>& formats, size_t index) {
+  if (formats.empty()) return WireFormat::kText;
+  return formats.size() == 1 ? formats[0] : formats[index];
+}
+
+}  // namespace
+
+PgwireConnection::PgwireConnection(int socket, PgwireServer& server)
+    : socket_(socket), server_(server), processId_(server.nextProcessId()) {
+  std::random_device random;
+  secretKey_ = static_cast<int32_t>(random());
+}
+
+PgwireConnection::~PgwireConnection() = default;
+
+bool PgwireConnection::readExact(void* buffer, size_t size) {
+  auto* cursor = static_cast<uint8_t*>(buffer);
+  while (size > 0) {
+    ssize_t received = ::recv(socket_, cursor, size, 0);
+    if (received == 0) return false;  // the client went away, possibly mid-message
+    if (received < 0) {
+      if (errno == EINTR) continue;
+      return false;  // reset, timeout or shutdown by the server
+    }
+    cursor += received;
+    size -= static_cast<size_t>(received);
+  }
+  return true;
+}
+
+void PgwireConnection::flush() {
+  const auto& bytes = writer_.buffer();
+  size_t sent = 0;
+  while (sent < bytes.size()) {
+    ssize_t written = ::send(socket_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      writer_.clear();
+      throw ConnectionEnded{};
+    }
+    sent += static_cast<size_t>(written);
+  }
+  writer_.clear();
+}
+
+bool PgwireConnection::readMessage(char& type, std::vector<uint8_t>& body) {
+  uint8_t header[5];
+  if (!readExact(header, sizeof(header))) return false;
+  type = static_cast<char>(header[0]);
+  MessageReader reader(std::span<const uint8_t>(header + 1, 4));
+  int32_t length = reader.readInt32();
+  if (length < 4 || static_cast<uint32_t>(length) > server_.options().maxMessageBytes) {
+    sendError(Status(SqlState::kProtocolViolation, fmt::format("invalid message length {}", length)));
+    flush();
+    return false;
+  }
+  body.resize(static_cast<size_t>(length) - 4);
+  return readExact(body.data(), body.size());
+}
+
+void PgwireConnection::run() {
+  try {
+    if (runStartup() != StartupResult::kReady) return;
+    std::vector<uint8_t> body;
+    char type;
+    while (readMessage(type, body)) {
+      if (skipUntilSync_ && type != 'S' && type != 'X') continue;
+      bool extended = type == 'P' || type == 'B' || type == 'D' || type == 'E' || type == 'C';
+      try {
+        switch (type) {
+          case 'Q': {
+            MessageReader reader(body);
+            handleSimpleQuery(reader.readString());
+            break;
+          }
+          case 'P':
+            handleParse(body);
+            break;
+          case 'B':
+            handleBind(body);
+            break;
+          case 'D':
+            handleDescribe(body);
+            break;
+          case 'E':
+            handleExecute(body);
+            break;
+          case 'C':
+            handleClose(body);
+            break;
+          case 'S':
+            skipUntilSync_ = false;
+            if (session_->transactionState() == Session::TransactionState::kIdle) portals_.clear();
+            sendReadyForQuery();
+            flush();
+            break;
+          case 'H':
+            flush();
+            break;
+          case 'X':
+            return;
+          default:
+            SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid frontend message type {}",
+                            static_cast<int>(static_cast<unsigned char>(type)));
+        }
+      } catch (ShoalError& error) {
+        sendError(error.status());
+        if (error.status().sqlState() == SqlState::kProtocolViolation) {
+          flush();
+          return;  // the stream can no longer be trusted
+        }
+        session_->recordError();
+        if (extended) {
+          skipUntilSync_ = true;
+        } else {
+          sendReadyForQuery();
+        }
+        flush();
+      }
+    }
+  } catch (const ConnectionEnded&) {
+  } catch (const ShoalError& error) {
+    spdlog::debug("connection {} ended: {}", processId_, error.what());
+  } catch (const std::exception& error) {
+    spdlog::error("connection {} ended by an internal error: {}", processId_, error.what());
+  }
+}
+
+PgwireConnection::StartupResult PgwireConnection::runStartup() {
+  timeval timeout{server_.options().startupTimeoutSeconds, 0};
+  ::setsockopt(socket_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  while (true) {
+    uint8_t lengthBytes[4];
+    if (!readExact(lengthBytes, sizeof(lengthBytes))) return StartupResult::kClose;
+    int32_t length = MessageReader(lengthBytes).readInt32();
+    if (length < 8 || length > kMaxStartupPacketBytes) {
+      sendError(Status(SqlState::kProtocolViolation, fmt::format("invalid length of startup packet: {}", length)));
+      flush();
+      return StartupResult::kClose;
+    }
+    std::vector<uint8_t> body(static_cast<size_t>(length) - 4);
+    if (!readExact(body.data(), body.size())) return StartupResult::kClose;
+    MessageReader reader(body);
+    int32_t code = reader.readInt32();
+    if (code == kSslRequestCode || code == kGssEncRequestCode) {
+      writer_.writeByte('N');  // no TLS yet: the client may continue in the clear
+      flush();
+      continue;
+    }
+    if (code == kCancelRequestCode) {
+      int32_t processId = reader.readInt32();
+      int32_t secretKey = reader.readInt32();
+      server_.cancel(processId, secretKey);
+      return StartupResult::kClose;
+    }
+    if (code != kProtocolVersion3) {
+      sendError(Status(SqlState::kFeatureNotSupported,
+                       fmt::format("unsupported frontend protocol {}.{}: server supports 3.0 to 3.0", code >> 16,
+                                   code & 0xFFFF)));
+      flush();
+      return StartupResult::kClose;
+    }
+    std::map<std::string, std::string> parameters;
+    while (reader.remaining() > 0) {
+      std::string_view name = reader.readString();
+      if (name.empty()) break;
+      parameters[std::string(name)] = std::string(reader.readString());
+    }
+    if (parameters["user"].empty()) {
+      sendError(Status(kInvalidAuthorization, "no PostgreSQL user name specified in startup packet"));
+      flush();
+      return StartupResult::kClose;
+    }
+    session_ = std::make_unique<Session>(server_.catalog(), parameters["user"]);
+    for (const auto& [name, value] : parameters) {
+      if (name == "user" || name == "database" || name == "options" || name == "replication") continue;
+      try {
+        session_->settings().set(name, value);
+      } catch (const ShoalError& error) {
+        // Startup settings are advisory: drivers send ones we neither need nor honour (SQL_ASCII, ...).
+        spdlog::debug("ignored startup setting {}={}: {}", name, value, error.status().message());
+      }
+    }
+    writer_.begin('R');  // AuthenticationOk: no authentication yet
+    writer_.writeInt32(0);
+    writer_.end();
+    for (const auto& [name, value] : session_->settings().startupReport()) {
+      writer_.begin('S');
+      writer_.writeString(name);
+      writer_.writeString(value);
+      writer_.end();
+    }
+    writer_.begin('K');
+    writer_.writeInt32(processId_);
+    writer_.writeInt32(secretKey_);
+    writer_.end();
+    sendReadyForQuery();
+    flush();
+    timeval noTimeout{0, 0};
+    ::setsockopt(socket_, SOL_SOCKET, SO_RCVTIMEO, &noTimeout, sizeof(noTimeout));
+    return StartupResult::kReady;
+  }
+}
+
+void PgwireConnection::handleSimpleQuery(std::string_view text) {
+  try {
+    auto script = std::make_shared<const sql::ParsedScript>(sql::ParsedScript::parse(std::string(text)));
+    if (script->numStatements() == 0) {
+      writer_.begin('I');  // EmptyQueryResponse
+      writer_.end();
+    }
+    for (size_t index = 0; index < script->numStatements(); ++index) {
+      auto statement = session_->prepare(script, index);
+      runAndSendAll(*statement);
+    }
+  } catch (ShoalError& error) {
+    sendError(error.status());
+    session_->recordError();
+  }
+  sendReadyForQuery();
+  flush();
+}
+
+void PgwireConnection::runAndSendAll(const PreparedStatement& statement) {
+  StatementOutcome outcome = session_->execute(statement, {});
+  sendOutcomeMessages(outcome);
+  if (outcome.result) {
+    std::vector<WireFormat> textFormats;
+    sendRowDescription(outcome.result->columns, textFormats);
+    sendDataRows(*outcome.result, 0, outcome.result->numRows(), textFormats);
+  }
+  writer_.begin('C');
+  writer_.writeString(outcome.commandTag);
+  writer_.end();
+}
+
+void PgwireConnection::sendOutcomeMessages(const StatementOutcome& outcome) {
+  for (const auto& notice : outcome.notices) {
+    sendNotice(notice);
+  }
+  for (const auto& [name, value] : outcome.parameterChanges) {
+    writer_.begin('S');
+    writer_.writeString(name);
+    writer_.writeString(value);
+    writer_.end();
+  }
+}
+
+void PgwireConnection::handleParse(std::span<const uint8_t> body) {
+  MessageReader reader(body);
+  std::string name(reader.readString());
+  std::string text(reader.readString());
+  int16_t numTypes = reader.readInt16();
+  std::vector<engine::LogicalType> declaredTypes;
+  for (int16_t i = 0; i < numTypes; ++i) {
+    declaredTypes.push_back(engine::logicalTypeFromPostgresOid(static_cast<uint32_t>(reader.readInt32())));
+  }
+  if (!name.empty() && statements_.contains(name)) {
+    SHOAL_USER_FAIL(kDuplicatePreparedStatement, "prepared statement \"{}\" already exists", name);
+  }
+  auto script = std::make_shared<const sql::ParsedScript>(sql::ParsedScript::parse(std::move(text)));
+  if (script->numStatements() > 1) {
+    SHOAL_USER_FAIL(SqlState::kSyntaxError, "cannot insert multiple commands into a prepared statement");
+  }
+  statements_[name] = session_->prepare(script, 0, std::move(declaredTypes));
+  writer_.begin('1');  // ParseComplete
+  writer_.end();
+}
+
+void PgwireConnection::handleBind(std::span<const uint8_t> body) {
+  MessageReader reader(body);
+  std::string portalName(reader.readString());
+  std::string statementName(reader.readString());
+  auto found = statements_.find(statementName);
+  if (found == statements_.end()) {
+    SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", statementName);
+  }
+  const auto& statement = found->second;
+  std::vector<WireFormat> parameterFormats = readFormats(reader);
+  int16_t numParameters = reader.readInt16();
+  size_t expected = statement->bound ? statement->bound->parameterTypes.size() : 0;
+  if (numParameters < 0 || static_cast<size_t>(numParameters) != expected) {
+    SHOAL_USER_FAIL(SqlState::kProtocolViolation,
+                    "bind message supplies {} parameters, but prepared statement \"{}\" requires {}", numParameters,
+                    statementName, expected);
+  }
+  if (parameterFormats.size() > 1 && parameterFormats.size() != expected) {
+    SHOAL_USER_FAIL(SqlState::kProtocolViolation, "bind message has {} parameter formats but {} parameters",
+                    parameterFormats.size(), expected);
+  }
+  Portal portal;
+  portal.statement = statement;
+  for (int16_t i = 0; i < numParameters; ++i) {
+    int32_t length = reader.readInt32();
+    const auto& type = statement->bound->parameterTypes[i];
+    if (length == -1) {
+      portal.parameters.push_back(engine::Value::null(type));
+      continue;
+    }
+    if (length < 0) SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid parameter length {}", length);
+    auto bytes = reader.readBytes(static_cast<size_t>(length));
+    portal.parameters.push_back(decodeParameter(bytes, formatFor(parameterFormats, i), type));
+  }
+  portal.resultFormats = readFormats(reader);
+  if (portal.resultFormats.size() > 1 && portal.resultFormats.size() != statement->resultColumns.size()) {
+    SHOAL_USER_FAIL(SqlState::kProtocolViolation, "bind message has {} result formats but query has {} columns",
+                    portal.resultFormats.size(), statement->resultColumns.size());
+  }
+  if (!portalName.empty() && portals_.contains(portalName)) {
+    SHOAL_USER_FAIL(kDuplicateCursor, "cursor \"{}\" already exists", portalName);
+  }
+  portals_[portalName] = std::move(portal);
+  writer_.begin('2');  // BindComplete
+  writer_.end();
+}
+
+void PgwireConnection::handleDescribe(std::span<const uint8_t> body) {
+  MessageReader reader(body);
+  char kind = static_cast<char>(reader.readByte());
+  std::string name(reader.readString());
+  if (kind == 'S') {
+    auto found = statements_.find(name);
+    if (found == statements_.end()) {
+      SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", name);
+    }
+    const auto& statement = *found->second;
+    writer_.begin('t');  // ParameterDescription
+    const auto* types = statement.bound ? &statement.bound->parameterTypes : nullptr;
+    writer_.writeInt16(static_cast<int16_t>(types ? types->size() : 0));
+    if (types) {
+      for (const auto& type : *types) writer_.writeInt32(static_cast<int32_t>(type.postgresOid()));
+    }
+    writer_.end();
+    if (statement.resultColumns.empty()) {
+      writer_.begin('n');  // NoData
+      writer_.end();
+    } else {
+      sendRowDescription(statement.resultColumns, {});
+    }
+    return;
+  }
+  if (kind != 'P') SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid DESCRIBE message subtype {}", kind);
+  auto found = portals_.find(name);
+  if (found == portals_.end()) SHOAL_USER_FAIL(SqlState::kInvalidCursorName, "portal \"{}\" does not exist", name);
+  const Portal& portal = found->second;
+  if (portal.statement->resultColumns.empty()) {
+    writer_.begin('n');
+    writer_.end();
+  } else {
+    sendRowDescription(portal.statement->resultColumns, portal.resultFormats);
+  }
+}
+
+void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
+  MessageReader reader(body);
+  std::string name(reader.readString());
+  int32_t maxRows = reader.readInt32();
+  auto found = portals_.find(name);
+  if (found == portals_.end()) SHOAL_USER_FAIL(SqlState::kInvalidCursorName, "portal \"{}\" does not exist", name);
+  Portal& portal = found->second;
+  if (!portal.statement->bound) {
+    writer_.begin('I');  // EmptyQueryResponse
+    writer_.end();
+    return;
+  }
+  if (!portal.outcome) {
+    portal.outcome = session_->execute(*portal.statement, portal.parameters);
+    sendOutcomeMessages(*portal.outcome);
+  }
+  const StatementOutcome& outcome = *portal.outcome;
+  std::string tag = outcome.commandTag;
+  if (outcome.result) {
+    size_t total = outcome.result->numRows();
+    size_t end = maxRows > 0 ? std::min(total, portal.rowsSent + static_cast<size_t>(maxRows)) : total;
+    size_t sent = sendDataRows(*outcome.result, portal.rowsSent, end, portal.resultFormats);
+    portal.rowsSent += sent;
+    if (portal.rowsSent < total) {
+      writer_.begin('s');  // PortalSuspended
+      writer_.end();
+      return;
+    }
+    tag = "SELECT " + std::to_string(sent);
+  }
+  writer_.begin('C');
+  writer_.writeString(tag);
+  writer_.end();
+}
+
+void PgwireConnection::handleClose(std::span<const uint8_t> body) {
+  MessageReader reader(body);
+  char kind = static_cast<char>(reader.readByte());
+  std::string name(reader.readString());
+  if (kind == 'S') {
+    statements_.erase(name);
+  } else if (kind == 'P') {
+    portals_.erase(name);
+  } else {
+    SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid CLOSE message subtype {}", kind);
+  }
+  writer_.begin('3');  // CloseComplete
+  writer_.end();
+}
+
+void PgwireConnection::sendRowDescription(const std::vector<ResultColumn>& columns,
+                                          const std::vector<WireFormat>& formats) {
+  writer_.begin('T');
+  writer_.writeInt16(static_cast<int16_t>(columns.size()));
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const auto& type = columns[i].type;
+    writer_.writeString(columns[i].name);
+    writer_.writeInt32(0);  // table OID: not a plain table column
+    writer_.writeInt16(0);  // attribute number
+    writer_.writeInt32(static_cast<int32_t>(type.postgresOid()));
+    writer_.writeInt16(type.postgresTypeLength());
+    writer_.writeInt32(type.postgresTypmod());
+    writer_.writeInt16(static_cast<int16_t>(formatFor(formats, i)));
+  }
+  writer_.end();
+}
+
+size_t PgwireConnection::sendDataRows(const QueryResult& result, size_t begin, size_t end,
+                                      const std::vector<WireFormat>& formats) {
+  // Flush every so often, so that a large result never sits whole in the buffer.
+  constexpr size_t kFlushBytes = 256 * 1024;
+  size_t rowIndex = 0;
+  size_t sent = 0;
+  for (const auto& chunk : result.chunks) {
+    if (rowIndex + chunk.size() <= begin) {
+      rowIndex += chunk.size();
+      continue;
+    }
+    for (size_t row = 0; row < chunk.size() && rowIndex < end; ++row, ++rowIndex) {
+      if (rowIndex < begin) continue;
+      writer_.begin('D');
+      writer_.writeInt16(static_cast<int16_t>(chunk.numColumns()));
+      for (size_t column = 0; column < chunk.numColumns(); ++column) {
+        writeField(chunk.column(column), row, formatFor(formats, column), writer_);
+      }
+      writer_.end();
+      ++sent;
+      if (writer_.size() > kFlushBytes) flush();
+    }
+    if (rowIndex >= end) break;
+  }
+  return sent;
+}
+
+void PgwireConnection::sendError(const Status& status) {
+  bool fatal = status.sqlState() == SqlState::kProtocolViolation || session_ == nullptr;
+  writer_.begin('E');
+  writer_.writeByte('S');
+  writer_.writeString(fatal ? "FATAL" : "ERROR");
+  writer_.writeByte('V');
+  writer_.writeString(fatal ? "FATAL" : "ERROR");
+  writer_.writeByte('C');
+  writer_.writeString(status.sqlState());
+  writer_.writeByte('M');
+  writer_.writeString(status.message());
+  if (!status.detail().empty()) {
+    writer_.writeByte('D');
+    writer_.writeString(status.detail());
+  }
+  if (!status.hint().empty()) {
+    writer_.writeByte('H');
+    writer_.writeString(status.hint());
+  }
+  if (status.position()) {
+    writer_.writeByte('P');
+    writer_.writeString(std::to_string(*status.position()));
+  }
+  writer_.writeByte(0);
+  writer_.end();
+}
+
+void PgwireConnection::sendNotice(const std::string& message) {
+  writer_.begin('N');
+  writer_.writeByte('S');
+  writer_.writeString("WARNING");
+  writer_.writeByte('V');
+  writer_.writeString("WARNING");
+  writer_.writeByte('C');
+  writer_.writeString("25001");
+  writer_.writeByte('M');
+  writer_.writeString(message);
+  writer_.writeByte(0);
+  writer_.end();
+}
+
+void PgwireConnection::sendReadyForQuery() {
+  writer_.begin('Z');
+  writer_.writeByte(static_cast<uint8_t>(session_->transactionState()));
+  writer_.end();
+}
+
+}  // namespace shoal::coordinator

@@ -1,0 +1,82 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "coordinator/pgwire/message_writer.h"
+#include "coordinator/pgwire/value_codec.h"
+#include "coordinator/query/session.h"
+
+namespace shoal::coordinator {
+
+class PgwireServer;
+
+/// One client connection speaking the PostgreSQL v3 protocol: startup, the
+/// simple and the extended query protocols, errors with SQLSTATE and
+/// position, and cancellation. Runs on its own thread; a malformed or
+/// hostile client ends only its own connection.
+class PgwireConnection {
+ public:
+  PgwireConnection(int socket, PgwireServer& server);
+  ~PgwireConnection();
+
+  /// Serves the client until it leaves, misbehaves or the server stops.
+  void run();
+
+  /// Forwards a cancel request to the session (any thread).
+  void cancel() { if (session_) session_->requestCancel(); }
+  int32_t processId() const { return processId_; }
+  int32_t secretKey() const { return secretKey_; }
+
+ private:
+  /// A bound statement with its parameter values (pgwire's portal).
+  struct Portal {
+    std::shared_ptr<const PreparedStatement> statement;
+    std::vector<engine::Value> parameters;
+    std::vector<WireFormat> resultFormats;
+    std::optional<StatementOutcome> outcome;  // computed by the first Execute
+    size_t rowsSent = 0;
+  };
+
+  /// Result of reading the startup phase.
+  enum class StartupResult { kReady, kClose };
+
+  StartupResult runStartup();
+  bool readExact(void* buffer, size_t size);
+  bool readMessage(char& type, std::vector<uint8_t>& body);
+  void flush();
+
+  void handleSimpleQuery(std::string_view text);
+  void handleParse(std::span<const uint8_t> body);
+  void handleBind(std::span<const uint8_t> body);
+  void handleDescribe(std::span<const uint8_t> body);
+  void handleExecute(std::span<const uint8_t> body);
+  void handleClose(std::span<const uint8_t> body);
+
+  void runAndSendAll(const PreparedStatement& statement);
+  void sendOutcomeMessages(const StatementOutcome& outcome);
+  void sendRowDescription(const std::vector<ResultColumn>& columns, const std::vector<WireFormat>& formats);
+  /// Sends rows [begin, end) of the result; returns how many it sent.
+  size_t sendDataRows(const QueryResult& result, size_t begin, size_t end, const std::vector<WireFormat>& formats);
+  void sendError(const Status& status);
+  void sendNotice(const std::string& message);
+  void sendReadyForQuery();
+
+  int socket_;
+  PgwireServer& server_;
+  int32_t processId_;
+  int32_t secretKey_;
+  std::unique_ptr<Session> session_;
+  MessageWriter writer_;
+  std::map<std::string, std::shared_ptr<const PreparedStatement>> statements_;
+  std::map<std::string, Portal> portals_;
+  /// After an error in the extended protocol, messages are skipped until Sync.
+  bool skipUntilSync_ = false;
+};
+
+}  // namespace shoal::coordinator

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "coordinator/catalog/system_catalog.h"
+
+namespace shoal::coordinator {
+
+class PgwireConnection;
+
+struct PgwireOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 5433;  // 0: any free port
+  size_t maxConnections = 100;
+  /// A client must finish its startup packet within this time.
+  int startupTimeoutSeconds = 60;
+  /// Largest message a client may send; larger ones end the connection (08P01).
+  uint32_t maxMessageBytes = 256u << 20;
+};
+
+/// Accepts PostgreSQL clients and serves each on its own thread. Routes
+/// CancelRequests (which arrive on a new connection) to the target session.
+class PgwireServer {
+ public:
+  PgwireServer(PgwireOptions options, const SystemCatalog& catalog);
+  ~PgwireServer();
+
+  /// Binds and starts accepting; fails with a clear message if the port is taken.
+  void start();
+  /// Stops accepting, closes every connection and joins their threads.
+  void stop();
+  /// The port actually bound (useful with port 0).
+  uint16_t port() const { return boundPort_; }
+
+  const PgwireOptions& options() const { return options_; }
+  const SystemCatalog& catalog() const { return catalog_; }
+  /// Delivers a cancel request; ignored unless the key matches, as in PostgreSQL.
+  void cancel(int32_t processId, int32_t secretKey);
+  /// A new backend process id for a connection.
+  int32_t nextProcessId() { return nextProcessId_.fetch_add(1); }
+
+ private:
+  struct ConnectionSlot {
+    int socket;
+    std::unique_ptr<PgwireConnection> connection;
+    std::thread thread;
+    std::atomic<bool> finished{false};
+  };
+
+  void acceptLoop();
+  void reapFinishedLocked();
+
+  PgwireOptions options_;
+  const SystemCatalog& catalog_;
+  int listenSocket_ = -1;
+  uint16_t boundPort_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int32_t> nextProcessId_{1000};
+  std::thread acceptThread_;
+  std::mutex mutex_;
+  std::list<ConnectionSlot> connections_;  // guarded by mutex_
+};
+
+}  // namespace shoal::coordinator

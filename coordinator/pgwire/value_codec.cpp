@@ -1,0 +1,197 @@
+#include "coordinator/pgwire/value_codec.h"
+
+#include <bit>
+#include <cstring>
+
+#include "common/status.h"
+#include "coordinator/pgwire/message_reader.h"
+#include "engine/types/text_format.h"
+
+namespace shoal::coordinator {
+
+using engine::LogicalType;
+using engine::TypeId;
+using engine::Value;
+
+namespace {
+
+// PostgreSQL's binary dates count days from 2000-01-01; Shoal's from 1970-01-01.
+constexpr int32_t kPostgresEpochOffsetDays = 10957;
+constexpr int kNumericDigitsPerGroup = 4;  // numeric's base is 10000
+constexpr int16_t kNumericPositive = 0x0000;
+constexpr int16_t kNumericNegative = 0x4000;
+
+void writeNumericBinary(engine::int128_t unscaled, int scale, MessageWriter& writer) {
+  bool negative = unscaled < 0;
+  std::string digits;
+  engine::appendDecimalText(negative ? -unscaled : unscaled, 0, digits);
+  // Split into integer and fraction digits, each padded to whole base-10000 groups.
+  if (static_cast<int>(digits.size()) <= scale) {
+    digits.insert(0, scale - digits.size() + 1, '0');
+  }
+  std::string integerPart = digits.substr(0, digits.size() - scale);
+  std::string fractionPart = digits.substr(digits.size() - scale);
+  integerPart.insert(0, (kNumericDigitsPerGroup - integerPart.size() % kNumericDigitsPerGroup) % kNumericDigitsPerGroup, '0');
+  fractionPart.append((kNumericDigitsPerGroup - fractionPart.size() % kNumericDigitsPerGroup) % kNumericDigitsPerGroup, '0');
+  std::vector<int16_t> groups;
+  std::string all = integerPart + fractionPart;
+  for (size_t i = 0; i < all.size(); i += kNumericDigitsPerGroup) {
+    groups.push_back(static_cast<int16_t>(std::stoi(all.substr(i, kNumericDigitsPerGroup))));
+  }
+  int weight = static_cast<int>(integerPart.size() / kNumericDigitsPerGroup) - 1;
+  // Strip zero groups at both ends: they are implied by weight and dscale.
+  size_t first = 0;
+  while (first < groups.size() && groups[first] == 0) {
+    ++first;
+    --weight;
+  }
+  size_t last = groups.size();
+  while (last > first && groups[last - 1] == 0) --last;
+  if (first == last) {
+    weight = 0;
+    negative = false;
+  }
+  size_t numGroups = last - first;
+  writer.writeInt32(static_cast<int32_t>(8 + 2 * numGroups));
+  writer.writeInt16(static_cast<int16_t>(numGroups));
+  writer.writeInt16(static_cast<int16_t>(weight));
+  writer.writeInt16(negative ? kNumericNegative : kNumericPositive);
+  writer.writeInt16(static_cast<int16_t>(scale));
+  for (size_t i = first; i < last; ++i) {
+    writer.writeInt16(groups[i]);
+  }
+}
+
+std::string numericBinaryToText(std::span<const uint8_t> bytes) {
+  MessageReader reader(bytes);
+  int numGroups = reader.readInt16();
+  int weight = reader.readInt16();
+  int sign = static_cast<uint16_t>(reader.readInt16());
+  int scale = reader.readInt16();
+  if (sign != kNumericPositive && sign != kNumericNegative) {
+    SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "invalid sign in external \"numeric\" value");
+  }
+  std::string integerDigits;
+  std::string fractionDigits;
+  for (int i = 0; i < numGroups; ++i) {
+    int group = reader.readInt16();
+    if (group < 0 || group > 9999) {
+      SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "invalid digit in external \"numeric\" value");
+    }
+    std::string text = fmt::format("{:04}", group);
+    (i <= weight ? integerDigits : fractionDigits) += text;
+  }
+  // Groups missing between the last digit and the point (weight beyond the groups) are zeros.
+  for (int i = numGroups; i <= weight; ++i) integerDigits += "0000";
+  // Groups missing between the point and the first digit (negative weight) are zeros too.
+  if (weight < -1) fractionDigits.insert(0, static_cast<size_t>(kNumericDigitsPerGroup * (-1 - weight)), '0');
+  if (integerDigits.empty()) integerDigits.push_back('0');
+  if (scale > 0) fractionDigits.resize(static_cast<size_t>(scale), '0');
+  return fmt::format("{}{}{}{}", sign == kNumericNegative ? "-" : "", integerDigits, scale > 0 ? "." : "",
+                     fractionDigits.substr(0, static_cast<size_t>(std::max(scale, 0))));
+}
+
+int64_t readBinaryInteger(std::span<const uint8_t> bytes) {
+  MessageReader reader(bytes);
+  switch (bytes.size()) {
+    case 2:
+      return reader.readInt16();
+    case 4:
+      return reader.readInt32();
+    case 8: {
+      uint64_t high = static_cast<uint32_t>(reader.readInt32());
+      uint64_t low = static_cast<uint32_t>(reader.readInt32());
+      return static_cast<int64_t>((high << 32) | low);
+    }
+    default:
+      SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary data format: {} bytes for an integer",
+                      bytes.size());
+  }
+}
+
+}  // namespace
+
+void writeField(const engine::Vector& column, size_t row, WireFormat format, MessageWriter& writer) {
+  if (column.isNull(row)) {
+    writer.writeInt32(-1);
+    return;
+  }
+  const LogicalType& type = column.type();
+  if (format == WireFormat::kText || type.isString() || type.id() == TypeId::kUnknown) {
+    size_t lengthPosition = writer.reserveInt32();
+    size_t start = writer.size();
+    std::string text;
+    column.appendText(row, text);
+    writer.writeBytes(text.data(), text.size());
+    writer.patchInt32(lengthPosition, static_cast<int32_t>(writer.size() - start));
+    return;
+  }
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      writer.writeInt32(1);
+      writer.writeByte(column.data<uint8_t>()[row]);
+      break;
+    case TypeId::kInteger:
+      writer.writeInt32(4);
+      writer.writeInt32(column.data<int32_t>()[row]);
+      break;
+    case TypeId::kDate:
+      writer.writeInt32(4);
+      writer.writeInt32(column.data<int32_t>()[row] - kPostgresEpochOffsetDays);
+      break;
+    case TypeId::kBigInt:
+      writer.writeInt32(8);
+      writer.writeInt64(column.data<int64_t>()[row]);
+      break;
+    case TypeId::kDouble:
+      writer.writeInt32(8);
+      writer.writeInt64(std::bit_cast<int64_t>(column.data<double>()[row]));
+      break;
+    case TypeId::kDecimal: {
+      engine::int128_t unscaled = type.physicalType() == engine::PhysicalType::kInt64
+                                      ? column.data<int64_t>()[row]
+                                      : column.data<engine::int128_t>()[row];
+      writeNumericBinary(unscaled, type.scale(), writer);
+      break;
+    }
+    default:
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "binary output of type {} is not supported", type.toString());
+  }
+}
+
+Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const LogicalType& type) {
+  if (format == WireFormat::kText) {
+    std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return engine::parseValue(text, type);
+  }
+  MessageReader reader(bytes);
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      if (bytes.size() != 1) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary boolean");
+      return Value::boolean(bytes[0] != 0);
+    case TypeId::kInteger: {
+      int64_t value = readBinaryInteger(bytes);
+      if (value < INT32_MIN || value > INT32_MAX) {
+        SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "integer out of range");
+      }
+      return Value::integer(static_cast<int32_t>(value));
+    }
+    case TypeId::kBigInt:
+      return Value::bigInt(readBinaryInteger(bytes));
+    case TypeId::kDouble:
+      if (bytes.size() == 4) return Value::doublePrecision(std::bit_cast<float>(reader.readInt32()));
+      if (bytes.size() == 8) return Value::doublePrecision(std::bit_cast<double>(readBinaryInteger(bytes)));
+      SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary data format for a float");
+    case TypeId::kDate:
+      if (bytes.size() != 4) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary date");
+      return Value::date(reader.readInt32() + kPostgresEpochOffsetDays);
+    case TypeId::kDecimal:
+      return engine::parseValue(numericBinaryToText(bytes), type);
+    case TypeId::kVarchar:
+    case TypeId::kUnknown:
+      return engine::parseValue(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), type);
+  }
+  SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "binary input of type {} is not supported", type.toString());
+}
+
+}  // namespace shoal::coordinator

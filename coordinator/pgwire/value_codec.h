@@ -1,0 +1,23 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "coordinator/pgwire/message_writer.h"
+#include "engine/types/value.h"
+#include "engine/vector/vector.h"
+
+namespace shoal::coordinator {
+
+/// pgwire's two value formats.
+enum class WireFormat : int16_t { kText = 0, kBinary = 1 };
+
+/// Appends the value at `row` of `column` as one DataRow field: its length,
+/// then its bytes in `format` (-1 and nothing for NULL).
+void writeField(const engine::Vector& column, size_t row, WireFormat format, MessageWriter& writer);
+
+/// Decodes a Bind parameter of `type` from its wire bytes. Bad bytes fail
+/// with 22P02 (text) or 22P03 (binary).
+engine::Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const engine::LogicalType& type);
+
+}  // namespace shoal::coordinator

@@ -1,0 +1,134 @@
+#include "coordinator/query/session.h"
+
+#include "coordinator/query/select_executor.h"
+#include "sql/binder/binder.h"
+
+namespace shoal::coordinator {
+
+Session::Session(const SystemCatalog& catalog, std::string user) : catalog_(catalog), user_(std::move(user)) {
+  settings_.set("session_authorization", user_);
+}
+
+std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const sql::ParsedScript> script,
+                                                          size_t index,
+                                                          std::vector<engine::LogicalType> declaredTypes) {
+  auto prepared = std::make_shared<PreparedStatement>();
+  prepared->script = script;
+  prepared->statementIndex = index;
+  if (index < script->numStatements()) {
+    sql::Binder binder(catalog_);
+    prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
+    if (auto* select = std::get_if<sql::BoundSelect>(&prepared->bound->command)) {
+      for (size_t i = 0; i < select->projections.size(); ++i) {
+        prepared->resultColumns.push_back(ResultColumn{select->columnNames[i], select->projections[i]->type()});
+      }
+    } else if (auto* show = std::get_if<sql::ShowVariable>(&prepared->bound->command)) {
+      prepared->resultColumns.push_back(ResultColumn{show->name, engine::LogicalType::text()});
+    }
+  }
+  return prepared;
+}
+
+StatementOutcome Session::execute(const PreparedStatement& statement, std::span<const engine::Value> parameters) {
+  SHOAL_CHECK(statement.bound.has_value(), "execute of an empty statement");
+  const sql::BoundStatement& bound = *statement.bound;
+  bool endsBlock = false;
+  if (auto* transaction = std::get_if<sql::TransactionCommand>(&bound.command)) {
+    endsBlock = transaction->action != sql::TransactionAction::kBegin;
+  }
+  if (transactionState_ == TransactionState::kFailed && !endsBlock) {
+    SHOAL_USER_FAIL(SqlState::kInFailedTransaction,
+                    "current transaction is aborted, commands ignored until end of transaction block");
+  }
+  cancelRequested_.store(false);
+  return std::visit(
+      [&](const auto& command) -> StatementOutcome {
+        using Command = std::decay_t<decltype(command)>;
+        if constexpr (std::is_same_v<Command, sql::BoundSelect>) {
+          SelectExecutor executor(catalog_, parameters, cancelRequested_);
+          StatementOutcome outcome;
+          outcome.result = executor.run(command);
+          outcome.commandTag = "SELECT " + std::to_string(outcome.result->numRows());
+          return outcome;
+        } else if constexpr (std::is_same_v<Command, sql::TransactionCommand>) {
+          return runTransaction(command, bound.commandTag);
+        } else if constexpr (std::is_same_v<Command, sql::SetVariable>) {
+          return runSet(command, bound.commandTag);
+        } else {
+          return runShow(command);
+        }
+      },
+      bound.command);
+}
+
+void Session::recordError() {
+  if (transactionState_ == TransactionState::kInBlock) {
+    transactionState_ = TransactionState::kFailed;
+  }
+}
+
+StatementOutcome Session::runTransaction(const sql::TransactionCommand& command, const std::string& tag) {
+  // Shoal's queries are read-only so far: a transaction block only tracks
+  // the state that drivers rely on (psycopg opens one before its first query).
+  StatementOutcome outcome;
+  outcome.commandTag = tag;
+  switch (command.action) {
+    case sql::TransactionAction::kBegin:
+      if (transactionState_ != TransactionState::kIdle) {
+        outcome.notices.push_back("there is already a transaction in progress");
+      }
+      transactionState_ = TransactionState::kInBlock;
+      break;
+    case sql::TransactionAction::kCommit:
+      if (transactionState_ == TransactionState::kIdle) {
+        outcome.notices.push_back("there is no transaction in progress");
+      }
+      if (transactionState_ == TransactionState::kFailed) {
+        outcome.commandTag = "ROLLBACK";
+      }
+      transactionState_ = TransactionState::kIdle;
+      break;
+    case sql::TransactionAction::kRollback:
+      if (transactionState_ == TransactionState::kIdle) {
+        outcome.notices.push_back("there is no transaction in progress");
+      }
+      transactionState_ = TransactionState::kIdle;
+      break;
+  }
+  return outcome;
+}
+
+StatementOutcome Session::runSet(const sql::SetVariable& command, const std::string& tag) {
+  StatementOutcome outcome;
+  outcome.commandTag = tag;
+  if (command.name.empty()) {
+    settings_.resetAll();
+    for (auto& [name, value] : settings_.startupReport()) {
+      outcome.parameterChanges.emplace_back(name, value);
+    }
+    return outcome;
+  }
+  // SET TRANSACTION ... and SET SESSION CHARACTERISTICS arrive without a plain name; they change nothing here.
+  if (command.name.starts_with("TRANSACTION") || command.name.starts_with("SESSION CHARACTERISTICS")) {
+    return outcome;
+  }
+  if (auto reported = settings_.set(command.name, command.value)) {
+    outcome.parameterChanges.emplace_back(*reported, settings_.show(command.name));
+  }
+  return outcome;
+}
+
+StatementOutcome Session::runShow(const sql::ShowVariable& command) {
+  StatementOutcome outcome;
+  engine::Vector value(engine::LogicalType::text(), 1);
+  value.setString(0, settings_.show(command.name));
+  QueryResult result;
+  result.columns.push_back(ResultColumn{command.name, engine::LogicalType::text()});
+  result.chunks.emplace_back(std::vector<engine::Vector>{}, 1);
+  result.chunks.back().addColumn(std::move(value));
+  outcome.result = std::move(result);
+  outcome.commandTag = "SHOW";
+  return outcome;
+}
+
+}  // namespace shoal::coordinator

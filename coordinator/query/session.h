@@ -1,0 +1,81 @@
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "coordinator/catalog/system_catalog.h"
+#include "coordinator/query/query_result.h"
+#include "coordinator/query/session_settings.h"
+#include "sql/binder/bound_statement.h"
+#include "sql/parser/parsed_script.h"
+
+namespace shoal::coordinator {
+
+/// One parsed and bound statement, ready to run any number of times with
+/// different parameters (pgwire's prepared statement).
+struct PreparedStatement {
+  std::shared_ptr<const sql::ParsedScript> script;
+  size_t statementIndex = 0;
+  /// nullopt for an empty query string.
+  std::optional<sql::BoundStatement> bound;
+  /// The columns a SELECT yields (empty for other statements), for Describe.
+  std::vector<ResultColumn> resultColumns;
+};
+
+/// What running one statement produced.
+struct StatementOutcome {
+  /// The CommandComplete tag, e.g. "SELECT 3" or "BEGIN".
+  std::string commandTag;
+  /// The rows, for statements that return them.
+  std::optional<QueryResult> result;
+  /// Warnings for the client (pgwire NoticeResponse).
+  std::vector<std::string> notices;
+  /// Reported settings that changed (pgwire ParameterStatus).
+  std::vector<std::pair<std::string, std::string>> parameterChanges;
+};
+
+/// The protocol-independent state of one client connection: settings, the
+/// transaction block and the running query's cancel flag. Used by one
+/// connection thread; only the cancel flag is touched from other threads.
+class Session {
+ public:
+  enum class TransactionState : char { kIdle = 'I', kInBlock = 'T', kFailed = 'E' };
+
+  Session(const SystemCatalog& catalog, std::string user);
+
+  /// Binds statement `index` of `script`. `declaredTypes` are the client's
+  /// parameter types (kUnknown: infer).
+  std::shared_ptr<const PreparedStatement> prepare(std::shared_ptr<const sql::ParsedScript> script, size_t index,
+                                                   std::vector<engine::LogicalType> declaredTypes = {});
+
+  /// Runs a prepared statement. In a failed transaction block only COMMIT
+  /// and ROLLBACK run; anything else fails with 25P02.
+  StatementOutcome execute(const PreparedStatement& statement, std::span<const engine::Value> parameters);
+
+  /// Records that a statement failed: a transaction block becomes failed.
+  void recordError();
+
+  TransactionState transactionState() const { return transactionState_; }
+  const std::string& user() const { return user_; }
+  SessionSettings& settings() { return settings_; }
+
+  /// Asks the running query to stop (from the cancel-request thread).
+  void requestCancel() { cancelRequested_.store(true); }
+
+ private:
+  StatementOutcome runTransaction(const sql::TransactionCommand& command, const std::string& tag);
+  StatementOutcome runSet(const sql::SetVariable& command, const std::string& tag);
+  StatementOutcome runShow(const sql::ShowVariable& command);
+
+  const SystemCatalog& catalog_;
+  std::string user_;
+  SessionSettings settings_;
+  TransactionState transactionState_ = TransactionState::kIdle;
+  std::atomic<bool> cancelRequested_{false};
+};
+
+}  // namespace shoal::coordinator

@@ -1,0 +1,108 @@
+#include "coordinator/query/session_settings.h"
+
+#include <algorithm>
+
+#include "common/status.h"
+
+namespace shoal::coordinator {
+namespace {
+
+std::string lowerCase(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower;
+}
+
+}  // namespace
+
+SessionSettings::SessionSettings() {
+  struct Default {
+    const char* name;
+    const char* value;
+    bool reported;
+  };
+  // Reported ones are the ParameterStatus set a PostgreSQL 15 server sends.
+  static const Default kDefaults[] = {
+      {"server_version", "15.0 (Shoal 0.1.0)", true},
+      {"server_encoding", "UTF8", true},
+      {"client_encoding", "UTF8", true},
+      {"DateStyle", "ISO, MDY", true},
+      {"IntervalStyle", "postgres", true},
+      {"TimeZone", "UTC", true},
+      {"integer_datetimes", "on", true},
+      {"standard_conforming_strings", "on", true},
+      {"application_name", "", true},
+      {"is_superuser", "off", true},
+      {"session_authorization", "shoal", true},
+      {"extra_float_digits", "1", false},
+      {"search_path", "\"$user\", public", false},
+      {"statement_timeout", "0", false},
+      {"lock_timeout", "0", false},
+      {"idle_in_transaction_session_timeout", "0", false},
+      {"client_min_messages", "notice", false},
+      {"transaction_isolation", "read committed", false},
+      {"default_transaction_isolation", "read committed", false},
+      {"transaction_read_only", "off", false},
+      {"max_identifier_length", "63", false},
+      {"bytea_output", "hex", false},
+      {"geqo", "on", false},
+      {"jit", "on", false},
+  };
+  for (const auto& entry : kDefaults) {
+    settings_[lowerCase(entry.name)] = Setting{entry.name, entry.value, entry.value, entry.reported};
+  }
+}
+
+SessionSettings::Setting& SessionSettings::find(std::string_view name) {
+  return const_cast<Setting&>(static_cast<const SessionSettings*>(this)->find(name));
+}
+
+const SessionSettings::Setting& SessionSettings::find(std::string_view name) const {
+  auto it = settings_.find(lowerCase(name));
+  if (it == settings_.end()) {
+    SHOAL_USER_FAIL(SqlState::kUndefinedObject, "unrecognized configuration parameter \"{}\"", name);
+  }
+  return it->second;
+}
+
+std::optional<std::string> SessionSettings::set(std::string_view name, std::optional<std::string> value) {
+  Setting& setting = find(name);
+  std::string lower = lowerCase(setting.canonicalName);
+  std::string newValue = value.value_or(setting.defaultValue);
+  // Shoal always speaks UTF-8 and ISO dates; refuse what it cannot honour rather than ignore it.
+  if (lower == "client_encoding") {
+    std::string encoding = lowerCase(newValue);
+    if (encoding != "utf8" && encoding != "utf-8" && encoding != "unicode") {
+      SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "client encoding \"{}\" is not supported: Shoal speaks UTF8",
+                      newValue);
+    }
+    newValue = "UTF8";
+  } else if (lower == "datestyle" && lowerCase(newValue).find("iso") == std::string::npos) {
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "DateStyle \"{}\" is not supported: Shoal uses ISO", newValue);
+  } else if (lower == "server_version" || lower == "server_encoding" || lower == "integer_datetimes" ||
+             lower == "is_superuser" || lower == "max_identifier_length") {
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "parameter \"{}\" cannot be changed", setting.canonicalName);
+  }
+  setting.value = newValue;
+  return setting.reported ? std::optional<std::string>(setting.canonicalName) : std::nullopt;
+}
+
+void SessionSettings::resetAll() {
+  for (auto& [name, setting] : settings_) {
+    setting.value = setting.defaultValue;
+  }
+}
+
+std::string SessionSettings::show(std::string_view name) const { return find(name).value; }
+
+std::vector<std::pair<std::string, std::string>> SessionSettings::startupReport() const {
+  std::vector<std::pair<std::string, std::string>> report;
+  for (const auto& [name, setting] : settings_) {
+    if (setting.reported) {
+      report.emplace_back(setting.canonicalName, setting.value);
+    }
+  }
+  return report;
+}
+
+}  // namespace shoal::coordinator

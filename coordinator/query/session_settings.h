@@ -1,0 +1,42 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shoal::coordinator {
+
+/// Run-time settings of one client session (SET, SHOW, RESET), with
+/// PostgreSQL's defaults for the ones drivers and BI tools ask about.
+class SessionSettings {
+ public:
+  SessionSettings();
+
+  /// Sets (or with nullopt resets) a setting; fails with 42704 for unknown
+  /// names and 22023 for values Shoal cannot honour. Returns the canonical
+  /// name when clients must be told of the change (a ParameterStatus).
+  std::optional<std::string> set(std::string_view name, std::optional<std::string> value);
+  void resetAll();
+  /// The value of a setting; fails with 42704 for unknown names.
+  std::string show(std::string_view name) const;
+
+  /// The settings reported to a client right after startup, as (name, value).
+  std::vector<std::pair<std::string, std::string>> startupReport() const;
+
+ private:
+  struct Setting {
+    std::string canonicalName;
+    std::string defaultValue;
+    std::string value;
+    bool reported;  // sent to clients as ParameterStatus
+  };
+
+  Setting& find(std::string_view name);
+  const Setting& find(std::string_view name) const;
+
+  std::map<std::string, Setting, std::less<>> settings_;  // keyed by lower-case name
+};
+
+}  // namespace shoal::coordinator

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs everything Shoal needs to build, run and test on Debian 12.
+# Idempotent: when everything is present it only checks, which takes a few seconds.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# Debian packages named in DESIGN.md, plus the build tools.
+debian_packages=(
+  build-essential cmake ninja-build ccache pkg-config clang-format
+  rdma-core libibverbs-dev librdmacm-dev ibverbs-utils libnuma-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  llvm-15-dev libpg-query-dev
+  etcd-server etcd-client
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libcpp-httplib-dev
+  postgresql-client
+  python3-venv iproute2 procps
+)
+
+missing=()
+for package in "${debian_packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]} > 0)); then
+  echo "install-deps: installing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Python tools for the integration tests, in a git-ignored venv.
+venv="$repo_root/.venv"
+python_requirements="$repo_root/deploy/requirements-test.txt"
+stamp="$venv/.requirements.stamp"
+if [[ ! -x "$venv/bin/python" ]]; then
+  echo "install-deps: creating Python venv in $venv"
+  python3 -m venv "$venv"
+fi
+if [[ ! -f "$stamp" ]] || ! cmp -s "$python_requirements" "$stamp"; then
+  echo "install-deps: installing Python test tools"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$python_requirements"
+  cp "$python_requirements" "$stamp"
+fi
+echo "install-deps: all dependencies present"

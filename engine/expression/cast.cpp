@@ -1,0 +1,198 @@
+#include "engine/expression/cast.h"
+
+#include <cmath>
+#include <limits>
+
+#include "engine/expression/vector_loops.h"
+#include "engine/types/decimal.h"
+#include "engine/types/text_format.h"
+
+namespace shoal::engine {
+namespace {
+
+[[noreturn]] void failOutOfRange(const LogicalType& type) {
+  if (type.id() == TypeId::kDecimal) {
+    SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "numeric field overflow");
+  }
+  SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "{} out of range", type.toString());
+}
+
+template <class Int>
+Int checkedIntegral(int128_t value, const LogicalType& target) {
+  if (value < std::numeric_limits<Int>::min() || value > std::numeric_limits<Int>::max()) {
+    failOutOfRange(target);
+  }
+  return static_cast<Int>(value);
+}
+
+/// Reads any integral or decimal row as an unscaled int128 at `scale` 0 (integers) or the type's scale.
+template <class In>
+void castNumericToNumeric(const Vector& input, Vector& out) {
+  const LogicalType& from = input.type();
+  const LogicalType& to = out.type();
+  int fromScale = from.id() == TypeId::kDecimal ? from.scale() : 0;
+  auto convert = [&](In raw) -> int128_t {
+    bool overflow = false;
+    int toScale = to.id() == TypeId::kDecimal ? to.scale() : 0;
+    int128_t value = rescaleDecimal(static_cast<int128_t>(raw), fromScale, toScale, overflow);
+    if (overflow) failOutOfRange(to);
+    return value;
+  };
+  switch (to.id()) {
+    case TypeId::kInteger:
+      unaryLoop<In, int32_t>(input, out, [&](In raw) { return checkedIntegral<int32_t>(convert(raw), to); });
+      break;
+    case TypeId::kBigInt:
+      unaryLoop<In, int64_t>(input, out, [&](In raw) { return checkedIntegral<int64_t>(convert(raw), to); });
+      break;
+    case TypeId::kDecimal:
+      withDecimalStorage(to, [&](auto tag) {
+        unaryLoop<In, decltype(tag)>(input, out, [&](In raw) {
+          int128_t value = convert(raw);
+          if (!fitsPrecision(value, to.precision())) failOutOfRange(to);
+          return value;
+        });
+      });
+      break;
+    case TypeId::kDouble: {
+      double divisor = std::pow(10.0, fromScale);
+      unaryLoop<In, double>(input, out, [&](In raw) { return static_cast<double>(raw) / divisor; });
+      break;
+    }
+    case TypeId::kBoolean:
+      unaryLoop<In, uint8_t>(input, out, [](In raw) { return raw != 0; });
+      break;
+    default:
+      SHOAL_CHECK(false, "numeric cast to {}", to.toString());
+  }
+}
+
+void castDoubleToNumeric(const Vector& input, Vector& out) {
+  const LogicalType& to = out.type();
+  auto checkFinite = [&](double value) {
+    if (std::isnan(value) || std::isinf(value)) {
+      SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "cannot convert {} to {}", value, to.toString());
+    }
+  };
+  switch (to.id()) {
+    case TypeId::kInteger:
+    case TypeId::kBigInt: {
+      // Rounds half to even, as PostgreSQL's rint() does.
+      double low = to.id() == TypeId::kInteger ? -2147483648.0 : -9223372036854775808.0;
+      auto convert = [&](double value) -> int64_t {
+        checkFinite(value);
+        double rounded = std::nearbyint(value);
+        if (rounded < low || rounded >= -low) failOutOfRange(to);
+        return static_cast<int64_t>(rounded);
+      };
+      if (to.id() == TypeId::kInteger) {
+        unaryLoop<double, int32_t>(input, out, convert);
+      } else {
+        unaryLoop<double, int64_t>(input, out, convert);
+      }
+      break;
+    }
+    case TypeId::kDecimal:
+      withDecimalStorage(to, [&](auto tag) {
+        unaryLoop<double, decltype(tag)>(input, out, [&](double value) {
+          checkFinite(value);
+          // Through the shortest decimal text, so that 0.1 becomes exactly 0.1.
+          std::string text;
+          appendDoubleText(value, text);
+          return parseDecimal(text, to.precision(), to.scale());
+        });
+      });
+      break;
+    default:
+      SHOAL_CHECK(false, "double cast to {}", to.toString());
+  }
+}
+
+void castToText(const Vector& input, Vector& out) {
+  uint32_t maxLength = out.type().maxLength();
+  std::string text;
+  out.validity() = input.validity();
+  for (size_t row = 0; row < input.size(); ++row) {
+    if (input.isNull(row)) continue;
+    text.clear();
+    input.appendText(row, text);
+    if (maxLength > 0 && text.size() > maxLength) {
+      // Truncate at a character boundary (UTF-8 continuation bytes are 10xxxxxx).
+      size_t cut = maxLength;
+      size_t characters = 0;
+      for (cut = 0; cut < text.size(); ++cut) {
+        if ((static_cast<unsigned char>(text[cut]) & 0xC0) != 0x80 && characters++ == maxLength) break;
+      }
+      text.resize(cut);
+    }
+    out.setString(row, text);
+  }
+}
+
+void castFromText(const Vector& input, Vector& out) {
+  out.validity() = input.validity();
+  const StringRef* strings = input.data<StringRef>();
+  for (size_t row = 0; row < input.size(); ++row) {
+    if (!input.isNull(row)) {
+      out.setValue(row, parseValue(strings[row].view(), out.type()));
+    }
+  }
+}
+
+}  // namespace
+
+bool isCastSupported(const LogicalType& from, const LogicalType& to) {
+  if (from.id() == to.id() || from.id() == TypeId::kUnknown || from.isString() || to.isString()) {
+    return true;
+  }
+  if (from.isNumeric() && to.isNumeric()) {
+    return true;
+  }
+  // PostgreSQL allows integer <-> boolean, but not decimal or double <-> boolean.
+  if (from.id() == TypeId::kBoolean || to.id() == TypeId::kBoolean) {
+    const LogicalType& other = from.id() == TypeId::kBoolean ? to : from;
+    return other.id() == TypeId::kInteger;
+  }
+  return false;
+}
+
+Vector castVector(const Vector& input, const LogicalType& target) {
+  const LogicalType& from = input.type();
+  Vector out(target, input.size());
+  if (target.isString()) {
+    castToText(input, out);
+    return out;
+  }
+  if (from.isString() || from.id() == TypeId::kUnknown) {
+    castFromText(input, out);
+    return out;
+  }
+  if (from == target && from.id() != TypeId::kDecimal) {
+    out.validity() = input.validity();
+    std::memcpy(out.data<std::byte>(), input.data<std::byte>(), input.size() * physicalTypeWidth(from.physicalType()));
+    return out;
+  }
+  SHOAL_CHECK(isCastSupported(from, target), "cast from {} to {}", from.toString(), target.toString());
+  switch (from.id()) {
+    case TypeId::kBoolean:
+      unaryLoop<uint8_t, int32_t>(input, out, [](uint8_t value) { return value ? 1 : 0; });
+      break;
+    case TypeId::kInteger:
+      castNumericToNumeric<int32_t>(input, out);
+      break;
+    case TypeId::kBigInt:
+      castNumericToNumeric<int64_t>(input, out);
+      break;
+    case TypeId::kDecimal:
+      withDecimalStorage(from, [&](auto tag) { castNumericToNumeric<decltype(tag)>(input, out); });
+      break;
+    case TypeId::kDouble:
+      castDoubleToNumeric(input, out);
+      break;
+    default:
+      SHOAL_CHECK(false, "cast from {} to {}", from.toString(), target.toString());
+  }
+  return out;
+}
+
+}  // namespace shoal::engine

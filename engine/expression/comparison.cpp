@@ -1,0 +1,102 @@
+#include "engine/expression/comparison.h"
+
+#include <cmath>
+
+#include "engine/expression/vector_loops.h"
+
+namespace shoal::engine {
+namespace {
+
+/// Three-way comparison for each physical type.
+template <class T>
+int compareValues(const T& a, const T& b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+template <>
+int compareValues<double>(const double& a, const double& b) {
+  bool aNan = std::isnan(a);
+  bool bNan = std::isnan(b);
+  if (aNan || bNan) {
+    return aNan == bNan ? 0 : (aNan ? 1 : -1);
+  }
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+template <>
+int compareValues<StringRef>(const StringRef& a, const StringRef& b) {
+  return compare(a, b);
+}
+
+template <class Left, class Right>
+void compareLoop(ScalarFunction function, const Vector& left, const Vector& right, Vector& out) {
+  auto run = [&](auto predicate) {
+    binaryLoop<Left, Right, uint8_t>(left, right, out, [&](const Left& a, const Right& b) {
+      using Common = std::common_type_t<Left, Right>;
+      return predicate(compareValues<Common>(Common(a), Common(b)));
+    });
+  };
+  switch (function) {
+    case ScalarFunction::kEqual:
+      run([](int c) { return c == 0; });
+      break;
+    case ScalarFunction::kNotEqual:
+      run([](int c) { return c != 0; });
+      break;
+    case ScalarFunction::kLess:
+      run([](int c) { return c < 0; });
+      break;
+    case ScalarFunction::kLessEqual:
+      run([](int c) { return c <= 0; });
+      break;
+    case ScalarFunction::kGreater:
+      run([](int c) { return c > 0; });
+      break;
+    case ScalarFunction::kGreaterEqual:
+      run([](int c) { return c >= 0; });
+      break;
+    default:
+      SHOAL_CHECK(false, "not a comparison: {}", scalarFunctionName(function));
+  }
+}
+
+}  // namespace
+
+Vector evaluateComparison(ScalarFunction function, const Vector& left, const Vector& right) {
+  SHOAL_CHECK_EQ(left.size(), right.size());
+  SHOAL_CHECK(left.type().id() == right.type().id(), "comparison of {} with {}", left.type().toString(),
+              right.type().toString());
+  SHOAL_CHECK(left.type().id() != TypeId::kDecimal || left.type().scale() == right.type().scale(),
+              "decimal comparison across scales {} and {}", left.type().scale(), right.type().scale());
+  Vector out(LogicalType::boolean(), left.size());
+  switch (left.type().physicalType()) {
+    case PhysicalType::kBool:
+      compareLoop<uint8_t, uint8_t>(function, left, right, out);
+      break;
+    case PhysicalType::kInt32:
+      compareLoop<int32_t, int32_t>(function, left, right, out);
+      break;
+    case PhysicalType::kInt64:
+    case PhysicalType::kInt128:
+      // DECIMALs of one scale may still differ in width (numeric(10,2) vs numeric(30,2)).
+      withDecimalStorage(left.type(), [&](auto leftTag) {
+        withDecimalStorage(right.type(), [&](auto rightTag) {
+          if (left.type().id() == TypeId::kBigInt) {
+            compareLoop<int64_t, int64_t>(function, left, right, out);
+          } else {
+            compareLoop<decltype(leftTag), decltype(rightTag)>(function, left, right, out);
+          }
+        });
+      });
+      break;
+    case PhysicalType::kDouble:
+      compareLoop<double, double>(function, left, right, out);
+      break;
+    case PhysicalType::kString:
+      compareLoop<StringRef, StringRef>(function, left, right, out);
+      break;
+  }
+  return out;
+}
+
+}  // namespace shoal::engine

@@ -1,0 +1,97 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/expression/scalar_function.h"
+#include "engine/types/logical_type.h"
+#include "engine/types/value.h"
+
+namespace shoal::engine {
+
+enum class ExpressionKind { kConstant, kColumnRef, kParameter, kCast, kFunction };
+
+/// A bound, typed expression tree: what the binder produces and the evaluator
+/// runs. Immutable once built, so any number of threads may evaluate it at once.
+class Expression {
+ public:
+  virtual ~Expression() = default;
+
+  ExpressionKind kind() const { return kind_; }
+  /// The type of the values this expression yields.
+  const LogicalType& type() const { return type_; }
+  /// SQL-like text for EXPLAIN and error messages.
+  virtual std::string toString() const = 0;
+
+ protected:
+  Expression(ExpressionKind kind, LogicalType type) : kind_(kind), type_(type) {}
+
+ private:
+  ExpressionKind kind_;
+  LogicalType type_;
+};
+
+using ExpressionPtr = std::unique_ptr<Expression>;
+
+class ConstantExpression final : public Expression {
+ public:
+  explicit ConstantExpression(Value value) : Expression(ExpressionKind::kConstant, value.type()), value_(value) {}
+  const Value& value() const { return value_; }
+  std::string toString() const override;
+
+ private:
+  Value value_;
+};
+
+/// Reads column `columnIndex` of the input chunk.
+class ColumnRefExpression final : public Expression {
+ public:
+  ColumnRefExpression(size_t columnIndex, LogicalType type, std::string name)
+      : Expression(ExpressionKind::kColumnRef, type), columnIndex_(columnIndex), name_(std::move(name)) {}
+  size_t columnIndex() const { return columnIndex_; }
+  const std::string& name() const { return name_; }
+  std::string toString() const override { return name_; }
+
+ private:
+  size_t columnIndex_;
+  std::string name_;
+};
+
+/// A statement parameter, $1 being index 0. Its value comes with each execution.
+class ParameterExpression final : public Expression {
+ public:
+  ParameterExpression(size_t index, LogicalType type) : Expression(ExpressionKind::kParameter, type), index_(index) {}
+  size_t index() const { return index_; }
+  std::string toString() const override { return "$" + std::to_string(index_ + 1); }
+
+ private:
+  size_t index_;
+};
+
+/// Converts its child to this expression's type (see cast.h for what may be cast).
+class CastExpression final : public Expression {
+ public:
+  CastExpression(ExpressionPtr child, LogicalType target)
+      : Expression(ExpressionKind::kCast, target), child_(std::move(child)) {}
+  const Expression& child() const { return *child_; }
+  std::string toString() const override { return "CAST(" + child_->toString() + " AS " + type().toString() + ")"; }
+
+ private:
+  ExpressionPtr child_;
+};
+
+class FunctionExpression final : public Expression {
+ public:
+  FunctionExpression(ScalarFunction function, std::vector<ExpressionPtr> arguments, LogicalType resultType)
+      : Expression(ExpressionKind::kFunction, resultType), function_(function), arguments_(std::move(arguments)) {}
+  ScalarFunction function() const { return function_; }
+  const std::vector<ExpressionPtr>& arguments() const { return arguments_; }
+  std::string toString() const override;
+
+ private:
+  ScalarFunction function_;
+  std::vector<ExpressionPtr> arguments_;
+};
+
+}  // namespace shoal::engine

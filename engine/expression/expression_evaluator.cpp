@@ -1,0 +1,163 @@
+#include "engine/expression/expression_evaluator.h"
+
+#include "engine/expression/arithmetic.h"
+#include "engine/expression/cast.h"
+#include "engine/expression/comparison.h"
+#include "engine/expression/string_functions.h"
+#include "engine/expression/vector_loops.h"
+#include "engine/types/text_format.h"
+
+namespace shoal::engine {
+namespace {
+
+/// Kleene logic: FALSE AND NULL is FALSE, TRUE OR NULL is TRUE, anything else with NULL is NULL.
+Vector evaluateConjunction(bool isAnd, const Vector& left, const Vector& right) {
+  Vector out(LogicalType::boolean(), left.size());
+  const uint8_t* a = left.data<uint8_t>();
+  const uint8_t* b = right.data<uint8_t>();
+  uint8_t* result = out.data<uint8_t>();
+  // The value that decides the result on its own: FALSE for AND, TRUE for OR.
+  const uint8_t dominant = isAnd ? 0 : 1;
+  for (size_t row = 0; row < left.size(); ++row) {
+    bool aValid = left.validity().isValid(row);
+    bool bValid = right.validity().isValid(row);
+    if ((aValid && a[row] == dominant) || (bValid && b[row] == dominant)) {
+      result[row] = dominant;
+      out.setNull(row, false);
+    } else if (aValid && bValid) {
+      result[row] = 1 - dominant;
+      out.setNull(row, false);
+    } else {
+      out.setNull(row, true);
+    }
+  }
+  return out;
+}
+
+Vector evaluateNullTest(bool wantNull, const Vector& input) {
+  Vector out(LogicalType::boolean(), input.size());
+  uint8_t* result = out.data<uint8_t>();
+  for (size_t row = 0; row < input.size(); ++row) {
+    result[row] = input.isNull(row) == wantNull;
+  }
+  return out;
+}
+
+Vector evaluateDateArithmetic(ScalarFunction function, const Vector& left, const Vector& right) {
+  constexpr int64_t kMaxDays = 106'000'000;  // about year 294276, PostgreSQL's upper date limit
+  if (function == ScalarFunction::kDateDifference) {
+    Vector out(LogicalType::integer(), left.size());
+    binaryLoop<int32_t, int32_t, int32_t>(left, right, out, [](int32_t a, int32_t b) { return a - b; });
+    return out;
+  }
+  Vector out(LogicalType::date(), left.size());
+  int sign = function == ScalarFunction::kDateAddDays ? 1 : -1;
+  binaryLoop<int32_t, int32_t, int32_t>(left, right, out, [&](int32_t days, int32_t delta) {
+    int64_t result = int64_t{days} + sign * int64_t{delta};
+    if (result > kMaxDays || result < -kMaxDays) {
+      SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range");
+    }
+    return static_cast<int32_t>(result);
+  });
+  return out;
+}
+
+}  // namespace
+
+Vector ExpressionEvaluator::broadcast(const Value& value, const LogicalType& type, size_t numRows) const {
+  Vector out(type, numRows);
+  if (value.isNull()) {
+    for (size_t row = 0; row < numRows; ++row) out.setNull(row, true);
+    return out;
+  }
+  // Long strings are copied into the heap once and shared by every row.
+  Value typed = value;
+  if (value.type().physicalType() != type.physicalType() || value.type().id() != type.id()) {
+    typed = parseValue(value.toString(), type);
+  }
+  out.setValue(0, typed);
+  for (size_t row = 1; row < numRows; ++row) {
+    if (type.physicalType() == PhysicalType::kString) {
+      out.data<StringRef>()[row] = out.data<StringRef>()[0];
+    } else {
+      out.setValue(row, typed);
+    }
+  }
+  return out;
+}
+
+Vector ExpressionEvaluator::evaluate(const Expression& expression, const Chunk& input) const {
+  switch (expression.kind()) {
+    case ExpressionKind::kConstant:
+      return broadcast(static_cast<const ConstantExpression&>(expression).value(), expression.type(), input.size());
+    case ExpressionKind::kParameter: {
+      size_t index = static_cast<const ParameterExpression&>(expression).index();
+      SHOAL_CHECK_LT(index, parameters_.size(), "parameter index");
+      return broadcast(parameters_[index], expression.type(), input.size());
+    }
+    case ExpressionKind::kColumnRef: {
+      const Vector& column = input.column(static_cast<const ColumnRefExpression&>(expression).columnIndex());
+      SHOAL_CHECK(column.type() == expression.type(), "column type {} vs expression type {}",
+                  column.type().toString(), expression.type().toString());
+      // Copy through a cast to the same type: keeps Vector single-owner without aliasing.
+      return castVector(column, column.type());
+    }
+    case ExpressionKind::kCast: {
+      const auto& cast = static_cast<const CastExpression&>(expression);
+      return castVector(evaluate(cast.child(), input), cast.type());
+    }
+    case ExpressionKind::kFunction:
+      return evaluateFunction(static_cast<const FunctionExpression&>(expression), input);
+  }
+  SHOAL_CHECK(false, "unknown expression kind");
+}
+
+Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function, const Chunk& input) const {
+  const auto& arguments = function.arguments();
+  std::vector<Vector> values;
+  values.reserve(arguments.size());
+  for (const auto& argument : arguments) {
+    values.push_back(evaluate(*argument, input));
+  }
+  switch (function.function()) {
+    case ScalarFunction::kAdd:
+    case ScalarFunction::kSubtract:
+    case ScalarFunction::kMultiply:
+    case ScalarFunction::kDivide:
+    case ScalarFunction::kModulo:
+      return evaluateArithmetic(function.function(), values[0], values[1], function.type());
+    case ScalarFunction::kNegate:
+      return evaluateNegate(values[0]);
+    case ScalarFunction::kEqual:
+    case ScalarFunction::kNotEqual:
+    case ScalarFunction::kLess:
+    case ScalarFunction::kLessEqual:
+    case ScalarFunction::kGreater:
+    case ScalarFunction::kGreaterEqual:
+      return evaluateComparison(function.function(), values[0], values[1]);
+    case ScalarFunction::kAnd:
+    case ScalarFunction::kOr:
+      return evaluateConjunction(function.function() == ScalarFunction::kAnd, values[0], values[1]);
+    case ScalarFunction::kNot: {
+      Vector out(LogicalType::boolean(), values[0].size());
+      unaryLoop<uint8_t, uint8_t>(values[0], out, [](uint8_t value) { return value ? 0 : 1; });
+      return out;
+    }
+    case ScalarFunction::kIsNull:
+    case ScalarFunction::kIsNotNull:
+      return evaluateNullTest(function.function() == ScalarFunction::kIsNull, values[0]);
+    case ScalarFunction::kConcat:
+      return evaluateConcat(values[0], values[1]);
+    case ScalarFunction::kLower:
+    case ScalarFunction::kUpper:
+    case ScalarFunction::kCharLength:
+      return evaluateStringFunction(function.function(), values[0]);
+    case ScalarFunction::kDateAddDays:
+    case ScalarFunction::kDateSubtractDays:
+    case ScalarFunction::kDateDifference:
+      return evaluateDateArithmetic(function.function(), values[0], values[1]);
+  }
+  SHOAL_CHECK(false, "unknown scalar function");
+}
+
+}  // namespace shoal::engine

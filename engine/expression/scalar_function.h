@@ -1,0 +1,47 @@
+#pragma once
+
+#include <string_view>
+
+namespace shoal::engine {
+
+/// The built-in scalar functions and operators the evaluator implements. The
+/// binder picks one and casts the arguments to the types it expects.
+enum class ScalarFunction {
+  // Arithmetic: both operands of the result type (DECIMAL: see arithmetic.h).
+  kAdd,
+  kSubtract,
+  kMultiply,
+  kDivide,
+  kModulo,
+  kNegate,
+  // Comparisons: both operands of one common type; result BOOLEAN.
+  kEqual,
+  kNotEqual,
+  kLess,
+  kLessEqual,
+  kGreater,
+  kGreaterEqual,
+  // Three-valued logic on BOOLEAN.
+  kAnd,
+  kOr,
+  kNot,
+  // NULL tests, on any type.
+  kIsNull,
+  kIsNotNull,
+  // Strings.
+  kConcat,
+  kLower,
+  kUpper,
+  kCharLength,
+  // Dates: date + integer, date - integer, date - date.
+  kDateAddDays,
+  kDateSubtractDays,
+  kDateDifference,
+};
+
+/// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
+std::string_view scalarFunctionName(ScalarFunction function);
+/// True for functions written as infix or prefix operators.
+bool isOperator(ScalarFunction function);
+
+}  // namespace shoal::engine

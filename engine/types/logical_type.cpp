@@ -1,0 +1,147 @@
+#include "engine/types/logical_type.h"
+
+#include <fmt/format.h>
+
+#include "common/status.h"
+
+namespace shoal::engine {
+
+LogicalType LogicalType::decimal(int precision, int scale) {
+  if (precision < 1 || precision > kMaxDecimalPrecision) {
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "NUMERIC precision {} must be between 1 and {}", precision,
+                    kMaxDecimalPrecision);
+  }
+  if (scale < 0 || scale > precision) {
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "NUMERIC scale {} must be between 0 and precision {}", scale,
+                    precision);
+  }
+  LogicalType type(TypeId::kDecimal);
+  type.precision_ = static_cast<uint8_t>(precision);
+  type.scale_ = static_cast<uint8_t>(scale);
+  return type;
+}
+
+LogicalType LogicalType::varchar(uint32_t maxLength) {
+  LogicalType type(TypeId::kVarchar);
+  type.maxLength_ = maxLength;
+  return type;
+}
+
+PhysicalType LogicalType::physicalType() const {
+  switch (id_) {
+    case TypeId::kBoolean:
+      return PhysicalType::kBool;
+    case TypeId::kInteger:
+    case TypeId::kDate:
+      return PhysicalType::kInt32;
+    case TypeId::kBigInt:
+      return PhysicalType::kInt64;
+    case TypeId::kDecimal:
+      return precision_ <= kMaxInt64DecimalPrecision ? PhysicalType::kInt64 : PhysicalType::kInt128;
+    case TypeId::kDouble:
+      return PhysicalType::kDouble;
+    case TypeId::kUnknown:  // an unresolved literal is still its text
+    case TypeId::kVarchar:
+      return PhysicalType::kString;
+  }
+  return PhysicalType::kString;
+}
+
+std::string LogicalType::toString() const {
+  switch (id_) {
+    case TypeId::kUnknown:
+      return "unknown";
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kInteger:
+      return "integer";
+    case TypeId::kBigInt:
+      return "bigint";
+    case TypeId::kDecimal:
+      return fmt::format("numeric({},{})", precision_, scale_);
+    case TypeId::kDouble:
+      return "double precision";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kVarchar:
+      return maxLength_ == 0 ? "text" : fmt::format("character varying({})", maxLength_);
+  }
+  return "unknown";
+}
+
+uint32_t LogicalType::postgresOid() const {
+  switch (id_) {
+    case TypeId::kUnknown:
+      return pg_oid::kText;  // PostgreSQL resolves an unknown output column to text
+    case TypeId::kBoolean:
+      return pg_oid::kBool;
+    case TypeId::kInteger:
+      return pg_oid::kInt4;
+    case TypeId::kBigInt:
+      return pg_oid::kInt8;
+    case TypeId::kDecimal:
+      return pg_oid::kNumeric;
+    case TypeId::kDouble:
+      return pg_oid::kFloat8;
+    case TypeId::kDate:
+      return pg_oid::kDate;
+    case TypeId::kVarchar:
+      return maxLength_ == 0 ? pg_oid::kText : pg_oid::kVarchar;
+  }
+  return pg_oid::kText;
+}
+
+int32_t LogicalType::postgresTypmod() const {
+  // PostgreSQL's encodings: numeric is ((precision << 16) | scale) + 4, varchar is length + 4.
+  constexpr int32_t kVarHeaderSize = 4;
+  if (id_ == TypeId::kDecimal) {
+    return ((static_cast<int32_t>(precision_) << 16) | scale_) + kVarHeaderSize;
+  }
+  if (id_ == TypeId::kVarchar && maxLength_ > 0) {
+    return static_cast<int32_t>(maxLength_) + kVarHeaderSize;
+  }
+  return -1;
+}
+
+int16_t LogicalType::postgresTypeLength() const {
+  switch (id_) {
+    case TypeId::kBoolean:
+      return 1;
+    case TypeId::kInteger:
+    case TypeId::kDate:
+      return 4;
+    case TypeId::kBigInt:
+    case TypeId::kDouble:
+      return 8;
+    default:
+      return -1;
+  }
+}
+
+LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
+  switch (oid) {
+    case pg_oid::kBool:
+      return LogicalType::boolean();
+    case pg_oid::kInt2:
+    case pg_oid::kInt4:
+      return LogicalType::integer();
+    case pg_oid::kInt8:
+      return LogicalType::bigInt();
+    case pg_oid::kFloat4:
+    case pg_oid::kFloat8:
+      return LogicalType::doublePrecision();
+    case pg_oid::kNumeric:
+      // An unconstrained numeric parameter: widest precision, with room for fractions.
+      return LogicalType::decimal(LogicalType::kMaxDecimalPrecision, 10);
+    case pg_oid::kText:
+    case pg_oid::kVarchar:
+    case pg_oid::kBpchar:
+      return LogicalType::text();
+    case pg_oid::kDate:
+      return LogicalType::date();
+    default:
+      return LogicalType::unknown();
+  }
+}
+
+}  // namespace shoal::engine

@@ -1,0 +1,94 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace shoal::engine {
+
+/// SQL-level types. CHAR(n), INTERVAL and friends arrive with the issues that need them.
+enum class TypeId : uint8_t {
+  kUnknown,  // an untyped literal ('abc', NULL) or parameter, before the binder resolves it
+  kBoolean,
+  kInteger,
+  kBigInt,
+  kDecimal,
+  kDouble,
+  kDate,
+  kVarchar,  // VARCHAR(n); TEXT is VARCHAR without a length
+};
+
+/// How a type's values sit in memory. DECIMAL(p,s) is a scaled integer: int64
+/// up to p = 18, int128 above. DATE is days since 1970-01-01 in an int32.
+enum class PhysicalType : uint8_t { kBool, kInt32, kInt64, kInt128, kDouble, kString };
+
+/// A value type: an id plus the parameters of DECIMAL and VARCHAR.
+class LogicalType {
+ public:
+  static constexpr uint8_t kMaxDecimalPrecision = 38;
+  static constexpr uint8_t kMaxInt64DecimalPrecision = 18;
+
+  LogicalType() = default;
+  static LogicalType unknown() { return LogicalType(TypeId::kUnknown); }
+  static LogicalType boolean() { return LogicalType(TypeId::kBoolean); }
+  static LogicalType integer() { return LogicalType(TypeId::kInteger); }
+  static LogicalType bigInt() { return LogicalType(TypeId::kBigInt); }
+  /// Fails with 22023 when precision or scale are out of range.
+  static LogicalType decimal(int precision, int scale);
+  static LogicalType doublePrecision() { return LogicalType(TypeId::kDouble); }
+  static LogicalType date() { return LogicalType(TypeId::kDate); }
+  /// maxLength 0 means unbounded: TEXT.
+  static LogicalType varchar(uint32_t maxLength = 0);
+  static LogicalType text() { return varchar(0); }
+
+  TypeId id() const { return id_; }
+  uint8_t precision() const { return precision_; }
+  uint8_t scale() const { return scale_; }
+  uint32_t maxLength() const { return maxLength_; }
+  PhysicalType physicalType() const;
+
+  bool isIntegral() const { return id_ == TypeId::kInteger || id_ == TypeId::kBigInt; }
+  bool isNumeric() const { return isIntegral() || id_ == TypeId::kDecimal || id_ == TypeId::kDouble; }
+  bool isString() const { return id_ == TypeId::kVarchar; }
+
+  /// PostgreSQL's spelling, as error messages and EXPLAIN show it: "integer", "numeric(15,2)", "text".
+  std::string toString() const;
+
+  /// The pg_type OID that RowDescription and ParameterDescription carry.
+  uint32_t postgresOid() const;
+  /// pg_attribute.atttypmod: -1, or the encoded DECIMAL/VARCHAR parameters.
+  int32_t postgresTypmod() const;
+  /// pg_type.typlen: the fixed width in bytes, or -1 for variable length.
+  int16_t postgresTypeLength() const;
+
+  bool operator==(const LogicalType&) const = default;
+
+ private:
+  explicit LogicalType(TypeId id) : id_(id) {}
+
+  TypeId id_ = TypeId::kUnknown;
+  uint8_t precision_ = 0;
+  uint8_t scale_ = 0;
+  uint32_t maxLength_ = 0;
+};
+
+/// PostgreSQL type OIDs that Shoal speaks on the wire.
+namespace pg_oid {
+inline constexpr uint32_t kBool = 16;
+inline constexpr uint32_t kInt8 = 20;
+inline constexpr uint32_t kInt2 = 21;
+inline constexpr uint32_t kInt4 = 23;
+inline constexpr uint32_t kText = 25;
+inline constexpr uint32_t kFloat4 = 700;
+inline constexpr uint32_t kFloat8 = 701;
+inline constexpr uint32_t kUnknown = 705;
+inline constexpr uint32_t kBpchar = 1042;
+inline constexpr uint32_t kVarchar = 1043;
+inline constexpr uint32_t kDate = 1082;
+inline constexpr uint32_t kNumeric = 1700;
+}  // namespace pg_oid
+
+/// Maps a parameter or cast target OID from a client to a Shoal type;
+/// unknown OIDs (and 0, "let the server decide") give kUnknown.
+LogicalType logicalTypeFromPostgresOid(uint32_t oid);
+
+}  // namespace shoal::engine

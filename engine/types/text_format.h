@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/types/value.h"
+
+namespace shoal::engine {
+
+// PostgreSQL's text formats, out and in. Output functions append to `out`;
+// input functions fail with 22P02 (bad syntax) or 22003/22008 (out of range),
+// naming the type and the offending text as PostgreSQL does.
+
+void appendDecimalText(int128_t unscaled, int scale, std::string& out);
+/// Shortest text that reads back to the same double, in PostgreSQL's layout
+/// (plain below 1e15, otherwise 1.5e+16), plus Infinity, -Infinity and NaN.
+void appendDoubleText(double value, std::string& out);
+/// ISO 8601, YYYY-MM-DD.
+void appendDateText(int32_t daysSinceEpoch, std::string& out);
+
+bool parseBoolean(std::string_view text);
+int32_t parseInteger(std::string_view text);
+int64_t parseBigInt(std::string_view text);
+/// Returns the unscaled value at `scale`, rounding half away from zero.
+int128_t parseDecimal(std::string_view text, int precision, int scale);
+double parseDouble(std::string_view text);
+/// Accepts YYYY-MM-DD, with optional surrounding spaces.
+int32_t parseDate(std::string_view text);
+
+/// Parses the text of a value of `type` (the cast from text, and pgwire's text parameters).
+Value parseValue(std::string_view text, const LogicalType& type);
+
+/// Infers the type of a numeric literal as PostgreSQL does: integer if it fits,
+/// then bigint, then numeric with the literal's own precision and scale.
+Value parseNumericLiteral(std::string_view text);
+
+}  // namespace shoal::engine

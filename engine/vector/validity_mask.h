@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace shoal::engine {
+
+/// One bit per row: set means the row holds a value, clear means NULL.
+class ValidityMask {
+ public:
+  explicit ValidityMask(size_t capacity = 0) : words_(wordCount(capacity), ~uint64_t{0}) {}
+
+  bool isValid(size_t row) const { return (words_[row / 64] >> (row % 64)) & 1; }
+  void setValid(size_t row, bool valid) {
+    uint64_t bit = uint64_t{1} << (row % 64);
+    words_[row / 64] = valid ? (words_[row / 64] | bit) : (words_[row / 64] & ~bit);
+  }
+  void setAllValid() { std::fill(words_.begin(), words_.end(), ~uint64_t{0}); }
+  void resize(size_t capacity) { words_.resize(wordCount(capacity), ~uint64_t{0}); }
+  /// Clears every row that is NULL in `other` (NULL in, NULL out).
+  void intersect(const ValidityMask& other) {
+    for (size_t i = 0; i < words_.size() && i < other.words_.size(); ++i) {
+      words_[i] &= other.words_[i];
+    }
+  }
+  bool allValid(size_t numRows) const {
+    for (size_t row = 0; row < numRows; ++row) {
+      if (!isValid(row)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  static size_t wordCount(size_t capacity) { return (capacity + 63) / 64; }
+
+  std::vector<uint64_t> words_;
+};
+
+}  // namespace shoal::engine

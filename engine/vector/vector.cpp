@@ -1,0 +1,162 @@
+#include "engine/vector/vector.h"
+
+#include <cstring>
+
+#include "engine/types/text_format.h"
+
+namespace shoal::engine {
+
+size_t physicalTypeWidth(PhysicalType type) {
+  switch (type) {
+    case PhysicalType::kBool:
+      return sizeof(uint8_t);
+    case PhysicalType::kInt32:
+      return sizeof(int32_t);
+    case PhysicalType::kInt64:
+      return sizeof(int64_t);
+    case PhysicalType::kInt128:
+      return sizeof(int128_t);
+    case PhysicalType::kDouble:
+      return sizeof(double);
+    case PhysicalType::kString:
+      return sizeof(StringRef);
+  }
+  return 0;
+}
+
+Vector::Vector(LogicalType type, size_t capacity)
+    : type_(type),
+      size_(capacity),
+      capacity_(capacity),
+      data_(std::make_unique<std::byte[]>(std::max<size_t>(capacity, 1) * physicalTypeWidth(type.physicalType()))),
+      validity_(capacity),
+      heap_(std::make_unique<StringHeap>()) {}
+
+void Vector::resize(size_t numRows) {
+  if (numRows > capacity_) {
+    size_t width = physicalTypeWidth(type_.physicalType());
+    auto grown = std::make_unique<std::byte[]>(numRows * width);
+    std::memcpy(grown.get(), data_.get(), capacity_ * width);
+    data_ = std::move(grown);
+    validity_.resize(numRows);
+    capacity_ = numRows;
+  }
+  size_ = numRows;
+}
+
+void Vector::setValue(size_t row, const Value& value) {
+  if (value.isNull()) {
+    setNull(row, true);
+    return;
+  }
+  setNull(row, false);
+  switch (type_.physicalType()) {
+    case PhysicalType::kBool:
+      data<uint8_t>()[row] = value.asBool();
+      break;
+    case PhysicalType::kInt32:
+      data<int32_t>()[row] = value.asInt32();
+      break;
+    case PhysicalType::kInt64:
+      data<int64_t>()[row] = type_.id() == TypeId::kDecimal ? static_cast<int64_t>(value.asDecimal()) : value.asInt64();
+      break;
+    case PhysicalType::kInt128:
+      data<int128_t>()[row] = value.asDecimal();
+      break;
+    case PhysicalType::kDouble:
+      data<double>()[row] = value.asDouble();
+      break;
+    case PhysicalType::kString:
+      setString(row, value.asString());
+      break;
+  }
+}
+
+Value Vector::getValue(size_t row) const {
+  if (isNull(row)) {
+    return Value::null(type_);
+  }
+  switch (type_.id()) {
+    case TypeId::kBoolean:
+      return Value::boolean(data<uint8_t>()[row] != 0);
+    case TypeId::kInteger:
+      return Value::integer(data<int32_t>()[row]);
+    case TypeId::kDate:
+      return Value::date(data<int32_t>()[row]);
+    case TypeId::kBigInt:
+      return Value::bigInt(data<int64_t>()[row]);
+    case TypeId::kDecimal:
+      return Value::decimal(type_, type_.physicalType() == PhysicalType::kInt64 ? data<int64_t>()[row]
+                                                                                 : data<int128_t>()[row]);
+    case TypeId::kDouble:
+      return Value::doublePrecision(data<double>()[row]);
+    case TypeId::kUnknown:
+      return Value::unknownLiteral(std::string(data<StringRef>()[row].view()));
+    case TypeId::kVarchar:
+      return Value::varchar(std::string(data<StringRef>()[row].view()), type_);
+  }
+  return Value::null(type_);
+}
+
+void Vector::appendText(size_t row, std::string& out) const {
+  switch (type_.id()) {
+    case TypeId::kBoolean:
+      out += data<uint8_t>()[row] ? 't' : 'f';
+      break;
+    case TypeId::kInteger:
+      out += std::to_string(data<int32_t>()[row]);
+      break;
+    case TypeId::kBigInt:
+      out += std::to_string(data<int64_t>()[row]);
+      break;
+    case TypeId::kDecimal:
+      appendDecimalText(
+          type_.physicalType() == PhysicalType::kInt64 ? data<int64_t>()[row] : data<int128_t>()[row], type_.scale(),
+          out);
+      break;
+    case TypeId::kDouble:
+      appendDoubleText(data<double>()[row], out);
+      break;
+    case TypeId::kDate:
+      appendDateText(data<int32_t>()[row], out);
+      break;
+    case TypeId::kUnknown:
+    case TypeId::kVarchar:
+      out += data<StringRef>()[row].view();
+      break;
+  }
+}
+
+Vector Vector::select(std::span<const uint32_t> rows) const {
+  Vector out(type_, rows.size());
+  size_t width = physicalTypeWidth(type_.physicalType());
+  bool isString = type_.physicalType() == PhysicalType::kString;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    uint32_t row = rows[i];
+    SHOAL_DCHECK(row < size_);
+    out.setNull(i, isNull(row));
+    if (isString) {
+      // Re-home the bytes: the selection must not depend on this vector's heap.
+      out.setString(i, data<StringRef>()[row].view());
+    } else {
+      std::memcpy(out.data_.get() + i * width, data_.get() + row * width, width);
+    }
+  }
+  return out;
+}
+
+std::string Vector::toString() const {
+  constexpr size_t kRowsShown = 8;
+  std::string text = fmt::format("Vector({}, size={}, capacity={}) [", type_.toString(), size_, capacity_);
+  for (size_t row = 0; row < std::min(size_, kRowsShown); ++row) {
+    text += row > 0 ? ", " : "";
+    if (isNull(row)) {
+      text += "NULL";
+    } else {
+      appendText(row, text);
+    }
+  }
+  return text + (size_ > kRowsShown ? ", ...]" : "]");
+}
+
+}  // namespace shoal::engine

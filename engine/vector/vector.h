@@ -1,0 +1,80 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "common/check.h"
+#include "engine/types/logical_type.h"
+#include "engine/types/string_heap.h"
+#include "engine/types/value.h"
+#include "engine/vector/validity_mask.h"
+
+namespace shoal::engine {
+
+/// Rows per vector: small enough to stay in L1/L2 while an expression tree
+/// walks it, large enough to amortize per-vector dispatch.
+inline constexpr size_t kVectorSize = 2048;
+
+/// A column of up to `capacity` values of one type, with a validity bitmap.
+/// Fixed-width values sit in one contiguous array; strings are StringRefs whose
+/// long bytes live in the vector's own heap. Move-only; single owner.
+class Vector {
+ public:
+  Vector(LogicalType type, size_t capacity);
+  Vector(Vector&&) = default;
+  Vector& operator=(Vector&&) = default;
+
+  const LogicalType& type() const { return type_; }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  /// Sets the number of rows, growing the storage when needed (contents beyond the old size are unset).
+  void resize(size_t numRows);
+
+  /// The raw value array. T must match the physical type (bool stored as uint8_t).
+  template <class T>
+  T* data() {
+    return reinterpret_cast<T*>(data_.get());
+  }
+  template <class T>
+  const T* data() const {
+    return reinterpret_cast<const T*>(data_.get());
+  }
+
+  ValidityMask& validity() { return validity_; }
+  const ValidityMask& validity() const { return validity_; }
+  bool isNull(size_t row) const { return !validity_.isValid(row); }
+  void setNull(size_t row, bool isNull) { validity_.setValid(row, !isNull); }
+
+  StringHeap& heap() { return *heap_; }
+  /// Copies `text` into this vector's heap and stores it at `row`.
+  void setString(size_t row, std::string_view text) { data<StringRef>()[row] = heap_->add(text); }
+
+  /// Stores a Value of this vector's type (or NULL) at `row`.
+  void setValue(size_t row, const Value& value);
+  Value getValue(size_t row) const;
+  /// Appends PostgreSQL's text output of the value at `row` (which must not be NULL).
+  void appendText(size_t row, std::string& out) const;
+
+  /// Returns a new vector holding the given rows of this one, in that order.
+  Vector select(std::span<const uint32_t> rows) const;
+
+  /// Dumps type, size and the first values, for error messages and debugging.
+  std::string toString() const;
+
+ private:
+  LogicalType type_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+  std::unique_ptr<std::byte[]> data_;
+  ValidityMask validity_;
+  // Owned through a pointer so that StringRefs stay valid when the vector moves.
+  std::unique_ptr<StringHeap> heap_;
+};
+
+/// Bytes per value of a physical type in a Vector's data array.
+size_t physicalTypeWidth(PhysicalType type);
+
+}  // namespace shoal::engine

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "engine/expression/expression.h"
+#include "sql/binder/catalog_reader.h"
+
+namespace pg_query {
+class Node;
+class TypeName;
+}  // namespace pg_query
+
+namespace shoal::sql {
+
+/// Turns parse-tree expressions into typed engine expressions, resolving
+/// column names against one input relation, inferring parameter types from
+/// context and inserting PostgreSQL's implicit casts. Errors carry the
+/// character position of the offending node.
+class ExpressionBinder {
+ public:
+  /// `columns` is the input relation (empty without FROM); `parameterTypes`
+  /// holds the declared types of $1..$n (kUnknown where the client left it to
+  /// the server) and is updated as parameters are resolved.
+  ExpressionBinder(std::string_view queryText, const std::vector<ColumnDescription>& columns,
+                   std::vector<engine::LogicalType>& parameterTypes);
+
+  engine::ExpressionPtr bind(const pg_query::Node& node);
+
+  /// Converts `expression` to `target`: an untyped literal or parameter takes
+  /// the type; anything else gets a cast when the conversion is allowed.
+  engine::ExpressionPtr coerce(engine::ExpressionPtr expression, const engine::LogicalType& target, int location);
+
+  /// Gives any still-untyped literal or parameter the type text, as PostgreSQL
+  /// does for output columns.
+  engine::ExpressionPtr resolveUnknown(engine::ExpressionPtr expression, int location);
+
+  /// The output column name PostgreSQL would give this expression ("?column?" when none).
+  static std::string columnNameOf(const pg_query::Node& node);
+
+  /// Fails with 42601/0A000 and the position of `location` (a byte offset in the query text).
+  [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
+
+ private:
+  engine::ExpressionPtr bindConstant(const pg_query::Node& node);
+  engine::ExpressionPtr bindColumnRef(const pg_query::Node& node);
+  engine::ExpressionPtr bindParameter(const pg_query::Node& node);
+  engine::ExpressionPtr bindOperator(const pg_query::Node& node);
+  engine::ExpressionPtr bindArithmetic(char op, engine::ExpressionPtr left, engine::ExpressionPtr right, int location);
+  engine::ExpressionPtr bindComparison(engine::ScalarFunction function, engine::ExpressionPtr left,
+                                       engine::ExpressionPtr right, int location);
+  engine::ExpressionPtr bindConcat(engine::ExpressionPtr left, engine::ExpressionPtr right, int location);
+  engine::ExpressionPtr bindBoolean(const pg_query::Node& node);
+  engine::ExpressionPtr bindNullTest(const pg_query::Node& node);
+  engine::ExpressionPtr bindTypeCast(const pg_query::Node& node);
+  engine::ExpressionPtr bindFunctionCall(const pg_query::Node& node);
+
+  engine::LogicalType typeFromName(const pg_query::TypeName& typeName) const;
+  [[noreturn]] void failNoOperator(std::string_view op, const engine::LogicalType& left,
+                                   const engine::LogicalType& right, int location) const;
+
+  std::string_view queryText_;
+  const std::vector<ColumnDescription>& columns_;
+  std::vector<engine::LogicalType>& parameterTypes_;
+};
+
+}  // namespace shoal::sql

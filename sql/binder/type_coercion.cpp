@@ -1,0 +1,95 @@
+#include "sql/binder/type_coercion.h"
+
+#include <algorithm>
+
+#include "common/check.h"
+
+namespace shoal::sql {
+
+using engine::LogicalType;
+using engine::TypeId;
+
+LogicalType asDecimal(const LogicalType& type) {
+  switch (type.id()) {
+    case TypeId::kInteger:
+      return LogicalType::decimal(10, 0);
+    case TypeId::kBigInt:
+      return LogicalType::decimal(19, 0);
+    default:
+      SHOAL_CHECK(type.id() == TypeId::kDecimal, "{} as decimal", type.toString());
+      return type;
+  }
+}
+
+LogicalType commonNumericType(const LogicalType& left, const LogicalType& right) {
+  auto rank = [](const LogicalType& type) {
+    switch (type.id()) {
+      case TypeId::kInteger:
+        return 0;
+      case TypeId::kBigInt:
+        return 1;
+      case TypeId::kDecimal:
+        return 2;
+      default:
+        return 3;
+    }
+  };
+  int common = std::max(rank(left), rank(right));
+  if (common == 3) return LogicalType::doublePrecision();
+  if (common < 2) return common == 1 ? LogicalType::bigInt() : LogicalType::integer();
+  LogicalType a = asDecimal(left);
+  LogicalType b = asDecimal(right);
+  int scale = std::max(a.scale(), b.scale());
+  int integerDigits = std::max(a.precision() - a.scale(), b.precision() - b.scale());
+  int precision = std::min<int>(integerDigits + scale, LogicalType::kMaxDecimalPrecision);
+  return LogicalType::decimal(std::max(precision, scale), scale);
+}
+
+LogicalType decimalResultType(char op, const LogicalType& left, const LogicalType& right) {
+  constexpr int kMax = LogicalType::kMaxDecimalPrecision;
+  // Minimum fraction digits of a quotient, like PostgreSQL's NUMERIC_MIN_SIG_DIGITS.
+  constexpr int kMinDivisionScale = 16;
+  int leftDigits = left.precision() - left.scale();
+  int rightDigits = right.precision() - right.scale();
+  switch (op) {
+    case '+':
+    case '-': {
+      int scale = std::max(left.scale(), right.scale());
+      int precision = std::min(std::max(leftDigits, rightDigits) + scale + 1, kMax);
+      return LogicalType::decimal(precision, scale);
+    }
+    case '*': {
+      int scale = std::min(left.scale() + right.scale(), kMax);
+      int precision = std::min(left.precision() + right.precision(), kMax);
+      return LogicalType::decimal(std::max(precision, scale), scale);
+    }
+    case '/': {
+      int scale = std::max({static_cast<int>(left.scale()), static_cast<int>(right.scale()), kMinDivisionScale});
+      int precision = std::min(leftDigits + right.scale() + scale, kMax);
+      scale = std::min(scale, precision);
+      return LogicalType::decimal(std::max(precision, 1), scale);
+    }
+    case '%': {
+      int scale = std::max(left.scale(), right.scale());
+      int precision = std::min(std::max(leftDigits, rightDigits) + scale, kMax);
+      return LogicalType::decimal(std::max(precision, 1), scale);
+    }
+    default:
+      SHOAL_CHECK(false, "decimal operator {}", op);
+  }
+}
+
+std::optional<LogicalType> comparisonType(const LogicalType& left, const LogicalType& right) {
+  if (left.isNumeric() && right.isNumeric()) {
+    return commonNumericType(left, right);
+  }
+  if (left.isString() && right.isString()) {
+    return LogicalType::text();
+  }
+  if (left.id() == right.id() && (left.id() == TypeId::kBoolean || left.id() == TypeId::kDate)) {
+    return left;
+  }
+  return std::nullopt;
+}
+
+}  // namespace shoal::sql

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <optional>
+
+#include "engine/types/logical_type.h"
+
+namespace shoal::sql {
+
+// PostgreSQL's implicit conversion rules for the types Shoal has, in one place.
+
+/// The type both numeric operands are converted to before arithmetic or
+/// comparison: integer < bigint < numeric < double precision. For two
+/// DECIMALs: the larger scale, and integer digits enough for both.
+engine::LogicalType commonNumericType(const engine::LogicalType& left, const engine::LogicalType& right);
+
+/// The type of a DECIMAL + - * / % result from operands already converted to DECIMAL.
+engine::LogicalType decimalResultType(char op, const engine::LogicalType& left, const engine::LogicalType& right);
+
+/// An integer type seen as the DECIMAL that holds all its values.
+engine::LogicalType asDecimal(const engine::LogicalType& type);
+
+/// The common type for comparing two operands, or nullopt when PostgreSQL has no such operator.
+std::optional<engine::LogicalType> comparisonType(const engine::LogicalType& left, const engine::LogicalType& right);
+
+}  // namespace shoal::sql

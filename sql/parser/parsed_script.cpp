@@ -1,0 +1,65 @@
+#include "sql/parser/parsed_script.h"
+
+#include <pg_query.h>
+
+#include "common/status.h"
+#include "pg_query/pg_query.pb.h"
+
+namespace shoal::sql {
+
+ParsedScript::ParsedScript(ParsedScript&&) noexcept = default;
+ParsedScript& ParsedScript::operator=(ParsedScript&&) noexcept = default;
+ParsedScript::~ParsedScript() = default;
+
+ParsedScript ParsedScript::parse(std::string text) {
+  ParsedScript script;
+  script.text_ = std::move(text);
+  PgQueryProtobufParseResult result = pg_query_parse_protobuf(script.text_.c_str());
+  // Free the C result on every path, including the throwing ones.
+  struct ResultGuard {
+    PgQueryProtobufParseResult& result;
+    ~ResultGuard() { pg_query_free_protobuf_parse_result(result); }
+  } guard{result};
+  if (result.error != nullptr) {
+    // libpg_query's cursorpos is already PostgreSQL's 1-based character position.
+    std::string message = result.error->message;
+    int position = result.error->cursorpos;
+    if (position > 0) {
+      SHOAL_USER_FAIL_AT(SqlState::kSyntaxError, position, "{}", message);
+    }
+    SHOAL_USER_FAIL(SqlState::kSyntaxError, "{}", message);
+  }
+  script.tree_ = std::make_unique<pg_query::ParseResult>();
+  if (!script.tree_->ParseFromArray(result.parse_tree.data, static_cast<int>(result.parse_tree.len))) {
+    SHOAL_USER_FAIL(SqlState::kInternalError, "could not decode the parse tree of libpg_query");
+  }
+  return script;
+}
+
+size_t ParsedScript::numStatements() const { return static_cast<size_t>(tree_->stmts_size()); }
+
+const pg_query::Node& ParsedScript::statement(size_t index) const { return tree_->stmts(static_cast<int>(index)).stmt(); }
+
+std::string_view ParsedScript::statementText(size_t index) const {
+  const auto& raw = tree_->stmts(static_cast<int>(index));
+  std::string_view all(text_);
+  size_t begin = static_cast<size_t>(raw.stmt_location());
+  // stmt_len 0 means "to the end of the string".
+  size_t length = raw.stmt_len() == 0 ? all.size() - begin : static_cast<size_t>(raw.stmt_len());
+  std::string_view statement = all.substr(begin, length);
+  while (!statement.empty() && std::isspace(static_cast<unsigned char>(statement.front()))) statement.remove_prefix(1);
+  return statement;
+}
+
+int characterPosition(std::string_view text, int byteOffset) {
+  if (byteOffset < 0) {
+    return 0;
+  }
+  int characters = 0;
+  for (size_t i = 0; i < text.size() && i < static_cast<size_t>(byteOffset); ++i) {
+    characters += (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+  }
+  return characters + 1;
+}
+
+}  // namespace shoal::sql

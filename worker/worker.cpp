@@ -1,0 +1,146 @@
+#include "worker/worker.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include <grpcpp/grpcpp.h>
+#include <spdlog/spdlog.h>
+
+#include "common/status.h"
+#include "proto/control.grpc.pb.h"
+#include "proto/control_protocol.h"
+#include "worker/worker_control_service.h"
+
+namespace shoal::worker {
+namespace {
+
+constexpr auto kRpcDeadline = std::chrono::seconds(2);
+constexpr auto kRetryDelay = std::chrono::milliseconds(500);
+// Log an unreachable coordinator on the first failure and then every this many.
+constexpr int kLogEveryAttempts = 20;
+
+std::unique_ptr<grpc::ClientContext> contextWithDeadline() {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + kRpcDeadline);
+  return context;
+}
+
+}  // namespace
+
+Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
+  if (options_.nodeName.empty()) {
+    char hostname[256] = {};
+    ::gethostname(hostname, sizeof(hostname) - 1);
+    options_.nodeName = fmt::format("{}:{}", hostname, getpid());
+  }
+}
+
+Worker::~Worker() { stop(); }
+
+void Worker::start() {
+  service_ = std::make_unique<WorkerControlService>();
+  grpc::ServerBuilder builder;
+  int selectedPort = 0;
+  builder.AddListeningPort(fmt::format("{}:{}", options_.listenHost, options_.listenPort),
+                           grpc::InsecureServerCredentials(), &selectedPort);
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (!server_ || selectedPort == 0) {
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "cannot serve the worker control service on {}:{}",
+                    options_.listenHost, options_.listenPort);
+  }
+  address_ = fmt::format("{}:{}", options_.listenHost, selectedPort);
+  spdlog::info("worker {} serving on {}, coordinator at {}", options_.nodeName, address_, options_.coordinatorAddress);
+  membershipThread_ = std::thread([this] { membershipLoop(); });
+}
+
+std::optional<std::string> Worker::fatalError() const {
+  std::lock_guard lock(mutex_);
+  return fatalError_;
+}
+
+void Worker::membershipLoop() {
+  auto channel = grpc::CreateChannel(options_.coordinatorAddress, grpc::InsecureChannelCredentials());
+  auto stub = proto::Control::NewStub(channel);
+  std::optional<uint32_t> nodeId;
+  auto interval = std::chrono::milliseconds(500);
+  int failedAttempts = 0;
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    grpc::Status status;
+    if (!nodeId) {
+      proto::RegisterWorkerRequest request;
+      request.set_cluster_id(options_.clusterId);
+      request.set_protocol_version(options_.debugProtocolVersion != 0 ? options_.debugProtocolVersion
+                                                                      : proto::kControlProtocolVersion);
+      request.set_node_name(options_.nodeName);
+      request.set_address(address_);
+      request.set_num_cores(std::thread::hardware_concurrency());
+      proto::RegisterWorkerResponse response;
+      status = stub->RegisterWorker(contextWithDeadline().get(), request, &response);
+      if (status.ok()) {
+        nodeId = response.node_id();
+        interval = std::chrono::milliseconds(response.heartbeat_interval_ms());
+        service_->setNodeId(*nodeId);
+        spdlog::info("registered with the coordinator as node {}", *nodeId);
+      } else if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+        spdlog::error("the coordinator refused this worker: {}", status.error_message());
+        lock.lock();
+        fatalError_ = status.error_message();
+        lock.unlock();
+        ::kill(getpid(), SIGTERM);  // the main thread waits for signals and exits with the error
+        return;
+      }
+    } else {
+      proto::HeartbeatRequest request;
+      request.set_node_id(*nodeId);
+      request.set_cluster_id(options_.clusterId);
+      proto::HeartbeatResponse response;
+      status = stub->Heartbeat(contextWithDeadline().get(), request, &response);
+      if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
+        spdlog::warn("the coordinator no longer knows node {}; registering again", *nodeId);
+        nodeId.reset();
+        lock.lock();
+        continue;  // register right away
+      }
+    }
+    if (!status.ok()) {
+      if (failedAttempts++ % kLogEveryAttempts == 0) {
+        spdlog::warn("coordinator at {} unreachable: {}", options_.coordinatorAddress, status.error_message());
+      }
+    } else {
+      failedAttempts = 0;
+    }
+    lock.lock();
+    wakeUp_.wait_for(lock, nodeId ? interval : std::chrono::duration_cast<std::chrono::milliseconds>(kRetryDelay),
+                     [this] { return stopping_; });
+  }
+  lock.unlock();
+  if (nodeId) {
+    proto::DeregisterWorkerRequest request;
+    request.set_node_id(*nodeId);
+    request.set_cluster_id(options_.clusterId);
+    proto::DeregisterWorkerResponse response;
+    auto status = stub->DeregisterWorker(contextWithDeadline().get(), request, &response);
+    spdlog::info("left the cluster{}", status.ok() ? "" : " (the coordinator did not answer: " + status.error_message() + ")");
+  }
+}
+
+void Worker::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wakeUp_.notify_all();
+  if (membershipThread_.joinable()) membershipThread_.join();
+  if (server_) {
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    server_.reset();
+  }
+}
+
+}  // namespace shoal::worker

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+namespace grpc {
+class Server;
+}
+
+namespace shoal::worker {
+
+class WorkerControlService;
+
+struct WorkerOptions {
+  /// host:port of the coordinator's control plane.
+  std::string coordinatorAddress;
+  std::string clusterId = "shoal";
+  std::string listenHost = "127.0.0.1";
+  uint16_t listenPort = 0;  // 0: any free port
+  /// Stable name; defaults to host:pid.
+  std::string nodeName;
+  /// Test-only: registers with this control protocol version instead of the
+  /// real one (0), to exercise the coordinator's refusal.
+  uint32_t debugProtocolVersion = 0;
+};
+
+/// The worker role: serves WorkerControl, registers with the coordinator and
+/// keeps itself alive there with heartbeats, registering again whenever the
+/// coordinator forgets it (for example after a coordinator restart).
+class Worker {
+ public:
+  explicit Worker(WorkerOptions options);
+  ~Worker();
+
+  void start();
+  /// Deregisters (best effort) and stops serving.
+  void stop();
+
+  /// Set when the coordinator refused this worker for good (cluster id or
+  /// protocol version mismatch): the process should exit with this message.
+  std::optional<std::string> fatalError() const;
+
+ private:
+  void membershipLoop();
+
+  WorkerOptions options_;
+  std::unique_ptr<WorkerControlService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::string address_;
+  std::thread membershipThread_;
+  mutable std::mutex mutex_;
+  std::condition_variable wakeUp_;
+  bool stopping_ = false;               // guarded by mutex_
+  std::optional<std::string> fatalError_;  // guarded by mutex_
+};
+
+}  // namespace shoal::worker

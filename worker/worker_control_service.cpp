@@ -1,0 +1,13 @@
+#include "worker/worker_control_service.h"
+
+namespace shoal::worker {
+
+grpc::Status WorkerControlService::GetWorkerStatus(grpc::ServerContext*, const proto::GetWorkerStatusRequest*,
+                                                   proto::GetWorkerStatusResponse* response) {
+  response->set_node_id(nodeId_.load());
+  auto uptime = std::chrono::steady_clock::now() - startedAt_;
+  response->set_uptime_ms(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(uptime).count()));
+  return grpc::Status::OK;
+}
+
+}  // namespace shoal::worker
