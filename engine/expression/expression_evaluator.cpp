@@ -5,6 +5,7 @@
 #include "engine/expression/comparison.h"
 #include "engine/expression/string_functions.h"
 #include "engine/expression/vector_loops.h"
+#include "engine/types/date.h"
 #include "engine/types/text_format.h"
 
 namespace shoal::engine {
@@ -44,7 +45,9 @@ Vector evaluateNullTest(bool wantNull, const Vector& input) {
 }
 
 Vector evaluateDateArithmetic(ScalarFunction function, const Vector& left, const Vector& right) {
-  constexpr int64_t kMaxDays = 106'000'000;  // about year 294276, PostgreSQL's upper date limit
+  // PostgreSQL's date range: 4713-11-24 BC to 5874897-12-31 AD.
+  constexpr int64_t kMinDays = engine::daysFromCivil({-4712, 11, 24});
+  constexpr int64_t kMaxDays = engine::daysFromCivil({5874897, 12, 31});
   if (function == ScalarFunction::kDateDifference) {
     Vector out(LogicalType::integer(), left.size());
     binaryLoop<int32_t, int32_t, int32_t>(left, right, out, [](int32_t a, int32_t b) { return a - b; });
@@ -54,7 +57,7 @@ Vector evaluateDateArithmetic(ScalarFunction function, const Vector& left, const
   int sign = function == ScalarFunction::kDateAddDays ? 1 : -1;
   binaryLoop<int32_t, int32_t, int32_t>(left, right, out, [&](int32_t days, int32_t delta) {
     int64_t result = int64_t{days} + sign * int64_t{delta};
-    if (result > kMaxDays || result < -kMaxDays) {
+    if (result > kMaxDays || result < kMinDays) {
       SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range");
     }
     return static_cast<int32_t>(result);

@@ -284,6 +284,12 @@ double parseDouble(std::string_view original) {
 
 int32_t parseDate(std::string_view original) {
   std::string_view text = trimSpaces(original);
+  // "YYYY-MM-DD BC": PostgreSQL has no year 0, so 1 BC is proleptic year 0.
+  bool beforeChrist = false;
+  if (text.size() > 3 && (text.ends_with(" BC") || text.ends_with(" bc"))) {
+    beforeChrist = true;
+    text.remove_suffix(3);
+  }
   int year = 0;
   unsigned month = 0;
   unsigned day = 0;
@@ -309,7 +315,13 @@ int32_t parseDate(std::string_view original) {
   if (cursor != end) {
     failSyntax("date", original);
   }
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || year < 1 || year > 294276) {
+  constexpr int kMinBcYear = 4713;     // PostgreSQL's earliest date is 4713-11-24 BC
+  constexpr int kMaxYear = 5874897;   // and its latest is in 5874897 AD
+  if (year < 1 || (beforeChrist && year > kMinBcYear) || year > kMaxYear) {
+    SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range: \"{}\"", original);
+  }
+  if (beforeChrist) year = 1 - year;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
     SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date/time field value out of range: \"{}\"", original);
   }
   return daysFromCivil(CivilDate{year, month, day});

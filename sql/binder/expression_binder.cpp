@@ -427,6 +427,10 @@ ExpressionPtr ExpressionBinder::bindTypeCast(const pg_query::Node& node) {
       target = LogicalType::decimal(LogicalType::kMaxDecimalPrecision, kDefaultNumericScale);
     }
   }
+  if (target.isString() && target.maxLength() > 0) {
+    // An explicit cast to VARCHAR(n) truncates, even for a literal.
+    child = coerce(std::move(child), LogicalType::text(), cast.location());
+  }
   return coerce(std::move(child), target, cast.location());
 }
 

@@ -1,0 +1,105 @@
+// The binder: names, statement kinds, clear errors with positions.
+#include "sql/binder/binder.h"
+
+#include <gtest/gtest.h>
+
+#include "common/status.h"
+
+namespace shoal::sql {
+namespace {
+
+using engine::LogicalType;
+
+class OneTable final : public CatalogReader {
+ public:
+  std::optional<TableDescription> findTable(std::string_view name) const override {
+    if (name != "t") return std::nullopt;
+    return TableDescription{"t", {{"a", LogicalType::integer()}, {"b", LogicalType::text()}}};
+  }
+};
+
+BoundStatement bind(const std::string& text) {
+  OneTable catalog;
+  auto script = ParsedScript::parse(text);
+  return Binder(catalog).bind(script, 0);
+}
+
+Status errorOf(const std::string& text) {
+  try {
+    bind(text);
+  } catch (const ShoalError& error) {
+    return error.status();
+  }
+  return Status::ok();
+}
+
+TEST(BinderTest, SyntaxErrorsCarryPostgresPositions) {
+  Status status = errorOf("SELECT 1 FROM FROM");
+  EXPECT_EQ(status.sqlState(), SqlState::kSyntaxError);
+  EXPECT_EQ(status.position(), 15);
+  EXPECT_NE(status.message().find("syntax error"), std::string::npos);
+}
+
+TEST(BinderTest, UnknownNamesPointAtThemselves) {
+  Status column = errorOf("SELECT a, nope FROM t");
+  EXPECT_EQ(column.sqlState(), SqlState::kUndefinedColumn);
+  EXPECT_EQ(column.position(), 11);
+  Status table = errorOf("SELECT 1 FROM missing");
+  EXPECT_EQ(table.sqlState(), SqlState::kUndefinedTable);
+  EXPECT_EQ(table.position(), 15);
+  EXPECT_EQ(table.message(), "relation \"missing\" does not exist");
+}
+
+TEST(BinderTest, OutputColumnsAreNamedAsPostgresNamesThem) {
+  auto bound = bind("SELECT a, b AS label, 1, upper(b), a::bigint, '1'::int, true FROM t");
+  const auto& names = std::get<BoundSelect>(bound.command).columnNames;
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "label", "?column?", "upper", "a", "int4", "bool"}));
+}
+
+TEST(BinderTest, StarExpandsToEveryColumn) {
+  auto bound = bind("SELECT * FROM t WHERE a > 1 LIMIT 5 OFFSET 2");
+  const auto& select = std::get<BoundSelect>(bound.command);
+  EXPECT_EQ(select.columnNames, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(select.where != nullptr);
+  EXPECT_EQ(select.limit, 5);
+  EXPECT_EQ(select.offset, 2);
+}
+
+TEST(BinderTest, UnknownLiteralsAndParametersBecomeText) {
+  auto bound = bind("SELECT 'abc', $1");
+  const auto& select = std::get<BoundSelect>(bound.command);
+  EXPECT_EQ(select.projections[0]->type(), LogicalType::text());
+  EXPECT_EQ(bound.parameterTypes, (std::vector<LogicalType>{LogicalType::text()}));
+}
+
+TEST(BinderTest, WhereMustBeBoolean) {
+  Status status = errorOf("SELECT a FROM t WHERE a");
+  EXPECT_EQ(status.sqlState(), SqlState::kDatatypeMismatch);
+}
+
+TEST(BinderTest, UnsupportedClausesSayWhat) {
+  EXPECT_EQ(errorOf("SELECT a FROM t ORDER BY a").message(), "ORDER BY is not supported yet");
+  EXPECT_EQ(errorOf("SELECT a FROM t GROUP BY a").sqlState(), SqlState::kFeatureNotSupported);
+  EXPECT_EQ(errorOf("SELECT count(*) FROM t").sqlState(), SqlState::kFeatureNotSupported);
+  EXPECT_EQ(errorOf("CREATE TABLE x (a int)").sqlState(), SqlState::kFeatureNotSupported);
+}
+
+TEST(BinderTest, SessionStatements) {
+  EXPECT_EQ(bind("BEGIN").commandTag, "BEGIN");
+  EXPECT_EQ(bind("COMMIT").commandTag, "COMMIT");
+  EXPECT_EQ(bind("ROLLBACK").commandTag, "ROLLBACK");
+  auto set = bind("SET application_name = 'bi tool'");
+  EXPECT_EQ(std::get<SetVariable>(set.command).value, "bi tool");
+  EXPECT_EQ(bind("RESET ALL").commandTag, "RESET");
+  EXPECT_EQ(std::get<ShowVariable>(bind("SHOW DateStyle").command).name, "datestyle");
+}
+
+TEST(BinderTest, SeveralStatementsParseTogether) {
+  auto script = ParsedScript::parse("SELECT 1; SELECT 2 ;");
+  ASSERT_EQ(script.numStatements(), 2u);
+  EXPECT_EQ(script.statementText(1), "SELECT 2 ");
+  EXPECT_EQ(ParsedScript::parse("").numStatements(), 0u);
+}
+
+}  // namespace
+}  // namespace shoal::sql
