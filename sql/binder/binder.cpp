@@ -45,7 +45,8 @@ class SelectBinder {
     }
     if (select.has_where_clause()) {
       ExpressionPtr where = binder.bind(select.where_clause());
-      int location = whereLocation(select);
+      // The WHERE keyword is not in the tree; point at the condition itself.
+      int location = ExpressionBinder::locationOf(select.where_clause());
       if (where->type().id() == TypeId::kUnknown) {
         where = binder.coerce(std::move(where), LogicalType::boolean(), location);
       }
@@ -99,8 +100,7 @@ class SelectBinder {
 
   std::optional<int64_t> bindLimit(ExpressionBinder& binder, const pg_query::Node& node, std::string_view clause) {
     ExpressionPtr expression = binder.bind(node);
-    int location = -1;
-    if (node.has_a_const()) location = node.a_const().location();
+    int location = ExpressionBinder::locationOf(node);
     if (expression->kind() != engine::ExpressionKind::kConstant) {
       binder.fail(SqlState::kFeatureNotSupported, location, fmt::format("{} must be a constant", clause));
     }
@@ -115,21 +115,6 @@ class SelectBinder {
       binder.fail(SqlState::kInvalidParameterValue, location, fmt::format("{} must not be negative", clause));
     }
     return count;
-  }
-
-  int whereLocation(const pg_query::SelectStmt& select) {
-    // The WHERE keyword is not in the tree; point at the condition's own location when it has one.
-    const auto& where = select.where_clause();
-    switch (where.node_case()) {
-      case pg_query::Node::kAExpr:
-        return where.a_expr().location();
-      case pg_query::Node::kColumnRef:
-        return where.column_ref().location();
-      case pg_query::Node::kAConst:
-        return where.a_const().location();
-      default:
-        return -1;
-    }
   }
 
   const CatalogReader& catalog_;

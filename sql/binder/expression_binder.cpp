@@ -27,8 +27,9 @@ std::string lastName(const google::protobuf::RepeatedPtrField<pg_query::Node>& n
   return names.empty() ? std::string() : names.rbegin()->string().sval();
 }
 
-/// The byte offset a parse node reports, or -1.
-int locationOf(const pg_query::Node& node) {
+}  // namespace
+
+int ExpressionBinder::locationOf(const pg_query::Node& node) {
   switch (node.node_case()) {
     case pg_query::Node::kAConst:
       return node.a_const().location();
@@ -50,6 +51,8 @@ int locationOf(const pg_query::Node& node) {
       return -1;
   }
 }
+
+namespace {
 
 std::unique_ptr<FunctionExpression> makeFunction(ScalarFunction function, LogicalType resultType, ExpressionPtr a,
                                                  ExpressionPtr b = nullptr) {

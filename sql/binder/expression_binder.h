@@ -35,6 +35,9 @@ class ExpressionBinder {
   /// does for output columns.
   engine::ExpressionPtr resolveUnknown(engine::ExpressionPtr expression, int location);
 
+  /// The byte offset in the query text that a parse node reports, or -1.
+  static int locationOf(const pg_query::Node& node);
+
   /// The output column name PostgreSQL would give this expression ("?column?" when none).
   static std::string columnNameOf(const pg_query::Node& node);
 
