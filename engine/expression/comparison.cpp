@@ -36,6 +36,15 @@ void compareLoop(ScalarFunction function, const Vector& left, const Vector& righ
       return predicate(compareValues<Common>(Common(a), Common(b)));
     });
   };
+  if constexpr (std::is_same_v<Left, StringRef>) {
+    // Equality needs no order: length and the inline prefix reject most pairs without the heap.
+    if (function == ScalarFunction::kEqual || function == ScalarFunction::kNotEqual) {
+      bool wantEqual = function == ScalarFunction::kEqual;
+      binaryLoop<StringRef, StringRef, uint8_t>(
+          left, right, out, [&](const StringRef& a, const StringRef& b) { return (a == b) == wantEqual; });
+      return;
+    }
+  }
   switch (function) {
     case ScalarFunction::kEqual:
       run([](int c) { return c == 0; });

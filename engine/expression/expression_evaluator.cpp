@@ -73,18 +73,36 @@ Vector ExpressionEvaluator::broadcast(const Value& value, const LogicalType& typ
     for (size_t row = 0; row < numRows; ++row) out.setNull(row, true);
     return out;
   }
-  // Long strings are copied into the heap once and shared by every row.
   Value typed = value;
   if (value.type().physicalType() != type.physicalType() || value.type().id() != type.id()) {
     typed = parseValue(value.toString(), type);
   }
+  // Convert once, then fill the raw array: long strings share one heap copy.
   out.setValue(0, typed);
-  for (size_t row = 1; row < numRows; ++row) {
-    if (type.physicalType() == PhysicalType::kString) {
-      out.data<StringRef>()[row] = out.data<StringRef>()[0];
-    } else {
-      out.setValue(row, typed);
-    }
+  auto fill = [&](auto tag) {
+    using T = decltype(tag);
+    T* data = out.data<T>();
+    std::fill(data + 1, data + numRows, data[0]);
+  };
+  switch (type.physicalType()) {
+    case PhysicalType::kBool:
+      fill(uint8_t{});
+      break;
+    case PhysicalType::kInt32:
+      fill(int32_t{});
+      break;
+    case PhysicalType::kInt64:
+      fill(int64_t{});
+      break;
+    case PhysicalType::kInt128:
+      fill(int128_t{});
+      break;
+    case PhysicalType::kDouble:
+      fill(double{});
+      break;
+    case PhysicalType::kString:
+      fill(StringRef{});
+      break;
   }
   return out;
 }
@@ -116,49 +134,57 @@ Vector ExpressionEvaluator::evaluate(const Expression& expression, const Chunk& 
 }
 
 Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function, const Chunk& input) const {
+  // Column arguments are read in place; only computed arguments get vectors of their own.
   const auto& arguments = function.arguments();
-  std::vector<Vector> values;
-  values.reserve(arguments.size());
+  std::vector<Vector> computed;
+  computed.reserve(arguments.size());
+  std::vector<const Vector*> argumentVectors;
   for (const auto& argument : arguments) {
-    values.push_back(evaluate(*argument, input));
+    if (argument->kind() == ExpressionKind::kColumnRef) {
+      argumentVectors.push_back(&input.column(static_cast<const ColumnRefExpression&>(*argument).columnIndex()));
+    } else {
+      computed.push_back(evaluate(*argument, input));
+      argumentVectors.push_back(&computed.back());
+    }
   }
+  auto value = [&](size_t index) -> const Vector& { return *argumentVectors[index]; };
   switch (function.function()) {
     case ScalarFunction::kAdd:
     case ScalarFunction::kSubtract:
     case ScalarFunction::kMultiply:
     case ScalarFunction::kDivide:
     case ScalarFunction::kModulo:
-      return evaluateArithmetic(function.function(), values[0], values[1], function.type());
+      return evaluateArithmetic(function.function(), value(0), value(1), function.type());
     case ScalarFunction::kNegate:
-      return evaluateNegate(values[0]);
+      return evaluateNegate(value(0));
     case ScalarFunction::kEqual:
     case ScalarFunction::kNotEqual:
     case ScalarFunction::kLess:
     case ScalarFunction::kLessEqual:
     case ScalarFunction::kGreater:
     case ScalarFunction::kGreaterEqual:
-      return evaluateComparison(function.function(), values[0], values[1]);
+      return evaluateComparison(function.function(), value(0), value(1));
     case ScalarFunction::kAnd:
     case ScalarFunction::kOr:
-      return evaluateConjunction(function.function() == ScalarFunction::kAnd, values[0], values[1]);
+      return evaluateConjunction(function.function() == ScalarFunction::kAnd, value(0), value(1));
     case ScalarFunction::kNot: {
-      Vector out(LogicalType::boolean(), values[0].size());
-      unaryLoop<uint8_t, uint8_t>(values[0], out, [](uint8_t value) { return value ? 0 : 1; });
+      Vector out(LogicalType::boolean(), value(0).size());
+      unaryLoop<uint8_t, uint8_t>(value(0), out, [](uint8_t value) { return value ? 0 : 1; });
       return out;
     }
     case ScalarFunction::kIsNull:
     case ScalarFunction::kIsNotNull:
-      return evaluateNullTest(function.function() == ScalarFunction::kIsNull, values[0]);
+      return evaluateNullTest(function.function() == ScalarFunction::kIsNull, value(0));
     case ScalarFunction::kConcat:
-      return evaluateConcat(values[0], values[1]);
+      return evaluateConcat(value(0), value(1));
     case ScalarFunction::kLower:
     case ScalarFunction::kUpper:
     case ScalarFunction::kCharLength:
-      return evaluateStringFunction(function.function(), values[0]);
+      return evaluateStringFunction(function.function(), value(0));
     case ScalarFunction::kDateAddDays:
     case ScalarFunction::kDateSubtractDays:
     case ScalarFunction::kDateDifference:
-      return evaluateDateArithmetic(function.function(), values[0], values[1]);
+      return evaluateDateArithmetic(function.function(), value(0), value(1));
   }
   SHOAL_CHECK(false, "unknown scalar function");
 }
