@@ -31,3 +31,10 @@
 #else
 #define SHOAL_DCHECK(condition) SHOAL_CHECK(condition)
 #endif
+
+/// Marks a path that a correct program never takes (an unhandled enum value):
+/// ends the query with XX000, naming the place.
+#define SHOAL_UNREACHABLE(...)                                                                        \
+  throw ::shoal::ShoalError(::shoal::Status(::shoal::SqlState::kInternalError,                       \
+                                            ::fmt::format("internal error: unreachable code at {}:{}: {}", \
+                                                          __FILE__, __LINE__, ::fmt::format(__VA_ARGS__))))

@@ -57,7 +57,7 @@ void integerArithmetic(ScalarFunction function, const Vector& left, const Vector
       });
       break;
     default:
-      SHOAL_CHECK(false, "not an arithmetic function: {}", scalarFunctionName(function));
+      SHOAL_UNREACHABLE("not an arithmetic function: {}", scalarFunctionName(function));
   }
 }
 
@@ -92,7 +92,7 @@ void doubleArithmetic(ScalarFunction function, const Vector& left, const Vector&
       });
       break;
     default:
-      SHOAL_CHECK(false, "not an arithmetic function: {}", scalarFunctionName(function));
+      SHOAL_UNREACHABLE("not an arithmetic function: {}", scalarFunctionName(function));
   }
 }
 
@@ -158,7 +158,7 @@ void decimalArithmetic(ScalarFunction function, const Vector& left, const Vector
       });
       break;
     default:
-      SHOAL_CHECK(false, "not an arithmetic function: {}", scalarFunctionName(function));
+      SHOAL_UNREACHABLE("not an arithmetic function: {}", scalarFunctionName(function));
   }
 }
 
@@ -188,7 +188,7 @@ Vector evaluateArithmetic(ScalarFunction function, const Vector& left, const Vec
       });
       break;
     default:
-      SHOAL_CHECK(false, "arithmetic on type {}", resultType.toString());
+      SHOAL_UNREACHABLE("arithmetic on type {}", resultType.toString());
   }
   return out;
 }
@@ -219,7 +219,7 @@ Vector evaluateNegate(const Vector& input) {
       });
       break;
     default:
-      SHOAL_CHECK(false, "negation of type {}", type.toString());
+      SHOAL_UNREACHABLE("negation of type {}", type.toString());
   }
   return out;
 }

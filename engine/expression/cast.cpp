@@ -63,7 +63,7 @@ void castNumericToNumeric(const Vector& input, Vector& out) {
       unaryLoop<In, uint8_t>(input, out, [](In raw) { return raw != 0; });
       break;
     default:
-      SHOAL_CHECK(false, "numeric cast to {}", to.toString());
+      SHOAL_UNREACHABLE("numeric cast to {}", to.toString());
   }
 }
 
@@ -104,7 +104,7 @@ void castDoubleToNumeric(const Vector& input, Vector& out) {
       });
       break;
     default:
-      SHOAL_CHECK(false, "double cast to {}", to.toString());
+      SHOAL_UNREACHABLE("double cast to {}", to.toString());
   }
 }
 
@@ -190,7 +190,7 @@ Vector castVector(const Vector& input, const LogicalType& target) {
       castDoubleToNumeric(input, out);
       break;
     default:
-      SHOAL_CHECK(false, "cast from {} to {}", from.toString(), target.toString());
+      SHOAL_UNREACHABLE("cast from {} to {}", from.toString(), target.toString());
   }
   return out;
 }

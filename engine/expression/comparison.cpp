@@ -65,7 +65,7 @@ void compareLoop(ScalarFunction function, const Vector& left, const Vector& righ
       run([](int c) { return c >= 0; });
       break;
     default:
-      SHOAL_CHECK(false, "not a comparison: {}", scalarFunctionName(function));
+      SHOAL_UNREACHABLE("not a comparison: {}", scalarFunctionName(function));
   }
 }
 

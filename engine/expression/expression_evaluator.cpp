@@ -130,7 +130,7 @@ Vector ExpressionEvaluator::evaluate(const Expression& expression, const Chunk& 
     case ExpressionKind::kFunction:
       return evaluateFunction(static_cast<const FunctionExpression&>(expression), input);
   }
-  SHOAL_CHECK(false, "unknown expression kind");
+  SHOAL_UNREACHABLE("unknown expression kind");
 }
 
 Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function, const Chunk& input) const {
@@ -186,7 +186,7 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kDateDifference:
       return evaluateDateArithmetic(function.function(), value(0), value(1));
   }
-  SHOAL_CHECK(false, "unknown scalar function");
+  SHOAL_UNREACHABLE("unknown scalar function");
 }
 
 }  // namespace shoal::engine

@@ -411,8 +411,13 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
 
 ExpressionPtr ExpressionBinder::bindTypeCast(const pg_query::Node& node) {
   const auto& cast = node.type_cast();
-  ExpressionPtr child = bind(cast.arg());
   LogicalType target = typeFromName(cast.type_name());
+  if (target.id() == TypeId::kDouble && cast.arg().has_a_const() && cast.arg().a_const().has_fval()) {
+    // 1.5e300::float8 reads the literal as a double directly: it may not fit a 38-digit numeric.
+    auto literal = std::make_unique<ConstantExpression>(Value::unknownLiteral(cast.arg().a_const().fval().fval()));
+    return coerce(std::move(literal), target, cast.arg().a_const().location());
+  }
+  ExpressionPtr child = bind(cast.arg());
   if (target.id() == TypeId::kUnknown) {
     // Unconstrained NUMERIC keeps the exact digits of what it converts.
     if (isUnknown(child) && child->kind() == ExpressionKind::kConstant &&

@@ -75,7 +75,7 @@ LogicalType decimalResultType(char op, const LogicalType& left, const LogicalTyp
       return LogicalType::decimal(std::max(precision, 1), scale);
     }
     default:
-      SHOAL_CHECK(false, "decimal operator {}", op);
+      SHOAL_UNREACHABLE("decimal operator {}", op);
   }
 }
 

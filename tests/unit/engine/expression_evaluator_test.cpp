@@ -85,6 +85,7 @@ TEST(ExpressionEvaluatorTest, DoublesMixWithOtherNumbers) {
   EXPECT_EQ(typeOf("1::float8 * 2.5"), LogicalType::doublePrecision());
   EXPECT_EQ(errorOf("1::float8 / 0"), SqlState::kDivisionByZero);
   EXPECT_EQ(errorOf("1e308::float8 * 10"), SqlState::kNumericValueOutOfRange);
+  EXPECT_EQ(eval("1.5e300::float8"), "1.5e+300");
 }
 
 TEST(ExpressionEvaluatorTest, ComparisonsPromoteAcrossTypes) {
