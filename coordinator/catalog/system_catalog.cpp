@@ -13,6 +13,7 @@ constexpr std::string_view kNodesView = "shoal_nodes";
 sql::TableDescription nodesDescription() {
   return sql::TableDescription{std::string(kNodesView),
                                {{"node_id", LogicalType::integer()},
+                                {"name", LogicalType::text()},
                                 {"role", LogicalType::text()},
                                 {"address", LogicalType::text()},
                                 {"state", LogicalType::text()},
@@ -46,10 +47,11 @@ std::vector<engine::Chunk> SystemCatalog::scanNodes() const {
     for (size_t i = 0; i < count; ++i) {
       const auto& node = nodes[begin + i];
       columns[0].setValue(i, engine::Value::integer(static_cast<int32_t>(node.nodeId)));
-      columns[1].setValue(i, engine::Value::varchar(node.role));
-      columns[2].setValue(i, engine::Value::varchar(node.address));
-      columns[3].setValue(i, engine::Value::varchar(node.state));
-      columns[4].setValue(i, engine::Value::doublePrecision(node.secondsSinceHeartbeat));
+      columns[1].setValue(i, engine::Value::varchar(node.nodeName));
+      columns[2].setValue(i, engine::Value::varchar(node.role));
+      columns[3].setValue(i, engine::Value::varchar(node.address));
+      columns[4].setValue(i, engine::Value::varchar(node.state));
+      columns[5].setValue(i, engine::Value::doublePrecision(node.secondsSinceHeartbeat));
     }
     chunks.emplace_back(std::move(columns), count);
   }

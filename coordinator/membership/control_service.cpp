@@ -64,6 +64,7 @@ grpc::Status ControlService::ListNodes(grpc::ServerContext*, const proto::ListNo
   for (const auto& member : registry_.nodes()) {
     auto* node = response->add_nodes();
     node->set_node_id(member.nodeId);
+    node->set_node_name(member.nodeName);
     node->set_role(member.role);
     node->set_address(member.address);
     node->set_state(member.state);

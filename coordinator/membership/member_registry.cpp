@@ -51,10 +51,10 @@ std::vector<MemberSnapshot> MemberRegistry::nodes() const {
   std::lock_guard lock(mutex_);
   auto now = Clock::now();
   std::vector<MemberSnapshot> snapshot;
-  snapshot.push_back(MemberSnapshot{0, "coordinator", coordinatorAddress_, "up", 0.0});
+  snapshot.push_back(MemberSnapshot{0, "coordinator", "coordinator", coordinatorAddress_, "up", 0.0});
   for (const auto& [nodeId, member] : members_) {
     double seconds = std::chrono::duration<double>(now - member.lastHeartbeat).count();
-    snapshot.push_back(MemberSnapshot{nodeId, "worker", member.address, stateOfLocked(member, now), seconds});
+    snapshot.push_back(MemberSnapshot{nodeId, member.nodeName, "worker", member.address, stateOfLocked(member, now), seconds});
   }
   return snapshot;
 }

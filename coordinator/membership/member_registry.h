@@ -12,6 +12,7 @@ namespace shoal::coordinator {
 /// One node as the membership view shows it.
 struct MemberSnapshot {
   uint32_t nodeId;
+  std::string nodeName;
   std::string role;     // "coordinator" or "worker"
   std::string address;  // host:port
   std::string state;    // "up", "down" (heartbeats stopped) or "left" (deregistered)

@@ -29,6 +29,7 @@ TEST(MemberRegistryTest, CoordinatorIsNodeZeroAndWorkersFollow) {
   EXPECT_EQ(nodes[0].role, "coordinator");
   EXPECT_EQ(nodes[0].address, "127.0.0.1:5433");
   EXPECT_EQ(nodes[2].address, "127.0.0.1:2");
+  EXPECT_EQ(nodes[2].nodeName, "w2");
   EXPECT_EQ(registry.numLiveWorkers(), 2u);
 }
 

@@ -1,0 +1,31 @@
+import pathlib
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+
+from cluster import LocalCluster  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory):
+    """One shared cluster of a coordinator and two workers, for tests that do not harm it."""
+    local = LocalCluster(tmp_path_factory.mktemp("shared-cluster"), workers=2).start()
+    yield local
+    assert local.stop() == 0, "shoal local should exit 0 on SIGTERM"
+
+
+@pytest.fixture
+def own_cluster(tmp_path):
+    """A cluster of its own, for tests that kill nodes."""
+    clusters = []
+
+    def start(workers=2):
+        local = LocalCluster(tmp_path / f"cluster-{len(clusters)}", workers=workers).start()
+        clusters.append(local)
+        return local
+
+    yield start
+    for local in clusters:
+        local.kill()

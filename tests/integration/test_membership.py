@@ -1,0 +1,101 @@
+"""Workers join the coordinator, stay alive by heartbeats, and are seen going down."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import psycopg
+import pytest
+
+from cluster import SHOAL_BINARY, process_exists, wait_until
+
+
+def nodes(cluster):
+    """shoal_nodes keyed by node name: (node_id, role, address, state, seconds_since_heartbeat)."""
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        rows = connection.execute(
+            "SELECT name, node_id, role, address, state, seconds_since_heartbeat FROM shoal_nodes").fetchall()
+    return {row[0]: row[1:] for row in rows}
+
+
+def test_workers_appear_in_shoal_nodes(cluster):
+    """Right after `ready`, the coordinator and both workers are listed and up."""
+    listed = nodes(cluster)
+    assert sorted(listed) == ["coordinator", "worker-1", "worker-2"]
+    assert listed["coordinator"][:3] == (0, "coordinator", f"127.0.0.1:{cluster.port}")
+    assert sorted(listed[name][0] for name in ("worker-1", "worker-2")) == [1, 2]
+    for name in ("worker-1", "worker-2"):
+        _, role, address, state, seconds = listed[name]
+        assert (role, state) == ("worker", "up")
+        assert address.startswith("127.0.0.1:")
+        assert 0 <= seconds < 2
+
+
+def test_killed_worker_shows_down_within_3_seconds(own_cluster):
+    """`kill -9` of a worker: shoal_nodes shows it down within 3 s while queries keep working."""
+    cluster = own_cluster(workers=2)
+    victim = cluster.worker_pid("worker-1")
+    os.kill(victim, signal.SIGKILL)
+    killed_at = time.monotonic()
+
+    def worker_one_down():
+        return nodes(cluster)["worker-1"][3] == "down"
+
+    elapsed = wait_until(worker_one_down, timeout_s=3.0)
+    assert elapsed is not None, f"worker-1 still shown as {nodes(cluster)['worker-1'][3]} 3 s after kill -9"
+    assert time.monotonic() - killed_at <= 3.0
+    assert nodes(cluster)["worker-2"][3] == "up"
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        assert connection.execute("SELECT 1 + 1").fetchone() == (2,)
+
+
+def test_sigterm_stops_the_whole_cluster_without_orphans(own_cluster):
+    """SIGTERM to `shoal local` stops the coordinator and every worker, and it exits 0."""
+    cluster = own_cluster(workers=2)
+    children = cluster.child_pids()
+    assert len(children) == 3
+    assert cluster.stop() == 0
+    assert wait_until(lambda: not any(process_exists(pid) for pid in children), timeout_s=5) is not None
+
+
+def test_killing_shoal_local_takes_its_children_along(own_cluster):
+    """Even `kill -9` of `shoal local` leaves no orphans: the children follow their parent."""
+    cluster = own_cluster(workers=1)
+    children = cluster.child_pids()
+    cluster.process.kill()
+    cluster.process.wait(timeout=10)
+    assert wait_until(lambda: not any(process_exists(pid) for pid in children), timeout_s=10) is not None
+
+
+@pytest.fixture
+def bare_coordinator(tmp_path):
+    port_file = tmp_path / "ports.json"
+    process = subprocess.Popen(
+        [SHOAL_BINARY, "coordinator", "--pg-port", "0", "--control-port", "0", "--port-file", str(port_file),
+         "--cluster-id", "alpha"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert wait_until(port_file.exists, timeout_s=30) is not None
+    yield json.loads(port_file.read_text())
+    process.terminate()
+    process.wait(timeout=15)
+
+
+@pytest.mark.parametrize("extra_flags, message", [
+    (["--cluster-id", "beta"], "cluster id mismatch"),
+    (["--cluster-id", "alpha", "--debug-protocol-version", "99"], "protocol version mismatch"),
+])
+def test_mismatched_worker_is_refused_clearly(bare_coordinator, extra_flags, message):
+    """A worker of another cluster or protocol version is refused, says why, and exits 2."""
+    worker = subprocess.run(
+        [SHOAL_BINARY, "worker", "--coordinator", f"127.0.0.1:{bare_coordinator['control_port']}", *extra_flags],
+        capture_output=True, text=True, timeout=30)
+    assert worker.returncode == 2
+    assert message in worker.stderr
+
+
+@pytest.mark.parametrize("subcommand", ["coordinator", "worker", "local"])
+def test_every_subcommand_has_help(subcommand):
+    result = subprocess.run([SHOAL_BINARY, subcommand, "--help"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0
+    assert "--" in result.stdout
