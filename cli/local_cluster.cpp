@@ -174,11 +174,11 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
 
   for (int i = 1; i <= options.numWorkers; ++i) {
     std::string name = fmt::format("worker-{}", i);
-    children.push_back(spawn(name,
-                             {shoalExecutable, "--log-level", options.logLevel, "worker", "--coordinator",
-                              controlAddress, "--cluster-id", options.clusterId, "--listen-host", options.host,
-                              "--node-name", name},
-                             (logDir / (name + ".log")).string()));
+    children.push_back(
+        spawn(name,
+              {shoalExecutable, "--log-level", options.logLevel, "worker", "--coordinator", controlAddress,
+               "--cluster-id", options.clusterId, "--listen-host", options.host, "--node-name", name},
+              (logDir / (name + ".log")).string()));
   }
 
   auto channel = grpc::CreateChannel(controlAddress, grpc::InsecureChannelCredentials());
@@ -189,7 +189,8 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
       return fail(fmt::format("{} {} during startup; the end of {}:\n{}", child->name, describeExit(status),
                               child->logPath, tailOfFile(child->logPath, 10)));
     }
-    if (Clock::now() > deadline) return fail("the workers did not register in time; see the logs in " + logDir.string());
+    if (Clock::now() > deadline)
+      return fail("the workers did not register in time; see the logs in " + logDir.string());
     std::this_thread::sleep_for(kPollInterval);
   }
 

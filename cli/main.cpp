@@ -5,8 +5,8 @@
 #include <climits>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/local_cluster.h"
 #include "cli/termination_signals.h"
@@ -54,13 +54,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   coordinatorCommand->add_option("--control-host", coordinatorOptions.controlHost, "Address of the gRPC control plane")
       ->capture_default_str();
-  coordinatorCommand->add_option("--control-port", coordinatorOptions.controlPort, "Port of the gRPC control plane (0: any free)")
+  coordinatorCommand
+      ->add_option("--control-port", coordinatorOptions.controlPort, "Port of the gRPC control plane (0: any free)")
       ->capture_default_str();
-  coordinatorCommand->add_option("--heartbeat-interval-ms", coordinatorOptions.heartbeatIntervalMs,
-                                 "Interval at which workers send heartbeats")
+  coordinatorCommand
+      ->add_option("--heartbeat-interval-ms", coordinatorOptions.heartbeatIntervalMs,
+                   "Interval at which workers send heartbeats")
       ->capture_default_str();
-  coordinatorCommand->add_option("--heartbeat-timeout-ms", coordinatorOptions.heartbeatTimeoutMs,
-                                 "A worker silent this long is shown as down")
+  coordinatorCommand
+      ->add_option("--heartbeat-timeout-ms", coordinatorOptions.heartbeatTimeoutMs,
+                   "A worker silent this long is shown as down")
       ->capture_default_str();
   coordinatorCommand->add_option("--max-connections", coordinatorOptions.maxConnections, "Most SQL clients at once")
       ->capture_default_str();
@@ -69,12 +72,14 @@ int main(int argc, char** argv) {
 
   worker::WorkerOptions workerOptions;
   auto* workerCommand = app.add_subcommand("worker", "Run a worker that joins a coordinator");
-  workerCommand->add_option("--coordinator", workerOptions.coordinatorAddress, "HOST:PORT of the coordinator's control plane")
+  workerCommand
+      ->add_option("--coordinator", workerOptions.coordinatorAddress, "HOST:PORT of the coordinator's control plane")
       ->required();
   workerCommand->add_option("--cluster-id", workerOptions.clusterId, "Cluster id to present")->capture_default_str();
   workerCommand->add_option("--listen-host", workerOptions.listenHost, "Address of this worker's gRPC service")
       ->capture_default_str();
-  workerCommand->add_option("--listen-port", workerOptions.listenPort, "Port of this worker's gRPC service (0: any free)")
+  workerCommand
+      ->add_option("--listen-port", workerOptions.listenPort, "Port of this worker's gRPC service (0: any free)")
       ->capture_default_str();
   workerCommand->add_option("--node-name", workerOptions.nodeName, "Stable name of this worker (default: host:pid)");
   workerCommand->add_option("--debug-protocol-version", workerOptions.debugProtocolVersion,

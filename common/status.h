@@ -66,7 +66,8 @@ class ShoalError : public std::exception {
 };
 
 /// Throws a user error: static text first, runtime values last.
-#define SHOAL_USER_FAIL(sqlState, ...) throw ::shoal::ShoalError(::shoal::Status((sqlState), ::fmt::format(__VA_ARGS__)))
+#define SHOAL_USER_FAIL(sqlState, ...) \
+  throw ::shoal::ShoalError(::shoal::Status((sqlState), ::fmt::format(__VA_ARGS__)))
 
 /// Throws a user error that points at a character position of the SQL text.
 #define SHOAL_USER_FAIL_AT(sqlState, position, ...) \

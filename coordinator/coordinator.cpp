@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include <grpcpp/grpcpp.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 #include "coordinator/catalog/system_catalog.h"
@@ -20,9 +20,13 @@ namespace shoal::coordinator {
 
 Coordinator::Coordinator(CoordinatorOptions options) : options_(std::move(options)) {}
 
-Coordinator::~Coordinator() { stop(); }
+Coordinator::~Coordinator() {
+  stop();
+}
 
-uint16_t Coordinator::pgPort() const { return pgwireServer_ ? pgwireServer_->port() : 0; }
+uint16_t Coordinator::pgPort() const {
+  return pgwireServer_ ? pgwireServer_->port() : 0;
+}
 
 void Coordinator::start() {
   registry_ = std::make_unique<MemberRegistry>(std::chrono::milliseconds(options_.heartbeatTimeoutMs));

@@ -37,7 +37,9 @@ Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
   }
 }
 
-Worker::~Worker() { stop(); }
+Worker::~Worker() {
+  stop();
+}
 
 void Worker::start() {
   service_ = std::make_unique<WorkerControlService>();
@@ -125,7 +127,8 @@ void Worker::membershipLoop() {
     request.set_cluster_id(options_.clusterId);
     proto::DeregisterWorkerResponse response;
     auto status = stub->DeregisterWorker(contextWithDeadline().get(), request, &response);
-    spdlog::info("left the cluster{}", status.ok() ? "" : " (the coordinator did not answer: " + status.error_message() + ")");
+    spdlog::info("left the cluster{}",
+                 status.ok() ? "" : " (the coordinator did not answer: " + status.error_message() + ")");
   }
 }
 

@@ -55,7 +55,7 @@ class Worker {
   std::thread membershipThread_;
   mutable std::mutex mutex_;
   std::condition_variable wakeUp_;
-  bool stopping_ = false;               // guarded by mutex_
+  bool stopping_ = false;                  // guarded by mutex_
   std::optional<std::string> fatalError_;  // guarded by mutex_
 };
 

@@ -13,9 +13,7 @@ namespace shoal::coordinator {
 class ControlService final : public proto::Control::Service {
  public:
   ControlService(std::string clusterId, MemberRegistry& registry, uint32_t heartbeatIntervalMs)
-      : clusterId_(std::move(clusterId)),
-        registry_(registry),
-        heartbeatIntervalMs_(heartbeatIntervalMs) {}
+      : clusterId_(std::move(clusterId)), registry_(registry), heartbeatIntervalMs_(heartbeatIntervalMs) {}
 
   grpc::Status RegisterWorker(grpc::ServerContext* context, const proto::RegisterWorkerRequest* request,
                               proto::RegisterWorkerResponse* response) override;

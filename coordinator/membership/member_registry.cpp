@@ -54,7 +54,8 @@ std::vector<MemberSnapshot> MemberRegistry::nodes() const {
   snapshot.push_back(MemberSnapshot{0, "coordinator", "coordinator", coordinatorAddress_, "up", 0.0});
   for (const auto& [nodeId, member] : members_) {
     double seconds = std::chrono::duration<double>(now - member.lastHeartbeat).count();
-    snapshot.push_back(MemberSnapshot{nodeId, member.nodeName, "worker", member.address, stateOfLocked(member, now), seconds});
+    snapshot.push_back(
+        MemberSnapshot{nodeId, member.nodeName, "worker", member.address, stateOfLocked(member, now), seconds});
   }
   return snapshot;
 }

@@ -198,9 +198,9 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
       return StartupResult::kClose;
     }
     if (code != kProtocolVersion3) {
-      sendError(Status(SqlState::kFeatureNotSupported,
-                       fmt::format("unsupported frontend protocol {}.{}: server supports 3.0 to 3.0", code >> 16,
-                                   code & 0xFFFF)));
+      sendError(Status(
+          SqlState::kFeatureNotSupported,
+          fmt::format("unsupported frontend protocol {}.{}: server supports 3.0 to 3.0", code >> 16, code & 0xFFFF)));
       flush();
       return StartupResult::kClose;
     }

@@ -29,7 +29,9 @@ class PgwireConnection {
   void run();
 
   /// Forwards a cancel request to the session (any thread).
-  void cancel() { if (session_) session_->requestCancel(); }
+  void cancel() {
+    if (session_) session_->requestCancel();
+  }
   int32_t processId() const { return processId_; }
   int32_t secretKey() const { return secretKey_; }
 

@@ -25,8 +25,8 @@ constexpr int kAcceptPollMs = 200;
 void refuseConnection(int socket, std::string_view sqlState, std::string_view message) {
   MessageWriter writer;
   writer.begin('E');
-  for (auto [field, value] : {std::pair<char, std::string_view>{'S', "FATAL"}, {'V', "FATAL"}, {'C', sqlState},
-                              {'M', message}}) {
+  for (auto [field, value] :
+       {std::pair<char, std::string_view>{'S', "FATAL"}, {'V', "FATAL"}, {'C', sqlState}, {'M', message}}) {
     writer.writeByte(static_cast<uint8_t>(field));
     writer.writeString(value);
   }
@@ -40,7 +40,9 @@ void refuseConnection(int socket, std::string_view sqlState, std::string_view me
 PgwireServer::PgwireServer(PgwireOptions options, const SystemCatalog& catalog)
     : options_(std::move(options)), catalog_(catalog) {}
 
-PgwireServer::~PgwireServer() { stop(); }
+PgwireServer::~PgwireServer() {
+  stop();
+}
 
 void PgwireServer::start() {
   listenSocket_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

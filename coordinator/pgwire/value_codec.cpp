@@ -31,8 +31,10 @@ void writeNumericBinary(engine::int128_t unscaled, int scale, MessageWriter& wri
   }
   std::string integerPart = digits.substr(0, digits.size() - scale);
   std::string fractionPart = digits.substr(digits.size() - scale);
-  integerPart.insert(0, (kNumericDigitsPerGroup - integerPart.size() % kNumericDigitsPerGroup) % kNumericDigitsPerGroup, '0');
-  fractionPart.append((kNumericDigitsPerGroup - fractionPart.size() % kNumericDigitsPerGroup) % kNumericDigitsPerGroup, '0');
+  integerPart.insert(0, (kNumericDigitsPerGroup - integerPart.size() % kNumericDigitsPerGroup) % kNumericDigitsPerGroup,
+                     '0');
+  fractionPart.append((kNumericDigitsPerGroup - fractionPart.size() % kNumericDigitsPerGroup) % kNumericDigitsPerGroup,
+                      '0');
   std::vector<int16_t> groups;
   std::string all = integerPart + fractionPart;
   for (size_t i = 0; i < all.size(); i += kNumericDigitsPerGroup) {

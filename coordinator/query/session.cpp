@@ -9,8 +9,7 @@ Session::Session(const SystemCatalog& catalog, std::string user) : catalog_(cata
   settings_.set("session_authorization", user_);
 }
 
-std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const sql::ParsedScript> script,
-                                                          size_t index,
+std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const sql::ParsedScript> script, size_t index,
                                                           std::vector<engine::LogicalType> declaredTypes) {
   auto prepared = std::make_shared<PreparedStatement>();
   prepared->script = script;

@@ -93,7 +93,9 @@ void SessionSettings::resetAll() {
   }
 }
 
-std::string SessionSettings::show(std::string_view name) const { return find(name).value; }
+std::string SessionSettings::show(std::string_view name) const {
+  return find(name).value;
+}
 
 std::vector<std::pair<std::string, std::string>> SessionSettings::startupReport() const {
   std::vector<std::pair<std::string, std::string>> report;

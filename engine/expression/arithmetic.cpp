@@ -9,7 +9,9 @@
 namespace shoal::engine {
 namespace {
 
-[[noreturn]] void failDivisionByZero() { SHOAL_USER_FAIL(SqlState::kDivisionByZero, "division by zero"); }
+[[noreturn]] void failDivisionByZero() {
+  SHOAL_USER_FAIL(SqlState::kDivisionByZero, "division by zero");
+}
 
 [[noreturn]] void failOutOfRange(const LogicalType& type) {
   if (type.id() == TypeId::kDecimal) {

@@ -118,8 +118,8 @@ Vector ExpressionEvaluator::evaluate(const Expression& expression, const Chunk& 
     }
     case ExpressionKind::kColumnRef: {
       const Vector& column = input.column(static_cast<const ColumnRefExpression&>(expression).columnIndex());
-      SHOAL_CHECK(column.type() == expression.type(), "column type {} vs expression type {}",
-                  column.type().toString(), expression.type().toString());
+      SHOAL_CHECK(column.type() == expression.type(), "column type {} vs expression type {}", column.type().toString(),
+                  expression.type().toString());
       // Copy through a cast to the same type: keeps Vector single-owner without aliasing.
       return castVector(column, column.type());
     }

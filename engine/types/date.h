@@ -36,7 +36,9 @@ constexpr CivilDate civilFromDays(int32_t days) {
   return CivilDate{year + (month <= 2 ? 1 : 0), month, day};
 }
 
-constexpr bool isLeapYear(int32_t year) { return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0; }
+constexpr bool isLeapYear(int32_t year) {
+  return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+}
 
 constexpr uint32_t daysInMonth(int32_t year, uint32_t month) {
   constexpr uint32_t kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};

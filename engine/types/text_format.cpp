@@ -223,9 +223,13 @@ bool parseBoolean(std::string_view original) {
   failSyntax("boolean", original);
 }
 
-int32_t parseInteger(std::string_view text) { return parseInteger<int32_t>(text, "integer"); }
+int32_t parseInteger(std::string_view text) {
+  return parseInteger<int32_t>(text, "integer");
+}
 
-int64_t parseBigInt(std::string_view text) { return parseInteger<int64_t>(text, "bigint"); }
+int64_t parseBigInt(std::string_view text) {
+  return parseInteger<int64_t>(text, "bigint");
+}
 
 int128_t parseDecimal(std::string_view text, int precision, int scale) {
   DecimalParts parts = splitDecimal(text, "numeric");
@@ -315,8 +319,8 @@ int32_t parseDate(std::string_view original) {
   if (cursor != end) {
     failSyntax("date", original);
   }
-  constexpr int kMinBcYear = 4713;     // PostgreSQL's earliest date is 4713-11-24 BC
-  constexpr int kMaxYear = 5874897;   // and its latest is in 5874897 AD
+  constexpr int kMinBcYear = 4713;   // PostgreSQL's earliest date is 4713-11-24 BC
+  constexpr int kMaxYear = 5874897;  // and its latest is in 5874897 AD
   if (year < 1 || (beforeChrist && year > kMinBcYear) || year > kMaxYear) {
     SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range: \"{}\"", original);
   }

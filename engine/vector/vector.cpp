@@ -86,8 +86,8 @@ Value Vector::getValue(size_t row) const {
     case TypeId::kBigInt:
       return Value::bigInt(data<int64_t>()[row]);
     case TypeId::kDecimal:
-      return Value::decimal(type_, type_.physicalType() == PhysicalType::kInt64 ? data<int64_t>()[row]
-                                                                                 : data<int128_t>()[row]);
+      return Value::decimal(
+          type_, type_.physicalType() == PhysicalType::kInt64 ? data<int64_t>()[row] : data<int128_t>()[row]);
     case TypeId::kDouble:
       return Value::doublePrecision(data<double>()[row]);
     case TypeId::kUnknown:
@@ -110,9 +110,8 @@ void Vector::appendText(size_t row, std::string& out) const {
       out += std::to_string(data<int64_t>()[row]);
       break;
     case TypeId::kDecimal:
-      appendDecimalText(
-          type_.physicalType() == PhysicalType::kInt64 ? data<int64_t>()[row] : data<int128_t>()[row], type_.scale(),
-          out);
+      appendDecimalText(type_.physicalType() == PhysicalType::kInt64 ? data<int64_t>()[row] : data<int128_t>()[row],
+                        type_.scale(), out);
       break;
     case TypeId::kDouble:
       appendDoubleText(data<double>()[row], out);

@@ -31,7 +31,7 @@ struct TransactionCommand {
 
 /// SET name = value, SET name TO DEFAULT, RESET name, RESET ALL.
 struct SetVariable {
-  std::string name;  // empty for RESET ALL
+  std::string name;                  // empty for RESET ALL
   std::optional<std::string> value;  // nullopt: back to the default
 };
 

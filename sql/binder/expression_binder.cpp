@@ -62,7 +62,9 @@ std::unique_ptr<FunctionExpression> makeFunction(ScalarFunction function, Logica
   return std::make_unique<FunctionExpression>(function, std::move(arguments), resultType);
 }
 
-bool isUnknown(const ExpressionPtr& expression) { return expression->type().id() == TypeId::kUnknown; }
+bool isUnknown(const ExpressionPtr& expression) {
+  return expression->type().id() == TypeId::kUnknown;
+}
 
 }  // namespace
 
@@ -229,8 +231,8 @@ ExpressionPtr ExpressionBinder::bindOperator(const pg_query::Node& node) {
     return bindArithmetic(op[0], std::move(left), std::move(right), location);
   }
   static const std::pair<std::string_view, ScalarFunction> kComparisons[] = {
-      {"=", ScalarFunction::kEqual},   {"<>", ScalarFunction::kNotEqual},     {"!=", ScalarFunction::kNotEqual},
-      {"<", ScalarFunction::kLess},    {"<=", ScalarFunction::kLessEqual},    {">", ScalarFunction::kGreater},
+      {"=", ScalarFunction::kEqual},        {"<>", ScalarFunction::kNotEqual},  {"!=", ScalarFunction::kNotEqual},
+      {"<", ScalarFunction::kLess},         {"<=", ScalarFunction::kLessEqual}, {">", ScalarFunction::kGreater},
       {">=", ScalarFunction::kGreaterEqual}};
   for (const auto& [name, function] : kComparisons) {
     if (op == name) {
@@ -249,9 +251,7 @@ ExpressionPtr ExpressionBinder::bindArithmetic(char op, ExpressionPtr left, Expr
     fail(SqlState::kUndefinedFunction, location, fmt::format("operator is not unique: unknown {} unknown", op));
   }
   // An untyped side takes the other side's type (a date's partner is a day count).
-  auto partnerType = [](const LogicalType& type) {
-    return type.id() == TypeId::kDate ? LogicalType::integer() : type;
-  };
+  auto partnerType = [](const LogicalType& type) { return type.id() == TypeId::kDate ? LogicalType::integer() : type; };
   if (isUnknown(left)) left = coerce(std::move(left), partnerType(right->type()), location);
   if (isUnknown(right)) right = coerce(std::move(right), partnerType(left->type()), location);
   LogicalType leftType = left->type();
@@ -263,10 +263,9 @@ ExpressionPtr ExpressionBinder::bindArithmetic(char op, ExpressionPtr left, Expr
     if (op == '+' && leftDate != rightDate) {
       ExpressionPtr& days = leftDate ? right : left;
       if (days->type().id() == TypeId::kInteger) {
-        return leftDate ? makeFunction(ScalarFunction::kDateAddDays, LogicalType::date(), std::move(left),
-                                       std::move(right))
-                        : makeFunction(ScalarFunction::kDateAddDays, LogicalType::date(), std::move(right),
-                                       std::move(left));
+        return leftDate
+                   ? makeFunction(ScalarFunction::kDateAddDays, LogicalType::date(), std::move(left), std::move(right))
+                   : makeFunction(ScalarFunction::kDateAddDays, LogicalType::date(), std::move(right), std::move(left));
       }
     }
     if (op == '-' && leftDate && rightType.id() == TypeId::kInteger) {
@@ -281,13 +280,13 @@ ExpressionPtr ExpressionBinder::bindArithmetic(char op, ExpressionPtr left, Expr
     failNoOperator(opName, leftType, rightType, location);
   }
   static constexpr std::pair<char, ScalarFunction> kFunctions[] = {{'+', ScalarFunction::kAdd},
-                                                                    {'-', ScalarFunction::kSubtract},
-                                                                    {'*', ScalarFunction::kMultiply},
-                                                                    {'/', ScalarFunction::kDivide},
-                                                                    {'%', ScalarFunction::kModulo}};
-  ScalarFunction function =
-      std::find_if(std::begin(kFunctions), std::end(kFunctions), [&](auto& entry) { return entry.first == op; })
-          ->second;
+                                                                   {'-', ScalarFunction::kSubtract},
+                                                                   {'*', ScalarFunction::kMultiply},
+                                                                   {'/', ScalarFunction::kDivide},
+                                                                   {'%', ScalarFunction::kModulo}};
+  ScalarFunction function = std::find_if(std::begin(kFunctions), std::end(kFunctions), [&](auto& entry) {
+                              return entry.first == op;
+                            })->second;
   LogicalType common = commonNumericType(leftType, rightType);
   if (common.id() != TypeId::kDecimal) {
     return makeFunction(function, common, coerce(std::move(left), common, location),
@@ -330,13 +329,16 @@ ExpressionPtr ExpressionBinder::bindConcat(ExpressionPtr left, ExpressionPtr rig
   if (!isTextual(left) && !isTextual(right)) {
     failNoOperator("||", left->type(), right->type(), location);
   }
-  return makeFunction(ScalarFunction::kConcat, LogicalType::text(), coerce(std::move(left), LogicalType::text(), location),
+  return makeFunction(ScalarFunction::kConcat, LogicalType::text(),
+                      coerce(std::move(left), LogicalType::text(), location),
                       coerce(std::move(right), LogicalType::text(), location));
 }
 
 ExpressionPtr ExpressionBinder::bindBoolean(const pg_query::Node& node) {
   const auto& expr = node.bool_expr();
-  std::string_view name = expr.boolop() == pg_query::AND_EXPR ? "AND" : expr.boolop() == pg_query::OR_EXPR ? "OR" : "NOT";
+  std::string_view name = expr.boolop() == pg_query::AND_EXPR  ? "AND"
+                          : expr.boolop() == pg_query::OR_EXPR ? "OR"
+                                                               : "NOT";
   auto bindArgument = [&](const pg_query::Node& argument) {
     ExpressionPtr bound = bind(argument);
     int location = locationOf(argument) >= 0 ? locationOf(argument) : expr.location();
@@ -446,7 +448,8 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   const auto& call = node.func_call();
   std::string name = lastName(call.funcname());
   if (call.agg_star() || call.agg_distinct() || call.has_over() || call.has_agg_filter()) {
-    fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("aggregate and window functions are not supported yet: {}", name));
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         fmt::format("aggregate and window functions are not supported yet: {}", name));
   }
   std::vector<ExpressionPtr> arguments;
   for (const auto& argument : call.args()) {

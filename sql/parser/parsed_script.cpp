@@ -36,9 +36,13 @@ ParsedScript ParsedScript::parse(std::string text) {
   return script;
 }
 
-size_t ParsedScript::numStatements() const { return static_cast<size_t>(tree_->stmts_size()); }
+size_t ParsedScript::numStatements() const {
+  return static_cast<size_t>(tree_->stmts_size());
+}
 
-const pg_query::Node& ParsedScript::statement(size_t index) const { return tree_->stmts(static_cast<int>(index)).stmt(); }
+const pg_query::Node& ParsedScript::statement(size_t index) const {
+  return tree_->stmts(static_cast<int>(index)).stmt();
+}
 
 std::string_view ParsedScript::statementText(size_t index) const {
   const auto& raw = tree_->stmts(static_cast<int>(index));

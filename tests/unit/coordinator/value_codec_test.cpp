@@ -35,10 +35,10 @@ TEST(ValueCodecTest, BinaryNumericMatchesPostgresLayout) {
 }
 
 TEST(ValueCodecTest, BinaryParametersRoundTrip) {
-  for (const Value& value : {Value::decimal(LogicalType::decimal(12, 4), -123456789),
-                             Value::decimal(LogicalType::decimal(12, 4), 5), Value::integer(7),
-                             Value::bigInt(-9000000000), Value::doublePrecision(2.5), Value::date(19000),
-                             Value::boolean(true)}) {
+  for (const Value& value :
+       {Value::decimal(LogicalType::decimal(12, 4), -123456789), Value::decimal(LogicalType::decimal(12, 4), 5),
+        Value::integer(7), Value::bigInt(-9000000000), Value::doublePrecision(2.5), Value::date(19000),
+        Value::boolean(true)}) {
     auto bytes = fieldBytes(value, WireFormat::kBinary);
     std::span<const uint8_t> payload(bytes.data() + 4, bytes.size() - 4);
     Value decoded = decodeParameter(payload, WireFormat::kBinary, value.type());
