@@ -190,6 +190,7 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
     case TypeId::kDecimal:
       return engine::parseValue(numericBinaryToText(bytes), type);
     case TypeId::kVarchar:
+    case TypeId::kChar:
     case TypeId::kUnknown:
       return engine::parseValue(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), type);
   }

@@ -115,7 +115,11 @@ void castToText(const Vector& input, Vector& out) {
   for (size_t row = 0; row < input.size(); ++row) {
     if (input.isNull(row)) continue;
     text.clear();
-    input.appendText(row, text);
+    if (input.type().isString()) {
+      text = input.data<StringRef>()[row].view();  // CHAR(n) converts without its padding
+    } else {
+      input.appendText(row, text);
+    }
     if (maxLength > 0 && text.size() > maxLength) {
       // Truncate at a character boundary (UTF-8 continuation bytes are 10xxxxxx).
       size_t cut = maxLength;
@@ -125,7 +129,7 @@ void castToText(const Vector& input, Vector& out) {
       }
       text.resize(cut);
     }
-    out.setString(row, text);
+    out.setString(row, out.type().id() == TypeId::kChar ? stripTrailingSpaces(text) : std::string_view(text));
   }
 }
 

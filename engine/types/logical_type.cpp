@@ -27,6 +27,12 @@ LogicalType LogicalType::varchar(uint32_t maxLength) {
   return type;
 }
 
+LogicalType LogicalType::character(uint32_t length) {
+  LogicalType type(TypeId::kChar);
+  type.maxLength_ = length;
+  return type;
+}
+
 PhysicalType LogicalType::physicalType() const {
   switch (id_) {
     case TypeId::kBoolean:
@@ -42,6 +48,7 @@ PhysicalType LogicalType::physicalType() const {
       return PhysicalType::kDouble;
     case TypeId::kUnknown:  // an unresolved literal is still its text
     case TypeId::kVarchar:
+    case TypeId::kChar:
       return PhysicalType::kString;
   }
   return PhysicalType::kString;
@@ -65,6 +72,8 @@ std::string LogicalType::toString() const {
       return "date";
     case TypeId::kVarchar:
       return maxLength_ == 0 ? "text" : fmt::format("character varying({})", maxLength_);
+    case TypeId::kChar:
+      return fmt::format("character({})", maxLength_);
   }
   return "unknown";
 }
@@ -87,6 +96,8 @@ uint32_t LogicalType::postgresOid() const {
       return pg_oid::kDate;
     case TypeId::kVarchar:
       return maxLength_ == 0 ? pg_oid::kText : pg_oid::kVarchar;
+    case TypeId::kChar:
+      return pg_oid::kBpchar;
   }
   return pg_oid::kText;
 }
@@ -97,7 +108,7 @@ int32_t LogicalType::postgresTypmod() const {
   if (id_ == TypeId::kDecimal) {
     return ((static_cast<int32_t>(precision_) << 16) | scale_) + kVarHeaderSize;
   }
-  if (id_ == TypeId::kVarchar && maxLength_ > 0) {
+  if (isString() && maxLength_ > 0) {
     return static_cast<int32_t>(maxLength_) + kVarHeaderSize;
   }
   return -1;

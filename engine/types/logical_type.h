@@ -5,7 +5,7 @@
 
 namespace shoal::engine {
 
-/// SQL-level types. CHAR(n), INTERVAL and friends arrive with the issues that need them.
+/// SQL-level types. INTERVAL and friends arrive with the issues that need them.
 enum class TypeId : uint8_t {
   kUnknown,  // an untyped literal ('abc', NULL) or parameter, before the binder resolves it
   kBoolean,
@@ -15,6 +15,7 @@ enum class TypeId : uint8_t {
   kDouble,
   kDate,
   kVarchar,  // VARCHAR(n); TEXT is VARCHAR without a length
+  kChar,     // CHAR(n): stored without trailing spaces, printed padded to n
 };
 
 /// How a type's values sit in memory. DECIMAL(p,s) is a scaled integer: int64
@@ -39,6 +40,8 @@ class LogicalType {
   /// maxLength 0 means unbounded: TEXT.
   static LogicalType varchar(uint32_t maxLength = 0);
   static LogicalType text() { return varchar(0); }
+  /// CHAR(n), n >= 1 (PostgreSQL's bpchar).
+  static LogicalType character(uint32_t length);
 
   TypeId id() const { return id_; }
   uint8_t precision() const { return precision_; }
@@ -48,7 +51,7 @@ class LogicalType {
 
   bool isIntegral() const { return id_ == TypeId::kInteger || id_ == TypeId::kBigInt; }
   bool isNumeric() const { return isIntegral() || id_ == TypeId::kDecimal || id_ == TypeId::kDouble; }
-  bool isString() const { return id_ == TypeId::kVarchar; }
+  bool isString() const { return id_ == TypeId::kVarchar || id_ == TypeId::kChar; }
 
   /// PostgreSQL's spelling, as error messages and EXPLAIN show it: "integer", "numeric(15,2)", "text".
   std::string toString() const;

@@ -351,6 +351,15 @@ Value parseValue(std::string_view text, const LogicalType& type) {
                         type.maxLength());
       }
       return Value::varchar(std::string(text), type);
+    case TypeId::kChar: {
+      // Trailing spaces are insignificant in CHAR(n); what remains must fit.
+      std::string_view stripped = stripTrailingSpaces(text);
+      if (stripped.size() > type.maxLength()) {
+        SHOAL_USER_FAIL(SqlState::kStringDataRightTruncation, "value too long for type character({})",
+                        type.maxLength());
+      }
+      return Value::varchar(std::string(stripped), type);
+    }
     case TypeId::kUnknown:
       return Value::unknownLiteral(std::string(text));
   }

@@ -28,6 +28,12 @@ double parseDouble(std::string_view text);
 /// Accepts YYYY-MM-DD, with optional surrounding spaces.
 int32_t parseDate(std::string_view text);
 
+/// CHAR(n) keeps its values without trailing spaces.
+inline std::string_view stripTrailingSpaces(std::string_view text) {
+  size_t end = text.find_last_not_of(' ');
+  return end == std::string_view::npos ? std::string_view() : text.substr(0, end + 1);
+}
+
 /// Parses the text of a value of `type` (the cast from text, and pgwire's text parameters).
 Value parseValue(std::string_view text, const LogicalType& type);
 

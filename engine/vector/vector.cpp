@@ -93,6 +93,7 @@ Value Vector::getValue(size_t row) const {
     case TypeId::kUnknown:
       return Value::unknownLiteral(std::string(data<StringRef>()[row].view()));
     case TypeId::kVarchar:
+    case TypeId::kChar:
       return Value::varchar(std::string(data<StringRef>()[row].view()), type_);
   }
   return Value::null(type_);
@@ -123,6 +124,12 @@ void Vector::appendText(size_t row, std::string& out) const {
     case TypeId::kVarchar:
       out += data<StringRef>()[row].view();
       break;
+    case TypeId::kChar: {
+      std::string_view text = data<StringRef>()[row].view();
+      out += text;
+      if (text.size() < type_.maxLength()) out.append(type_.maxLength() - text.size(), ' ');
+      break;
+    }
   }
 }
 

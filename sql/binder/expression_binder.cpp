@@ -400,13 +400,17 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
       }
       return LogicalType::varchar(modifiers.empty() ? 0 : modifiers[0]);
     }
+    if (name == "bpchar" || name == "char" || name == "character") {
+      int length = modifiers.empty() ? 1 : modifiers[0];
+      if (length < 1) {
+        fail(SqlState::kInvalidParameterValue, typeName.location(), "length for type char must be at least 1");
+      }
+      return LogicalType::character(static_cast<uint32_t>(length));
+    }
     if (name == "date") return LogicalType::date();
     if (name == "bool" || name == "boolean") return LogicalType::boolean();
   } catch (ShoalError& error) {
     fail(error.status().sqlState(), typeName.location(), error.status().message());
-  }
-  if (name == "bpchar" || name == "char") {
-    fail(SqlState::kFeatureNotSupported, typeName.location(), "type character(n) is not supported yet");
   }
   fail(SqlState::kUndefinedObject, typeName.location(), fmt::format("type \"{}\" does not exist", name));
 }
