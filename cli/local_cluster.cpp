@@ -133,6 +133,28 @@ int countLiveWorkers(proto::Control::Stub& stub) {
 
 }  // namespace
 
+/// tpchgen-cli on PATH, else in the .venv that `make` creates (looked for above the executable and the working directory).
+std::string findTpchGenerator(const std::string& shoalExecutable) {
+  if (const char* path = std::getenv("PATH")) {
+    std::string_view paths(path);
+    while (!paths.empty()) {
+      size_t colon = paths.find(':');
+      fs::path candidate = fs::path(paths.substr(0, colon)) / "tpchgen-cli";
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+      if (colon == std::string_view::npos) break;
+      paths.remove_prefix(colon + 1);
+    }
+  }
+  for (fs::path start : {fs::absolute(shoalExecutable).parent_path(), fs::current_path()}) {
+    for (fs::path directory = start; !directory.empty(); directory = directory.parent_path()) {
+      fs::path candidate = directory / ".venv" / "bin" / "tpchgen-cli";
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+      if (directory == directory.parent_path()) break;
+    }
+  }
+  return "tpchgen-cli";
+}
+
 int runLocalCluster(const LocalClusterOptions& options, const std::string& shoalExecutable) {
   fs::path dataDir = fs::absolute(options.dataDir);
   fs::path logDir = dataDir / "logs";
@@ -150,7 +172,9 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
   children.push_back(spawn("coordinator",
                            {shoalExecutable, "--log-level", options.logLevel, "coordinator", "--cluster-id",
                             options.clusterId, "--pg-host", options.host, "--pg-port", std::to_string(options.pgPort),
-                            "--control-host", options.host, "--control-port", "0", "--port-file", portFile.string()},
+                            "--control-host", options.host, "--control-port", "0", "--port-file", portFile.string(),
+                            "--data-dir", (dataDir / "coordinator").string(), "--tpchgen",
+                            options.tpchGenerator.empty() ? findTpchGenerator(shoalExecutable) : options.tpchGenerator},
                            (logDir / "coordinator.log").string()));
 
   // The coordinator writes its bound ports once it serves; wait for them.
@@ -177,7 +201,8 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
     children.push_back(
         spawn(name,
               {shoalExecutable, "--log-level", options.logLevel, "worker", "--coordinator", controlAddress,
-               "--cluster-id", options.clusterId, "--listen-host", options.host, "--node-name", name},
+               "--cluster-id", options.clusterId, "--listen-host", options.host, "--node-name", name,
+               "--numa-nodes", std::to_string(options.numaNodes), "--data-dir", (dataDir / name).string()},
               (logDir / (name + ".log")).string()));
   }
 

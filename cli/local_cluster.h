@@ -12,6 +12,10 @@ struct LocalClusterOptions {
   std::string dataDir = "shoal-data";
   std::string clusterId = "shoal-local";
   std::string logLevel = "info";
+  /// tpchgen-cli for CALL tpch_load; empty: found on PATH or in a .venv beside the build.
+  std::string tpchGenerator;
+  /// Passed to every worker's --numa-nodes (0: the machine's own topology).
+  uint32_t numaNodes = 0;
   /// How long to wait for the coordinator and every worker to come up.
   int startupTimeoutSeconds = 60;
 };

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/local_cluster.h"
+#include "cli/sql_client.h"
 #include "cli/termination_signals.h"
 #include "common/logging.h"
 #include "common/status.h"
@@ -67,6 +68,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   coordinatorCommand->add_option("--max-connections", coordinatorOptions.maxConnections, "Most SQL clients at once")
       ->capture_default_str();
+  coordinatorCommand->add_option("--data-dir", coordinatorOptions.dataDir,
+                                 "Directory for the catalog (empty: keep it in memory)");
+  coordinatorCommand->add_option("--tpchgen", coordinatorOptions.tpchGenerator,
+                                 "tpchgen-cli that workers run for CALL tpch_load")
+      ->capture_default_str();
   coordinatorCommand->add_option("--port-file", coordinatorOptions.portFile,
                                  "Write the bound ports here as JSON once serving");
 
@@ -82,6 +88,12 @@ int main(int argc, char** argv) {
       ->add_option("--listen-port", workerOptions.listenPort, "Port of this worker's gRPC service (0: any free)")
       ->capture_default_str();
   workerCommand->add_option("--node-name", workerOptions.nodeName, "Stable name of this worker (default: host:pid)");
+  workerCommand->add_option("--data-dir", workerOptions.dataDir,
+                            "Directory for table partitions (empty: keep them in memory)");
+  workerCommand
+      ->add_option("--numa-nodes", workerOptions.numaNodes,
+                   "NUMA nodes to place data on (0: the machine's own; N: simulate N nodes)")
+      ->capture_default_str();
   workerCommand->add_option("--debug-protocol-version", workerOptions.debugProtocolVersion,
                             "Test only: present this control protocol version");
 
@@ -95,8 +107,37 @@ int main(int argc, char** argv) {
   localCommand->add_option("--host", localOptions.host, "Address every process listens on")->capture_default_str();
   localCommand->add_option("--data-dir", localOptions.dataDir, "Directory for logs and data")->capture_default_str();
   localCommand->add_option("--cluster-id", localOptions.clusterId, "Cluster id")->capture_default_str();
+  localCommand->add_option("--tpchgen", localOptions.tpchGenerator,
+                           "tpchgen-cli for CALL tpch_load (default: on PATH, or in the build's .venv)");
+  localCommand
+      ->add_option("--numa-nodes", localOptions.numaNodes,
+                   "Each worker's --numa-nodes (0: the machine's own; N: simulate N nodes)")
+      ->capture_default_str();
+
+  double loadScaleFactor = 1;
+  std::string loadHost = "127.0.0.1";
+  uint16_t loadPort = 5433;
+  auto* loadCommand = app.add_subcommand("load", "Load a benchmark data set into a running cluster");
+  auto* loadTpchCommand = loadCommand->add_subcommand("tpch", "Generate and load TPC-H (CALL tpch_load) at --sf");
+  loadCommand->require_subcommand(1);
+  loadTpchCommand->add_option("--sf", loadScaleFactor, "TPC-H scale factor")->capture_default_str();
+  loadTpchCommand->add_option("--host", loadHost, "Coordinator's SQL host")->capture_default_str();
+  loadTpchCommand->add_option("--port", loadPort, "Coordinator's SQL port")->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
+
+  if (*loadCommand) {
+    try {
+      std::cout << fmt::format("loading TPC-H scale factor {} into {}:{} ...", loadScaleFactor, loadHost, loadPort)
+                << std::endl;
+      std::string tag = cli::runSqlStatement(loadHost, loadPort, fmt::format("CALL tpch_load({})", loadScaleFactor),
+                                             [](const std::string& notice) { std::cout << notice << std::endl; });
+      return tag == "CALL" ? 0 : 1;
+    } catch (const std::exception& error) {
+      std::cerr << "shoal load: " << error.what() << std::endl;
+      return 1;
+    }
+  }
 
   try {
     if (*localCommand) {

@@ -11,6 +11,7 @@ struct SqlState {
 
   // Class 08: connection exception.
   static constexpr std::string_view kProtocolViolation = "08P01";
+  static constexpr std::string_view kConnectionFailure = "08006";
   // Class 0A: feature not supported.
   static constexpr std::string_view kFeatureNotSupported = "0A000";
   // Class 22: data exception.
@@ -23,6 +24,9 @@ struct SqlState {
   static constexpr std::string_view kInvalidTextRepresentation = "22P02";
   static constexpr std::string_view kInvalidBinaryRepresentation = "22P03";
   static constexpr std::string_view kStringDataRightTruncation = "22001";
+  static constexpr std::string_view kBadCopyFileFormat = "22P04";
+  // Class 23: integrity constraint violation.
+  static constexpr std::string_view kNotNullViolation = "23502";
   // Class 25: invalid transaction state.
   static constexpr std::string_view kInFailedTransaction = "25P02";
   // Class 26 / 34: invalid statement or cursor name.
@@ -40,12 +44,20 @@ struct SqlState {
   static constexpr std::string_view kUndefinedParameter = "42P02";
   static constexpr std::string_view kInvalidColumnReference = "42P10";
   static constexpr std::string_view kCannotCoerce = "42846";
+  static constexpr std::string_view kDuplicateTable = "42P07";
+  static constexpr std::string_view kGroupingError = "42803";
+  static constexpr std::string_view kDuplicateColumn = "42701";
+  static constexpr std::string_view kInvalidTableDefinition = "42P16";
   // Class 53 / 57: resources and operator intervention.
   static constexpr std::string_view kTooManyConnections = "53300";
   static constexpr std::string_view kQueryCanceled = "57014";
   static constexpr std::string_view kAdminShutdown = "57P01";
+  // Class 58: system error (outside Shoal: files, processes).
+  static constexpr std::string_view kIoError = "58030";
+  static constexpr std::string_view kUndefinedFile = "58P01";
   // Class XX: internal error.
   static constexpr std::string_view kInternalError = "XX000";
+  static constexpr std::string_view kDataCorrupted = "XX001";
 };
 
 }  // namespace shoal

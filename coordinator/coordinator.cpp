@@ -12,6 +12,7 @@
 
 #include "common/status.h"
 #include "coordinator/catalog/system_catalog.h"
+#include "coordinator/cluster/cluster_context.h"
 #include "coordinator/membership/control_service.h"
 #include "coordinator/membership/member_registry.h"
 #include "coordinator/pgwire/pgwire_server.h"
@@ -31,6 +32,16 @@ uint16_t Coordinator::pgPort() const {
 void Coordinator::start() {
   registry_ = std::make_unique<MemberRegistry>(std::chrono::milliseconds(options_.heartbeatTimeoutMs));
   catalog_ = std::make_unique<SystemCatalog>(*registry_);
+  std::filesystem::path catalogFile;
+  if (!options_.dataDir.empty()) {
+    std::filesystem::create_directories(options_.dataDir);
+    catalogFile = std::filesystem::path(options_.dataDir) / "catalog.json";
+  }
+  tables_ = std::make_unique<TableCatalog>(catalogFile);
+  clusterCatalog_ = std::make_unique<ClusterCatalog>(*catalog_, *tables_);
+  workers_ = std::make_unique<WorkerClients>(*registry_);
+  cluster_ = std::unique_ptr<ClusterContext>(
+      new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_, *workers_, options_.tpchGenerator});
   controlService_ = std::make_unique<ControlService>(options_.clusterId, *registry_, options_.heartbeatIntervalMs);
 
   grpc::ServerBuilder builder;
@@ -51,7 +62,7 @@ void Coordinator::start() {
   pgwireOptions.host = options_.pgHost;
   pgwireOptions.port = options_.pgPort;
   pgwireOptions.maxConnections = options_.maxConnections;
-  pgwireServer_ = std::make_unique<PgwireServer>(pgwireOptions, *catalog_);
+  pgwireServer_ = std::make_unique<PgwireServer>(pgwireOptions, *cluster_);
   pgwireServer_->start();
   registry_->setCoordinatorAddress(fmt::format("{}:{}", options_.pgHost, pgwireServer_->port()));
   writePortFile();

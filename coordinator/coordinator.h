@@ -13,6 +13,10 @@ namespace shoal::coordinator {
 class MemberRegistry;
 class ControlService;
 class SystemCatalog;
+class TableCatalog;
+class ClusterCatalog;
+class WorkerClients;
+struct ClusterContext;
 class PgwireServer;
 
 struct CoordinatorOptions {
@@ -26,6 +30,10 @@ struct CoordinatorOptions {
   size_t maxConnections = 100;
   /// When set, the bound ports are written there as JSON once the coordinator serves.
   std::string portFile;
+  /// Where the catalog is kept (empty: in memory only, lost at exit).
+  std::string dataDir;
+  /// The tpchgen-cli the workers run for CALL tpch_load.
+  std::string tpchGenerator = "tpchgen-cli";
 };
 
 /// The coordinator role: SQL clients over pgwire, the control plane over gRPC,
@@ -48,6 +56,10 @@ class Coordinator {
   CoordinatorOptions options_;
   std::unique_ptr<MemberRegistry> registry_;
   std::unique_ptr<SystemCatalog> catalog_;
+  std::unique_ptr<TableCatalog> tables_;
+  std::unique_ptr<ClusterCatalog> clusterCatalog_;
+  std::unique_ptr<WorkerClients> workers_;
+  std::unique_ptr<ClusterContext> cluster_;
   std::unique_ptr<ControlService> controlService_;
   std::unique_ptr<grpc::Server> controlServer_;
   std::unique_ptr<PgwireServer> pgwireServer_;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
@@ -11,7 +12,9 @@
 #include "common/status.h"
 #include "proto/control.grpc.pb.h"
 #include "proto/control_protocol.h"
+#include "worker/storage/storage_manager.h"
 #include "worker/worker_control_service.h"
+#include "worker/worker_data_service.h"
 
 namespace shoal::worker {
 namespace {
@@ -42,18 +45,34 @@ Worker::~Worker() {
 }
 
 void Worker::start() {
+  NumaTopology topology = options_.numaNodes > 0 ? NumaTopology::fake(options_.numaNodes) : NumaTopology::detect();
+  spdlog::info("placing segments over {} NUMA node(s){}", topology.numNodes(), topology.isFake() ? " (simulated)" : "");
+  if (!options_.dataDir.empty()) {
+    store_ = std::make_unique<PartitionStore>(std::filesystem::path(options_.dataDir) / "storage");
+  }
+  storage_ = std::make_unique<StorageManager>(topology, store_.get());
+  storage_->recover();
+  size_t recoveredRows = 0;
+  for (const auto& partition : storage_->partitions()) recoveredRows += partition->numRows();
+  if (store_) spdlog::info("recovered {} table partition(s), {} rows, from {}", storage_->partitions().size(),
+                           recoveredRows, options_.dataDir);
   service_ = std::make_unique<WorkerControlService>();
+  dataService_ = std::make_unique<WorkerDataService>(*storage_);
   grpc::ServerBuilder builder;
+  builder.SetMaxReceiveMessageSize(-1);
+  builder.SetMaxSendMessageSize(-1);
   int selectedPort = 0;
   builder.AddListeningPort(fmt::format("{}:{}", options_.listenHost, options_.listenPort),
                            grpc::InsecureServerCredentials(), &selectedPort);
   builder.RegisterService(service_.get());
+  builder.RegisterService(dataService_.get());
   server_ = builder.BuildAndStart();
   if (!server_ || selectedPort == 0) {
     SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "cannot serve the worker control service on {}:{}",
                     options_.listenHost, options_.listenPort);
   }
   address_ = fmt::format("{}:{}", options_.listenHost, selectedPort);
+  dataService_->setSelfAddress(address_);
   spdlog::info("worker {} serving on {}, coordinator at {}", options_.nodeName, address_, options_.coordinatorAddress);
   membershipThread_ = std::thread([this] { membershipLoop(); });
 }

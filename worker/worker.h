@@ -15,6 +15,9 @@ class Server;
 namespace shoal::worker {
 
 class WorkerControlService;
+class WorkerDataService;
+class StorageManager;
+class PartitionStore;
 
 struct WorkerOptions {
   /// host:port of the coordinator's control plane.
@@ -27,6 +30,11 @@ struct WorkerOptions {
   /// Test-only: registers with this control protocol version instead of the
   /// real one (0), to exercise the coordinator's refusal.
   uint32_t debugProtocolVersion = 0;
+  /// NUMA nodes to place segments on: 0 reads the machine's topology; N > 0
+  /// pretends there are N nodes (so the placement path runs on any machine).
+  uint32_t numaNodes = 0;
+  /// Where table partitions are kept across restarts (empty: in memory only).
+  std::string dataDir;
 };
 
 /// The worker role: serves WorkerControl, registers with the coordinator and
@@ -49,7 +57,10 @@ class Worker {
   void membershipLoop();
 
   WorkerOptions options_;
+  std::unique_ptr<PartitionStore> store_;
+  std::unique_ptr<StorageManager> storage_;
   std::unique_ptr<WorkerControlService> service_;
+  std::unique_ptr<WorkerDataService> dataService_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
   std::thread membershipThread_;

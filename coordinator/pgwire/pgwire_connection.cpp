@@ -29,6 +29,52 @@ constexpr std::string_view kDuplicateCursor = "42P03";
 /// Thrown to end the connection after a protocol violation has been reported.
 struct ConnectionEnded {};
 
+/// COPY FROM STDIN's input: the client's CopyData messages until CopyDone.
+class PgwireCopyIn final : public CopyInput {
+ public:
+  using ReadMessage = std::function<bool(char&, std::vector<uint8_t>&)>;
+  explicit PgwireCopyIn(ReadMessage readMessage) : readMessage_(std::move(readMessage)) {}
+
+  size_t read(char* buffer, size_t capacity) override {
+    while (offset_ == message_.size()) {
+      if (done_) return 0;
+      char type;
+      if (!readMessage_(type, message_)) throw ConnectionEnded{};
+      offset_ = 0;
+      switch (type) {
+        case 'd':  // CopyData
+          break;
+        case 'c':  // CopyDone
+          done_ = true;
+          message_.clear();
+          break;
+        case 'f': {  // CopyFail
+          MessageReader reader(message_);
+          SHOAL_USER_FAIL(SqlState::kQueryCanceled, "COPY from stdin failed: {}", reader.readString());
+        }
+        case 'H':  // Flush and Sync may arrive in copy mode; they mean nothing here
+        case 'S':
+          message_.clear();
+          break;
+        default:
+          SHOAL_USER_FAIL(SqlState::kProtocolViolation, "unexpected message type {} during COPY from stdin",
+                          static_cast<int>(static_cast<unsigned char>(type)));
+      }
+    }
+    size_t n = std::min(capacity, message_.size() - offset_);
+    std::memcpy(buffer, message_.data() + offset_, n);
+    offset_ += n;
+    return n;
+  }
+  std::string sourceName() const override { return "STDIN"; }
+
+ private:
+  ReadMessage readMessage_;
+  std::vector<uint8_t> message_;
+  size_t offset_ = 0;
+  bool done_ = false;
+};
+
 std::vector<WireFormat> readFormats(MessageReader& reader) {
   int16_t count = reader.readInt16();
   if (count < 0) SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid format code count {}", count);
@@ -141,6 +187,10 @@ void PgwireConnection::run() {
           case 'H':
             flush();
             break;
+          case 'd':  // CopyData, CopyDone, CopyFail after a COPY FROM STDIN failed: dropped, as PostgreSQL does
+          case 'c':
+          case 'f':
+            break;
           case 'X':
             return;
           default:
@@ -215,7 +265,7 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
       flush();
       return StartupResult::kClose;
     }
-    session_ = std::make_unique<Session>(server_.catalog(), parameters["user"]);
+    session_ = std::make_unique<Session>(server_.cluster(), parameters["user"]);
     for (const auto& [name, value] : parameters) {
       if (name == "user" || name == "database" || name == "options" || name == "replication") continue;
       try {
@@ -265,8 +315,19 @@ void PgwireConnection::handleSimpleQuery(std::string_view text) {
   flush();
 }
 
+std::unique_ptr<CopyInput> PgwireConnection::openCopyIn(size_t numColumns) {
+  writer_.begin('G');  // CopyInResponse: text format for every column
+  writer_.writeByte(0);
+  writer_.writeInt16(static_cast<int16_t>(numColumns));
+  for (size_t i = 0; i < numColumns; ++i) writer_.writeInt16(0);
+  writer_.end();
+  flush();
+  return std::make_unique<PgwireCopyIn>(
+      [this](char& type, std::vector<uint8_t>& body) { return readMessage(type, body); });
+}
+
 void PgwireConnection::runAndSendAll(const PreparedStatement& statement) {
-  StatementOutcome outcome = session_->execute(statement, {});
+  StatementOutcome outcome = session_->execute(statement, {}, [this](size_t n) { return openCopyIn(n); });
   sendOutcomeMessages(outcome);
   if (outcome.result) {
     std::vector<WireFormat> textFormats;
@@ -408,7 +469,8 @@ void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
     return;
   }
   if (!portal.outcome) {
-    portal.outcome = session_->execute(*portal.statement, portal.parameters);
+    portal.outcome = session_->execute(*portal.statement, portal.parameters,
+                                       [this](size_t n) { return openCopyIn(n); });
     sendOutcomeMessages(*portal.outcome);
   }
   const StatementOutcome& outcome = *portal.outcome;
@@ -516,16 +578,16 @@ void PgwireConnection::sendError(const Status& status) {
   writer_.end();
 }
 
-void PgwireConnection::sendNotice(const std::string& message) {
+void PgwireConnection::sendNotice(const Notice& notice) {
   writer_.begin('N');
   writer_.writeByte('S');
-  writer_.writeString("WARNING");
+  writer_.writeString(notice.severity);
   writer_.writeByte('V');
-  writer_.writeString("WARNING");
+  writer_.writeString(notice.severity);
   writer_.writeByte('C');
-  writer_.writeString("25001");
+  writer_.writeString(notice.sqlState);
   writer_.writeByte('M');
-  writer_.writeString(message);
+  writer_.writeString(notice.message);
   writer_.writeByte(0);
   writer_.end();
 }

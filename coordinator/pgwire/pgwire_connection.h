@@ -61,12 +61,14 @@ class PgwireConnection {
   void handleClose(std::span<const uint8_t> body);
 
   void runAndSendAll(const PreparedStatement& statement);
+  /// Enters copy-in mode (CopyInResponse) and returns the CopyData stream as COPY's input.
+  std::unique_ptr<CopyInput> openCopyIn(size_t numColumns);
   void sendOutcomeMessages(const StatementOutcome& outcome);
   void sendRowDescription(const std::vector<ResultColumn>& columns, const std::vector<WireFormat>& formats);
   /// Sends rows [begin, end) of the result; returns how many it sent.
   size_t sendDataRows(const QueryResult& result, size_t begin, size_t end, const std::vector<WireFormat>& formats);
   void sendError(const Status& status);
-  void sendNotice(const std::string& message);
+  void sendNotice(const Notice& notice);
   void sendReadyForQuery();
 
   int socket_;

@@ -37,8 +37,8 @@ void refuseConnection(int socket, std::string_view sqlState, std::string_view me
 
 }  // namespace
 
-PgwireServer::PgwireServer(PgwireOptions options, const SystemCatalog& catalog)
-    : options_(std::move(options)), catalog_(catalog) {}
+PgwireServer::PgwireServer(PgwireOptions options, ClusterContext& cluster)
+    : options_(std::move(options)), cluster_(cluster) {}
 
 PgwireServer::~PgwireServer() {
   stop();

@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "coordinator/catalog/system_catalog.h"
+#include "coordinator/cluster/cluster_context.h"
 
 namespace shoal::coordinator {
 
@@ -28,7 +28,7 @@ struct PgwireOptions {
 /// CancelRequests (which arrive on a new connection) to the target session.
 class PgwireServer {
  public:
-  PgwireServer(PgwireOptions options, const SystemCatalog& catalog);
+  PgwireServer(PgwireOptions options, ClusterContext& cluster);
   ~PgwireServer();
 
   /// Binds and starts accepting; fails with a clear message if the port is taken.
@@ -39,7 +39,7 @@ class PgwireServer {
   uint16_t port() const { return boundPort_; }
 
   const PgwireOptions& options() const { return options_; }
-  const SystemCatalog& catalog() const { return catalog_; }
+  ClusterContext& cluster() const { return cluster_; }
   /// Delivers a cancel request; ignored unless the key matches, as in PostgreSQL.
   void cancel(int32_t processId, int32_t secretKey);
   /// A new backend process id for a connection.
@@ -57,7 +57,7 @@ class PgwireServer {
   void reapFinishedLocked();
 
   PgwireOptions options_;
-  const SystemCatalog& catalog_;
+  ClusterContext& cluster_;
   int listenSocket_ = -1;
   uint16_t boundPort_ = 0;
   std::atomic<bool> stopping_{false};

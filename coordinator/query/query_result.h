@@ -1,11 +1,26 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/vector/chunk.h"
 
 namespace shoal::coordinator {
+
+/// A message for the client beside a statement's result (pgwire NoticeResponse).
+struct Notice {
+  std::string_view severity;  // "NOTICE" or "WARNING"
+  std::string_view sqlState;
+  std::string message;
+
+  static Notice notice(std::string message, std::string_view sqlState = "00000") {
+    return Notice{"NOTICE", sqlState, std::move(message)};
+  }
+  static Notice warning(std::string_view sqlState, std::string message) {
+    return Notice{"WARNING", sqlState, std::move(message)};
+  }
+};
 
 struct ResultColumn {
   std::string name;

@@ -1,11 +1,13 @@
 #include "coordinator/query/session.h"
 
 #include "coordinator/query/select_executor.h"
+#include "coordinator/query/table_commands.h"
+#include "coordinator/query/tpch_loader.h"
 #include "sql/binder/binder.h"
 
 namespace shoal::coordinator {
 
-Session::Session(const SystemCatalog& catalog, std::string user) : catalog_(catalog), user_(std::move(user)) {
+Session::Session(ClusterContext& cluster, std::string user) : cluster_(cluster), user_(std::move(user)) {
   settings_.set("session_authorization", user_);
 }
 
@@ -15,7 +17,7 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
   prepared->script = script;
   prepared->statementIndex = index;
   if (index < script->numStatements()) {
-    sql::Binder binder(catalog_);
+    sql::Binder binder(cluster_.catalog);
     prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
     if (auto* select = std::get_if<sql::BoundSelect>(&prepared->bound->command)) {
       for (size_t i = 0; i < select->projections.size(); ++i) {
@@ -28,7 +30,8 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
   return prepared;
 }
 
-StatementOutcome Session::execute(const PreparedStatement& statement, std::span<const engine::Value> parameters) {
+StatementOutcome Session::execute(const PreparedStatement& statement, std::span<const engine::Value> parameters,
+                                  const CopyInOpener& openCopyIn) {
   SHOAL_CHECK(statement.bound.has_value(), "execute of an empty statement");
   const sql::BoundStatement& bound = *statement.bound;
   bool endsBlock = false;
@@ -44,7 +47,7 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
       [&](const auto& command) -> StatementOutcome {
         using Command = std::decay_t<decltype(command)>;
         if constexpr (std::is_same_v<Command, sql::BoundSelect>) {
-          SelectExecutor executor(catalog_, parameters, cancelRequested_);
+          SelectExecutor executor(cluster_, parameters, cancelRequested_);
           StatementOutcome outcome;
           outcome.result = executor.run(command);
           outcome.commandTag = "SELECT " + std::to_string(outcome.result->numRows());
@@ -53,11 +56,43 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           return runTransaction(command, bound.commandTag);
         } else if constexpr (std::is_same_v<Command, sql::SetVariable>) {
           return runSet(command, bound.commandTag);
-        } else {
+        } else if constexpr (std::is_same_v<Command, sql::ShowVariable>) {
           return runShow(command);
+        } else {
+          return runTableStatement(command, parameters, openCopyIn);
         }
       },
       bound.command);
+}
+
+template <class Command>
+StatementOutcome Session::runTableStatement(const Command& command, std::span<const engine::Value> parameters,
+                                            const CopyInOpener& openCopyIn) {
+  // Loads and DDL are not transactional: inside a block they still run, and stay done.
+  StatementOutcome outcome;
+  if constexpr (std::is_same_v<Command, sql::CreateTable>) {
+    outcome.commandTag = runCreateTable(cluster_, command, outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::DropTable>) {
+    outcome.commandTag = runDropTable(cluster_, command, outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::TruncateTable>) {
+    outcome.commandTag = runTruncateTable(cluster_, command);
+  } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {
+    outcome.commandTag = runInsertValues(cluster_, command, parameters);
+  } else if constexpr (std::is_same_v<Command, sql::CopyFrom>) {
+    std::unique_ptr<CopyInput> input;
+    if (command.path) {
+      input = openCopyFile(*command.path);
+    } else {
+      if (!openCopyIn) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM STDIN is not possible here");
+      auto table = cluster_.tables.find(command.table);
+      input = openCopyIn(table ? table->columns.size() : 0);
+    }
+    outcome.commandTag = runCopy(cluster_, command, *input, cancelRequested_);
+  } else {
+    static_assert(std::is_same_v<Command, sql::TpchLoad>);
+    outcome.commandTag = runTpchLoad(cluster_, command.scaleFactor, outcome.notices);
+  }
+  return outcome;
 }
 
 void Session::recordError() {
@@ -74,13 +109,13 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
   switch (command.action) {
     case sql::TransactionAction::kBegin:
       if (transactionState_ != TransactionState::kIdle) {
-        outcome.notices.push_back("there is already a transaction in progress");
+        outcome.notices.push_back(Notice::warning("25001", "there is already a transaction in progress"));
       }
       transactionState_ = TransactionState::kInBlock;
       break;
     case sql::TransactionAction::kCommit:
       if (transactionState_ == TransactionState::kIdle) {
-        outcome.notices.push_back("there is no transaction in progress");
+        outcome.notices.push_back(Notice::warning("25P01", "there is no transaction in progress"));
       }
       if (transactionState_ == TransactionState::kFailed) {
         outcome.commandTag = "ROLLBACK";
@@ -89,7 +124,7 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
       break;
     case sql::TransactionAction::kRollback:
       if (transactionState_ == TransactionState::kIdle) {
-        outcome.notices.push_back("there is no transaction in progress");
+        outcome.notices.push_back(Notice::warning("25P01", "there is no transaction in progress"));
       }
       transactionState_ = TransactionState::kIdle;
       break;

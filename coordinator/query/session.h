@@ -1,13 +1,15 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "coordinator/catalog/system_catalog.h"
+#include "coordinator/cluster/cluster_context.h"
+#include "coordinator/query/copy_executor.h"
 #include "coordinator/query/query_result.h"
 #include "coordinator/query/session_settings.h"
 #include "sql/binder/bound_statement.h"
@@ -33,7 +35,7 @@ struct StatementOutcome {
   /// The rows, for statements that return them.
   std::optional<QueryResult> result;
   /// Warnings for the client (pgwire NoticeResponse).
-  std::vector<std::string> notices;
+  std::vector<Notice> notices;
   /// Reported settings that changed (pgwire ParameterStatus).
   std::vector<std::pair<std::string, std::string>> parameterChanges;
 };
@@ -45,16 +47,21 @@ class Session {
  public:
   enum class TransactionState : char { kIdle = 'I', kInBlock = 'T', kFailed = 'E' };
 
-  Session(const SystemCatalog& catalog, std::string user);
+  Session(ClusterContext& cluster, std::string user);
 
   /// Binds statement `index` of `script`. `declaredTypes` are the client's
   /// parameter types (kUnknown: infer).
   std::shared_ptr<const PreparedStatement> prepare(std::shared_ptr<const sql::ParsedScript> script, size_t index,
                                                    std::vector<engine::LogicalType> declaredTypes = {});
 
+  /// Starts COPY FROM STDIN on the client's connection (pgwire's copy-in mode).
+  using CopyInOpener = std::function<std::unique_ptr<CopyInput>(size_t numColumns)>;
+
   /// Runs a prepared statement. In a failed transaction block only COMMIT
-  /// and ROLLBACK run; anything else fails with 25P02.
-  StatementOutcome execute(const PreparedStatement& statement, std::span<const engine::Value> parameters);
+  /// and ROLLBACK run; anything else fails with 25P02. `openCopyIn` serves
+  /// COPY FROM STDIN (without it, such a COPY fails).
+  StatementOutcome execute(const PreparedStatement& statement, std::span<const engine::Value> parameters,
+                           const CopyInOpener& openCopyIn = {});
 
   /// Records that a statement failed: a transaction block becomes failed.
   void recordError();
@@ -70,8 +77,11 @@ class Session {
   StatementOutcome runTransaction(const sql::TransactionCommand& command, const std::string& tag);
   StatementOutcome runSet(const sql::SetVariable& command, const std::string& tag);
   StatementOutcome runShow(const sql::ShowVariable& command);
+  template <class Command>
+  StatementOutcome runTableStatement(const Command& command, std::span<const engine::Value> parameters,
+                                     const CopyInOpener& openCopyIn);
 
-  const SystemCatalog& catalog_;
+  ClusterContext& cluster_;
   std::string user_;
   SessionSettings settings_;
   TransactionState transactionState_ = TransactionState::kIdle;

@@ -39,6 +39,9 @@ enum class ScalarFunction {
   kDateDifference,
 };
 
+/// The highest enumerator: plan decoding rejects anything above it. Keep it last.
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kDateDifference;
+
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);
 /// True for functions written as infix or prefix operators.

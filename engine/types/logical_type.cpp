@@ -27,6 +27,26 @@ LogicalType LogicalType::varchar(uint32_t maxLength) {
   return type;
 }
 
+LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength) {
+  if (id > static_cast<uint32_t>(TypeId::kChar)) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown type id {}", id);
+  }
+  switch (static_cast<TypeId>(id)) {
+    case TypeId::kDecimal:
+      if (precision < 1 || precision > kMaxDecimalPrecision || scale > precision) {
+        SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad numeric type ({},{})", precision, scale);
+      }
+      return decimal(static_cast<int>(precision), static_cast<int>(scale));
+    case TypeId::kVarchar:
+      return varchar(maxLength);
+    case TypeId::kChar:
+      if (maxLength == 0) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "character type without a length");
+      return character(maxLength);
+    default:
+      return LogicalType(static_cast<TypeId>(id));
+  }
+}
+
 LogicalType LogicalType::character(uint32_t length) {
   LogicalType type(TypeId::kChar);
   type.maxLength_ = length;

@@ -40,6 +40,8 @@ class LogicalType {
   /// maxLength 0 means unbounded: TEXT.
   static LogicalType varchar(uint32_t maxLength = 0);
   static LogicalType text() { return varchar(0); }
+  /// Rebuilds a type from its parts (as serialized in plans and catalogs); fails with XX001 on nonsense.
+  static LogicalType fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength);
   /// CHAR(n), n >= 1 (PostgreSQL's bpchar).
   static LogicalType character(uint32_t length);
 

@@ -24,6 +24,11 @@ std::string_view trimSpaces(std::string_view text) {
   SHOAL_USER_FAIL(SqlState::kInvalidTextRepresentation, "invalid input syntax for type {}: \"{}\"", typeName, text);
 }
 
+// PostgreSQL reports unreadable dates as invalid_datetime_format, not invalid_text_representation.
+[[noreturn]] void failDateSyntax(std::string_view text) {
+  SHOAL_USER_FAIL(SqlState::kInvalidDatetimeFormat, "invalid input syntax for type date: \"{}\"", text);
+}
+
 template <class Int>
 Int parseInteger(std::string_view original, std::string_view typeName) {
   std::string_view text = trimSpaces(original);
@@ -303,12 +308,12 @@ int32_t parseDate(std::string_view original) {
     const char* start = cursor;
     auto [next, error] = std::from_chars(cursor, end, target);
     if (error != std::errc() || static_cast<size_t>(next - start) < minDigits) {
-      failSyntax("date", original);
+      failDateSyntax(original);
     }
     cursor = next;
   };
   auto expectDash = [&] {
-    if (cursor == end || *cursor != '-') failSyntax("date", original);
+    if (cursor == end || *cursor != '-') failDateSyntax(original);
     ++cursor;
   };
   readNumber(year, 4);
@@ -317,7 +322,7 @@ int32_t parseDate(std::string_view original) {
   expectDash();
   readNumber(day, 1);
   if (cursor != end) {
-    failSyntax("date", original);
+    failDateSyntax(original);
   }
   constexpr int kMinBcYear = 4713;   // PostgreSQL's earliest date is 4713-11-24 BC
   constexpr int kMaxYear = 5874897;  // and its latest is in 5874897 AD

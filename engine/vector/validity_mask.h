@@ -24,6 +24,11 @@ class ValidityMask {
       words_[i] &= other.words_[i];
     }
   }
+  /// The bitmap's 64-bit words, row r at bit r % 64 of word r / 64.
+  uint64_t* words() { return words_.data(); }
+  const uint64_t* words() const { return words_.data(); }
+  size_t numWords() const { return words_.size(); }
+
   bool allValid(size_t numRows) const {
     for (size_t row = 0; row < numRows; ++row) {
       if (!isValid(row)) {

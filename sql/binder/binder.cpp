@@ -1,8 +1,10 @@
 #include "sql/binder/binder.h"
 
+#include "engine/expression/cast.h"
 #include "engine/expression/expression_evaluator.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/expression_binder.h"
+#include "sql/binder/table_statement_binder.h"
 
 namespace shoal::sql {
 
@@ -26,6 +28,8 @@ class SelectBinder {
       columns_ = bound.from->columns;
     }
     ExpressionBinder binder(text_, columns_, parameterTypes_);
+    binder.collectAggregates(&bound.aggregates);
+    bool hasStar = false;
     for (const auto& targetNode : select.target_list()) {
       const auto& target = targetNode.res_target();
       const auto& value = target.val();
@@ -33,6 +37,7 @@ class SelectBinder {
         if (!bound.from) {
           binder.fail(SqlState::kSyntaxError, target.location(), "SELECT * with no tables specified is not valid");
         }
+        hasStar = true;
         for (size_t index = 0; index < columns_.size(); ++index) {
           bound.projections.push_back(
               std::make_unique<engine::ColumnRefExpression>(index, columns_[index].type, columns_[index].name));
@@ -43,15 +48,22 @@ class SelectBinder {
       bound.projections.push_back(binder.resolveUnknown(binder.bind(value), target.location()));
       bound.columnNames.push_back(target.name().empty() ? ExpressionBinder::columnNameOf(value) : target.name());
     }
+    if (!bound.aggregates.empty() && (hasStar || binder.firstBareColumnLocation() >= 0)) {
+      std::string column = hasStar && !columns_.empty() ? columns_[0].name : binder.firstBareColumnName();
+      binder.fail(SqlState::kGroupingError, hasStar ? -1 : binder.firstBareColumnLocation(),
+                  fmt::format("column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function",
+                              column));
+    }
     if (select.has_where_clause()) {
-      ExpressionPtr where = binder.bind(select.where_clause());
+      ExpressionBinder whereBinder(text_, columns_, parameterTypes_);
+      ExpressionPtr where = whereBinder.bind(select.where_clause());
       // The WHERE keyword is not in the tree; point at the condition itself.
       int location = ExpressionBinder::locationOf(select.where_clause());
       if (where->type().id() == TypeId::kUnknown) {
-        where = binder.coerce(std::move(where), LogicalType::boolean(), location);
+        where = whereBinder.coerce(std::move(where), LogicalType::boolean(), location);
       }
       if (where->type().id() != TypeId::kBoolean) {
-        binder.fail(SqlState::kDatatypeMismatch, location,
+        whereBinder.fail(SqlState::kDatatypeMismatch, location,
                     fmt::format("argument of WHERE must be type boolean, not type {}", where->type().toString()));
       }
       bound.where = std::move(where);
@@ -187,6 +199,31 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       bound.commandTag = set.kind() == pg_query::VAR_RESET || set.kind() == pg_query::VAR_RESET_ALL ? "RESET" : "SET";
       break;
     }
+    case pg_query::Node::kCreateStmt:
+      bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindCreate(node.create_stmt());
+      bound.commandTag = "CREATE TABLE";
+      break;
+    case pg_query::Node::kDropStmt:
+      bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindDrop(node.drop_stmt());
+      bound.commandTag = "DROP TABLE";
+      break;
+    case pg_query::Node::kTruncateStmt:
+      bound.command =
+          TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindTruncate(node.truncate_stmt());
+      bound.commandTag = "TRUNCATE TABLE";
+      break;
+    case pg_query::Node::kInsertStmt:
+      bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindInsert(node.insert_stmt());
+      bound.commandTag = "INSERT 0";
+      break;
+    case pg_query::Node::kCopyStmt:
+      bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindCopy(node.copy_stmt());
+      bound.commandTag = "COPY";
+      break;
+    case pg_query::Node::kCallStmt:
+      bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindCall(node.call_stmt());
+      bound.commandTag = "CALL";
+      break;
     case pg_query::Node::kVariableShowStmt:
       bound.command = ShowVariable{node.variable_show_stmt().name()};
       bound.commandTag = "SHOW";

@@ -5,18 +5,30 @@
 #include <variant>
 #include <vector>
 
+#include "engine/aggregate/aggregate_function.h"
 #include "engine/expression/expression.h"
 #include "sql/binder/catalog_reader.h"
 
 namespace shoal::sql {
 
-/// SELECT over at most one table: the shape the walking skeleton executes.
-/// The logical plan of the SQL front-end issue replaces it.
+/// An aggregate call: COUNT(*), COUNT(x), SUM, AVG, MIN or MAX over an
+/// expression of the scanned table's columns.
+struct BoundAggregate {
+  engine::AggregateFunction function;
+  engine::ExpressionPtr argument;  // null for COUNT(*)
+  engine::LogicalType resultType;
+};
+
+/// SELECT over at most one table: the shape executed until the logical plan
+/// of the SQL front-end issue replaces it.
 struct BoundSelect {
   /// The table scanned, or none for a SELECT without FROM (one row, no columns).
   std::optional<TableDescription> from;
   /// Filter over the table's columns; null when there is no WHERE.
   engine::ExpressionPtr where;
+  /// When non-empty the query aggregates: one output row, and the projections
+  /// read the aggregates' results (column i is aggregates[i]), not the table.
+  std::vector<BoundAggregate> aggregates;
   std::vector<engine::ExpressionPtr> projections;
   std::vector<std::string> columnNames;
   std::optional<int64_t> limit;
@@ -39,9 +51,58 @@ struct ShowVariable {
   std::string name;
 };
 
+/// The distribution a CREATE TABLE asked for, by WITH (distribution = '...').
+struct DistributionSpec {
+  enum class Kind { kHash, kReplicated, kRandom } kind = Kind::kRandom;
+  std::vector<size_t> columns;  // for kHash
+};
+
+struct CreateTable {
+  std::string name;
+  bool ifNotExists = false;
+  std::vector<ColumnDescription> columns;
+  std::vector<bool> notNull;
+  std::vector<size_t> primaryKey;
+  DistributionSpec distribution;
+};
+
+struct DropTable {
+  std::vector<std::string> names;
+  bool ifExists = false;
+};
+
+struct TruncateTable {
+  std::vector<std::string> names;
+};
+
+/// INSERT INTO t [(columns)] VALUES (...), ...: rows of constant expressions,
+/// already cast to the target columns' types; columns not listed get NULL.
+struct InsertValues {
+  std::string table;
+  /// rows[r][c] is the value of table column c (null pointer: NULL).
+  std::vector<std::vector<engine::ExpressionPtr>> rows;
+};
+
+/// COPY t [(columns)] FROM 'file' | STDIN [WITH (FORMAT csv|tbl, DELIMITER 'c', HEADER, QUOTE 'c')].
+struct CopyFrom {
+  std::string table;
+  std::optional<std::string> path;  // nullopt: STDIN
+  enum class Format { kTbl, kCsv } format = Format::kTbl;
+  char delimiter = '|';
+  char quote = '"';
+  bool header = false;
+};
+
+/// CALL tpch_load(scale_factor).
+struct TpchLoad {
+  double scaleFactor = 1;
+};
+
 /// A statement ready to run: what the session needs, with no parse tree left.
 struct BoundStatement {
-  std::variant<BoundSelect, TransactionCommand, SetVariable, ShowVariable> command;
+  std::variant<BoundSelect, TransactionCommand, SetVariable, ShowVariable, CreateTable, DropTable, TruncateTable,
+               InsertValues, CopyFrom, TpchLoad>
+      command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;
   /// The tag CommandComplete carries, before any row count ("SELECT", "BEGIN", "SET").

@@ -18,6 +18,8 @@ struct ColumnDescription {
 struct TableDescription {
   std::string name;
   std::vector<ColumnDescription> columns;
+  /// System views (shoal_nodes) are computed on the coordinator; user tables live on the workers.
+  bool isSystemView = true;
 };
 
 /// The binder's view of the catalog. The coordinator owns the catalog and

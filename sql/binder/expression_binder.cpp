@@ -1,6 +1,7 @@
 #include "sql/binder/expression_binder.h"
 
 #include <algorithm>
+#include <map>
 
 #include "engine/expression/cast.h"
 #include "engine/types/text_format.h"
@@ -153,6 +154,10 @@ ExpressionPtr ExpressionBinder::bindColumnRef(const pg_query::Node& node) {
   }
   for (size_t index = 0; index < columns_.size(); ++index) {
     if (columns_[index].name == name) {
+      if (!insideAggregate_ && firstBareColumnLocation_ < 0) {
+        firstBareColumnLocation_ = ref.location();
+        firstBareColumnName_ = qualified;
+      }
       return std::make_unique<engine::ColumnRefExpression>(index, columns_[index].type, name);
     }
   }
@@ -451,6 +456,13 @@ ExpressionPtr ExpressionBinder::bindTypeCast(const pg_query::Node& node) {
 ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   const auto& call = node.func_call();
   std::string name = lastName(call.funcname());
+  static const std::map<std::string, engine::AggregateFunction, std::less<>> kAggregates = {
+      {"count", engine::AggregateFunction::kCount}, {"sum", engine::AggregateFunction::kSum},
+      {"avg", engine::AggregateFunction::kAvg},     {"min", engine::AggregateFunction::kMin},
+      {"max", engine::AggregateFunction::kMax}};
+  if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end() && !call.has_over()) {
+    return bindAggregate(node, aggregate->second);
+  }
   if (call.agg_star() || call.agg_distinct() || call.has_over() || call.has_agg_filter()) {
     fail(SqlState::kFeatureNotSupported, call.location(),
          fmt::format("aggregate and window functions are not supported yet: {}", name));
@@ -490,6 +502,52 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   }
   ExpressionPtr argument = coerce(std::move(arguments[0]), LogicalType::text(), call.location());
   return makeFunction(function, resultType, std::move(argument));
+}
+
+ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine::AggregateFunction function) {
+  const auto& call = node.func_call();
+  std::string name(engine::aggregateFunctionName(function));
+  if (insideAggregate_) {
+    fail(SqlState::kGroupingError, call.location(), "aggregate function calls cannot be nested");
+  }
+  if (aggregates_ == nullptr) {
+    fail(SqlState::kGroupingError, call.location(), fmt::format("aggregate functions are not allowed in {}", clause_));
+  }
+  if (call.agg_distinct()) {
+    fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}(DISTINCT ...) is not supported yet", name));
+  }
+  if (call.has_agg_filter() || call.agg_order_size() > 0) {
+    fail(SqlState::kFeatureNotSupported, call.location(), "FILTER and ORDER BY in aggregates are not supported yet");
+  }
+  BoundAggregate aggregate;
+  if (call.agg_star()) {
+    if (function != engine::AggregateFunction::kCount) {
+      fail(SqlState::kSyntaxError, call.location(), fmt::format("{}(*) is not valid; only count(*) is", name));
+    }
+    aggregate.function = engine::AggregateFunction::kCountStar;
+  } else {
+    if (call.args_size() != 1) {
+      fail(SqlState::kUndefinedFunction, call.location(),
+           fmt::format("function {} takes exactly one argument, not {}", name, call.args_size()));
+    }
+    insideAggregate_ = true;
+    ExpressionPtr argument = resolveUnknown(bind(call.args(0)), call.location());
+    insideAggregate_ = false;
+    const LogicalType& type = argument->type();
+    bool numeric = type.isNumeric();
+    if ((function == engine::AggregateFunction::kSum || function == engine::AggregateFunction::kAvg) && !numeric) {
+      fail(SqlState::kUndefinedFunction, call.location(),
+           fmt::format("function {}({}) does not exist", name, type.toString()));
+    }
+    aggregate.function = function;
+    aggregate.argument = std::move(argument);
+  }
+  LogicalType argumentType = aggregate.argument ? aggregate.argument->type() : LogicalType::bigInt();
+  aggregate.resultType = engine::aggregateResultType(aggregate.function, argumentType);
+  size_t index = aggregates_->size();
+  LogicalType resultType = aggregate.resultType;
+  aggregates_->push_back(std::move(aggregate));
+  return std::make_unique<engine::ColumnRefExpression>(index, resultType, name);
 }
 
 std::string ExpressionBinder::columnNameOf(const pg_query::Node& node) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/expression/expression.h"
+#include "sql/binder/bound_statement.h"
 #include "sql/binder/catalog_reader.h"
 
 namespace pg_query {
@@ -27,6 +28,15 @@ class ExpressionBinder {
 
   engine::ExpressionPtr bind(const pg_query::Node& node);
 
+  /// Lets aggregate calls appear: each one is added to `aggregates` and bound
+  /// as a reference to its result (column i of the aggregation's output).
+  /// Without this, an aggregate fails with 42803 naming `clause`.
+  void collectAggregates(std::vector<BoundAggregate>* aggregates) { aggregates_ = aggregates; }
+  void setClause(std::string clause) { clause_ = std::move(clause); }
+  /// Where the first column reference outside any aggregate was, or -1.
+  int firstBareColumnLocation() const { return firstBareColumnLocation_; }
+  const std::string& firstBareColumnName() const { return firstBareColumnName_; }
+
   /// Converts `expression` to `target`: an untyped literal or parameter takes
   /// the type; anything else gets a cast when the conversion is allowed.
   engine::ExpressionPtr coerce(engine::ExpressionPtr expression, const engine::LogicalType& target, int location);
@@ -40,6 +50,9 @@ class ExpressionBinder {
 
   /// The output column name PostgreSQL would give this expression ("?column?" when none).
   static std::string columnNameOf(const pg_query::Node& node);
+
+  /// Resolves a type name (int, numeric(15,2), varchar(25), ...).
+  engine::LogicalType typeFromName(const pg_query::TypeName& typeName) const;
 
   /// Fails with 42601/0A000 and the position of `location` (a byte offset in the query text).
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
@@ -57,14 +70,19 @@ class ExpressionBinder {
   engine::ExpressionPtr bindNullTest(const pg_query::Node& node);
   engine::ExpressionPtr bindTypeCast(const pg_query::Node& node);
   engine::ExpressionPtr bindFunctionCall(const pg_query::Node& node);
+  engine::ExpressionPtr bindAggregate(const pg_query::Node& node, engine::AggregateFunction function);
 
-  engine::LogicalType typeFromName(const pg_query::TypeName& typeName) const;
   [[noreturn]] void failNoOperator(std::string_view op, const engine::LogicalType& left,
                                    const engine::LogicalType& right, int location) const;
 
   std::string_view queryText_;
   const std::vector<ColumnDescription>& columns_;
   std::vector<engine::LogicalType>& parameterTypes_;
+  std::vector<BoundAggregate>* aggregates_ = nullptr;
+  std::string clause_ = "WHERE";
+  bool insideAggregate_ = false;
+  int firstBareColumnLocation_ = -1;
+  std::string firstBareColumnName_;
 };
 
 }  // namespace shoal::sql

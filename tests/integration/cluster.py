@@ -24,9 +24,10 @@ def log_tail(path, lines=20):
 class LocalCluster:
     """A `shoal local` process tree: one coordinator and N workers on free ports."""
 
-    def __init__(self, data_dir, workers=2):
+    def __init__(self, data_dir, workers=2, extra_args=()):
         self.data_dir = pathlib.Path(data_dir)
         self.workers = workers
+        self.extra_args = list(extra_args)
         self.process = None
         self.port = None
         self.dsn = None
@@ -41,7 +42,8 @@ class LocalCluster:
 
     def _start(self):
         self.process = subprocess.Popen(
-            [SHOAL_BINARY, "local", "--workers", str(self.workers), "--pg-port", "0", "--data-dir", str(self.data_dir)],
+            [SHOAL_BINARY, "local", "--workers", str(self.workers), "--pg-port", "0", "--data-dir", str(self.data_dir),
+             *self.extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + READY_TIMEOUT_S
         output = self.process.stdout.fileno()

@@ -21,8 +21,9 @@ def own_cluster(tmp_path):
     """A cluster of its own, for tests that kill nodes."""
     clusters = []
 
-    def start(workers=2):
-        local = LocalCluster(tmp_path / f"cluster-{len(clusters)}", workers=workers).start()
+    def start(workers=2, data_dir=None, extra_args=()):
+        directory = data_dir or tmp_path / f"cluster-{len(clusters)}"
+        local = LocalCluster(directory, workers=workers, extra_args=extra_args).start()
         clusters.append(local)
         return local
 

@@ -63,7 +63,7 @@ TEST(TextFormatTest, DatesRoundTripThroughTheCalendar) {
     EXPECT_EQ(parseDate(text), days) << text;
   }
   EXPECT_EQ(sqlStateOf([] { parseDate("2023-02-29"); }), SqlState::kDatetimeFieldOverflow);
-  EXPECT_EQ(sqlStateOf([] { parseDate("yesterday"); }), SqlState::kInvalidTextRepresentation);
+  EXPECT_EQ(sqlStateOf([] { parseDate("yesterday"); }), SqlState::kInvalidDatetimeFormat);
 }
 
 TEST(TextFormatTest, IntegersRejectGarbageAndOverflow) {

@@ -80,8 +80,37 @@ TEST(BinderTest, WhereMustBeBoolean) {
 TEST(BinderTest, UnsupportedClausesSayWhat) {
   EXPECT_EQ(errorOf("SELECT a FROM t ORDER BY a").message(), "ORDER BY is not supported yet");
   EXPECT_EQ(errorOf("SELECT a FROM t GROUP BY a").sqlState(), SqlState::kFeatureNotSupported);
-  EXPECT_EQ(errorOf("SELECT count(*) FROM t").sqlState(), SqlState::kFeatureNotSupported);
-  EXPECT_EQ(errorOf("CREATE TABLE x (a int)").sqlState(), SqlState::kFeatureNotSupported);
+  EXPECT_EQ(errorOf("SELECT count(DISTINCT a) FROM t").sqlState(), SqlState::kFeatureNotSupported);
+  EXPECT_EQ(errorOf("CREATE TABLE x (a int CHECK (a > 0))").sqlState(), SqlState::kFeatureNotSupported);
+}
+
+TEST(BinderTest, AggregatesBecomeReferencesToTheirResults) {
+  auto bound = bind("SELECT count(*) + 1, sum(a), max(a) FROM t");
+  const auto& select = std::get<BoundSelect>(bound.command);
+  ASSERT_EQ(select.aggregates.size(), 3u);
+  EXPECT_EQ(select.aggregates[0].function, engine::AggregateFunction::kCountStar);
+  EXPECT_EQ(select.aggregates[1].resultType, LogicalType::bigInt());  // sum(integer) is bigint
+  EXPECT_EQ(select.projections[0]->type(), LogicalType::bigInt());
+  EXPECT_EQ(errorOf("SELECT a, count(*) FROM t").sqlState(), SqlState::kGroupingError);
+  EXPECT_EQ(errorOf("SELECT a FROM t WHERE max(a) > 1").sqlState(), SqlState::kGroupingError);
+  EXPECT_EQ(errorOf("SELECT max(max(a)) FROM t").sqlState(), SqlState::kGroupingError);
+}
+
+TEST(BinderTest, CreateTableReadsTypesKeysAndDistribution) {
+  auto bound = bind(
+      "CREATE TABLE x (k bigint, v char(3) NOT NULL, d numeric(20,4), PRIMARY KEY (k)) "
+      "WITH (distribution = 'hash(v, k)')");
+  const auto& create = std::get<CreateTable>(bound.command);
+  EXPECT_EQ(create.columns[1].type, LogicalType::character(3));
+  EXPECT_EQ(create.columns[2].type, LogicalType::decimal(20, 4));
+  EXPECT_EQ(create.notNull, (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(create.primaryKey, (std::vector<size_t>{0}));
+  EXPECT_EQ(create.distribution.columns, (std::vector<size_t>{1, 0}));
+  EXPECT_EQ(std::get<CreateTable>(bind("CREATE TABLE y (a int) WITH (distribution = replicated)").command)
+                .distribution.kind,
+            DistributionSpec::Kind::kReplicated);
+  EXPECT_EQ(errorOf("CREATE TABLE y (a int) WITH (distribution = 'hash()')").sqlState(),
+            SqlState::kInvalidParameterValue);
 }
 
 TEST(BinderTest, SessionStatements) {

@@ -1,0 +1,239 @@
+#include "coordinator/catalog/table_catalog.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+
+namespace shoal::coordinator {
+
+using nlohmann::json;
+
+std::string_view distributionName(Distribution distribution) {
+  switch (distribution) {
+    case Distribution::kHash:
+      return "hash";
+    case Distribution::kReplicated:
+      return "replicated";
+    case Distribution::kRandom:
+      return "random";
+  }
+  return "unknown";
+}
+
+std::vector<engine::LogicalType> TableEntry::columnTypes() const {
+  std::vector<engine::LogicalType> types;
+  for (const auto& column : columns) types.push_back(column.type);
+  return types;
+}
+
+std::optional<size_t> TableEntry::findColumn(std::string_view columnName) const {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].name == columnName) return i;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+constexpr int kCatalogFormatVersion = 1;
+
+json typeToJson(const engine::LogicalType& type) {
+  return json{{"id", static_cast<uint32_t>(type.id())},
+              {"precision", type.precision()},
+              {"scale", type.scale()},
+              {"max_length", type.maxLength()}};
+}
+
+engine::LogicalType typeFromJson(const json& value) {
+  return engine::LogicalType::fromParts(value.at("id"), value.at("precision"), value.at("scale"),
+                                        value.at("max_length"));
+}
+
+json entryToJson(const TableEntry& entry) {
+  json columns = json::array();
+  for (const auto& column : entry.columns) {
+    columns.push_back(json{{"name", column.name}, {"type", typeToJson(column.type)}, {"not_null", column.notNull}});
+  }
+  // Statistics are binary sketches: stored as hex so the file stays plain JSON.
+  json statistics = json::array();
+  for (const auto& bytes : entry.columnStatistics) {
+    std::string hex;
+    hex.reserve(bytes.size() * 2);
+    for (unsigned char c : bytes) {
+      constexpr char kDigits[] = "0123456789abcdef";
+      hex += kDigits[c >> 4];
+      hex += kDigits[c & 15];
+    }
+    statistics.push_back(hex);
+  }
+  return json{{"table_id", entry.tableId},
+              {"name", entry.name},
+              {"columns", columns},
+              {"primary_key", entry.primaryKey},
+              {"distribution", distributionName(entry.distribution)},
+              {"distribution_columns", entry.distributionColumns},
+              {"placement", entry.placement},
+              {"storage_id", entry.storageId},
+              {"row_count", entry.rowCount},
+              {"column_statistics", statistics}};
+}
+
+Distribution distributionFromName(const std::string& name) {
+  if (name == "hash") return Distribution::kHash;
+  if (name == "replicated") return Distribution::kReplicated;
+  if (name == "random") return Distribution::kRandom;
+  SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown distribution \"{}\"", name);
+}
+
+TableEntry entryFromJson(const json& value) {
+  TableEntry entry;
+  entry.tableId = value.at("table_id");
+  entry.name = value.at("name");
+  for (const auto& column : value.at("columns")) {
+    entry.columns.push_back(CatalogColumn{column.at("name"), typeFromJson(column.at("type")), column.at("not_null")});
+  }
+  entry.primaryKey = value.at("primary_key").get<std::vector<size_t>>();
+  entry.distribution = distributionFromName(value.at("distribution"));
+  entry.distributionColumns = value.at("distribution_columns").get<std::vector<size_t>>();
+  entry.placement = value.at("placement").get<std::vector<std::string>>();
+  entry.storageId = value.at("storage_id");
+  entry.rowCount = value.at("row_count");
+  for (const auto& hex : value.at("column_statistics")) {
+    const std::string& text = hex.get_ref<const std::string&>();
+    std::string bytes;
+    for (size_t i = 0; i + 1 < text.size(); i += 2) {
+      bytes += static_cast<char>(std::stoi(text.substr(i, 2), nullptr, 16));
+    }
+    entry.columnStatistics.push_back(std::move(bytes));
+  }
+  for (size_t index : entry.primaryKey) {
+    if (index >= entry.columns.size()) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "primary key column {}", index);
+  }
+  for (size_t index : entry.distributionColumns) {
+    if (index >= entry.columns.size()) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "distribution column {}", index);
+  }
+  return entry;
+}
+
+}  // namespace
+
+TableCatalog::TableCatalog(std::filesystem::path file) : file_(std::move(file)) {
+  if (!file_.empty() && std::filesystem::exists(file_)) loadFromFile();
+}
+
+void TableCatalog::loadFromFile() {
+  std::ifstream in(file_);
+  try {
+    json document = json::parse(in);
+    if (document.at("format_version") != kCatalogFormatVersion) {
+      SHOAL_USER_FAIL(SqlState::kDataCorrupted, "catalog format version {} is not {}",
+                      document.at("format_version").dump(), kCatalogFormatVersion);
+    }
+    nextId_ = document.at("next_id");
+    for (const auto& table : document.at("tables")) {
+      auto entry = std::make_shared<const TableEntry>(entryFromJson(table));
+      tables_[entry->name] = entry;
+    }
+  } catch (const json::exception& error) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "catalog file {} is corrupted: {}", file_.string(), error.what());
+  } catch (const ShoalError& error) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "catalog file {} is corrupted: {}", file_.string(),
+                    error.status().message());
+  }
+}
+
+void TableCatalog::persistLocked() const {
+  if (file_.empty()) return;
+  json tables = json::array();
+  for (const auto& [name, entry] : tables_) tables.push_back(entryToJson(*entry));
+  json document{{"format_version", kCatalogFormatVersion}, {"next_id", nextId_}, {"tables", tables}};
+  std::string text = document.dump(1);
+  std::filesystem::path temporary = file_;
+  temporary += ".tmp";
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    SHOAL_USER_FAIL(SqlState::kIoError, "could not write catalog file {}: {}", temporary.string(), strerror(errno));
+  }
+  size_t written = 0;
+  while (written < text.size()) {
+    ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int error = errno;
+      ::close(fd);
+      SHOAL_USER_FAIL(SqlState::kIoError, "could not write catalog file {}: {}", temporary.string(), strerror(error));
+    }
+    written += static_cast<size_t>(n);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  std::filesystem::rename(temporary, file_);
+}
+
+std::shared_ptr<const TableEntry> TableCatalog::find(std::string_view name) const {
+  std::lock_guard lock(mutex_);
+  auto it = tables_.find(name);
+  return it == tables_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<const TableEntry>> TableCatalog::list() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<const TableEntry>> all;
+  for (const auto& [name, entry] : tables_) all.push_back(entry);
+  return all;
+}
+
+std::shared_ptr<const TableEntry> TableCatalog::create(TableEntry entry) {
+  std::lock_guard lock(mutex_);
+  if (tables_.contains(entry.name)) {
+    SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", entry.name);
+  }
+  entry.tableId = nextId_++;
+  entry.storageId = nextId_++;
+  auto shared = std::make_shared<const TableEntry>(std::move(entry));
+  tables_[shared->name] = shared;
+  persistLocked();
+  return shared;
+}
+
+std::shared_ptr<const TableEntry> TableCatalog::drop(std::string_view name) {
+  std::lock_guard lock(mutex_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "table \"{}\" does not exist", name);
+  auto entry = it->second;
+  tables_.erase(it);
+  persistLocked();
+  return entry;
+}
+
+std::shared_ptr<const TableEntry> TableCatalog::truncate(std::string_view name) {
+  std::lock_guard lock(mutex_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", name);
+  auto old = it->second;
+  auto fresh = std::make_shared<TableEntry>(*old);
+  fresh->storageId = nextId_++;
+  fresh->rowCount = 0;
+  fresh->columnStatistics.clear();
+  it->second = fresh;
+  persistLocked();
+  return old;
+}
+
+void TableCatalog::recordLoad(std::string_view name, uint64_t storageId, uint64_t rows,
+                              const std::vector<std::string>& columnStatistics) {
+  std::lock_guard lock(mutex_);
+  auto it = tables_.find(name);
+  if (it == tables_.end() || it->second->storageId != storageId) return;  // dropped or truncated meanwhile
+  auto updated = std::make_shared<TableEntry>(*it->second);
+  updated->rowCount += rows;
+  updated->columnStatistics = columnStatistics;
+  it->second = updated;
+  persistLocked();
+}
+
+}  // namespace shoal::coordinator

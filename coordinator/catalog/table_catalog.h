@@ -1,0 +1,84 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/types/logical_type.h"
+
+namespace shoal::coordinator {
+
+/// How a table's rows are spread over the workers.
+enum class Distribution : uint32_t {
+  kHash = 0,        // by the CRC32 of the distribution columns, one partition per worker
+  kReplicated = 1,  // every worker holds every row
+  kRandom = 2,      // "chunked": whole blocks of rows round-robin over the workers
+};
+
+std::string_view distributionName(Distribution distribution);
+
+struct CatalogColumn {
+  std::string name;
+  engine::LogicalType type;
+  bool notNull = false;
+};
+
+/// A user table: its definition, where its partitions live and what the
+/// optimizer knows of its contents.
+struct TableEntry {
+  uint64_t tableId = 0;
+  std::string name;
+  std::vector<CatalogColumn> columns;
+  std::vector<size_t> primaryKey;  // column indexes
+  Distribution distribution = Distribution::kRandom;
+  std::vector<size_t> distributionColumns;
+  /// Partition i lives on the worker named placement[i].
+  std::vector<std::string> placement;
+  /// Names the workers' storage of the current contents; TRUNCATE starts a new one.
+  uint64_t storageId = 0;
+  uint64_t rowCount = 0;
+  /// Serialized ColumnStatistics per column (empty until the first load).
+  std::vector<std::string> columnStatistics;
+
+  std::vector<engine::LogicalType> columnTypes() const;
+  std::optional<size_t> findColumn(std::string_view columnName) const;
+};
+
+/// The user tables, owned by the coordinator and persisted as JSON in its
+/// data directory: every change is written to a new file and renamed over the
+/// old one, so a crash leaves either the old catalog or the new. Thread-safe;
+/// entries are immutable snapshots, replaced on change.
+class TableCatalog {
+ public:
+  /// Loads `file` when it exists (an empty path keeps the catalog in memory only).
+  explicit TableCatalog(std::filesystem::path file);
+
+  std::shared_ptr<const TableEntry> find(std::string_view name) const;
+  std::vector<std::shared_ptr<const TableEntry>> list() const;
+
+  /// Adds a table, assigning its table and storage ids. Fails with 42P07 when the name is taken.
+  std::shared_ptr<const TableEntry> create(TableEntry entry);
+  /// Removes a table and returns it; 42P01 when there is none.
+  std::shared_ptr<const TableEntry> drop(std::string_view name);
+  /// Gives a table new, empty storage; returns the entry as it was.
+  std::shared_ptr<const TableEntry> truncate(std::string_view name);
+  /// Adds a committed load's rows and statistics to the table, if its storage is still `storageId`.
+  void recordLoad(std::string_view name, uint64_t storageId, uint64_t rows,
+                  const std::vector<std::string>& columnStatistics);
+
+ private:
+  void persistLocked() const;
+  void loadFromFile();
+
+  const std::filesystem::path file_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const TableEntry>, std::less<>> tables_;  // guarded by mutex_
+  uint64_t nextId_ = 1;                                                           // guarded by mutex_
+};
+
+}  // namespace shoal::coordinator

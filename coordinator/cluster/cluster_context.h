@@ -1,0 +1,28 @@
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "coordinator/catalog/cluster_catalog.h"
+#include "coordinator/catalog/system_catalog.h"
+#include "coordinator/catalog/table_catalog.h"
+#include "coordinator/cluster/worker_clients.h"
+#include "coordinator/membership/member_registry.h"
+
+namespace shoal::coordinator {
+
+/// Everything a session needs of the cluster: the catalogs, the membership
+/// view and the clients of the workers. Owned by the Coordinator, shared by
+/// every connection.
+struct ClusterContext {
+  SystemCatalog& systemCatalog;
+  TableCatalog& tables;
+  ClusterCatalog& catalog;
+  MemberRegistry& registry;
+  WorkerClients& workers;
+  /// tpchgen-cli, as the workers find it, for CALL tpch_load.
+  std::string tpchGenerator;
+  std::atomic<uint64_t> nextLoadId{1};
+};
+
+}  // namespace shoal::coordinator

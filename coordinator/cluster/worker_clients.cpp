@@ -1,0 +1,64 @@
+#include "coordinator/cluster/worker_clients.h"
+
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include "common/status.h"
+#include "proto/plan_codec.h"
+
+namespace shoal::coordinator {
+
+proto::WorkerData::Stub& WorkerClients::dataStub(const std::string& address) {
+  std::lock_guard lock(mutex_);
+  auto& stub = stubs_[address];
+  if (!stub) {
+    grpc::ChannelArguments arguments;
+    arguments.SetMaxReceiveMessageSize(-1);
+    arguments.SetMaxSendMessageSize(-1);
+    stub = proto::WorkerData::NewStub(
+        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments));
+  }
+  return *stub;
+}
+
+std::vector<LiveWorker> WorkerClients::liveWorkers() const {
+  std::vector<LiveWorker> workers;
+  for (const auto& node : registry_.nodes()) {
+    if (node.role == "worker" && node.state == "up") workers.push_back(LiveWorker{node.nodeName, node.address});
+  }
+  return workers;
+}
+
+std::vector<std::string> WorkerClients::placementAddresses(const TableEntry& table) const {
+  std::vector<MemberSnapshot> nodes = registry_.nodes();
+  std::vector<std::string> addresses;
+  for (size_t partition = 0; partition < table.placement.size(); ++partition) {
+    const std::string& name = table.placement[partition];
+    auto node = std::find_if(nodes.begin(), nodes.end(),
+                             [&](const MemberSnapshot& member) { return member.nodeName == name; });
+    if (node == nodes.end() || node->state != "up") {
+      SHOAL_USER_FAIL(SqlState::kConnectionFailure, "worker \"{}\", which holds partition {} of table \"{}\", is {}",
+                      name, partition, table.name, node == nodes.end() ? "not registered" : node->state);
+    }
+    addresses.push_back(node->address);
+  }
+  return addresses;
+}
+
+proto::TableLayout WorkerClients::layoutOf(const TableEntry& table) const {
+  proto::TableLayout layout;
+  layout.set_storage_id(table.storageId);
+  layout.set_table_name(table.name);
+  for (const auto& column : table.columns) {
+    auto* out = layout.add_columns();
+    out->set_name(column.name);
+    *out->mutable_type() = proto::encodeType(column.type);
+    out->set_not_null(column.notNull);
+  }
+  layout.set_distribution(static_cast<uint32_t>(table.distribution));
+  for (size_t column : table.distributionColumns) layout.add_distribution_columns(static_cast<uint32_t>(column));
+  for (const auto& address : placementAddresses(table)) layout.add_placement_addresses(address);
+  return layout;
+}
+
+}  // namespace shoal::coordinator

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "coordinator/catalog/table_catalog.h"
+#include "coordinator/membership/member_registry.h"
+#include "proto/storage.grpc.pb.h"
+
+namespace shoal::coordinator {
+
+struct LiveWorker {
+  std::string name;
+  std::string address;
+};
+
+/// The coordinator's way to the workers: gRPC stubs by address (channels are
+/// made once and shared), and the resolution of a table's placement (worker
+/// names) into the addresses of live workers. Thread-safe.
+class WorkerClients {
+ public:
+  explicit WorkerClients(const MemberRegistry& registry) : registry_(registry) {}
+
+  proto::WorkerData::Stub& dataStub(const std::string& address);
+
+  /// The workers that are up, by node id.
+  std::vector<LiveWorker> liveWorkers() const;
+  /// The address of each of the table's partitions. Fails with 08006 naming
+  /// the worker when one that holds a partition is not up.
+  std::vector<std::string> placementAddresses(const TableEntry& table) const;
+  /// The layout message that tells workers where the table's rows go.
+  proto::TableLayout layoutOf(const TableEntry& table) const;
+
+ private:
+  const MemberRegistry& registry_;
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<proto::WorkerData::Stub>> stubs_;  // guarded by mutex_
+};
+
+}  // namespace shoal::coordinator

@@ -1,0 +1,167 @@
+#include "coordinator/query/copy_executor.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include <grpcpp/client_context.h>
+
+#include "coordinator/query/load_transaction.h"
+#include "proto/rpc_status.h"
+#include "worker/storage/delimited_text_parser.h"
+
+namespace shoal::coordinator {
+namespace {
+
+// Bytes per block handed to a worker: large enough to amortize the RPC, small
+// enough that every worker gets several blocks of a modest file.
+constexpr size_t kBlockBytes = 4 << 20;
+// Streams per worker, so that a worker parses with more than one thread.
+constexpr size_t kStreamsPerWorker = 2;
+
+class FileCopyInput final : public CopyInput {
+ public:
+  FileCopyInput(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~FileCopyInput() override { ::close(fd_); }
+
+  size_t read(char* buffer, size_t capacity) override {
+    while (true) {
+      ssize_t n = ::read(fd_, buffer, capacity);
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno == EINTR) continue;
+      SHOAL_USER_FAIL(SqlState::kIoError, "could not read from COPY file \"{}\": {}", path_, strerror(errno));
+    }
+  }
+  std::string sourceName() const override { return "'" + path_ + "'"; }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
+struct LoadStream {
+  std::string address;
+  std::unique_ptr<grpc::ClientContext> context;
+  proto::LoadResponse response;
+  std::unique_ptr<grpc::ClientWriter<proto::LoadTextRequest>> writer;
+  bool broken = false;
+};
+
+}  // namespace
+
+std::unique_ptr<CopyInput> openCopyFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    SHOAL_USER_FAIL(errno == ENOENT ? SqlState::kUndefinedFile : SqlState::kIoError,
+                    "could not open file \"{}\" for reading: {}", path, strerror(errno));
+  }
+  return std::make_unique<FileCopyInput>(fd, path);
+}
+
+std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyInput& input,
+                    const std::atomic<bool>& cancelRequested) {
+  auto table = cluster.tables.find(command.table);
+  if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table);
+  LoadTransaction load(cluster, {table});
+  proto::TableLayout layout = cluster.workers.layoutOf(*table);
+
+  worker::TextFormatOptions options;
+  options.format = command.format == sql::CopyFrom::Format::kCsv ? worker::TextFileFormat::kCsv
+                                                                 : worker::TextFileFormat::kTbl;
+  options.delimiter = command.delimiter;
+  options.quote = command.quote;
+  proto::TextFormatProto format;
+  format.set_format(static_cast<uint32_t>(options.format));
+  format.set_delimiter(std::string(1, command.delimiter));
+  format.set_quote(std::string(1, command.quote));
+  const std::string sourceName = input.sourceName();
+
+  // Blocks go round-robin over every stream of every worker that holds a partition.
+  std::vector<std::string> addresses = cluster.workers.placementAddresses(*table);
+  std::sort(addresses.begin(), addresses.end());
+  addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+  std::vector<LoadStream> streams;
+  for (size_t copy = 0; copy < kStreamsPerWorker; ++copy) {
+    for (const auto& address : addresses) streams.push_back(LoadStream{address, nullptr, {}, nullptr, false});
+  }
+  size_t nextStream = 0;
+  auto send = [&](std::string_view block, uint64_t firstLine) {
+    for (size_t attempt = 0; attempt < streams.size(); ++attempt) {
+      LoadStream& stream = streams[nextStream++ % streams.size()];
+      if (stream.broken) continue;
+      if (!stream.writer) {
+        stream.context = std::make_unique<grpc::ClientContext>();
+        stream.writer = cluster.workers.dataStub(stream.address).LoadText(stream.context.get(), &stream.response);
+      }
+      proto::LoadTextRequest request;
+      request.set_load_id(load.loadId());
+      *request.mutable_layout() = layout;
+      *request.mutable_format() = format;
+      request.set_source_name(sourceName);
+      request.set_block(block.data(), block.size());
+      request.set_first_line_number(firstLine);
+      if (stream.writer->Write(request)) return;
+      stream.broken = true;  // its error comes out of Finish below
+      break;
+    }
+    throw std::runtime_error("a worker stopped accepting COPY data");
+  };
+
+  std::optional<Status> firstError;
+  try {
+    std::string buffer;
+    std::vector<char> readBuffer(kBlockBytes);
+    uint64_t nextLine = 1;
+    bool skipHeader = command.header;
+    bool atEnd = false;
+    while (!atEnd) {
+      if (cancelRequested.load()) {
+        SHOAL_USER_FAIL(SqlState::kQueryCanceled, "canceling statement due to user request");
+      }
+      size_t n = input.read(readBuffer.data(), readBuffer.size());
+      atEnd = n == 0;
+      buffer.append(readBuffer.data(), n);
+      if (!atEnd && buffer.size() < kBlockBytes) continue;
+      size_t end = atEnd ? buffer.size() : worker::endOfLastCompleteLine(buffer, options);
+      if (end == 0 && !atEnd) continue;  // one line longer than a block: read on
+      std::string_view block(buffer.data(), end);
+      if (skipHeader && !block.empty()) {
+        size_t headerEnd = worker::endOfLastCompleteLine(block.substr(0, block.find('\n') + 1), options);
+        if (headerEnd == 0) headerEnd = block.size();
+        block.remove_prefix(headerEnd);
+        nextLine += 1;
+        skipHeader = false;
+      }
+      if (!block.empty()) {
+        send(block, nextLine);
+        nextLine += static_cast<uint64_t>(std::count(block.begin(), block.end(), '\n'));
+      }
+      buffer.erase(0, end);
+    }
+  } catch (const ShoalError& error) {
+    firstError = error.status();
+  } catch (const std::runtime_error&) {
+    // A broken stream: the worker's own error is collected below.
+  }
+  for (auto& stream : streams) {
+    if (!stream.writer) continue;
+    if (firstError) stream.context->TryCancel();
+    if (!stream.broken) stream.writer->WritesDone();
+    grpc::Status status = stream.writer->Finish();
+    if (!status.ok()) {
+      Status error = proto::fromGrpcStatus(status, stream.address);
+      // Prefer a worker's own complaint (a bad row) over the cancellations it caused.
+      if (!firstError || (firstError->sqlState() == SqlState::kConnectionFailure &&
+                          error.sqlState() != SqlState::kConnectionFailure)) {
+        firstError = error;
+      }
+    }
+  }
+  if (firstError) throw ShoalError(*firstError);
+  uint64_t rows = load.commit();
+  return fmt::format("COPY {}", rows);
+}
+
+}  // namespace shoal::coordinator

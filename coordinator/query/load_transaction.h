@@ -1,0 +1,37 @@
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "coordinator/cluster/cluster_context.h"
+
+namespace shoal::coordinator {
+
+/// One all-or-nothing load into one or more tables. Workers stage the rows
+/// under the load id as they arrive; commit asks every worker that holds a
+/// partition to make them visible, then records the new row counts in the
+/// catalog. Unless committed, the load is aborted on destruction, so an error
+/// anywhere leaves nothing of it behind.
+class LoadTransaction {
+ public:
+  LoadTransaction(ClusterContext& cluster, std::vector<std::shared_ptr<const TableEntry>> tables);
+  ~LoadTransaction();
+  LoadTransaction(const LoadTransaction&) = delete;
+  LoadTransaction& operator=(const LoadTransaction&) = delete;
+
+  uint64_t loadId() const { return loadId_; }
+  /// Returns the rows the load added, over all tables.
+  uint64_t commit();
+  void abort();
+
+ private:
+  ClusterContext& cluster_;
+  std::vector<std::shared_ptr<const TableEntry>> tables_;
+  std::set<std::string> addresses_;
+  uint64_t loadId_;
+  bool finished_ = false;
+};
+
+}  // namespace shoal::coordinator

@@ -1,0 +1,148 @@
+#include "coordinator/query/table_commands.h"
+
+#include <grpcpp/client_context.h>
+#include <spdlog/spdlog.h>
+
+#include "coordinator/query/load_transaction.h"
+#include "engine/expression/expression_evaluator.h"
+#include "engine/vector/chunk_codec.h"
+#include "proto/rpc_status.h"
+
+namespace shoal::coordinator {
+
+std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& command, std::vector<Notice>& notices) {
+  if (cluster.tables.find(command.name)) {
+    if (command.ifNotExists) {
+      notices.push_back(Notice::notice(fmt::format("relation \"{}\" already exists, skipping", command.name), "42P07"));
+      return "CREATE TABLE";
+    }
+    SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", command.name);
+  }
+  if (cluster.systemCatalog.findTable(command.name)) {
+    SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists as a system view", command.name);
+  }
+  std::vector<LiveWorker> workers = cluster.workers.liveWorkers();
+  if (workers.empty()) {
+    SHOAL_USER_FAIL(SqlState::kConnectionFailure, "no worker is up to hold table \"{}\"", command.name);
+  }
+  // Partitions go to the workers in name order, so that placement does not depend on registration order.
+  std::sort(workers.begin(), workers.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  TableEntry entry;
+  entry.name = command.name;
+  for (size_t i = 0; i < command.columns.size(); ++i) {
+    entry.columns.push_back(CatalogColumn{command.columns[i].name, command.columns[i].type, command.notNull[i]});
+  }
+  entry.primaryKey = command.primaryKey;
+  switch (command.distribution.kind) {
+    case sql::DistributionSpec::Kind::kHash:
+      entry.distribution = Distribution::kHash;
+      entry.distributionColumns = command.distribution.columns;
+      break;
+    case sql::DistributionSpec::Kind::kReplicated:
+      entry.distribution = Distribution::kReplicated;
+      break;
+    case sql::DistributionSpec::Kind::kRandom:
+      entry.distribution = Distribution::kRandom;
+      break;
+  }
+  for (const auto& worker : workers) entry.placement.push_back(worker.name);
+  cluster.tables.create(std::move(entry));
+  return "CREATE TABLE";
+}
+
+void dropStorageOnWorkers(ClusterContext& cluster, const TableEntry& table, uint64_t storageId) {
+  std::vector<MemberSnapshot> nodes = cluster.registry.nodes();
+  for (const auto& name : table.placement) {
+    auto node = std::find_if(nodes.begin(), nodes.end(), [&](const auto& member) { return member.nodeName == name; });
+    if (node == nodes.end() || node->state != "up") {
+      spdlog::warn("worker {} is not up: it keeps storage {} of table {} for now", name, storageId, table.name);
+      continue;
+    }
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    proto::DropStorageRequest request;
+    request.add_storage_ids(storageId);
+    proto::DropStorageResponse response;
+    grpc::Status status = cluster.workers.dataStub(node->address).DropStorage(&context, request, &response);
+    if (!status.ok()) spdlog::warn("dropping storage {} on {} failed: {}", storageId, name, status.error_message());
+  }
+}
+
+std::string runDropTable(ClusterContext& cluster, const sql::DropTable& command, std::vector<Notice>& notices) {
+  for (const auto& name : command.names) {
+    if (!cluster.tables.find(name)) {
+      if (command.ifExists) {
+        notices.push_back(Notice::notice(fmt::format("table \"{}\" does not exist, skipping", name)));
+        continue;
+      }
+      if (cluster.systemCatalog.findTable(name)) {
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "\"{}\" is a system view and cannot be dropped", name);
+      }
+      SHOAL_USER_FAIL(SqlState::kUndefinedTable, "table \"{}\" does not exist", name);
+    }
+  }
+  for (const auto& name : command.names) {
+    if (!cluster.tables.find(name)) continue;
+    auto dropped = cluster.tables.drop(name);
+    dropStorageOnWorkers(cluster, *dropped, dropped->storageId);
+  }
+  return "DROP TABLE";
+}
+
+std::string runTruncateTable(ClusterContext& cluster, const sql::TruncateTable& command) {
+  for (const auto& name : command.names) {
+    auto old = cluster.tables.truncate(name);
+    dropStorageOnWorkers(cluster, *old, old->storageId);
+  }
+  return "TRUNCATE TABLE";
+}
+
+std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& command,
+                            std::span<const engine::Value> parameters) {
+  auto table = cluster.tables.find(command.table);
+  if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table);
+  // Evaluate the VALUES rows into one chunk of the table's column types.
+  engine::ExpressionEvaluator evaluator(parameters);
+  std::vector<engine::LogicalType> types = table->columnTypes();
+  std::vector<std::string> encoded;
+  for (size_t start = 0; start < command.rows.size(); start += engine::kVectorSize) {
+    size_t count = std::min(engine::kVectorSize, command.rows.size() - start);
+    engine::Chunk chunk(count);
+    for (size_t c = 0; c < types.size(); ++c) {
+      engine::Vector column(types[c], count);
+      for (size_t r = 0; r < count; ++r) {
+        const auto& expression = command.rows[start + r][c];
+        if (!expression) {
+          column.setNull(r, true);
+          continue;
+        }
+        engine::Vector value = evaluator.evaluate(*expression, engine::Chunk(1));
+        column.setValue(r, value.getValue(0));
+      }
+      chunk.addColumn(std::move(column));
+    }
+    encoded.emplace_back();
+    engine::encodeChunk(chunk, encoded.back());
+  }
+  LoadTransaction load(cluster, {table});
+  proto::TableLayout layout = cluster.workers.layoutOf(*table);
+  // Any worker can route rows to their owners; the first partition's does.
+  const std::string& router = layout.placement_addresses(0);
+  grpc::ClientContext context;
+  proto::LoadResponse response;
+  auto writer = cluster.workers.dataStub(router).RouteRows(&context, &response);
+  for (auto& bytes : encoded) {
+    proto::AppendRowsRequest request;
+    request.set_load_id(load.loadId());
+    *request.mutable_layout() = layout;
+    request.set_chunk(std::move(bytes));
+    if (!writer->Write(request)) break;
+  }
+  writer->WritesDone();
+  grpc::Status status = writer->Finish();
+  if (!status.ok()) proto::throwRpcError(status, router);
+  load.commit();
+  return fmt::format("INSERT 0 {}", command.rows.size());
+}
+
+}  // namespace shoal::coordinator

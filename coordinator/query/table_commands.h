@@ -1,0 +1,27 @@
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "coordinator/cluster/cluster_context.h"
+#include "coordinator/query/query_result.h"
+#include "sql/binder/bound_statement.h"
+
+namespace shoal::coordinator {
+
+// The statements that define, fill and empty user tables (all but COPY,
+// which streams: see copy_executor.h). Each returns its CommandComplete tag
+// and fills `notices` with what the client should be told.
+
+std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& command, std::vector<Notice>& notices);
+std::string runDropTable(ClusterContext& cluster, const sql::DropTable& command, std::vector<Notice>& notices);
+std::string runTruncateTable(ClusterContext& cluster, const sql::TruncateTable& command);
+std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& command,
+                            std::span<const engine::Value> parameters);
+
+/// Tells the workers that hold `table` to drop the storage `storageId` (best
+/// effort: a worker that is down keeps it until it is told again).
+void dropStorageOnWorkers(ClusterContext& cluster, const TableEntry& table, uint64_t storageId);
+
+}  // namespace shoal::coordinator

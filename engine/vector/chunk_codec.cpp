@@ -1,0 +1,113 @@
+#include "engine/vector/chunk_codec.h"
+
+#include <cstring>
+
+#include "common/status.h"
+
+namespace shoal::engine {
+namespace {
+
+template <class T>
+void appendRaw(std::string& out, const T& value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+/// Bounds-checked reads over the encoded bytes.
+class ByteCursor {
+ public:
+  explicit ByteCursor(std::string_view bytes) : bytes_(bytes) {}
+
+  const char* take(size_t count) {
+    if (count > bytes_.size() - offset_) {
+      SHOAL_USER_FAIL(SqlState::kDataCorrupted, "malformed chunk message: {} bytes needed at offset {} of {}", count,
+                      offset_, bytes_.size());
+    }
+    const char* start = bytes_.data() + offset_;
+    offset_ += count;
+    return start;
+  }
+  template <class T>
+  T read() {
+    T value;
+    std::memcpy(&value, take(sizeof(T)), sizeof(T));
+    return value;
+  }
+  bool atEnd() const { return offset_ == bytes_.size(); }
+
+ private:
+  std::string_view bytes_;
+  size_t offset_ = 0;
+};
+
+}  // namespace
+
+void encodeChunk(const Chunk& chunk, std::string& out) {
+  const uint32_t numRows = static_cast<uint32_t>(chunk.size());
+  appendRaw(out, numRows);
+  appendRaw(out, static_cast<uint32_t>(chunk.numColumns()));
+  for (size_t c = 0; c < chunk.numColumns(); ++c) {
+    const Vector& column = chunk.column(c);
+    appendRaw(out, static_cast<uint8_t>(column.type().id()));
+    const bool hasNulls = !column.validity().allValid(numRows);
+    appendRaw(out, static_cast<uint8_t>(hasNulls));
+    if (hasNulls) {
+      out.append(reinterpret_cast<const char*>(column.validity().words()), (numRows + 63) / 64 * sizeof(uint64_t));
+    }
+    if (column.type().physicalType() != PhysicalType::kString) {
+      out.append(reinterpret_cast<const char*>(column.data<std::byte>()),
+                 numRows * physicalTypeWidth(column.type().physicalType()));
+      continue;
+    }
+    const StringRef* strings = column.data<StringRef>();
+    for (uint32_t row = 0; row < numRows; ++row) {
+      appendRaw(out, strings[row].size());
+    }
+    for (uint32_t row = 0; row < numRows; ++row) {
+      out.append(strings[row].view());
+    }
+  }
+}
+
+Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types) {
+  ByteCursor cursor(bytes);
+  const uint32_t numRows = cursor.read<uint32_t>();
+  const uint32_t numColumns = cursor.read<uint32_t>();
+  if (numColumns != types.size()) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "malformed chunk message: {} columns, expected {}", numColumns,
+                    types.size());
+  }
+  // Every row takes at least one byte per column, so a huge count in a short message is caught before allocating.
+  if (numColumns > 0 && numRows > bytes.size()) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "malformed chunk message: {} rows in {} bytes", numRows, bytes.size());
+  }
+  Chunk chunk(numRows);
+  for (const LogicalType& type : types) {
+    if (cursor.read<uint8_t>() != static_cast<uint8_t>(type.id())) {
+      SHOAL_USER_FAIL(SqlState::kDataCorrupted, "malformed chunk message: column type differs from {}",
+                      type.toString());
+    }
+    Vector column(type, numRows);
+    if (cursor.read<uint8_t>() != 0) {
+      const size_t bitmapBytes = (numRows + 63) / 64 * sizeof(uint64_t);
+      std::memcpy(column.validity().words(), cursor.take(bitmapBytes), bitmapBytes);
+    }
+    if (type.physicalType() != PhysicalType::kString) {
+      const size_t valueBytes = numRows * physicalTypeWidth(type.physicalType());
+      std::memcpy(column.data<std::byte>(), cursor.take(valueBytes), valueBytes);
+    } else {
+      const char* lengths = cursor.take(numRows * sizeof(uint32_t));
+      for (uint32_t row = 0; row < numRows; ++row) {
+        uint32_t length;
+        std::memcpy(&length, lengths + row * sizeof(uint32_t), sizeof(length));
+        column.setString(row, std::string_view(cursor.take(length), length));
+      }
+    }
+    chunk.addColumn(std::move(column));
+  }
+  if (!cursor.atEnd()) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "malformed chunk message: trailing bytes");
+  }
+  return chunk;
+}
+
+}  // namespace shoal::engine

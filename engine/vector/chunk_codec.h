@@ -1,0 +1,23 @@
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "engine/vector/chunk.h"
+
+namespace shoal::engine {
+
+// A compact columnar byte layout of a Chunk, for shipping rows between
+// processes over the control plane (loading, scan results). Per column: the
+// type id, a NULL flag and bitmap when any row is NULL, then the fixed-width
+// values, or for strings their lengths followed by their bytes.
+
+/// Appends `chunk` to `out`.
+void encodeChunk(const Chunk& chunk, std::string& out);
+
+/// Reads a chunk whose columns must have `types`. Malformed bytes fail with
+/// XX001 (data corrupted), never read out of bounds.
+Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types);
+
+}  // namespace shoal::engine

@@ -1,0 +1,371 @@
+#include "sql/binder/table_statement_binder.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "common/status.h"
+#include "engine/expression/cast.h"
+
+#include "pg_query/pg_query.pb.h"
+#include "sql/binder/expression_binder.h"
+
+namespace shoal::sql {
+
+using engine::LogicalType;
+
+namespace {
+
+/// The text of a DefElem's argument: a string, identifier or number ("" when absent).
+std::string optionText(const pg_query::DefElem& option) {
+  if (!option.has_arg()) return "";
+  const pg_query::Node& arg = option.arg();
+  if (arg.has_string()) return arg.string().sval();
+  if (arg.has_a_const()) {
+    const auto& constant = arg.a_const();
+    if (constant.has_sval()) return constant.sval().sval();
+    if (constant.has_ival()) return std::to_string(constant.ival().ival());
+    if (constant.has_fval()) return constant.fval().fval();
+    if (constant.has_boolval()) return constant.boolval().boolval() ? "true" : "false";
+  }
+  if (arg.has_integer()) return std::to_string(arg.integer().ival());
+  if (arg.has_float_()) return arg.float_().fval();
+  if (arg.has_boolean()) return arg.boolean().boolval() ? "true" : "false";
+  if (arg.has_type_name() && arg.type_name().names_size() > 0) {
+    return arg.type_name().names(arg.type_name().names_size() - 1).string().sval();
+  }
+  return "";
+}
+
+bool optionIsTrue(const pg_query::DefElem& option) {
+  std::string text = optionText(option);
+  return text.empty() || text == "true" || text == "on" || text == "1";
+}
+
+std::string lowercase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string trim(std::string_view text) {
+  size_t begin = text.find_first_not_of(' ');
+  size_t end = text.find_last_not_of(' ');
+  return begin == std::string_view::npos ? "" : std::string(text.substr(begin, end - begin + 1));
+}
+
+}  // namespace
+
+void TableStatementBinder::fail(std::string_view sqlState, int location, std::string message) const {
+  std::vector<ColumnDescription> none;
+  ExpressionBinder(text_, none, parameterTypes_).fail(sqlState, location, std::move(message));
+}
+
+TableDescription TableStatementBinder::findTable(const std::string& schema, const std::string& name,
+                                                 int location) const {
+  if (schema.empty() || schema == "public") {
+    if (auto table = catalog_.findTable(name)) return *table;
+  }
+  fail(SqlState::kUndefinedTable, location,
+       fmt::format("relation \"{}\" does not exist", schema.empty() ? name : schema + "." + name));
+}
+
+CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create) {
+  CreateTable bound;
+  const auto& relation = create.relation();
+  bound.name = relation.relname();
+  bound.ifNotExists = create.if_not_exists();
+  if (relation.relpersistence() == "t") {
+    fail(SqlState::kFeatureNotSupported, relation.location(), "temporary tables are not supported");
+  }
+  if (create.inh_relations_size() > 0 || create.has_partspec() || create.has_partbound() ||
+      create.has_of_typename()) {
+    fail(SqlState::kFeatureNotSupported, relation.location(),
+         "inheritance, PARTITION BY and OF type are not supported; use WITH (distribution = ...)");
+  }
+  std::vector<ColumnDescription> none;
+  ExpressionBinder typeBinder(text_, none, parameterTypes_);
+  std::vector<std::pair<std::vector<std::string>, int>> primaryKeys;  // column names, location
+  auto addPrimaryKey = [&](const pg_query::Constraint& constraint, std::vector<std::string> names) {
+    primaryKeys.emplace_back(std::move(names), constraint.location());
+  };
+  for (const auto& element : create.table_elts()) {
+    if (element.has_column_def()) {
+      const auto& column = element.column_def();
+      for (const auto& existing : bound.columns) {
+        if (existing.name == column.colname()) {
+          fail(SqlState::kDuplicateColumn, column.location(),
+               fmt::format("column \"{}\" specified more than once", column.colname()));
+        }
+      }
+      LogicalType type = typeBinder.typeFromName(column.type_name());
+      if (type.id() == engine::TypeId::kUnknown) type = LogicalType::decimal(LogicalType::kMaxDecimalPrecision, 10);
+      bool notNull = column.is_not_null();
+      for (const auto& constraintNode : column.constraints()) {
+        const auto& constraint = constraintNode.constraint();
+        switch (constraint.contype()) {
+          case pg_query::CONSTR_NOTNULL:
+            notNull = true;
+            break;
+          case pg_query::CONSTR_NULL:
+            break;
+          case pg_query::CONSTR_PRIMARY:
+            notNull = true;
+            addPrimaryKey(constraint, {column.colname()});
+            break;
+          default:
+            fail(SqlState::kFeatureNotSupported, constraint.location(),
+                 "only NOT NULL and PRIMARY KEY constraints are supported");
+        }
+      }
+      bound.columns.push_back(ColumnDescription{column.colname(), type});
+      bound.notNull.push_back(notNull);
+    } else if (element.has_constraint() && element.constraint().contype() == pg_query::CONSTR_PRIMARY) {
+      std::vector<std::string> names;
+      for (const auto& key : element.constraint().keys()) names.push_back(key.string().sval());
+      addPrimaryKey(element.constraint(), std::move(names));
+    } else {
+      fail(SqlState::kFeatureNotSupported, ExpressionBinder::locationOf(element),
+           "only columns, NOT NULL and PRIMARY KEY are supported in CREATE TABLE");
+    }
+  }
+  if (bound.columns.empty()) {
+    fail(SqlState::kFeatureNotSupported, relation.location(), "a table needs at least one column");
+  }
+  auto columnIndex = [&](const std::string& name, int location) -> size_t {
+    for (size_t i = 0; i < bound.columns.size(); ++i) {
+      if (bound.columns[i].name == name) return i;
+    }
+    fail(SqlState::kUndefinedColumn, location, fmt::format("column \"{}\" named in key does not exist", name));
+  };
+  if (primaryKeys.size() > 1) {
+    fail(SqlState::kInvalidTableDefinition, primaryKeys[1].second,
+         fmt::format("multiple primary keys for table \"{}\" are not allowed", bound.name));
+  }
+  if (!primaryKeys.empty()) {
+    for (const auto& name : primaryKeys[0].first) {
+      size_t index = columnIndex(name, primaryKeys[0].second);
+      bound.primaryKey.push_back(index);
+      bound.notNull[index] = true;
+    }
+  }
+  // Without a distribution option: hash on the primary key when there is one, else chunked round-robin.
+  if (!bound.primaryKey.empty()) {
+    bound.distribution = DistributionSpec{DistributionSpec::Kind::kHash, bound.primaryKey};
+  }
+  for (const auto& optionNode : create.options()) {
+    const auto& option = optionNode.def_elem();
+    if (option.defname() != "distribution") {
+      fail(SqlState::kFeatureNotSupported, option.location(),
+           fmt::format("table option \"{}\" is not supported; the one option is distribution", option.defname()));
+    }
+    std::string text = trim(lowercase(optionText(option)));
+    if (text == "replicated") {
+      bound.distribution = DistributionSpec{DistributionSpec::Kind::kReplicated, {}};
+    } else if (text == "random" || text == "randomly") {
+      bound.distribution = DistributionSpec{DistributionSpec::Kind::kRandom, {}};
+    } else if (text.starts_with("hash(") && text.ends_with(")")) {
+      DistributionSpec spec{DistributionSpec::Kind::kHash, {}};
+      std::string list = text.substr(5, text.size() - 6);
+      size_t start = 0;
+      while (start <= list.size()) {
+        size_t comma = list.find(',', start);
+        std::string name = trim(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (name.empty()) break;
+        spec.columns.push_back(columnIndex(name, option.location()));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      if (spec.columns.empty()) {
+        fail(SqlState::kInvalidParameterValue, option.location(), "hash distribution needs at least one column");
+      }
+      bound.distribution = std::move(spec);
+    } else {
+      fail(SqlState::kInvalidParameterValue, option.location(),
+           fmt::format("invalid distribution \"{}\": use 'hash(column, ...)', 'replicated' or 'random'",
+                       optionText(option)));
+    }
+  }
+  return bound;
+}
+
+DropTable TableStatementBinder::bindDrop(const pg_query::DropStmt& drop) {
+  if (drop.remove_type() != pg_query::OBJECT_TABLE) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "only DROP TABLE is supported yet");
+  }
+  DropTable bound;
+  bound.ifExists = drop.missing_ok();
+  for (const auto& object : drop.objects()) {
+    const auto& names = object.list().items();
+    if (names.empty()) continue;
+    bound.names.push_back(names.rbegin()->string().sval());
+  }
+  return bound;
+}
+
+TruncateTable TableStatementBinder::bindTruncate(const pg_query::TruncateStmt& truncate) {
+  TruncateTable bound;
+  for (const auto& relation : truncate.relations()) {
+    const auto& range = relation.range_var();
+    findTable(range.schemaname(), range.relname(), range.location());
+    bound.names.push_back(range.relname());
+  }
+  return bound;
+}
+
+InsertValues TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert) {
+  const auto& range = insert.relation();
+  TableDescription table = findTable(range.schemaname(), range.relname(), range.location());
+  if (insert.has_on_conflict_clause() || insert.returning_list_size() > 0 || insert.has_with_clause()) {
+    fail(SqlState::kFeatureNotSupported, range.location(), "ON CONFLICT, RETURNING and WITH are not supported in INSERT");
+  }
+  // Which table column each VALUES position fills.
+  std::vector<size_t> targets;
+  if (insert.cols_size() == 0) {
+    for (size_t i = 0; i < table.columns.size(); ++i) targets.push_back(i);
+  } else {
+    std::set<size_t> seen;
+    for (const auto& colNode : insert.cols()) {
+      const auto& target = colNode.res_target();
+      size_t index = table.columns.size();
+      for (size_t i = 0; i < table.columns.size(); ++i) {
+        if (table.columns[i].name == target.name()) index = i;
+      }
+      if (index == table.columns.size()) {
+        fail(SqlState::kUndefinedColumn, target.location(),
+             fmt::format("column \"{}\" of relation \"{}\" does not exist", target.name(), table.name));
+      }
+      if (!seen.insert(index).second) {
+        fail(SqlState::kDuplicateColumn, target.location(),
+             fmt::format("column \"{}\" specified more than once", target.name()));
+      }
+      targets.push_back(index);
+    }
+  }
+  if (!insert.has_select_stmt() || insert.select_stmt().select_stmt().values_lists_size() == 0) {
+    fail(SqlState::kFeatureNotSupported, range.location(), "only INSERT ... VALUES is supported yet");
+  }
+  InsertValues bound;
+  bound.table = table.name;
+  std::vector<ColumnDescription> none;
+  ExpressionBinder binder(text_, none, parameterTypes_);
+  binder.setClause("VALUES");
+  for (const auto& rowNode : insert.select_stmt().select_stmt().values_lists()) {
+    const auto& items = rowNode.list().items();
+    if (static_cast<size_t>(items.size()) > targets.size()) {
+      fail(SqlState::kSyntaxError, ExpressionBinder::locationOf(items[static_cast<int>(targets.size())]),
+           "INSERT has more expressions than target columns");
+    }
+    if (static_cast<size_t>(items.size()) < targets.size()) {
+      fail(SqlState::kSyntaxError, ExpressionBinder::locationOf(rowNode),
+           "INSERT has more target columns than expressions");
+    }
+    std::vector<engine::ExpressionPtr> row(table.columns.size());
+    for (int i = 0; i < items.size(); ++i) {
+      if (items[i].has_set_to_default()) continue;  // no defaults yet: NULL
+      const auto& column = table.columns[targets[static_cast<size_t>(i)]];
+      int location = ExpressionBinder::locationOf(items[i]);
+      engine::ExpressionPtr value = binder.bind(items[i]);
+      if (value->type().id() != engine::TypeId::kUnknown && value->type() != column.type &&
+          !engine::isCastSupported(value->type(), column.type)) {
+        fail(SqlState::kDatatypeMismatch, location,
+             fmt::format("column \"{}\" is of type {} but expression is of type {}", column.name,
+                         column.type.toString(), value->type().toString()));
+      }
+      row[targets[static_cast<size_t>(i)]] = binder.coerce(std::move(value), column.type, location);
+    }
+    bound.rows.push_back(std::move(row));
+  }
+  return bound;
+}
+
+CopyFrom TableStatementBinder::bindCopy(const pg_query::CopyStmt& copy) {
+  if (!copy.is_from() || copy.has_query()) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY TO is not supported yet; only COPY table FROM");
+  }
+  if (copy.is_program()) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM PROGRAM is not supported");
+  if (copy.has_where_clause()) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM ... WHERE is not supported");
+  const auto& range = copy.relation();
+  TableDescription table = findTable(range.schemaname(), range.relname(), range.location());
+  if (copy.attlist_size() > 0) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY with a column list is not supported yet");
+  }
+  CopyFrom bound;
+  bound.table = table.name;
+  if (!copy.filename().empty()) bound.path = copy.filename();
+  std::optional<std::string> format;
+  std::optional<char> delimiter;
+  for (const auto& optionNode : copy.options()) {
+    const auto& option = optionNode.def_elem();
+    std::string name = option.defname();
+    std::string value = optionText(option);
+    if (name == "format") {
+      format = lowercase(value);
+    } else if (name == "delimiter") {
+      if (value.size() != 1) {
+        fail(SqlState::kFeatureNotSupported, option.location(), "COPY delimiter must be a single one-byte character");
+      }
+      delimiter = value[0];
+    } else if (name == "header") {
+      bound.header = optionIsTrue(option);
+    } else if (name == "quote") {
+      if (value.size() != 1) {
+        fail(SqlState::kFeatureNotSupported, option.location(), "COPY quote must be a single one-byte character");
+      }
+      bound.quote = value[0];
+    } else {
+      fail(SqlState::kFeatureNotSupported, option.location(), fmt::format("COPY option \"{}\" is not supported", name));
+    }
+  }
+  if (!format) {
+    // psql's \copy and most files say what they are by their name.
+    if (bound.path && bound.path->ends_with(".csv")) {
+      format = "csv";
+    } else if (bound.path && bound.path->ends_with(".tbl")) {
+      format = "tbl";
+    } else {
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
+                      "COPY's default text format is not supported yet: add WITH (FORMAT csv) or WITH (FORMAT tbl)");
+    }
+  }
+  if (*format == "csv") {
+    bound.format = CopyFrom::Format::kCsv;
+    bound.delimiter = delimiter.value_or(',');
+  } else if (*format == "tbl") {
+    bound.format = CopyFrom::Format::kTbl;
+    bound.delimiter = delimiter.value_or('|');
+  } else {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY format \"{}\" is not supported: use csv or tbl", *format);
+  }
+  if (bound.header && bound.format != CopyFrom::Format::kCsv) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY HEADER is available only in CSV mode");
+  }
+  return bound;
+}
+
+TpchLoad TableStatementBinder::bindCall(const pg_query::CallStmt& call) {
+  const auto& function = call.funccall();
+  std::string name = function.funcname_size() > 0 ? function.funcname().rbegin()->string().sval() : "";
+  if (name != "tpch_load") {
+    fail(SqlState::kUndefinedFunction, function.location(), fmt::format("procedure {} does not exist", name));
+  }
+  if (function.args_size() != 1) {
+    fail(SqlState::kUndefinedFunction, function.location(), "tpch_load takes one argument: the scale factor");
+  }
+  std::vector<ColumnDescription> none;
+  ExpressionBinder binder(text_, none, parameterTypes_);
+  const auto& argument = function.args(0);
+  if (!argument.has_a_const() || !(argument.a_const().has_ival() || argument.a_const().has_fval())) {
+    fail(SqlState::kInvalidParameterValue, ExpressionBinder::locationOf(argument),
+         "tpch_load's scale factor must be a number");
+  }
+  TpchLoad bound;
+  bound.scaleFactor = argument.a_const().has_ival() ? argument.a_const().ival().ival()
+                                                    : std::stod(argument.a_const().fval().fval());
+  if (!(bound.scaleFactor > 0) || bound.scaleFactor > 100000) {
+    fail(SqlState::kInvalidParameterValue, ExpressionBinder::locationOf(argument),
+         "tpch_load's scale factor must be above 0");
+  }
+  return bound;
+}
+
+}  // namespace shoal::sql

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <vector>
+
+#include "sql/binder/bound_statement.h"
+#include "sql/binder/catalog_reader.h"
+
+namespace pg_query {
+class CreateStmt;
+class DropStmt;
+class TruncateStmt;
+class InsertStmt;
+class CopyStmt;
+class CallStmt;
+}  // namespace pg_query
+
+namespace shoal::sql {
+
+/// Binds the statements that define, fill and empty user tables: CREATE
+/// TABLE, DROP TABLE, TRUNCATE, INSERT ... VALUES, COPY ... FROM and CALL tpch_load.
+class TableStatementBinder {
+ public:
+  TableStatementBinder(const CatalogReader& catalog, std::string_view text,
+                       std::vector<engine::LogicalType>& parameterTypes)
+      : catalog_(catalog), text_(text), parameterTypes_(parameterTypes) {}
+
+  CreateTable bindCreate(const pg_query::CreateStmt& create);
+  DropTable bindDrop(const pg_query::DropStmt& drop);
+  TruncateTable bindTruncate(const pg_query::TruncateStmt& truncate);
+  InsertValues bindInsert(const pg_query::InsertStmt& insert);
+  CopyFrom bindCopy(const pg_query::CopyStmt& copy);
+  TpchLoad bindCall(const pg_query::CallStmt& call);
+
+ private:
+  /// The user table named by a RangeVar, or 42P01 at its position.
+  TableDescription findTable(const std::string& schema, const std::string& name, int location) const;
+  [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
+
+  const CatalogReader& catalog_;
+  std::string_view text_;
+  std::vector<engine::LogicalType>& parameterTypes_;
+};
+
+}  // namespace shoal::sql

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "proto/storage.pb.h"
+#include "worker/loading/row_router.h"
+#include "worker/storage/delimited_text_parser.h"
+
+namespace shoal::worker {
+
+/// Parses blocks of one table's text and routes the rows to their owners.
+/// One per thread and table.
+class TextLoader {
+ public:
+  TextLoader(uint64_t loadId, const proto::TableLayout& layout, TextFormatOptions format, std::string sourceName,
+             const std::string& selfAddress, StorageManager& storage, PeerChannels& peers);
+
+  void load(std::string_view block, uint64_t firstLineNumber);
+  /// Flushes the rows still on their way to peers; fails with a peer's error.
+  void finish() { router_.finish(); }
+  uint64_t rows() const { return rows_; }
+
+ private:
+  proto::TableLayout layout_;
+  DelimitedTextParser parser_;
+  RowRouter router_;
+  std::vector<engine::Chunk> chunks_;
+  uint64_t rows_ = 0;
+};
+
+/// Loads whole .tbl files with `numThreads` threads: each file is cut into
+/// ranges of whole lines, and the threads take ranges of any file, largest
+/// files first. Returns the rows loaded; fails with the first error.
+uint64_t loadTblFilesInParallel(uint64_t loadId, const std::vector<std::pair<proto::TableLayout, std::string>>& files,
+                                size_t numThreads, const std::string& selfAddress, StorageManager& storage,
+                                PeerChannels& peers);
+
+}  // namespace shoal::worker

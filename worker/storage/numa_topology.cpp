@@ -1,0 +1,46 @@
+#include "worker/storage/numa_topology.h"
+
+#include <numa.h>
+
+#include <cstdlib>
+#include <new>
+
+#include "common/check.h"
+
+namespace shoal::worker {
+
+NumaTopology NumaTopology::detect() {
+  if (numa_available() < 0) {
+    return NumaTopology(1, false);
+  }
+  return NumaTopology(static_cast<uint32_t>(numa_max_node() + 1), false);
+}
+
+NumaTopology NumaTopology::fake(uint32_t numNodes) {
+  SHOAL_CHECK(numNodes >= 1, "a fake NUMA topology needs at least one node");
+  return NumaTopology(numNodes, true);
+}
+
+void* NumaTopology::allocate(size_t bytes, uint32_t node) const {
+  SHOAL_CHECK(node < numNodes_, "NUMA node {} of {}", node, numNodes_);
+  if (bytes == 0) bytes = 1;
+  void* memory = nullptr;
+  if (!fake_ && numNodes_ > 1) {
+    memory = numa_alloc_onnode(bytes, static_cast<int>(node));  // page-granular, zeroed by the kernel
+  } else {
+    memory = std::calloc(1, bytes);
+  }
+  if (memory == nullptr) throw std::bad_alloc();
+  return memory;
+}
+
+void NumaTopology::release(void* memory, size_t bytes) const {
+  if (memory == nullptr) return;
+  if (!fake_ && numNodes_ > 1) {
+    numa_free(memory, bytes == 0 ? 1 : bytes);
+  } else {
+    std::free(memory);
+  }
+}
+
+}  // namespace shoal::worker

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace shoal::worker {
+
+/// The NUMA nodes this process places memory on, from libnuma. A machine
+/// without NUMA (or without libnuma support) has one node. Tests and small
+/// machines may force a fake topology (`--numa-nodes N`): memory is then
+/// allocated normally but every placement decision runs as on a real N-node box.
+class NumaTopology {
+ public:
+  /// Reads the real topology.
+  static NumaTopology detect();
+  /// Pretends there are `numNodes` nodes.
+  static NumaTopology fake(uint32_t numNodes);
+
+  uint32_t numNodes() const { return numNodes_; }
+  bool isFake() const { return fake_; }
+
+  /// Allocates `bytes` bytes on `node` (zeroed); release with `release`.
+  void* allocate(size_t bytes, uint32_t node) const;
+  void release(void* memory, size_t bytes) const;
+
+ private:
+  NumaTopology(uint32_t numNodes, bool fake) : numNodes_(numNodes), fake_(fake) {}
+
+  uint32_t numNodes_;
+  bool fake_;
+};
+
+}  // namespace shoal::worker

@@ -1,0 +1,144 @@
+#include "worker/storage/partition_store.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "common/status.h"
+#include "engine/types/logical_type.h"
+#include "worker/storage/segment_file.h"
+
+namespace shoal::worker {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kManifest = "manifest.json";
+
+json columnsToJson(const std::vector<StoredColumn>& columns) {
+  json out = json::array();
+  for (const auto& column : columns) {
+    out.push_back({{"name", column.name},
+                   {"type", {static_cast<uint32_t>(column.type.id()), column.type.precision(), column.type.scale(),
+                             column.type.maxLength()}},
+                   {"not_null", column.notNull}});
+  }
+  return out;
+}
+
+std::vector<StoredColumn> columnsFromJson(const json& columns) {
+  std::vector<StoredColumn> out;
+  for (const auto& column : columns) {
+    const auto& type = column.at("type");
+    out.push_back(StoredColumn{column.at("name"),
+                               engine::LogicalType::fromParts(type.at(0), type.at(1), type.at(2), type.at(3)),
+                               column.at("not_null")});
+  }
+  return out;
+}
+
+}  // namespace
+
+PartitionStore::PartitionStore(fs::path root) : root_(std::move(root)) { fs::create_directories(root_); }
+
+fs::path PartitionStore::directoryOf(uint64_t storageId) const { return root_ / std::to_string(storageId); }
+
+void PartitionStore::writeManifest(const TablePartition& partition, const std::vector<std::string>& files) const {
+  json manifest = {{"storage_id", partition.storageId()},
+                   {"table", partition.tableName()},
+                   {"columns", columnsToJson(partition.columns())},
+                   {"segments", files}};
+  fs::path directory = directoryOf(partition.storageId());
+  fs::path temporary = directory / "manifest.json.tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << manifest.dump(1) << "\n";
+    if (!out.flush()) SHOAL_USER_FAIL(SqlState::kIoError, "could not write {}", temporary.string());
+  }
+  int fd = ::open(temporary.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+  fs::rename(temporary, directory / kManifest);
+}
+
+void PartitionStore::persist(const TablePartition& partition,
+                             std::span<const std::shared_ptr<const Segment>> newSegments) {
+  std::lock_guard lock(mutex_);
+  fs::path directory = directoryOf(partition.storageId());
+  fs::create_directories(directory);
+  std::vector<std::string>& files = files_[partition.storageId()];
+  std::vector<std::string> updated = files;
+  for (const auto& segment : newSegments) {
+    // Names never repeat within a partition, so a stale file can never pass for a new one.
+    std::string name = fmt::format("segment-{:06}.seg", updated.size());
+    writeSegmentFile(directory / name, *segment, partition.storageId(), partition.tableName(), partition.columns());
+    updated.push_back(name);
+  }
+  writeManifest(partition, updated);
+  files = std::move(updated);
+}
+
+void PartitionStore::remove(uint64_t storageId) {
+  std::lock_guard lock(mutex_);
+  files_.erase(storageId);
+  std::error_code error;
+  fs::remove_all(directoryOf(storageId), error);
+  if (error) spdlog::warn("could not remove {}: {}", directoryOf(storageId).string(), error.message());
+}
+
+std::vector<std::shared_ptr<TablePartition>> PartitionStore::recover(const NumaTopology& topology) {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<TablePartition>> partitions;
+  uint32_t nextNode = 0;
+  for (const auto& entry : fs::directory_iterator(root_)) {
+    if (!entry.is_directory()) continue;
+    fs::path manifestPath = entry.path() / kManifest;
+    if (!fs::exists(manifestPath)) {
+      spdlog::warn("{} has no manifest: a load that never committed; removing it", entry.path().string());
+      fs::remove_all(entry.path());
+      continue;
+    }
+    json manifest;
+    try {
+      std::ifstream in(manifestPath);
+      manifest = json::parse(in);
+      uint64_t storageId = manifest.at("storage_id");
+      auto partition = std::make_shared<TablePartition>(storageId, manifest.at("table").get<std::string>(),
+                                                        columnsFromJson(manifest.at("columns")));
+      std::vector<std::string> files = manifest.at("segments").get<std::vector<std::string>>();
+      std::set<std::string> listed(files.begin(), files.end());
+      try {
+        std::vector<std::shared_ptr<const Segment>> segments;
+        for (const auto& file : files) {
+          segments.push_back(
+              readSegmentFile(entry.path() / file, partition->columns(), nextNode++ % topology.numNodes(), topology));
+        }
+        partition->appendSegments(std::move(segments));
+      } catch (const ShoalError& error) {
+        spdlog::error("table {} (storage {}): {}", partition->tableName(), storageId, error.status().message());
+        partition->markCorrupted(error.status().message());
+      }
+      // Files of a commit that crashed before its manifest was written.
+      for (const auto& file : fs::directory_iterator(entry.path())) {
+        std::string name = file.path().filename().string();
+        if (name != kManifest && !listed.contains(name)) fs::remove(file.path());
+      }
+      files_[storageId] = std::move(files);
+      partitions.push_back(std::move(partition));
+    } catch (const json::exception& error) {
+      spdlog::error("manifest {} is corrupted: {}", manifestPath.string(), error.what());
+    }
+  }
+  return partitions;
+}
+
+}  // namespace shoal::worker

@@ -1,0 +1,155 @@
+#include "worker/storage/storage_manager.h"
+
+#include <numeric>
+
+#include "common/status.h"
+
+namespace shoal::worker {
+namespace {
+
+/// Rows [start, start + count) of `chunk` as a chunk of their own.
+engine::Chunk sliceChunk(const engine::Chunk& chunk, size_t start, size_t count) {
+  std::vector<uint32_t> rows(count);
+  std::iota(rows.begin(), rows.end(), static_cast<uint32_t>(start));
+  engine::Chunk slice(count);
+  for (size_t c = 0; c < chunk.numColumns(); ++c) {
+    slice.addColumn(chunk.column(c).select(rows));
+  }
+  return slice;
+}
+
+void checkNotNull(const engine::Chunk& chunk, const std::vector<StoredColumn>& columns, const std::string& tableName) {
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (!columns[c].notNull) continue;
+    if (!chunk.column(c).validity().allValid(chunk.size())) {
+      SHOAL_USER_FAIL(SqlState::kNotNullViolation,
+                      "null value in column \"{}\" of relation \"{}\" violates not-null constraint", columns[c].name,
+                      tableName);
+    }
+  }
+}
+
+}  // namespace
+
+void StorageManager::stage(uint64_t loadId, uint64_t storageId, const std::string& tableName,
+                           const std::vector<StoredColumn>& columns, engine::Chunk chunk) {
+  if (chunk.numColumns() != columns.size()) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "rows for \"{}\" have {} columns, the table has {}", tableName,
+                    chunk.numColumns(), columns.size());
+  }
+  for (size_t c = 0; c < chunk.numColumns(); ++c) {
+    if (chunk.column(c).type() != columns[c].type) {
+      SHOAL_USER_FAIL(SqlState::kDataCorrupted, "rows for column \"{}\" are {}, the column is {}", columns[c].name,
+                      chunk.column(c).type().toString(), columns[c].type.toString());
+    }
+    chunk.column(c).resize(chunk.size());
+  }
+  checkNotNull(chunk, columns, tableName);
+  std::shared_ptr<StagedPartition> staged;
+  {
+    std::lock_guard lock(mutex_);
+    auto& slot = loads_[loadId][storageId];
+    if (!slot) {
+      slot = std::make_shared<StagedPartition>();
+      slot->tableName = tableName;
+      slot->columns = columns;
+      for (const auto& column : columns) slot->types.push_back(column.type);
+    }
+    staged = slot;
+  }
+  std::lock_guard lock(staged->mutex);
+  staged->rows += chunk.size();
+  staged->pendingRows += chunk.size();
+  staged->pending.push_back(std::move(chunk));
+  sealPending(*staged, false);
+}
+
+void StorageManager::sealPending(StagedPartition& staged, bool flush) {
+  while (staged.pendingRows >= kSegmentRows || (flush && staged.pendingRows > 0)) {
+    // Take whole chunks up to the segment size, splitting the one that straddles the boundary.
+    std::vector<engine::Chunk> segmentChunks;
+    size_t rows = 0;
+    size_t taken = 0;
+    while (taken < staged.pending.size() && rows < kSegmentRows) {
+      engine::Chunk& chunk = staged.pending[taken];
+      if (rows + chunk.size() <= kSegmentRows) {
+        rows += chunk.size();
+        segmentChunks.push_back(std::move(chunk));
+        ++taken;
+      } else {
+        size_t head = kSegmentRows - rows;
+        segmentChunks.push_back(sliceChunk(chunk, 0, head));
+        chunk = sliceChunk(chunk, head, chunk.size() - head);
+        rows += head;
+      }
+    }
+    staged.pending.erase(staged.pending.begin(), staged.pending.begin() + static_cast<ptrdiff_t>(taken));
+    staged.pendingRows -= rows;
+    staged.segments.push_back(Segment::build(staged.types, segmentChunks, nextNumaNode(), topology_));
+  }
+}
+
+std::vector<LoadedPartition> StorageManager::commit(uint64_t loadId) {
+  StagedLoad load;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = loads_.find(loadId);
+    if (it == loads_.end()) return {};
+    load = std::move(it->second);
+    loads_.erase(it);
+  }
+  std::vector<LoadedPartition> loaded;
+  for (auto& [storageId, staged] : load) {
+    std::lock_guard stagedLock(staged->mutex);
+    sealPending(*staged, true);
+    std::shared_ptr<TablePartition> partition;
+    {
+      std::lock_guard lock(mutex_);
+      auto& slot = partitions_[storageId];
+      if (!slot) slot = std::make_shared<TablePartition>(storageId, staged->tableName, staged->columns);
+      partition = slot;
+    }
+    if (store_) store_->persist(*partition, staged->segments);
+    partition->appendSegments(std::move(staged->segments));
+    loaded.push_back(LoadedPartition{storageId, staged->rows});
+  }
+  return loaded;
+}
+
+void StorageManager::abort(uint64_t loadId) {
+  std::lock_guard lock(mutex_);
+  loads_.erase(loadId);
+}
+
+void StorageManager::drop(uint64_t storageId) {
+  {
+    std::lock_guard lock(mutex_);
+    partitions_.erase(storageId);
+  }
+  if (store_) store_->remove(storageId);
+}
+
+void StorageManager::recover() {
+  if (!store_) return;
+  for (auto& partition : store_->recover(topology_)) adopt(std::move(partition));
+}
+
+std::shared_ptr<TablePartition> StorageManager::find(uint64_t storageId) const {
+  std::lock_guard lock(mutex_);
+  auto it = partitions_.find(storageId);
+  return it == partitions_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<TablePartition>> StorageManager::partitions() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<TablePartition>> all;
+  for (const auto& [id, partition] : partitions_) all.push_back(partition);
+  return all;
+}
+
+void StorageManager::adopt(std::shared_ptr<TablePartition> partition) {
+  std::lock_guard lock(mutex_);
+  partitions_[partition->storageId()] = std::move(partition);
+}
+
+}  // namespace shoal::worker

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "engine/vector/chunk.h"
+#include "worker/storage/numa_topology.h"
+#include "worker/storage/partition_store.h"
+#include "worker/storage/table_partition.h"
+
+namespace shoal::worker {
+
+/// What one load added to one table partition, returned at commit so the
+/// coordinator can keep row counts (and statistics) in its catalog.
+struct LoadedPartition {
+  uint64_t storageId = 0;
+  uint64_t rows = 0;
+};
+
+/// All table partitions on this worker, and the loads in flight. A load
+/// stages rows under its id, possibly from many threads and peers at once;
+/// commit makes them visible in one step, abort drops them, so a COPY is all
+/// or nothing. Segments go round-robin over the NUMA nodes. Thread-safe.
+class StorageManager {
+ public:
+  /// `store` makes commits durable and drops remove files (null: memory only).
+  StorageManager(NumaTopology topology, PartitionStore* store) : topology_(topology), store_(store) {}
+
+  /// Loads every partition the store holds (at startup).
+  void recover();
+
+  const NumaTopology& topology() const { return topology_; }
+
+  /// Stages `chunk` for `storageId` under `loadId`, creating the partition's
+  /// staging area on first use. Fails with 23502 on a NULL in a NOT NULL column.
+  void stage(uint64_t loadId, uint64_t storageId, const std::string& tableName,
+             const std::vector<StoredColumn>& columns, engine::Chunk chunk);
+  /// Makes everything staged under `loadId` visible. Returns what each partition gained.
+  std::vector<LoadedPartition> commit(uint64_t loadId);
+  void abort(uint64_t loadId);
+
+  /// Drops a partition and its data (DROP TABLE, or TRUNCATE's old storage).
+  void drop(uint64_t storageId);
+  /// The partition, or null when this worker holds none for `storageId`.
+  std::shared_ptr<TablePartition> find(uint64_t storageId) const;
+  std::vector<std::shared_ptr<TablePartition>> partitions() const;
+
+  /// Adds a partition recovered from disk at startup.
+  void adopt(std::shared_ptr<TablePartition> partition);
+
+ private:
+  /// Rows of one partition in one load: full segments already built, plus the chunks of the next one.
+  struct StagedPartition {
+    std::mutex mutex;
+    std::string tableName;
+    std::vector<StoredColumn> columns;
+    std::vector<engine::LogicalType> types;
+    std::vector<engine::Chunk> pending;  // guarded by mutex
+    size_t pendingRows = 0;              // guarded by mutex
+    std::vector<std::shared_ptr<const Segment>> segments;  // guarded by mutex
+    uint64_t rows = 0;                                     // guarded by mutex
+  };
+  using StagedLoad = std::map<uint64_t, std::shared_ptr<StagedPartition>>;
+
+  /// Builds segments out of `staged.pending` while it holds a full segment's worth (or all of it if `flush`).
+  void sealPending(StagedPartition& staged, bool flush);
+  uint32_t nextNumaNode() { return nextNumaNode_.fetch_add(1) % topology_.numNodes(); }
+
+  NumaTopology topology_;
+  PartitionStore* store_;
+  std::atomic<uint32_t> nextNumaNode_{0};
+  mutable std::mutex mutex_;
+  std::map<uint64_t, std::shared_ptr<TablePartition>> partitions_;  // guarded by mutex_
+  std::map<uint64_t, StagedLoad> loads_;                             // guarded by mutex_
+};
+
+}  // namespace shoal::worker

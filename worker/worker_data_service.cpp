@@ -1,0 +1,154 @@
+#include "worker/worker_data_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "common/status.h"
+#include "engine/vector/chunk_codec.h"
+#include "proto/plan_codec.h"
+#include "proto/rpc_status.h"
+#include "worker/loading/row_router.h"
+#include "worker/loading/text_loader.h"
+#include "worker/loading/tpch_generator.h"
+#include "worker/scan_executor.h"
+#include "worker/storage/delimited_text_parser.h"
+
+namespace shoal::worker {
+namespace {
+
+TextFormatOptions textFormatOf(const proto::TextFormatProto& proto) {
+  TextFormatOptions options;
+  if (proto.format() > static_cast<uint32_t>(TextFileFormat::kCsv)) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown text format {}", proto.format());
+  }
+  options.format = static_cast<TextFileFormat>(proto.format());
+  if (proto.delimiter().size() == 1) options.delimiter = proto.delimiter()[0];
+  if (proto.quote().size() == 1) options.quote = proto.quote()[0];
+  return options;
+}
+
+}  // namespace
+
+grpc::Status WorkerDataService::AppendRows(grpc::ServerContext*, grpc::ServerReader<proto::AppendRowsRequest>* reader,
+                                           proto::AppendRowsResponse*) {
+  return proto::serveRpc([&] {
+    proto::AppendRowsRequest request;
+    uint64_t cachedStorageId = 0;
+    std::vector<StoredColumn> columns;
+    std::vector<engine::LogicalType> types;
+    while (reader->Read(&request)) {
+      if (columns.empty() || request.layout().storage_id() != cachedStorageId) {
+        cachedStorageId = request.layout().storage_id();
+        columns = storedColumnsOf(request.layout());
+        types.clear();
+        for (const auto& column : columns) types.push_back(column.type);
+      }
+      engine::Chunk chunk = engine::decodeChunk(request.chunk(), types);
+      storage_.stage(request.load_id(), cachedStorageId, request.layout().table_name(), columns, std::move(chunk));
+    }
+  });
+}
+
+grpc::Status WorkerDataService::RouteRows(grpc::ServerContext*, grpc::ServerReader<proto::AppendRowsRequest>* reader,
+                                          proto::LoadResponse* response) {
+  return proto::serveRpc([&] {
+    proto::AppendRowsRequest request;
+    std::unique_ptr<proto::TableLayout> layout;
+    std::unique_ptr<RowRouter> router;
+    std::vector<engine::LogicalType> types;
+    uint64_t rows = 0;
+    while (reader->Read(&request)) {
+      if (!router) {
+        layout = std::make_unique<proto::TableLayout>(request.layout());
+        for (const auto& column : storedColumnsOf(*layout)) types.push_back(column.type);
+        router = std::make_unique<RowRouter>(request.load_id(), *layout, selfAddress_, storage_, peers_);
+      }
+      engine::Chunk chunk = engine::decodeChunk(request.chunk(), types);
+      rows += chunk.size();
+      router->route(std::move(chunk));
+    }
+    if (router) router->finish();
+    response->set_rows(rows);
+  });
+}
+
+grpc::Status WorkerDataService::LoadText(grpc::ServerContext*, grpc::ServerReader<proto::LoadTextRequest>* reader,
+                                         proto::LoadResponse* response) {
+  return proto::serveRpc([&] {
+    proto::LoadTextRequest request;
+    std::unique_ptr<TextLoader> loader;
+    while (reader->Read(&request)) {
+      if (!loader) {
+        loader = std::make_unique<TextLoader>(request.load_id(), request.layout(), textFormatOf(request.format()),
+                                              request.source_name(), selfAddress_, storage_, peers_);
+      }
+      loader->load(request.block(), request.first_line_number());
+    }
+    if (loader) {
+      loader->finish();
+      response->set_rows(loader->rows());
+    }
+  });
+}
+
+grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext*, const proto::GenerateTpchRequest* request,
+                                             proto::LoadResponse* response) {
+  return proto::serveRpc([&] {
+    const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
+    ScratchDirectory scratch("shoal-tpch");
+    generateTpchPart(request->generator(), request->scale_factor(), request->part(), request->parts(), threads,
+                     scratch.path());
+    std::vector<std::pair<proto::TableLayout, std::string>> files;
+    for (const auto& layout : request->layouts()) {
+      const std::string& table = layout.table_name();
+      // tpchgen-cli writes <table>/<table>.<part>.tbl; the fixed tables (nation, region) come only with part 1.
+      std::filesystem::path path = scratch.path() / table / fmt::format("{}.{}.tbl", table, request->part());
+      if (std::filesystem::exists(path)) files.emplace_back(layout, path.string());
+    }
+    response->set_rows(loadTblFilesInParallel(request->load_id(), files, threads, selfAddress_, storage_, peers_));
+  });
+}
+
+grpc::Status WorkerDataService::FinishLoad(grpc::ServerContext*, const proto::FinishLoadRequest* request,
+                                           proto::FinishLoadResponse* response) {
+  return proto::serveRpc([&] {
+    if (!request->commit()) {
+      storage_.abort(request->load_id());
+      return;
+    }
+    for (const auto& loaded : storage_.commit(request->load_id())) {
+      auto* statistics = response->add_statistics();
+      statistics->set_storage_id(loaded.storageId);
+      statistics->set_rows(loaded.rows);
+    }
+  });
+}
+
+grpc::Status WorkerDataService::DropStorage(grpc::ServerContext*, const proto::DropStorageRequest* request,
+                                            proto::DropStorageResponse*) {
+  return proto::serveRpc([&] {
+    for (uint64_t storageId : request->storage_ids()) storage_.drop(storageId);
+  });
+}
+
+grpc::Status WorkerDataService::Scan(grpc::ServerContext* context, const proto::ScanRequest* request,
+                                     grpc::ServerWriter<proto::ScanResponse>* writer) {
+  return proto::serveRpc([&] {
+    auto partition = storage_.find(request->fragment().storage_id());
+    proto::ScanResponse response;
+    runScan(
+        request->fragment(), partition.get(),
+        [&](engine::Chunk chunk) {
+          response.mutable_chunk()->clear();
+          engine::encodeChunk(chunk, *response.mutable_chunk());
+          if (!writer->Write(response)) {
+            SHOAL_USER_FAIL(SqlState::kQueryCanceled, "the coordinator stopped reading the scan");
+          }
+        },
+        [&] { return context->IsCancelled(); });
+  });
+}
+
+}  // namespace shoal::worker

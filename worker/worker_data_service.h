@@ -1,0 +1,43 @@
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "proto/storage.grpc.pb.h"
+#include "worker/peer_channels.h"
+#include "worker/storage/storage_manager.h"
+
+namespace shoal::worker {
+
+/// The worker's data plane (proto/storage.proto): staging and committing
+/// loads, parsing COPY text and generating TPC-H data while routing each row
+/// to its owner, dropping storage, and running scan fragments.
+class WorkerDataService final : public proto::WorkerData::Service {
+ public:
+  explicit WorkerDataService(StorageManager& storage) : storage_(storage) {}
+
+  /// This worker's own address, as placements name it; set once serving.
+  void setSelfAddress(std::string address) { selfAddress_ = std::move(address); }
+
+  grpc::Status AppendRows(grpc::ServerContext* context, grpc::ServerReader<proto::AppendRowsRequest>* reader,
+                          proto::AppendRowsResponse* response) override;
+  grpc::Status RouteRows(grpc::ServerContext* context, grpc::ServerReader<proto::AppendRowsRequest>* reader,
+                         proto::LoadResponse* response) override;
+  grpc::Status LoadText(grpc::ServerContext* context, grpc::ServerReader<proto::LoadTextRequest>* reader,
+                        proto::LoadResponse* response) override;
+  grpc::Status GenerateTpch(grpc::ServerContext* context, const proto::GenerateTpchRequest* request,
+                            proto::LoadResponse* response) override;
+  grpc::Status FinishLoad(grpc::ServerContext* context, const proto::FinishLoadRequest* request,
+                          proto::FinishLoadResponse* response) override;
+  grpc::Status DropStorage(grpc::ServerContext* context, const proto::DropStorageRequest* request,
+                           proto::DropStorageResponse* response) override;
+  grpc::Status Scan(grpc::ServerContext* context, const proto::ScanRequest* request,
+                    grpc::ServerWriter<proto::ScanResponse>* writer) override;
+
+ private:
+  StorageManager& storage_;
+  PeerChannels peers_;
+  std::string selfAddress_;
+};
+
+}  // namespace shoal::worker
