@@ -133,7 +133,8 @@ int countLiveWorkers(proto::Control::Stub& stub) {
 
 }  // namespace
 
-/// tpchgen-cli on PATH, else in the .venv that `make` creates (looked for above the executable and the working directory).
+/// tpchgen-cli on PATH, else in the .venv that `make` creates (looked for above the executable and the working
+/// directory).
 std::string findTpchGenerator(const std::string& shoalExecutable) {
   if (const char* path = std::getenv("PATH")) {
     std::string_view paths(path);
@@ -169,13 +170,19 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
     return 1;
   };
 
-  children.push_back(spawn("coordinator",
-                           {shoalExecutable, "--log-level", options.logLevel, "coordinator", "--cluster-id",
-                            options.clusterId, "--pg-host", options.host, "--pg-port", std::to_string(options.pgPort),
-                            "--control-host", options.host, "--control-port", "0", "--port-file", portFile.string(),
-                            "--data-dir", (dataDir / "coordinator").string(), "--tpchgen",
-                            options.tpchGenerator.empty() ? findTpchGenerator(shoalExecutable) : options.tpchGenerator},
-                           (logDir / "coordinator.log").string()));
+  children.push_back(spawn(
+      "coordinator",
+      {shoalExecutable,  "--log-level",
+       options.logLevel, "coordinator",
+       "--cluster-id",   options.clusterId,
+       "--pg-host",      options.host,
+       "--pg-port",      std::to_string(options.pgPort),
+       "--control-host", options.host,
+       "--control-port", "0",
+       "--port-file",    portFile.string(),
+       "--data-dir",     (dataDir / "coordinator").string(),
+       "--tpchgen",      options.tpchGenerator.empty() ? findTpchGenerator(shoalExecutable) : options.tpchGenerator},
+      (logDir / "coordinator.log").string()));
 
   // The coordinator writes its bound ports once it serves; wait for them.
   auto deadline = Clock::now() + std::chrono::seconds(options.startupTimeoutSeconds);
@@ -201,8 +208,8 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
     children.push_back(
         spawn(name,
               {shoalExecutable, "--log-level", options.logLevel, "worker", "--coordinator", controlAddress,
-               "--cluster-id", options.clusterId, "--listen-host", options.host, "--node-name", name,
-               "--numa-nodes", std::to_string(options.numaNodes), "--data-dir", (dataDir / name).string()},
+               "--cluster-id", options.clusterId, "--listen-host", options.host, "--node-name", name, "--numa-nodes",
+               std::to_string(options.numaNodes), "--data-dir", (dataDir / name).string()},
               (logDir / (name + ".log")).string()));
   }
 

@@ -70,8 +70,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   coordinatorCommand->add_option("--data-dir", coordinatorOptions.dataDir,
                                  "Directory for the catalog (empty: keep it in memory)");
-  coordinatorCommand->add_option("--tpchgen", coordinatorOptions.tpchGenerator,
-                                 "tpchgen-cli that workers run for CALL tpch_load")
+  coordinatorCommand
+      ->add_option("--tpchgen", coordinatorOptions.tpchGenerator, "tpchgen-cli that workers run for CALL tpch_load")
       ->capture_default_str();
   coordinatorCommand->add_option("--port-file", coordinatorOptions.portFile,
                                  "Write the bound ports here as JSON once serving");

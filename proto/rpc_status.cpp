@@ -35,6 +35,8 @@ Status fromGrpcStatus(const grpc::Status& status, std::string_view peer) {
                             static_cast<int>(status.error_code())));
 }
 
-void throwRpcError(const grpc::Status& status, std::string_view peer) { throw ShoalError(fromGrpcStatus(status, peer)); }
+void throwRpcError(const grpc::Status& status, std::string_view peer) {
+  throw ShoalError(fromGrpcStatus(status, peer));
+}
 
 }  // namespace shoal::proto

@@ -54,8 +54,9 @@ void Worker::start() {
   storage_->recover();
   size_t recoveredRows = 0;
   for (const auto& partition : storage_->partitions()) recoveredRows += partition->numRows();
-  if (store_) spdlog::info("recovered {} table partition(s), {} rows, from {}", storage_->partitions().size(),
-                           recoveredRows, options_.dataDir);
+  if (store_)
+    spdlog::info("recovered {} table partition(s), {} rows, from {}", storage_->partitions().size(), recoveredRows,
+                 options_.dataDir);
   service_ = std::make_unique<WorkerControlService>();
   dataService_ = std::make_unique<WorkerDataService>(*storage_);
   grpc::ServerBuilder builder;

@@ -15,8 +15,8 @@ proto::WorkerData::Stub& WorkerClients::dataStub(const std::string& address) {
     grpc::ChannelArguments arguments;
     arguments.SetMaxReceiveMessageSize(-1);
     arguments.SetMaxSendMessageSize(-1);
-    stub = proto::WorkerData::NewStub(
-        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments));
+    stub =
+        proto::WorkerData::NewStub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments));
   }
   return *stub;
 }
@@ -34,8 +34,8 @@ std::vector<std::string> WorkerClients::placementAddresses(const TableEntry& tab
   std::vector<std::string> addresses;
   for (size_t partition = 0; partition < table.placement.size(); ++partition) {
     const std::string& name = table.placement[partition];
-    auto node = std::find_if(nodes.begin(), nodes.end(),
-                             [&](const MemberSnapshot& member) { return member.nodeName == name; });
+    auto node =
+        std::find_if(nodes.begin(), nodes.end(), [&](const MemberSnapshot& member) { return member.nodeName == name; });
     if (node == nodes.end() || node->state != "up") {
       SHOAL_USER_FAIL(SqlState::kConnectionFailure, "worker \"{}\", which holds partition {} of table \"{}\", is {}",
                       name, partition, table.name, node == nodes.end() ? "not registered" : node->state);

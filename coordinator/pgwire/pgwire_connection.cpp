@@ -469,8 +469,8 @@ void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
     return;
   }
   if (!portal.outcome) {
-    portal.outcome = session_->execute(*portal.statement, portal.parameters,
-                                       [this](size_t n) { return openCopyIn(n); });
+    portal.outcome =
+        session_->execute(*portal.statement, portal.parameters, [this](size_t n) { return openCopyIn(n); });
     sendOutcomeMessages(*portal.outcome);
   }
   const StatementOutcome& outcome = *portal.outcome;

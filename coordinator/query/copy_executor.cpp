@@ -68,8 +68,8 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
   proto::TableLayout layout = cluster.workers.layoutOf(*table);
 
   worker::TextFormatOptions options;
-  options.format = command.format == sql::CopyFrom::Format::kCsv ? worker::TextFileFormat::kCsv
-                                                                 : worker::TextFileFormat::kTbl;
+  options.format =
+      command.format == sql::CopyFrom::Format::kCsv ? worker::TextFileFormat::kCsv : worker::TextFileFormat::kTbl;
   options.delimiter = command.delimiter;
   options.quote = command.quote;
   proto::TextFormatProto format;

@@ -64,7 +64,8 @@ void LoadTransaction::abort() {
     request.set_commit(false);
     proto::FinishLoadResponse response;
     grpc::Status status = cluster_.workers.dataStub(address).FinishLoad(&context, request, &response);
-    if (!status.ok()) spdlog::warn("abort of load {} on worker {} failed: {}", loadId_, address, status.error_message());
+    if (!status.ok())
+      spdlog::warn("abort of load {} on worker {} failed: {}", loadId_, address, status.error_message());
   }
 }
 

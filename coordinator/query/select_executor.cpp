@@ -29,8 +29,7 @@ Chunk selectRows(const Chunk& chunk, std::span<const uint32_t> rows) {
 std::vector<engine::ScalarAggregate> makeAggregates(const sql::BoundSelect& select) {
   std::vector<engine::ScalarAggregate> aggregates;
   for (const auto& aggregate : select.aggregates) {
-    engine::LogicalType argumentType =
-        aggregate.argument ? aggregate.argument->type() : engine::LogicalType::bigInt();
+    engine::LogicalType argumentType = aggregate.argument ? aggregate.argument->type() : engine::LogicalType::bigInt();
     aggregates.emplace_back(aggregate.function, argumentType, aggregate.resultType);
   }
   return aggregates;

@@ -51,8 +51,8 @@ const std::vector<std::string>& tpchSchemaStatements() {
 
 std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, std::vector<Notice>& notices) {
   auto started = std::chrono::steady_clock::now();
-  std::vector<std::string> tables = {"region", "nation", "supplier", "customer", "part", "partsupp", "orders",
-                                     "lineitem"};
+  std::vector<std::string> tables = {"region", "nation",   "supplier", "customer",
+                                     "part",   "partsupp", "orders",   "lineitem"};
   sql::DropTable drop;
   drop.ifExists = true;
   drop.names = tables;
@@ -87,8 +87,8 @@ std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, std::vector
       proto::GenerateTpchRequest partRequest = request;
       partRequest.set_part(part);
       proto::LoadResponse response;
-      grpc::Status status = cluster.workers.dataStub(worker.address).GenerateTpch(contexts[part - 1].get(),
-                                                                                  partRequest, &response);
+      grpc::Status status =
+          cluster.workers.dataStub(worker.address).GenerateTpch(contexts[part - 1].get(), partRequest, &response);
       std::lock_guard lock(mutex);
       if (!status.ok()) {
         if (!firstError) {
@@ -104,7 +104,8 @@ std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, std::vector
   if (firstError) throw ShoalError(*firstError);
   uint64_t rows = load.commit();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  notices.push_back(Notice::notice(fmt::format("loaded TPC-H scale factor {} ({} rows) in {:.1f} s", scaleFactor, rows, seconds)));
+  notices.push_back(
+      Notice::notice(fmt::format("loaded TPC-H scale factor {} ({} rows) in {:.1f} s", scaleFactor, rows, seconds)));
   spdlog::info("tpch_load: scale factor {}: {} rows in {:.1f} s", scaleFactor, rows, seconds);
   return "CALL";
 }

@@ -30,12 +30,14 @@ LogicalType aggregateResultType(AggregateFunction function, const LogicalType& a
     case AggregateFunction::kSum:
       if (argument.id() == TypeId::kInteger) return LogicalType::bigInt();
       if (argument.id() == TypeId::kBigInt) return LogicalType::decimal(LogicalType::kMaxDecimalPrecision, 0);
-      if (argument.id() == TypeId::kDecimal) return LogicalType::decimal(LogicalType::kMaxDecimalPrecision, argument.scale());
+      if (argument.id() == TypeId::kDecimal)
+        return LogicalType::decimal(LogicalType::kMaxDecimalPrecision, argument.scale());
       return argument;
     case AggregateFunction::kAvg:
       if (argument.id() == TypeId::kDouble) return argument;
-      return LogicalType::decimal(LogicalType::kMaxDecimalPrecision,
-                                  std::max<int>(kAverageScale, argument.id() == TypeId::kDecimal ? argument.scale() : 0));
+      return LogicalType::decimal(
+          LogicalType::kMaxDecimalPrecision,
+          std::max<int>(kAverageScale, argument.id() == TypeId::kDecimal ? argument.scale() : 0));
     case AggregateFunction::kMin:
     case AggregateFunction::kMax:
       return argument;

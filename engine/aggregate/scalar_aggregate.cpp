@@ -98,9 +98,8 @@ void ScalarAggregate::update(const Vector* argument, size_t numRows) {
       run(uint8_t{}, [&](uint8_t v) { return Value::boolean(v != 0); });
       break;
     case PhysicalType::kInt32:
-      run(int32_t{}, [&](int32_t v) {
-        return argumentType_.id() == TypeId::kDate ? Value::date(v) : Value::integer(v);
-      });
+      run(int32_t{},
+          [&](int32_t v) { return argumentType_.id() == TypeId::kDate ? Value::date(v) : Value::integer(v); });
       break;
     case PhysicalType::kInt64:
       run(int64_t{}, [&](int64_t v) {
@@ -134,8 +133,8 @@ void ScalarAggregate::writePartial(Chunk& out) const {
     SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "numeric field overflow in {}",
                     aggregateFunctionName(function_));
   }
-  sum.setValue(0, types[1].id() == TypeId::kDouble ? Value::doublePrecision(doubleSum_)
-                                                   : Value::decimal(types[1], integerSum_));
+  sum.setValue(
+      0, types[1].id() == TypeId::kDouble ? Value::doublePrecision(doubleSum_) : Value::decimal(types[1], integerSum_));
   Vector min(types[2], 1);
   min.setValue(0, min_);
   Vector max(types[3], 1);

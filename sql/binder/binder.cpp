@@ -50,9 +50,9 @@ class SelectBinder {
     }
     if (!bound.aggregates.empty() && (hasStar || binder.firstBareColumnLocation() >= 0)) {
       std::string column = hasStar && !columns_.empty() ? columns_[0].name : binder.firstBareColumnName();
-      binder.fail(SqlState::kGroupingError, hasStar ? -1 : binder.firstBareColumnLocation(),
-                  fmt::format("column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function",
-                              column));
+      binder.fail(
+          SqlState::kGroupingError, hasStar ? -1 : binder.firstBareColumnLocation(),
+          fmt::format("column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function", column));
     }
     if (select.has_where_clause()) {
       ExpressionBinder whereBinder(text_, columns_, parameterTypes_);
@@ -64,7 +64,7 @@ class SelectBinder {
       }
       if (where->type().id() != TypeId::kBoolean) {
         whereBinder.fail(SqlState::kDatatypeMismatch, location,
-                    fmt::format("argument of WHERE must be type boolean, not type {}", where->type().toString()));
+                         fmt::format("argument of WHERE must be type boolean, not type {}", where->type().toString()));
       }
       bound.where = std::move(where);
     }
@@ -200,7 +200,8 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       break;
     }
     case pg_query::Node::kCreateStmt:
-      bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindCreate(node.create_stmt());
+      bound.command =
+          TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindCreate(node.create_stmt());
       bound.commandTag = "CREATE TABLE";
       break;
     case pg_query::Node::kDropStmt:
@@ -213,7 +214,8 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       bound.commandTag = "TRUNCATE TABLE";
       break;
     case pg_query::Node::kInsertStmt:
-      bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindInsert(node.insert_stmt());
+      bound.command =
+          TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindInsert(node.insert_stmt());
       bound.commandTag = "INSERT 0";
       break;
     case pg_query::Node::kCopyStmt:

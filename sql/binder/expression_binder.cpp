@@ -457,8 +457,10 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   const auto& call = node.func_call();
   std::string name = lastName(call.funcname());
   static const std::map<std::string, engine::AggregateFunction, std::less<>> kAggregates = {
-      {"count", engine::AggregateFunction::kCount}, {"sum", engine::AggregateFunction::kSum},
-      {"avg", engine::AggregateFunction::kAvg},     {"min", engine::AggregateFunction::kMin},
+      {"count", engine::AggregateFunction::kCount},
+      {"sum", engine::AggregateFunction::kSum},
+      {"avg", engine::AggregateFunction::kAvg},
+      {"min", engine::AggregateFunction::kMin},
       {"max", engine::AggregateFunction::kMax}};
   if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end() && !call.has_over()) {
     return bindAggregate(node, aggregate->second);

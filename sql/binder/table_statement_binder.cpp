@@ -77,8 +77,7 @@ CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create)
   if (relation.relpersistence() == "t") {
     fail(SqlState::kFeatureNotSupported, relation.location(), "temporary tables are not supported");
   }
-  if (create.inh_relations_size() > 0 || create.has_partspec() || create.has_partbound() ||
-      create.has_of_typename()) {
+  if (create.inh_relations_size() > 0 || create.has_partspec() || create.has_partbound() || create.has_of_typename()) {
     fail(SqlState::kFeatureNotSupported, relation.location(),
          "inheritance, PARTITION BY and OF type are not supported; use WITH (distribution = ...)");
   }
@@ -216,7 +215,8 @@ InsertValues TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert
   const auto& range = insert.relation();
   TableDescription table = findTable(range.schemaname(), range.relname(), range.location());
   if (insert.has_on_conflict_clause() || insert.returning_list_size() > 0 || insert.has_with_clause()) {
-    fail(SqlState::kFeatureNotSupported, range.location(), "ON CONFLICT, RETURNING and WITH are not supported in INSERT");
+    fail(SqlState::kFeatureNotSupported, range.location(),
+         "ON CONFLICT, RETURNING and WITH are not supported in INSERT");
   }
   // Which table column each VALUES position fills.
   std::vector<size_t> targets;
@@ -359,8 +359,8 @@ TpchLoad TableStatementBinder::bindCall(const pg_query::CallStmt& call) {
          "tpch_load's scale factor must be a number");
   }
   TpchLoad bound;
-  bound.scaleFactor = argument.a_const().has_ival() ? argument.a_const().ival().ival()
-                                                    : std::stod(argument.a_const().fval().fval());
+  bound.scaleFactor =
+      argument.a_const().has_ival() ? argument.a_const().ival().ival() : std::stod(argument.a_const().fval().fval());
   if (!(bound.scaleFactor > 0) || bound.scaleFactor > 100000) {
     fail(SqlState::kInvalidParameterValue, ExpressionBinder::locationOf(argument),
          "tpch_load's scale factor must be above 0");

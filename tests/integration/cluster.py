@@ -127,3 +127,12 @@ def wait_until(predicate, timeout_s, interval_s=0.05):
             return time.monotonic() - start
         time.sleep(interval_s)
     return None
+
+
+def run_sql(cluster, sql, *params):
+    """Runs one statement in its own autocommit session; the rows it returns, or None for a command."""
+    import psycopg
+
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        cursor = connection.execute(sql, params or None)
+        return cursor.fetchall() if cursor.description else None

@@ -3,10 +3,9 @@
 import psycopg
 import pytest
 
+from cluster import run_sql as run
 
-def run(cluster, sql):
-    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
-        return connection.execute(sql).fetchall()
+
 
 
 @pytest.fixture

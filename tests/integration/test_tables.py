@@ -5,10 +5,9 @@ import subprocess
 import psycopg
 import pytest
 
+from cluster import run_sql as run
 
-def run(cluster, sql, *params):
-    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
-        return connection.execute(sql, params or None).fetchall()
+
 
 
 def sqlstate_of(cluster, sql):

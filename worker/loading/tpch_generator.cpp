@@ -17,7 +17,8 @@ extern char** environ;
 namespace shoal::worker {
 
 ScratchDirectory::ScratchDirectory(const std::string& prefix) {
-  std::filesystem::path base = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
+  std::filesystem::path base =
+      std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
   std::string pattern = (base / (prefix + "-XXXXXX")).string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     SHOAL_USER_FAIL(SqlState::kIoError, "cannot create a scratch directory in {}: {}", base.string(), strerror(errno));
@@ -31,8 +32,8 @@ ScratchDirectory::~ScratchDirectory() {
   if (error) spdlog::warn("could not remove {}: {}", path_.string(), error.message());
 }
 
-void generateTpchPart(const std::string& generator, double scaleFactor, uint32_t part, uint32_t parts,
-                      uint32_t threads, const std::filesystem::path& directory) {
+void generateTpchPart(const std::string& generator, double scaleFactor, uint32_t part, uint32_t parts, uint32_t threads,
+                      const std::filesystem::path& directory) {
   std::vector<std::string> arguments = {generator,
                                         "tbl",
                                         "-s",

@@ -25,7 +25,7 @@ class ScratchDirectory {
 /// nation and region come only with part 1). One process for all tables,
 /// because each tpchgen-cli start costs about a second of CPU. Fails with
 /// 58030 when the generator cannot run or fails.
-void generateTpchPart(const std::string& generator, double scaleFactor, uint32_t part, uint32_t parts,
-                      uint32_t threads, const std::filesystem::path& directory);
+void generateTpchPart(const std::string& generator, double scaleFactor, uint32_t part, uint32_t parts, uint32_t threads,
+                      const std::filesystem::path& directory);
 
 }  // namespace shoal::worker

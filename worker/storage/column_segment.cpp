@@ -37,7 +37,9 @@ ColumnSegment::ColumnSegment(const LogicalType& type, std::span<const Vector* co
   computeZoneMap();
 }
 
-ColumnSegment::~ColumnSegment() { topology_.release(values_, valueBytes_); }
+ColumnSegment::~ColumnSegment() {
+  topology_.release(values_, valueBytes_);
+}
 
 void ColumnSegment::read(size_t start, size_t count, Vector& out) const {
   SHOAL_DCHECK(start + count <= numRows_);
@@ -111,14 +113,16 @@ void ColumnSegment::computeZoneMap() {
       break;
     case engine::TypeId::kDouble:
       // NaN sorts above every number, as in PostgreSQL.
-      fill(double{}, [](double a, double b) { return std::isnan(b) ? !std::isnan(a) : a < b; },
-           [](double v) { return engine::Value::doublePrecision(v); });
+      fill(
+          double{}, [](double a, double b) { return std::isnan(b) ? !std::isnan(a) : a < b; },
+          [](double v) { return engine::Value::doublePrecision(v); });
       break;
     case engine::TypeId::kVarchar:
     case engine::TypeId::kChar:
     case engine::TypeId::kUnknown:
-      fill(StringRef{}, [](const StringRef& a, const StringRef& b) { return compare(a, b) < 0; },
-           [&](const StringRef& v) { return engine::Value::varchar(std::string(v.view()), type_); });
+      fill(
+          StringRef{}, [](const StringRef& a, const StringRef& b) { return compare(a, b) < 0; },
+          [&](const StringRef& v) { return engine::Value::varchar(std::string(v.view()), type_); });
       break;
   }
 }

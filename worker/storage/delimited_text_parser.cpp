@@ -17,7 +17,9 @@ using engine::TypeId;
 
 namespace {
 
-inline bool isDigit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+inline bool isDigit(char c) {
+  return static_cast<unsigned char>(c - '0') < 10;
+}
 
 /// Plain optionally-negative decimal digits into an int64; false for anything else (or overflow).
 inline bool fastInteger(std::string_view text, int64_t& value) {
@@ -164,10 +166,10 @@ void DelimitedTextParser::setField(size_t column, std::string_view text) {
       case TypeId::kDecimal: {
         int64_t value;
         if (type.physicalType() == PhysicalType::kInt64) {
-          vector.data<int64_t>()[row_] = fastDecimal(text, type.precision(), type.scale(), value)
-                                             ? value
-                                             : static_cast<int64_t>(engine::parseDecimal(text, type.precision(),
-                                                                                         type.scale()));
+          vector.data<int64_t>()[row_] =
+              fastDecimal(text, type.precision(), type.scale(), value)
+                  ? value
+                  : static_cast<int64_t>(engine::parseDecimal(text, type.precision(), type.scale()));
         } else {
           vector.data<engine::int128_t>()[row_] = fastDecimal(text, type.precision(), type.scale(), value)
                                                       ? value
@@ -178,10 +180,9 @@ void DelimitedTextParser::setField(size_t column, std::string_view text) {
       case TypeId::kDouble: {
         double value;
         auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        vector.data<double>()[row_] =
-            error == std::errc() && end == text.data() + text.size() && std::isfinite(value)
-                ? value
-                : engine::parseDouble(text);
+        vector.data<double>()[row_] = error == std::errc() && end == text.data() + text.size() && std::isfinite(value)
+                                          ? value
+                                          : engine::parseDouble(text);
         return;
       }
       case TypeId::kDate: {
@@ -227,19 +228,18 @@ const char* DelimitedTextParser::parseTblLine(const char* cursor, const char* en
     const char* fieldEnd =
         static_cast<const char*>(std::memchr(cursor, delimiter, static_cast<size_t>(lineEnd - cursor)));
     if (!fieldEnd) {
-      // The last field may end at the end of the line instead of at a trailing delimiter.
-      if (column + 1 != types_.size()) {
-        failRow(SqlState::kBadCopyFileFormat, types_.size(),
-                fmt::format("missing data for column \"{}\"", names_[column + 1]));
+      // Every .tbl field ends with the delimiter, the last one too: without it the line is short.
+      if (cursor == lineEnd) {
+        failRow(SqlState::kBadCopyFileFormat, column, "missing data (the line has too few fields)");
       }
-      fieldEnd = lineEnd;
+      failRow(SqlState::kBadCopyFileFormat, column, fmt::format("field does not end with '{}'", delimiter));
     }
     if (fieldEnd == cursor) {
       setNull(column);
     } else {
       setField(column, std::string_view(cursor, static_cast<size_t>(fieldEnd - cursor)));
     }
-    cursor = fieldEnd == lineEnd ? lineEnd : fieldEnd + 1;
+    cursor = fieldEnd + 1;
   }
   if (cursor != lineEnd) failRow(SqlState::kBadCopyFileFormat, types_.size(), "extra data after last expected column");
   return next;
@@ -293,8 +293,7 @@ const char* DelimitedTextParser::parseCsvLine(const char* cursor, const char* en
     if (cursor == end || *cursor == '\n') {
       if (column + 1 != types_.size()) {
         lineNumber_ = startLine;
-        failRow(SqlState::kBadCopyFileFormat, types_.size(),
-                fmt::format("missing data for column \"{}\"", names_[column + 1]));
+        failRow(SqlState::kBadCopyFileFormat, column + 1, "missing data (the line has too few fields)");
       }
       return cursor == end ? end : cursor + 1;
     }

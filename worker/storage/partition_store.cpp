@@ -26,8 +26,9 @@ json columnsToJson(const std::vector<StoredColumn>& columns) {
   json out = json::array();
   for (const auto& column : columns) {
     out.push_back({{"name", column.name},
-                   {"type", {static_cast<uint32_t>(column.type.id()), column.type.precision(), column.type.scale(),
-                             column.type.maxLength()}},
+                   {"type",
+                    {static_cast<uint32_t>(column.type.id()), column.type.precision(), column.type.scale(),
+                     column.type.maxLength()}},
                    {"not_null", column.notNull}});
   }
   return out;
@@ -46,9 +47,13 @@ std::vector<StoredColumn> columnsFromJson(const json& columns) {
 
 }  // namespace
 
-PartitionStore::PartitionStore(fs::path root) : root_(std::move(root)) { fs::create_directories(root_); }
+PartitionStore::PartitionStore(fs::path root) : root_(std::move(root)) {
+  fs::create_directories(root_);
+}
 
-fs::path PartitionStore::directoryOf(uint64_t storageId) const { return root_ / std::to_string(storageId); }
+fs::path PartitionStore::directoryOf(uint64_t storageId) const {
+  return root_ / std::to_string(storageId);
+}
 
 void PartitionStore::writeManifest(const TablePartition& partition, const std::vector<std::string>& files) const {
   json manifest = {{"storage_id", partition.storageId()},

@@ -29,8 +29,9 @@ nlohmann::json columnsToJson(const std::vector<StoredColumn>& columns) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& column : columns) {
     out.push_back({{"name", column.name},
-                   {"type", {static_cast<uint32_t>(column.type.id()), column.type.precision(), column.type.scale(),
-                             column.type.maxLength()}},
+                   {"type",
+                    {static_cast<uint32_t>(column.type.id()), column.type.precision(), column.type.scale(),
+                     column.type.maxLength()}},
                    {"not_null", column.notNull}});
   }
   return out;
@@ -56,10 +57,8 @@ void writeSegmentFile(const std::filesystem::path& path, const Segment& segment,
                       const std::string& tableName, const std::vector<StoredColumn>& columns) {
   std::string bytes(kMagic, sizeof(kMagic));
   appendRaw(bytes, kFormatVersion);
-  nlohmann::json header = {{"storage_id", storageId},
-                           {"table", tableName},
-                           {"rows", segment.size()},
-                           {"columns", columnsToJson(columns)}};
+  nlohmann::json header = {
+      {"storage_id", storageId}, {"table", tableName}, {"rows", segment.size()}, {"columns", columnsToJson(columns)}};
   std::string headerText = header.dump();
   appendRaw(bytes, static_cast<uint32_t>(headerText.size()));
   bytes += headerText;

@@ -59,8 +59,8 @@ class StorageManager {
     std::string tableName;
     std::vector<StoredColumn> columns;
     std::vector<engine::LogicalType> types;
-    std::vector<engine::Chunk> pending;  // guarded by mutex
-    size_t pendingRows = 0;              // guarded by mutex
+    std::vector<engine::Chunk> pending;                    // guarded by mutex
+    size_t pendingRows = 0;                                // guarded by mutex
     std::vector<std::shared_ptr<const Segment>> segments;  // guarded by mutex
     uint64_t rows = 0;                                     // guarded by mutex
   };
@@ -75,7 +75,7 @@ class StorageManager {
   std::atomic<uint32_t> nextNumaNode_{0};
   mutable std::mutex mutex_;
   std::map<uint64_t, std::shared_ptr<TablePartition>> partitions_;  // guarded by mutex_
-  std::map<uint64_t, StagedLoad> loads_;                             // guarded by mutex_
+  std::map<uint64_t, StagedLoad> loads_;                            // guarded by mutex_
 };
 
 }  // namespace shoal::worker

@@ -51,7 +51,7 @@ class TablePartition {
   const std::vector<StoredColumn> columns_;
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<const Segment>> segments_;  // guarded by mutex_
-  std::string corruption_;                                 // guarded by mutex_
+  std::string corruption_;                                // guarded by mutex_
 };
 
 }  // namespace shoal::worker

@@ -106,9 +106,9 @@ TEST(BinderTest, CreateTableReadsTypesKeysAndDistribution) {
   EXPECT_EQ(create.notNull, (std::vector<bool>{true, true, false}));
   EXPECT_EQ(create.primaryKey, (std::vector<size_t>{0}));
   EXPECT_EQ(create.distribution.columns, (std::vector<size_t>{1, 0}));
-  EXPECT_EQ(std::get<CreateTable>(bind("CREATE TABLE y (a int) WITH (distribution = replicated)").command)
-                .distribution.kind,
-            DistributionSpec::Kind::kReplicated);
+  EXPECT_EQ(
+      std::get<CreateTable>(bind("CREATE TABLE y (a int) WITH (distribution = replicated)").command).distribution.kind,
+      DistributionSpec::Kind::kReplicated);
   EXPECT_EQ(errorOf("CREATE TABLE y (a int) WITH (distribution = 'hash()')").sqlState(),
             SqlState::kInvalidParameterValue);
 }
