@@ -31,13 +31,13 @@ uint16_t Coordinator::pgPort() const {
 
 void Coordinator::start() {
   registry_ = std::make_unique<MemberRegistry>(std::chrono::milliseconds(options_.heartbeatTimeoutMs));
-  catalog_ = std::make_unique<SystemCatalog>(*registry_);
   std::filesystem::path catalogFile;
   if (!options_.dataDir.empty()) {
     std::filesystem::create_directories(options_.dataDir);
     catalogFile = std::filesystem::path(options_.dataDir) / "catalog.json";
   }
   tables_ = std::make_unique<TableCatalog>(catalogFile);
+  catalog_ = std::make_unique<SystemCatalog>(*registry_, *tables_);
   clusterCatalog_ = std::make_unique<ClusterCatalog>(*catalog_, *tables_);
   workers_ = std::make_unique<WorkerClients>(*registry_);
   cluster_ = std::unique_ptr<ClusterContext>(

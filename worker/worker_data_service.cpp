@@ -1,11 +1,13 @@
 #include "worker/worker_data_service.h"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <thread>
 
 #include "common/status.h"
+#include "common/stopwatch.h"
 #include "engine/vector/chunk_codec.h"
 #include "proto/plan_codec.h"
 #include "proto/rpc_status.h"
@@ -98,8 +100,12 @@ grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext*, const proto::
   return proto::serveRpc([&] {
     const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
     ScratchDirectory scratch("shoal-tpch");
+    Stopwatch generation;
     generateTpchPart(request->generator(), request->scale_factor(), request->part(), request->parts(), threads,
                      scratch.path());
+    spdlog::info("load {}: generated TPC-H part {}/{} in {:.2f} s", request->load_id(), request->part(),
+                 request->parts(), generation.seconds());
+    Stopwatch loading;
     std::vector<std::pair<proto::TableLayout, std::string>> files;
     for (const auto& layout : request->layouts()) {
       const std::string& table = layout.table_name();
@@ -108,20 +114,32 @@ grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext*, const proto::
       if (std::filesystem::exists(path)) files.emplace_back(layout, path.string());
     }
     response->set_rows(loadTblFilesInParallel(request->load_id(), files, threads, selfAddress_, storage_, peers_));
+    spdlog::info("load {}: parsed and routed {} generated rows in {:.2f} s", request->load_id(), response->rows(),
+                 loading.seconds());
   });
 }
 
 grpc::Status WorkerDataService::FinishLoad(grpc::ServerContext*, const proto::FinishLoadRequest* request,
                                            proto::FinishLoadResponse* response) {
   return proto::serveRpc([&] {
+    // A load's staging garbage is freed by now; hand it back to the system instead of keeping it in malloc's
+    // free lists, so that the worker's resident memory is its data.
+    struct TrimOnExit {
+      ~TrimOnExit() { ::malloc_trim(0); }
+    } trim;
     if (!request->commit()) {
       storage_.abort(request->load_id());
       return;
     }
-    for (const auto& loaded : storage_.commit(request->load_id())) {
+    Stopwatch commit;
+    auto committed = storage_.commit(request->load_id());
+    spdlog::info("load {}: committed {} partition(s) in {:.2f} s", request->load_id(), committed.size(),
+                 commit.seconds());
+    for (const auto& loaded : committed) {
       auto* statistics = response->add_statistics();
       statistics->set_storage_id(loaded.storageId);
       statistics->set_rows(loaded.rows);
+      for (const auto& column : loaded.columnStatistics) statistics->add_column_statistics(column);
     }
   });
 }

@@ -4,17 +4,19 @@
 #include <string_view>
 #include <vector>
 
+#include "coordinator/catalog/table_catalog.h"
 #include "coordinator/membership/member_registry.h"
 #include "engine/vector/chunk.h"
 #include "sql/binder/catalog_reader.h"
 
 namespace shoal::coordinator {
 
-/// The coordinator's catalog as the binder sees it. For now it holds the
-/// system views (shoal_nodes); user tables arrive with the storage issue.
+/// The system views, computed on the coordinator: shoal_nodes (membership),
+/// shoal_tables (user tables, their distribution and size) and
+/// shoal_column_statistics (what the optimizer knows of each column).
 class SystemCatalog final : public sql::CatalogReader {
  public:
-  explicit SystemCatalog(const MemberRegistry& registry) : registry_(registry) {}
+  SystemCatalog(const MemberRegistry& registry, const TableCatalog& tables) : registry_(registry), tables_(tables) {}
 
   std::optional<sql::TableDescription> findTable(std::string_view name) const override;
 
@@ -23,8 +25,11 @@ class SystemCatalog final : public sql::CatalogReader {
 
  private:
   std::vector<engine::Chunk> scanNodes() const;
+  std::vector<engine::Chunk> scanTables() const;
+  std::vector<engine::Chunk> scanColumnStatistics() const;
 
   const MemberRegistry& registry_;
+  const TableCatalog& tables_;
 };
 
 }  // namespace shoal::coordinator

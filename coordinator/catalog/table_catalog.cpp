@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
+#include "worker/storage/column_statistics.h"
 
 namespace shoal::coordinator {
 
@@ -231,7 +232,17 @@ void TableCatalog::recordLoad(std::string_view name, uint64_t storageId, uint64_
   if (it == tables_.end() || it->second->storageId != storageId) return;  // dropped or truncated meanwhile
   auto updated = std::make_shared<TableEntry>(*it->second);
   updated->rowCount += rows;
-  updated->columnStatistics = columnStatistics;
+  if (updated->columnStatistics.size() != columnStatistics.size()) {
+    updated->columnStatistics = columnStatistics;
+  } else {
+    // A load appends rows: its statistics fold into those of the rows already there.
+    for (size_t c = 0; c < columnStatistics.size(); ++c) {
+      const auto& type = updated->columns[c].type;
+      auto merged = worker::ColumnStatistics::deserialize(type, updated->columnStatistics[c]);
+      merged.merge(worker::ColumnStatistics::deserialize(type, columnStatistics[c]));
+      updated->columnStatistics[c] = merged.serialize();
+    }
+  }
   it->second = updated;
   persistLocked();
 }

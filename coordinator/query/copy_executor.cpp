@@ -8,6 +8,7 @@
 
 #include <grpcpp/client_context.h>
 
+#include "common/count_newlines.h"
 #include "coordinator/query/load_transaction.h"
 #include "proto/rpc_status.h"
 #include "worker/storage/delimited_text_parser.h"
@@ -136,7 +137,7 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
       }
       if (!block.empty()) {
         send(block, nextLine);
-        nextLine += static_cast<uint64_t>(std::count(block.begin(), block.end(), '\n'));
+        nextLine += countNewlines(block);
       }
       buffer.erase(0, end);
     }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "proto/rpc_status.h"
+#include "worker/storage/column_statistics.h"
 
 namespace shoal::coordinator {
 
@@ -24,7 +25,8 @@ LoadTransaction::~LoadTransaction() {
 
 uint64_t LoadTransaction::commit() {
   finished_ = true;
-  std::map<uint64_t, uint64_t> rowsByStorage;
+  // What each worker's partitions gained, per storage id, in the order the workers answered.
+  std::map<uint64_t, std::vector<proto::StorageStatistics>> loadedByStorage;
   for (const auto& address : addresses_) {
     grpc::ClientContext context;
     proto::FinishLoadRequest request;
@@ -40,15 +42,27 @@ uint64_t LoadTransaction::commit() {
                                           "workers stay loaded",
                                           address, error.message())));
     }
-    for (const auto& loaded : response.statistics()) rowsByStorage[loaded.storage_id()] += loaded.rows();
+    for (const auto& loaded : response.statistics()) loadedByStorage[loaded.storage_id()].push_back(loaded);
   }
   uint64_t total = 0;
   for (const auto& table : tables_) {
-    uint64_t rows = rowsByStorage[table->storageId];
-    if (table->distribution == Distribution::kReplicated && !table->placement.empty()) {
-      rows /= table->placement.size();  // every worker holds every row
+    auto& partitions = loadedByStorage[table->storageId];
+    // Every worker holds every row of a replicated table: one copy describes the table.
+    if (table->distribution == Distribution::kReplicated && partitions.size() > 1) partitions.resize(1);
+    uint64_t rows = 0;
+    std::vector<worker::ColumnStatistics> statistics;
+    for (const auto& column : table->columns) statistics.emplace_back(column.type);
+    for (const auto& partition : partitions) {
+      rows += partition.rows();
+      if (static_cast<size_t>(partition.column_statistics_size()) != statistics.size()) continue;
+      for (size_t c = 0; c < statistics.size(); ++c) {
+        statistics[c].merge(worker::ColumnStatistics::deserialize(table->columns[c].type,
+                                                                  partition.column_statistics(static_cast<int>(c))));
+      }
     }
-    cluster_.tables.recordLoad(table->name, table->storageId, rows, {});
+    std::vector<std::string> serialized;
+    for (const auto& column : statistics) serialized.push_back(column.serialize());
+    cluster_.tables.recordLoad(table->name, table->storageId, rows, serialized);
     total += rows;
   }
   return total;

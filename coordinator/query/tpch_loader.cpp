@@ -3,10 +3,10 @@
 #include <grpcpp/client_context.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <mutex>
 #include <thread>
 
+#include "common/stopwatch.h"
 #include "coordinator/query/load_transaction.h"
 #include "coordinator/query/table_commands.h"
 #include "proto/rpc_status.h"
@@ -50,7 +50,7 @@ const std::vector<std::string>& tpchSchemaStatements() {
 }
 
 std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, std::vector<Notice>& notices) {
-  auto started = std::chrono::steady_clock::now();
+  Stopwatch stopwatch;
   std::vector<std::string> tables = {"region", "nation",   "supplier", "customer",
                                      "part",   "partsupp", "orders",   "lineitem"};
   sql::DropTable drop;
@@ -103,7 +103,7 @@ std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, std::vector
   for (auto& thread : threads) thread.join();
   if (firstError) throw ShoalError(*firstError);
   uint64_t rows = load.commit();
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  double seconds = stopwatch.seconds();
   notices.push_back(
       Notice::notice(fmt::format("loaded TPC-H scale factor {} ({} rows) in {:.1f} s", scaleFactor, rows, seconds)));
   spdlog::info("tpch_load: scale factor {}: {} rows in {:.1f} s", scaleFactor, rows, seconds);

@@ -41,31 +41,65 @@ class ByteCursor {
 
 }  // namespace
 
-void encodeChunk(const Chunk& chunk, std::string& out) {
-  const uint32_t numRows = static_cast<uint32_t>(chunk.size());
+namespace {
+
+/// Appends rows rowAt(0), ..., rowAt(numRows - 1) of `chunk`; `identity` says rowAt(i) == i, so that whole
+/// columns can be copied at once.
+template <class RowAt>
+void encodeRows(const Chunk& chunk, uint32_t numRows, bool identity, RowAt rowAt, std::string& out) {
   appendRaw(out, numRows);
   appendRaw(out, static_cast<uint32_t>(chunk.numColumns()));
   for (size_t c = 0; c < chunk.numColumns(); ++c) {
     const Vector& column = chunk.column(c);
     appendRaw(out, static_cast<uint8_t>(column.type().id()));
-    const bool hasNulls = !column.validity().allValid(numRows);
+    bool hasNulls = false;
+    if (identity) {
+      hasNulls = !column.validity().allValid(numRows);
+    } else {
+      for (uint32_t i = 0; i < numRows && !hasNulls; ++i) hasNulls = column.isNull(rowAt(i));
+    }
     appendRaw(out, static_cast<uint8_t>(hasNulls));
     if (hasNulls) {
-      out.append(reinterpret_cast<const char*>(column.validity().words()), (numRows + 63) / 64 * sizeof(uint64_t));
+      ValidityMask selected(numRows);
+      for (uint32_t i = 0; i < numRows; ++i) selected.setValid(i, !column.isNull(rowAt(i)));
+      out.append(reinterpret_cast<const char*>(selected.words()), (numRows + 63) / 64 * sizeof(uint64_t));
     }
     if (column.type().physicalType() != PhysicalType::kString) {
-      out.append(reinterpret_cast<const char*>(column.data<std::byte>()),
-                 numRows * physicalTypeWidth(column.type().physicalType()));
+      const size_t width = physicalTypeWidth(column.type().physicalType());
+      const char* values = reinterpret_cast<const char*>(column.data<std::byte>());
+      if (identity) {
+        out.append(values, numRows * width);
+      } else {
+        size_t offset = out.size();
+        out.resize(offset + numRows * width);
+        for (uint32_t i = 0; i < numRows; ++i)
+          std::memcpy(out.data() + offset + i * width, values + rowAt(i) * width, width);
+      }
       continue;
     }
     const StringRef* strings = column.data<StringRef>();
-    for (uint32_t row = 0; row < numRows; ++row) {
-      appendRaw(out, strings[row].size());
+    size_t bytes = 0;
+    for (uint32_t i = 0; i < numRows; ++i) {
+      appendRaw(out, strings[rowAt(i)].size());
+      bytes += strings[rowAt(i)].size();
     }
-    for (uint32_t row = 0; row < numRows; ++row) {
-      out.append(strings[row].view());
+    out.reserve(out.size() + bytes);
+    for (uint32_t i = 0; i < numRows; ++i) {
+      out.append(strings[rowAt(i)].view());
     }
   }
+}
+
+}  // namespace
+
+void encodeChunk(const Chunk& chunk, std::string& out) {
+  encodeRows(
+      chunk, static_cast<uint32_t>(chunk.size()), true, [](uint32_t i) { return i; }, out);
+}
+
+void encodeChunkRows(const Chunk& chunk, std::span<const uint32_t> rows, std::string& out) {
+  encodeRows(
+      chunk, static_cast<uint32_t>(rows.size()), false, [&](uint32_t i) { return rows[i]; }, out);
 }
 
 Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types) {

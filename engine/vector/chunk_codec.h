@@ -15,6 +15,8 @@ namespace shoal::engine {
 
 /// Appends `chunk` to `out`.
 void encodeChunk(const Chunk& chunk, std::string& out);
+/// Appends the listed rows of `chunk`, in that order, as a chunk of their own.
+void encodeChunkRows(const Chunk& chunk, std::span<const uint32_t> rows, std::string& out);
 
 /// Reads a chunk whose columns must have `types`. Malformed bytes fail with
 /// XX001 (data corrupted), never read out of bounds.

@@ -30,12 +30,12 @@ class ValidityMask {
   size_t numWords() const { return words_.size(); }
 
   bool allValid(size_t numRows) const {
-    for (size_t row = 0; row < numRows; ++row) {
-      if (!isValid(row)) {
-        return false;
-      }
+    const size_t fullWords = numRows / 64;
+    for (size_t i = 0; i < fullWords; ++i) {
+      if (words_[i] != ~uint64_t{0}) return false;
     }
-    return true;
+    const size_t tail = numRows % 64;
+    return tail == 0 || (~words_[fullWords] & ((uint64_t{1} << tail) - 1)) == 0;
   }
 
  private:

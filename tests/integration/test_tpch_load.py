@@ -87,6 +87,23 @@ def check_against_reference(cluster, reference):
             assert got == expected, f"{table}: shoal {got} != duckdb {expected}"
 
 
+def check_statistics(cluster):
+    """The catalog keeps what the load saw: row counts, NULLs, min/max and HyperLogLog distinct counts."""
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        tables = dict(connection.execute("SELECT table_name, row_count FROM shoal_tables").fetchall())
+        assert tables == CARDINALITIES
+        statistics = {(table, column): (rows, nulls, distinct, low, high) for table, column, rows, nulls, distinct, low, high
+                      in connection.execute("SELECT table_name, column_name, row_count, null_count, distinct_count, "
+                                            "min_value, max_value FROM shoal_column_statistics").fetchall()}
+    rows, nulls, distinct, low, high = statistics[("orders", "o_orderkey")]
+    assert (rows, nulls, low, high) == (150_000, 0, "1", "600000")
+    assert abs(distinct - 150_000) <= 150_000 * 0.03, distinct
+    assert statistics[("orders", "o_orderstatus")][2] == 3
+    assert statistics[("orders", "o_orderdate")][3:] == ("1992-01-01", "1998-08-02")
+    # A replicated table is described once, not once per worker.
+    assert statistics[("nation", "n_nationkey")][:3] == (25, 0, 25)
+
+
 @pytest.mark.parametrize("workers", [1, 3])
 def test_tpch_load_matches_duckdb_and_survives_restart(own_cluster, reference, workers, tmp_path):
     data_dir = tmp_path / f"tpch-{workers}"
@@ -97,6 +114,7 @@ def test_tpch_load_matches_duckdb_and_survives_restart(own_cluster, reference, w
         connection.execute(f"CALL tpch_load({SCALE})")
         assert notices and "loaded TPC-H scale factor 0.1" in notices[-1]
     check_against_reference(cluster, reference)
+    check_statistics(cluster)
 
     assert cluster.stop() == 0
     restarted = own_cluster(workers=workers, data_dir=data_dir)

@@ -79,23 +79,38 @@ void RowRouter::route(engine::Chunk chunk) {
       sendTo(partition, std::move(chunk));
       return;
     }
+    if (!isSelf(partition)) {
+      // Peers get the rows encoded straight from the chunk, without an intermediate copy.
+      engine::encodeChunkRows(chunk, rows, streamTo(partition).pendingBytes);
+      flush(partition, streamTo(partition));
+      continue;
+    }
     engine::Chunk part(rows.size());
     for (size_t c = 0; c < chunk.numColumns(); ++c) part.addColumn(chunk.column(c).select(rows));
     sendTo(partition, std::move(part));
   }
 }
 
-void RowRouter::sendTo(uint32_t partition, engine::Chunk chunk) {
-  const std::string& address = layout_.placement_addresses(static_cast<int>(partition));
-  if (address == selfAddress_) {
-    storage_.stage(loadId_, layout_.storage_id(), tableName_, columns_, std::move(chunk));
-    return;
-  }
+bool RowRouter::isSelf(uint32_t partition) const {
+  return layout_.placement_addresses(static_cast<int>(partition)) == selfAddress_;
+}
+
+RowRouter::PeerStream& RowRouter::streamTo(uint32_t partition) {
   PeerStream& stream = streams_[partition];
   if (!stream.writer) {
+    const std::string& address = layout_.placement_addresses(static_cast<int>(partition));
     stream.context = std::make_unique<grpc::ClientContext>();
     stream.writer = proto::WorkerData::NewStub(peers_.get(address))->AppendRows(stream.context.get(), &stream.response);
   }
+  return stream;
+}
+
+void RowRouter::sendTo(uint32_t partition, engine::Chunk chunk) {
+  if (isSelf(partition)) {
+    storage_.stage(loadId_, layout_.storage_id(), tableName_, columns_, std::move(chunk));
+    return;
+  }
+  PeerStream& stream = streamTo(partition);
   // One chunk (at most kVectorSize rows, a few hundred KB) per message.
   engine::encodeChunk(chunk, stream.pendingBytes);
   flush(partition, stream);

@@ -36,6 +36,9 @@ class RowRouter {
     bool failed = false;
   };
 
+  bool isSelf(uint32_t partition) const;
+  /// The stream to a peer's partition, opened on first use.
+  PeerStream& streamTo(uint32_t partition);
   void sendTo(uint32_t partition, engine::Chunk chunk);
   void flush(uint32_t partition, PeerStream& stream);
 

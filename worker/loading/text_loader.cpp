@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "common/count_newlines.h"
 #include "common/status.h"
 #include "proto/plan_codec.h"
 
@@ -109,7 +110,7 @@ uint64_t loadTblFilesInParallel(uint64_t loadId, const std::vector<std::pair<pro
       }
       std::string_view range = bytes.substr(0, cut);
       ranges.push_back(Range{file, range, line});
-      line += static_cast<uint64_t>(std::count(range.begin(), range.end(), '\n'));
+      line += countNewlines(range);
       bytes.remove_prefix(cut);
     }
   }

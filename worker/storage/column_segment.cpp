@@ -1,6 +1,9 @@
 #include "worker/storage/column_segment.h"
 
 #include <cstring>
+#include <optional>
+
+#include "common/hashing.h"
 
 namespace shoal::worker {
 
@@ -9,43 +12,155 @@ using engine::PhysicalType;
 using engine::StringRef;
 using engine::Vector;
 
+namespace {
+
+size_t codeWidth(ColumnEncoding encoding) {
+  return encoding == ColumnEncoding::kDictionary8 ? 1 : 2;
+}
+
+/// Distinct strings of one segment column and their codes, given up as soon
+/// as the column has too many for a dictionary to pay.
+class DictionaryBuilder {
+ public:
+  explicit DictionaryBuilder(size_t maxEntries) : maxEntries_(maxEntries), slots_(1024, kEmpty) {}
+
+  /// The code of `text`, adding it if new; nullopt once there are more than maxEntries distinct strings.
+  std::optional<uint16_t> codeOf(const StringRef& text) {
+    std::string_view view = text.view();
+    uint32_t hash = crc32Hash(view.data(), view.size());
+    size_t mask = slots_.size() - 1;
+    for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+      uint32_t code = slots_[slot];
+      if (code == kEmpty) break;
+      if (entries_[code] == text) return static_cast<uint16_t>(code);
+    }
+    if (entries_.size() == maxEntries_) return std::nullopt;
+    entries_.push_back(text);
+    if (entries_.size() * 2 > slots_.size()) {
+      rehash(slots_.size() * 2);
+    } else {
+      insert(hash, static_cast<uint32_t>(entries_.size() - 1));
+    }
+    return static_cast<uint16_t>(entries_.size() - 1);
+  }
+
+  const std::vector<StringRef>& entries() const { return entries_; }
+
+ private:
+  static constexpr uint32_t kEmpty = ~uint32_t{0};
+
+  void insert(uint32_t hash, uint32_t code) {
+    size_t mask = slots_.size() - 1;
+    size_t slot = hash & mask;
+    while (slots_[slot] != kEmpty) slot = (slot + 1) & mask;
+    slots_[slot] = code;
+  }
+
+  void rehash(size_t numSlots) {
+    slots_.assign(numSlots, kEmpty);
+    for (uint32_t code = 0; code < entries_.size(); ++code) {
+      std::string_view view = entries_[code].view();
+      insert(crc32Hash(view.data(), view.size()), code);
+    }
+  }
+
+  size_t maxEntries_;
+  std::vector<uint32_t> slots_;
+  std::vector<StringRef> entries_;  // point into the source vectors until the segment re-homes them
+};
+
+}  // namespace
+
+ColumnSegment::ColumnSegment(const LogicalType& type, size_t numRows, uint32_t numaNode, const NumaTopology& topology)
+    : type_(type), numRows_(numRows), numaNode_(numaNode), topology_(topology), validity_(numRows) {}
+
 ColumnSegment::ColumnSegment(const LogicalType& type, std::span<const Vector* const> sources, size_t numRows,
                              uint32_t numaNode, const NumaTopology& topology)
-    : type_(type), numRows_(numRows), numaNode_(numaNode), topology_(topology), validity_(numRows) {
+    : ColumnSegment(type, numRows, numaNode, topology) {
   const size_t width = engine::physicalTypeWidth(type.physicalType());
-  valueBytes_ = numRows * width;
-  values_ = topology_.allocate(valueBytes_, numaNode);
-  const bool isString = type.physicalType() == PhysicalType::kString;
+  allocateValues(numRows * width);
   size_t row = 0;
   for (const Vector* source : sources) {
     const size_t count = std::min(source->size(), numRows - row);
-    if (isString) {
-      const StringRef* strings = source->data<StringRef>();
-      StringRef* target = static_cast<StringRef*>(values_) + row;
+    std::memcpy(static_cast<std::byte*>(values_) + row * width, source->data<std::byte>(), count * width);
+    if (!source->validity().allValid(count)) {
       for (size_t i = 0; i < count; ++i) {
-        target[i] = heap_.add(strings[i].view());  // re-homes long strings in this segment's heap
+        if (source->isNull(i)) validity_.setValid(row + i, false);
       }
-    } else {
-      std::memcpy(static_cast<std::byte*>(values_) + row * width, source->data<std::byte>(), count * width);
-    }
-    for (size_t i = 0; i < count; ++i) {
-      if (source->isNull(i)) validity_.setValid(row + i, false);
     }
     row += count;
   }
   SHOAL_CHECK(row == numRows, "segment of {} rows built from {} rows", numRows, row);
+  if (type.physicalType() == PhysicalType::kString) {
+    // The copied handles still point into the sources: a dictionary, or this segment's own heap, re-homes them.
+    tryDictionary();
+    if (encoding_ == ColumnEncoding::kPlain) {
+      StringRef* strings = static_cast<StringRef*>(values_);
+      for (size_t i = 0; i < numRows; ++i) strings[i] = heap_.add(strings[i].view());
+    }
+  }
   computeZoneMap();
+}
+
+void ColumnSegment::tryDictionary() {
+  // Codes pay when each distinct string serves many rows; a column of comments gives up within a few
+  // thousand rows.
+  const size_t maxEntries = std::min<size_t>(65535, numRows_ / 8);
+  if (maxEntries == 0) return;
+  DictionaryBuilder builder(maxEntries);
+  std::vector<uint16_t> codes(numRows_, 0);
+  const StringRef* strings = static_cast<const StringRef*>(values_);
+  for (size_t row = 0; row < numRows_; ++row) {
+    if (!validity_.isValid(row)) continue;  // NULL rows keep code 0, which exists unless every row is NULL
+    std::optional<uint16_t> code = builder.codeOf(strings[row]);
+    if (!code) return;
+    codes[row] = *code;
+  }
+  if (builder.entries().empty()) return;
+  encoding_ = builder.entries().size() <= 256 ? ColumnEncoding::kDictionary8 : ColumnEncoding::kDictionary16;
+  for (const StringRef& entry : builder.entries()) dictionary_.push_back(heap_.add(entry.view()));
+  topology_.release(values_, valueBytes_);
+  values_ = nullptr;
+  allocateValues(numRows_ * codeWidth(encoding_));
+  if (encoding_ == ColumnEncoding::kDictionary8) {
+    auto* narrow = static_cast<uint8_t*>(values_);
+    for (size_t row = 0; row < numRows_; ++row) narrow[row] = static_cast<uint8_t>(codes[row]);
+  } else {
+    std::memcpy(values_, codes.data(), numRows_ * sizeof(uint16_t));
+  }
 }
 
 ColumnSegment::~ColumnSegment() {
   topology_.release(values_, valueBytes_);
 }
 
+void ColumnSegment::allocateValues(size_t bytes) {
+  valueBytes_ = bytes;
+  values_ = topology_.allocate(bytes, numaNode_);
+}
+
 void ColumnSegment::read(size_t start, size_t count, Vector& out) const {
   SHOAL_DCHECK(start + count <= numRows_);
   out.resize(count);
-  const size_t width = engine::physicalTypeWidth(type_.physicalType());
-  std::memcpy(out.data<std::byte>(), static_cast<const std::byte*>(values_) + start * width, count * width);
+  switch (encoding_) {
+    case ColumnEncoding::kPlain: {
+      const size_t width = engine::physicalTypeWidth(type_.physicalType());
+      std::memcpy(out.data<std::byte>(), static_cast<const std::byte*>(values_) + start * width, count * width);
+      break;
+    }
+    case ColumnEncoding::kDictionary8: {
+      const uint8_t* codes = static_cast<const uint8_t*>(values_) + start;
+      StringRef* target = out.data<StringRef>();
+      for (size_t i = 0; i < count; ++i) target[i] = dictionary_[codes[i]];
+      break;
+    }
+    case ColumnEncoding::kDictionary16: {
+      const uint16_t* codes = static_cast<const uint16_t*>(values_) + start;
+      StringRef* target = out.data<StringRef>();
+      for (size_t i = 0; i < count; ++i) target[i] = dictionary_[codes[i]];
+      break;
+    }
+  }
   engine::ValidityMask& validity = out.validity();
   if (zoneMap_.nullCount == 0) {
     validity.setAllValid();
@@ -57,7 +172,99 @@ void ColumnSegment::read(size_t start, size_t count, Vector& out) const {
 }
 
 size_t ColumnSegment::memoryBytes() const {
-  return valueBytes_ + validity_.numWords() * sizeof(uint64_t) + heap_.allocatedBytes();
+  return valueBytes_ + dictionary_.capacity() * sizeof(StringRef) + validity_.numWords() * sizeof(uint64_t) +
+         heap_.allocatedBytes();
+}
+
+namespace {
+
+template <class T>
+void appendRaw(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+/// Lengths, then the bytes, of `strings` (NULL rows are empty strings).
+void appendStrings(std::string& out, const StringRef* strings, size_t count) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < count; ++i) {
+    appendRaw(out, strings[i].size());
+    bytes += strings[i].size();
+  }
+  out.reserve(out.size() + bytes);
+  for (size_t i = 0; i < count; ++i) {
+    std::string_view view = strings[i].view();
+    out.append(view.data(), view.size());
+  }
+}
+
+/// Reads what appendStrings wrote, into `heap`.
+void readStrings(ByteReader& reader, size_t count, engine::StringHeap& heap, StringRef* out) {
+  std::string_view lengths = reader.take(count * sizeof(uint32_t));
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t length;
+    std::memcpy(&length, lengths.data() + i * sizeof(uint32_t), sizeof(length));
+    out[i] = heap.add(reader.take(length));
+  }
+}
+
+}  // namespace
+
+void ColumnSegment::serialize(std::string& out) const {
+  const bool hasNulls = zoneMap_.nullCount > 0;
+  appendRaw(out, static_cast<uint8_t>(encoding_));
+  appendRaw(out, static_cast<uint8_t>(hasNulls));
+  if (hasNulls) out.append(reinterpret_cast<const char*>(validity_.words()), validity_.numWords() * sizeof(uint64_t));
+  if (encoding_ == ColumnEncoding::kPlain) {
+    if (type_.physicalType() == PhysicalType::kString) {
+      appendStrings(out, static_cast<const StringRef*>(values_), numRows_);
+    } else {
+      out.append(static_cast<const char*>(values_), valueBytes_);
+    }
+    return;
+  }
+  appendRaw(out, static_cast<uint32_t>(dictionary_.size()));
+  appendStrings(out, dictionary_.data(), dictionary_.size());
+  out.append(static_cast<const char*>(values_), valueBytes_);
+}
+
+std::unique_ptr<ColumnSegment> ColumnSegment::deserialize(const LogicalType& type, size_t numRows, ByteReader& reader,
+                                                          uint32_t numaNode, const NumaTopology& topology) {
+  std::unique_ptr<ColumnSegment> column(new ColumnSegment(type, numRows, numaNode, topology));
+  const auto encoding = reader.read<uint8_t>();
+  const auto hasNulls = reader.read<uint8_t>();
+  const bool isString = type.physicalType() == PhysicalType::kString;
+  if (encoding > static_cast<uint8_t>(ColumnEncoding::kDictionary16) || hasNulls > 1 || (encoding != 0 && !isString)) {
+    reader.fail(fmt::format("column of type {} has encoding {} and null flag {}", type.toString(), encoding, hasNulls));
+  }
+  column->encoding_ = static_cast<ColumnEncoding>(encoding);
+  if (hasNulls) {
+    std::string_view words = reader.take(column->validity_.numWords() * sizeof(uint64_t));
+    std::memcpy(column->validity_.words(), words.data(), words.size());
+  }
+  if (column->encoding_ == ColumnEncoding::kPlain) {
+    const size_t width = engine::physicalTypeWidth(type.physicalType());
+    column->allocateValues(numRows * width);
+    if (isString) {
+      readStrings(reader, numRows, column->heap_, static_cast<StringRef*>(column->values_));
+    } else {
+      std::memcpy(column->values_, reader.take(column->valueBytes_).data(), column->valueBytes_);
+    }
+  } else {
+    const uint32_t entries = reader.read<uint32_t>();
+    const size_t width = codeWidth(column->encoding_);
+    if (entries == 0 || entries > (size_t{1} << (8 * width))) reader.fail("impossible dictionary size");
+    column->dictionary_.resize(entries);
+    readStrings(reader, entries, column->heap_, column->dictionary_.data());
+    column->allocateValues(numRows * width);
+    std::memcpy(column->values_, reader.take(column->valueBytes_).data(), column->valueBytes_);
+    for (size_t row = 0; row < numRows; ++row) {
+      size_t code = width == 1 ? static_cast<const uint8_t*>(column->values_)[row]
+                               : static_cast<const uint16_t*>(column->values_)[row];
+      if (code >= entries) reader.fail("dictionary code out of range");
+    }
+  }
+  column->computeZoneMap();
+  return column;
 }
 
 namespace {
@@ -119,11 +326,25 @@ void ColumnSegment::computeZoneMap() {
       break;
     case engine::TypeId::kVarchar:
     case engine::TypeId::kChar:
-    case engine::TypeId::kUnknown:
-      fill(
-          StringRef{}, [](const StringRef& a, const StringRef& b) { return compare(a, b) < 0; },
-          [&](const StringRef& v) { return engine::Value::varchar(std::string(v.view()), type_); });
+    case engine::TypeId::kUnknown: {
+      auto stringLess = [](const StringRef& a, const StringRef& b) { return compare(a, b) < 0; };
+      auto toValue = [&](const StringRef& v) { return engine::Value::varchar(std::string(v.view()), type_); };
+      if (encoding_ == ColumnEncoding::kPlain) {
+        fill(StringRef{}, stringLess, toValue);
+        break;
+      }
+      // Every dictionary entry comes from a non-NULL row, so the entries' range is the column's.
+      for (size_t row = 0; row < numRows_; ++row) zoneMap_.nullCount += !validity_.isValid(row);
+      const StringRef* min = &dictionary_[0];
+      const StringRef* max = &dictionary_[0];
+      for (const StringRef& entry : dictionary_) {
+        if (stringLess(entry, *min)) min = &entry;
+        if (stringLess(*max, entry)) max = &entry;
+      }
+      zoneMap_.min = toValue(*min);
+      zoneMap_.max = toValue(*max);
       break;
+    }
   }
 }
 

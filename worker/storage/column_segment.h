@@ -2,10 +2,14 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "engine/types/string_heap.h"
 #include "engine/types/value.h"
 #include "engine/vector/vector.h"
+#include "worker/storage/byte_reader.h"
 #include "worker/storage/numa_topology.h"
 
 namespace shoal::worker {
@@ -21,9 +25,18 @@ struct ZoneMap {
   size_t nullCount = 0;
 };
 
-/// One column of one segment, immutable once built. Fixed-width values sit in
-/// one array and strings in 16-byte StringRefs (prefix inline, long bytes in
-/// the segment's own heap), both allocated on the segment's NUMA node; NULLs
+/// How a column segment holds its values.
+enum class ColumnEncoding : uint8_t {
+  kPlain = 0,         // fixed-width values, or one 16-byte StringRef per row
+  kDictionary8 = 1,   // strings: a 1-byte code per row into a dictionary of StringRefs
+  kDictionary16 = 2,  // strings: a 2-byte code per row
+};
+
+/// One column of one segment, immutable once built. Values sit in one array
+/// allocated on the segment's NUMA node. Strings are 16-byte StringRefs
+/// (prefix inline, long bytes in the segment's own heap); a string column with
+/// few distinct values in the segment (flags, modes, clerks) is stored as
+/// codes into a dictionary of StringRefs instead, a tenth of the memory. NULLs
 /// are a validity bitmap.
 class ColumnSegment {
  public:
@@ -34,9 +47,16 @@ class ColumnSegment {
   ColumnSegment(const ColumnSegment&) = delete;
   ColumnSegment& operator=(const ColumnSegment&) = delete;
 
+  /// Appends this column in the segment file layout of docs/storage-format.md.
+  void serialize(std::string& out) const;
+  /// Reads a column written by serialize; malformed bytes fail through `reader` (XX001).
+  static std::unique_ptr<ColumnSegment> deserialize(const engine::LogicalType& type, size_t numRows, ByteReader& reader,
+                                                    uint32_t numaNode, const NumaTopology& topology);
+
   const engine::LogicalType& type() const { return type_; }
   size_t size() const { return numRows_; }
   uint32_t numaNode() const { return numaNode_; }
+  ColumnEncoding encoding() const { return encoding_; }
   const ZoneMap& zoneMap() const { return zoneMap_; }
 
   /// Copies rows [start, start + count) into `out`, which is resized to `count`.
@@ -44,24 +64,27 @@ class ColumnSegment {
   void read(size_t start, size_t count, engine::Vector& out) const;
 
   bool isNull(size_t row) const { return !validity_.isValid(row); }
-  template <class T>
-  const T* data() const {
-    return static_cast<const T*>(values_);
-  }
   const engine::ValidityMask& validity() const { return validity_; }
 
-  /// Bytes this segment holds (values, bitmap and string heap), for memory accounting.
+  /// Bytes this segment holds (values, dictionary, bitmap and string heap), for memory accounting.
   size_t memoryBytes() const;
 
  private:
+  ColumnSegment(const engine::LogicalType& type, size_t numRows, uint32_t numaNode, const NumaTopology& topology);
+
+  void allocateValues(size_t bytes);
+  /// Re-encodes a plain string column as dictionary codes when that is smaller.
+  void tryDictionary();
   void computeZoneMap();
 
   engine::LogicalType type_;
   size_t numRows_;
   uint32_t numaNode_;
   const NumaTopology& topology_;
-  void* values_ = nullptr;
+  ColumnEncoding encoding_ = ColumnEncoding::kPlain;
+  void* values_ = nullptr;  // per row: a value, a StringRef or a dictionary code
   size_t valueBytes_ = 0;
+  std::vector<engine::StringRef> dictionary_;
   engine::ValidityMask validity_;
   engine::StringHeap heap_;
   ZoneMap zoneMap_;

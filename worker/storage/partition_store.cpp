@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -73,28 +74,51 @@ void PartitionStore::writeManifest(const TablePartition& partition, const std::v
     ::close(fd);
   }
   fs::rename(temporary, directory / kManifest);
+  // The rename is durable only once the directory is.
+  fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
 }
 
-void PartitionStore::persist(const TablePartition& partition,
-                             std::span<const std::shared_ptr<const Segment>> newSegments) {
-  std::lock_guard lock(mutex_);
-  fs::path directory = directoryOf(partition.storageId());
-  fs::create_directories(directory);
-  std::vector<std::string>& files = files_[partition.storageId()];
-  std::vector<std::string> updated = files;
-  for (const auto& segment : newSegments) {
-    // Names never repeat within a partition, so a stale file can never pass for a new one.
-    std::string name = fmt::format("segment-{:06}.seg", updated.size());
-    writeSegmentFile(directory / name, *segment, partition.storageId(), partition.tableName(), partition.columns());
-    updated.push_back(name);
+std::string PartitionStore::writeSegment(uint64_t storageId, const std::string& tableName,
+                                         const std::vector<StoredColumn>& columns, const Segment& segment) {
+  fs::path directory = directoryOf(storageId);
+  std::string name;
+  {
+    std::lock_guard lock(mutex_);
+    fs::create_directories(directory);
+    // Numbers never repeat within a partition, so a stale file can never pass for a new one.
+    name = fmt::format("segment-{:06}.seg", nextFileNumber_[storageId]++);
   }
+  writeSegmentFile(directory / name, segment, storageId, tableName, columns);
+  return name;
+}
+
+void PartitionStore::commitSegments(const TablePartition& partition, const std::vector<std::string>& files) {
+  fs::path directory = directoryOf(partition.storageId());
+  for (const auto& file : files) syncFile(directory / file);
+  std::lock_guard lock(mutex_);
+  fs::create_directories(directory);
+  std::vector<std::string>& committed = files_[partition.storageId()];
+  std::vector<std::string> updated = committed;
+  updated.insert(updated.end(), files.begin(), files.end());
   writeManifest(partition, updated);
-  files = std::move(updated);
+  committed = std::move(updated);
+}
+
+void PartitionStore::discardSegments(uint64_t storageId, const std::vector<std::string>& files) {
+  for (const auto& file : files) {
+    std::error_code error;
+    fs::remove(directoryOf(storageId) / file, error);
+  }
 }
 
 void PartitionStore::remove(uint64_t storageId) {
   std::lock_guard lock(mutex_);
   files_.erase(storageId);
+  nextFileNumber_.erase(storageId);
   std::error_code error;
   fs::remove_all(directoryOf(storageId), error);
   if (error) spdlog::warn("could not remove {}: {}", directoryOf(storageId).string(), error.message());
@@ -136,6 +160,11 @@ std::vector<std::shared_ptr<TablePartition>> PartitionStore::recover(const NumaT
       for (const auto& file : fs::directory_iterator(entry.path())) {
         std::string name = file.path().filename().string();
         if (name != kManifest && !listed.contains(name)) fs::remove(file.path());
+      }
+      uint64_t& next = nextFileNumber_[storageId];
+      for (const auto& file : files) {
+        unsigned long number = 0;
+        if (std::sscanf(file.c_str(), "segment-%lu.seg", &number) == 1) next = std::max<uint64_t>(next, number + 1);
       }
       files_[storageId] = std::move(files);
       partitions.push_back(std::move(partition));

@@ -22,8 +22,14 @@ class PartitionStore {
  public:
   explicit PartitionStore(std::filesystem::path root);
 
-  /// Makes `newSegments` of `partition` durable before they become visible.
-  void persist(const TablePartition& partition, std::span<const std::shared_ptr<const Segment>> newSegments);
+  /// Writes `segment` of a partition as a new file that no manifest lists yet; returns its name. A load
+  /// writes its segments as it builds them, in parallel, and commits them all at once.
+  std::string writeSegment(uint64_t storageId, const std::string& tableName, const std::vector<StoredColumn>& columns,
+                           const Segment& segment);
+  /// Makes the files written for `partition` durable and lists them in its manifest, in one step.
+  void commitSegments(const TablePartition& partition, const std::vector<std::string>& files);
+  /// Removes files written for a load that will not commit.
+  void discardSegments(uint64_t storageId, const std::vector<std::string>& files);
   void remove(uint64_t storageId);
 
   /// Reads every stored partition. One whose files are damaged comes back
@@ -37,6 +43,7 @@ class PartitionStore {
   const std::filesystem::path root_;
   std::mutex mutex_;
   std::map<uint64_t, std::vector<std::string>> files_;  // guarded by mutex_: committed segment files per storage id
+  std::map<uint64_t, uint64_t> nextFileNumber_;         // guarded by mutex_: per storage id, never reused
 };
 
 }  // namespace shoal::worker

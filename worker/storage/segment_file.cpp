@@ -3,22 +3,24 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
-#include <numeric>
 
 #include "common/hashing.h"
 #include "common/status.h"
-#include "engine/vector/chunk_codec.h"
+#include "worker/storage/byte_reader.h"
 
 namespace shoal::worker {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'H', 'O', 'A', 'L', 'S', 'E', 'G'};
 constexpr char kEndMagic[8] = {'S', 'E', 'G', 'E', 'N', 'D', '\0', '\0'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
+// O_DIRECT wants buffers, offsets and lengths in multiples of the logical block size; 4 KiB covers every disk.
+constexpr size_t kDirectAlignment = 4096;
 
 template <class T>
 void appendRaw(std::string& out, T value) {
@@ -37,24 +39,62 @@ nlohmann::json columnsToJson(const std::vector<StoredColumn>& columns) {
   return out;
 }
 
-[[noreturn]] void corrupted(const std::filesystem::path& path, std::string_view what) {
-  SHOAL_USER_FAIL(SqlState::kDataCorrupted, "segment file {} is corrupted: {}", path.string(), what);
-}
-
-void writeFully(int fd, const std::string& bytes, const std::filesystem::path& path) {
+void writeFully(int fd, const char* bytes, size_t size, const std::filesystem::path& path) {
   size_t written = 0;
-  while (written < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+  while (written < size) {
+    ssize_t n = ::write(fd, bytes + written, size - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) SHOAL_USER_FAIL(SqlState::kIoError, "could not write {}: {}", path.string(), strerror(errno));
     written += static_cast<size_t>(n);
   }
 }
 
+/// Writes `bytes` as the whole file at `path`. Through the page cache, writing a segment costs about as much
+/// CPU as building it (every page is zeroed and copied); O_DIRECT hands the buffer to the disk instead. The
+/// padding O_DIRECT needs is cut off again with ftruncate.
+void writeWholeFile(const std::filesystem::path& path, const std::string& bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0644);
+  if (fd >= 0) {
+    const size_t padded = (bytes.size() + kDirectAlignment - 1) / kDirectAlignment * kDirectAlignment;
+    void* aligned = std::aligned_alloc(kDirectAlignment, padded);
+    if (aligned == nullptr) throw std::bad_alloc();
+    std::memcpy(aligned, bytes.data(), bytes.size());
+    std::memset(static_cast<char*>(aligned) + bytes.size(), 0, padded - bytes.size());
+    try {
+      writeFully(fd, static_cast<const char*>(aligned), padded, path);
+      if (::ftruncate(fd, static_cast<off_t>(bytes.size())) != 0) {
+        SHOAL_USER_FAIL(SqlState::kIoError, "could not truncate {}: {}", path.string(), strerror(errno));
+      }
+    } catch (...) {
+      std::free(aligned);
+      ::close(fd);
+      throw;
+    }
+    std::free(aligned);
+    ::close(fd);
+    return;
+  }
+  if (errno != EINVAL) {
+    SHOAL_USER_FAIL(SqlState::kIoError, "could not create {}: {}", path.string(), strerror(errno));
+  }
+  // The file system has no O_DIRECT (tmpfs): write through the page cache.
+  fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) SHOAL_USER_FAIL(SqlState::kIoError, "could not create {}: {}", path.string(), strerror(errno));
+  try {
+    writeFully(fd, bytes.data(), bytes.size(), path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
 }  // namespace
 
 void writeSegmentFile(const std::filesystem::path& path, const Segment& segment, uint64_t storageId,
                       const std::string& tableName, const std::vector<StoredColumn>& columns) {
+  SHOAL_CHECK(segment.numColumns() == columns.size(), "segment of {} columns for a table of {}", segment.numColumns(),
+              columns.size());
   std::string bytes(kMagic, sizeof(kMagic));
   appendRaw(bytes, kFormatVersion);
   nlohmann::json header = {
@@ -62,40 +102,20 @@ void writeSegmentFile(const std::filesystem::path& path, const Segment& segment,
   std::string headerText = header.dump();
   appendRaw(bytes, static_cast<uint32_t>(headerText.size()));
   bytes += headerText;
-
-  std::vector<size_t> allColumns(columns.size());
-  std::iota(allColumns.begin(), allColumns.end(), 0);
-  engine::Chunk chunk;
-  for (const auto& column : columns) chunk.addColumn(engine::Vector(column.type, engine::kVectorSize));
-  std::string block;
-  for (size_t start = 0; start < segment.size(); start += engine::kVectorSize) {
-    size_t count = std::min(engine::kVectorSize, segment.size() - start);
-    segment.read(start, count, allColumns, chunk);
-    block.clear();
-    engine::encodeChunk(chunk, block);
-    appendRaw(bytes, static_cast<uint32_t>(block.size()));
-    bytes += block;
-  }
-  appendRaw(bytes, uint32_t{0});  // end of blocks
+  bytes.reserve(bytes.size() + segment.memoryBytes());
+  for (size_t c = 0; c < segment.numColumns(); ++c) segment.column(c).serialize(bytes);
   appendRaw(bytes, crc32Hash(bytes.data(), bytes.size()));
   bytes.append(kEndMagic, sizeof(kEndMagic));
+  writeWholeFile(path, bytes);
+}
 
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) SHOAL_USER_FAIL(SqlState::kIoError, "could not create {}: {}", temporary.string(), strerror(errno));
-  try {
-    writeFully(fd, bytes, temporary);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    SHOAL_USER_FAIL(SqlState::kIoError, "could not fsync {}: {}", temporary.string(), strerror(errno));
-  }
+void syncFile(const std::filesystem::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) SHOAL_USER_FAIL(SqlState::kIoError, "could not open {}: {}", path.string(), strerror(errno));
+  int result = ::fdatasync(fd);
+  int error = errno;
   ::close(fd);
-  std::filesystem::rename(temporary, path);
+  if (result != 0) SHOAL_USER_FAIL(SqlState::kIoError, "could not fsync {}: {}", path.string(), strerror(error));
 }
 
 std::unique_ptr<Segment> readSegmentFile(const std::filesystem::path& path, const std::vector<StoredColumn>& columns,
@@ -103,56 +123,41 @@ std::unique_ptr<Segment> readSegmentFile(const std::filesystem::path& path, cons
   std::ifstream in(path, std::ios::binary);
   if (!in) SHOAL_USER_FAIL(SqlState::kUndefinedFile, "segment file {} is missing", path.string());
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ByteReader whole(bytes, path.string());
   constexpr size_t kTrailer = sizeof(uint32_t) + sizeof(kEndMagic);
-  if (bytes.size() < sizeof(kMagic) + 2 * sizeof(uint32_t) + kTrailer) corrupted(path, "too short (truncated?)");
-  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) corrupted(path, "not a Shoal segment file");
+  if (bytes.size() < sizeof(kMagic) + 2 * sizeof(uint32_t) + kTrailer) whole.fail("too short (truncated?)");
+  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) whole.fail("not a Shoal segment file");
   if (std::memcmp(bytes.data() + bytes.size() - sizeof(kEndMagic), kEndMagic, sizeof(kEndMagic)) != 0) {
-    corrupted(path, "no end marker (truncated?)");
+    whole.fail("no end marker (truncated?)");
   }
   uint32_t storedCrc;
   std::memcpy(&storedCrc, bytes.data() + bytes.size() - kTrailer, sizeof(storedCrc));
-  size_t bodySize = bytes.size() - kTrailer;
-  if (crc32Hash(bytes.data(), bodySize) != storedCrc) corrupted(path, "checksum mismatch");
+  const size_t bodySize = bytes.size() - kTrailer;
+  if (crc32Hash(bytes.data(), bodySize) != storedCrc) whole.fail("checksum mismatch");
 
-  size_t offset = sizeof(kMagic);
-  auto readU32 = [&]() {
-    if (offset + sizeof(uint32_t) > bodySize) corrupted(path, "unexpected end");
-    uint32_t value;
-    std::memcpy(&value, bytes.data() + offset, sizeof(value));
-    offset += sizeof(value);
-    return value;
-  };
-  if (uint32_t version = readU32(); version != kFormatVersion) {
-    corrupted(path, fmt::format("format version {} is not {}", version, kFormatVersion));
+  ByteReader reader(std::string_view(bytes).substr(0, bodySize), path.string());
+  reader.take(sizeof(kMagic));
+  if (uint32_t version = reader.read<uint32_t>(); version != kFormatVersion) {
+    reader.fail(fmt::format("format version {} is not {}", version, kFormatVersion));
   }
-  uint32_t headerLength = readU32();
-  if (offset + headerLength > bodySize) corrupted(path, "header runs past the end");
+  std::string_view headerText = reader.take(reader.read<uint32_t>());
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(bytes.substr(offset, headerLength));
+    header = nlohmann::json::parse(headerText);
   } catch (const nlohmann::json::exception& error) {
-    corrupted(path, error.what());
+    reader.fail(error.what());
   }
-  offset += headerLength;
   if (header.value("columns", nlohmann::json()) != columnsToJson(columns)) {
-    corrupted(path, "its columns differ from the table's");
+    reader.fail("its columns differ from the table's");
   }
-  std::vector<engine::LogicalType> types;
-  for (const auto& column : columns) types.push_back(column.type);
-  std::vector<engine::Chunk> chunks;
-  size_t rows = 0;
-  while (true) {
-    uint32_t blockLength = readU32();
-    if (blockLength == 0) break;
-    if (offset + blockLength > bodySize) corrupted(path, "block runs past the end");
-    chunks.push_back(engine::decodeChunk(std::string_view(bytes.data() + offset, blockLength), types));
-    rows += chunks.back().size();
-    offset += blockLength;
+  const size_t rows = header.value("rows", size_t{0});
+  if (rows == 0 || rows > kSegmentRows) reader.fail(fmt::format("impossible row count {}", rows));
+  std::vector<std::unique_ptr<ColumnSegment>> columnSegments;
+  for (const auto& column : columns) {
+    columnSegments.push_back(ColumnSegment::deserialize(column.type, rows, reader, numaNode, topology));
   }
-  if (offset != bodySize || rows != header.value("rows", size_t{0}) || rows > kSegmentRows) {
-    corrupted(path, "row count or length does not match its header");
-  }
-  return Segment::build(types, chunks, numaNode, topology);
+  if (reader.remaining() != 0) reader.fail("bytes after the last column");
+  return std::make_unique<Segment>(std::move(columnSegments), rows, numaNode);
 }
 
 }  // namespace shoal::worker

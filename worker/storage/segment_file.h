@@ -10,13 +10,19 @@
 namespace shoal::worker {
 
 // One segment on disk (docs/storage-format.md): a magic number, a JSON
-// header describing the table's columns, the rows as blocks in the engine's
-// chunk codec, and a CRC-32C over everything before it. A file that is
-// truncated, altered or of another format fails to read with XX001 naming it.
+// header describing the table's columns, each column in its in-memory
+// encoding (plain or dictionary), and a CRC-32C over everything before it. A
+// file that is truncated, altered or of another format fails to read with
+// XX001 naming it.
 
-/// Writes `segment` to `path` (through a temporary file, fsynced and renamed).
+/// Writes `segment` to `path`, bypassing the page cache (O_DIRECT) where the
+/// file system allows it. The file is not yet durable: call syncFile before
+/// a manifest lists it.
 void writeSegmentFile(const std::filesystem::path& path, const Segment& segment, uint64_t storageId,
                       const std::string& tableName, const std::vector<StoredColumn>& columns);
+
+/// Makes a written file's contents and size durable (fdatasync).
+void syncFile(const std::filesystem::path& path);
 
 /// Reads a segment written by writeSegmentFile, placing it on `numaNode`.
 /// `columns` must match what the file says.

@@ -51,20 +51,29 @@ void StorageManager::stage(uint64_t loadId, uint64_t storageId, const std::strin
     auto& slot = loads_[loadId][storageId];
     if (!slot) {
       slot = std::make_shared<StagedPartition>();
+      slot->storageId = storageId;
       slot->tableName = tableName;
       slot->columns = columns;
-      for (const auto& column : columns) slot->types.push_back(column.type);
+      for (const auto& column : columns) {
+        slot->types.push_back(column.type);
+        slot->statistics.emplace_back(column.type);
+      }
     }
     staged = slot;
   }
-  std::lock_guard lock(staged->mutex);
-  staged->rows += chunk.size();
-  staged->pendingRows += chunk.size();
-  staged->pending.push_back(std::move(chunk));
-  sealPending(*staged, false);
+  std::vector<std::vector<engine::Chunk>> full;
+  {
+    std::lock_guard lock(staged->mutex);
+    staged->rows += chunk.size();
+    staged->pendingRows += chunk.size();
+    staged->pending.push_back(std::move(chunk));
+    full = takeSegmentChunks(*staged, false);
+  }
+  for (const auto& chunks : full) addSegment(*staged, chunks);
 }
 
-void StorageManager::sealPending(StagedPartition& staged, bool flush) {
+std::vector<std::vector<engine::Chunk>> StorageManager::takeSegmentChunks(StagedPartition& staged, bool flush) {
+  std::vector<std::vector<engine::Chunk>> segments;
   while (staged.pendingRows >= kSegmentRows || (flush && staged.pendingRows > 0)) {
     // Take whole chunks up to the segment size, splitting the one that straddles the boundary.
     std::vector<engine::Chunk> segmentChunks;
@@ -85,8 +94,28 @@ void StorageManager::sealPending(StagedPartition& staged, bool flush) {
     }
     staged.pending.erase(staged.pending.begin(), staged.pending.begin() + static_cast<ptrdiff_t>(taken));
     staged.pendingRows -= rows;
-    staged.segments.push_back(Segment::build(staged.types, segmentChunks, nextNumaNode(), topology_));
+    segments.push_back(std::move(segmentChunks));
   }
+  return segments;
+}
+
+void StorageManager::addSegment(StagedPartition& staged, const std::vector<engine::Chunk>& chunks) {
+  std::shared_ptr<const Segment> segment = Segment::build(staged.types, chunks, nextNumaNode(), topology_);
+  std::vector<ColumnStatistics> statistics;
+  for (size_t c = 0; c < staged.types.size(); ++c) {
+    statistics.emplace_back(staged.types[c]);
+    for (const auto& chunk : chunks) statistics.back().update(chunk.column(c), chunk.size());
+  }
+  std::string file;
+  if (store_) file = store_->writeSegment(staged.storageId, staged.tableName, staged.columns, *segment);
+  std::lock_guard lock(staged.mutex);
+  if (staged.aborted) {
+    if (store_) store_->discardSegments(staged.storageId, {file});
+    return;
+  }
+  for (size_t c = 0; c < statistics.size(); ++c) staged.statistics[c].merge(statistics[c]);
+  staged.segments.push_back(std::move(segment));
+  if (store_) staged.files.push_back(std::move(file));
 }
 
 std::vector<LoadedPartition> StorageManager::commit(uint64_t loadId) {
@@ -100,8 +129,13 @@ std::vector<LoadedPartition> StorageManager::commit(uint64_t loadId) {
   }
   std::vector<LoadedPartition> loaded;
   for (auto& [storageId, staged] : load) {
+    std::vector<std::vector<engine::Chunk>> rest;
+    {
+      std::lock_guard stagedLock(staged->mutex);
+      rest = takeSegmentChunks(*staged, true);
+    }
+    for (const auto& chunks : rest) addSegment(*staged, chunks);
     std::lock_guard stagedLock(staged->mutex);
-    sealPending(*staged, true);
     std::shared_ptr<TablePartition> partition;
     {
       std::lock_guard lock(mutex_);
@@ -109,16 +143,29 @@ std::vector<LoadedPartition> StorageManager::commit(uint64_t loadId) {
       if (!slot) slot = std::make_shared<TablePartition>(storageId, staged->tableName, staged->columns);
       partition = slot;
     }
-    if (store_) store_->persist(*partition, staged->segments);
+    if (store_) store_->commitSegments(*partition, staged->files);
     partition->appendSegments(std::move(staged->segments));
-    loaded.push_back(LoadedPartition{storageId, staged->rows});
+    LoadedPartition result{storageId, staged->rows, {}};
+    for (const auto& statistics : staged->statistics) result.columnStatistics.push_back(statistics.serialize());
+    loaded.push_back(std::move(result));
   }
   return loaded;
 }
 
 void StorageManager::abort(uint64_t loadId) {
-  std::lock_guard lock(mutex_);
-  loads_.erase(loadId);
+  StagedLoad load;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = loads_.find(loadId);
+    if (it == loads_.end()) return;
+    load = std::move(it->second);
+    loads_.erase(it);
+  }
+  for (auto& [storageId, staged] : load) {
+    std::lock_guard stagedLock(staged->mutex);
+    staged->aborted = true;  // a segment still being built is discarded when it arrives
+    if (store_) store_->discardSegments(storageId, staged->files);
+  }
 }
 
 void StorageManager::drop(uint64_t storageId) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/vector/chunk.h"
+#include "worker/storage/column_statistics.h"
 #include "worker/storage/numa_topology.h"
 #include "worker/storage/partition_store.h"
 #include "worker/storage/table_partition.h"
@@ -19,6 +20,7 @@ namespace shoal::worker {
 struct LoadedPartition {
   uint64_t storageId = 0;
   uint64_t rows = 0;
+  std::vector<std::string> columnStatistics;  // serialized ColumnStatistics of the rows loaded, per column
 };
 
 /// All table partitions on this worker, and the loads in flight. A load
@@ -53,21 +55,28 @@ class StorageManager {
   void adopt(std::shared_ptr<TablePartition> partition);
 
  private:
-  /// Rows of one partition in one load: full segments already built, plus the chunks of the next one.
+  /// Rows of one partition in one load: full segments already built (and written), plus the chunks of the
+  /// next one.
   struct StagedPartition {
-    std::mutex mutex;
+    uint64_t storageId = 0;
     std::string tableName;
     std::vector<StoredColumn> columns;
     std::vector<engine::LogicalType> types;
+    std::mutex mutex;
     std::vector<engine::Chunk> pending;                    // guarded by mutex
     size_t pendingRows = 0;                                // guarded by mutex
     std::vector<std::shared_ptr<const Segment>> segments;  // guarded by mutex
+    std::vector<std::string> files;                        // guarded by mutex: the segments' files
     uint64_t rows = 0;                                     // guarded by mutex
+    std::vector<ColumnStatistics> statistics;              // guarded by mutex: of the segments built so far
+    bool aborted = false;                                  // guarded by mutex
   };
   using StagedLoad = std::map<uint64_t, std::shared_ptr<StagedPartition>>;
 
-  /// Builds segments out of `staged.pending` while it holds a full segment's worth (or all of it if `flush`).
-  void sealPending(StagedPartition& staged, bool flush);
+  /// Takes chunks for whole segments out of `staged.pending` (all of it if `flush`); staged.mutex held.
+  static std::vector<std::vector<engine::Chunk>> takeSegmentChunks(StagedPartition& staged, bool flush);
+  /// Builds and writes a segment of `chunks` (no lock held: loading threads build in parallel), then adds it.
+  void addSegment(StagedPartition& staged, const std::vector<engine::Chunk>& chunks);
   uint32_t nextNumaNode() { return nextNumaNode_.fetch_add(1) % topology_.numNodes(); }
 
   NumaTopology topology_;

@@ -41,8 +41,9 @@ Chunk makeRows(int64_t first, size_t count) {
 int64_t sumOfIds(const TablePartition& partition) {
   int64_t sum = 0;
   for (const auto& segment : partition.snapshot()) {
-    const int64_t* ids = segment->column(0).data<int64_t>();
-    for (size_t row = 0; row < segment->size(); ++row) sum += ids[row];
+    Vector ids(LogicalType::bigInt(), segment->size());
+    segment->column(0).read(0, segment->size(), ids);
+    for (size_t row = 0; row < segment->size(); ++row) sum += ids.data<int64_t>()[row];
   }
   return sum;
 }
@@ -146,6 +147,80 @@ TEST(StorageManagerTest, CommittedPartitionsComeBackFromTheirFiles) {
     EXPECT_EQ(partition->numRows(), 0u);
     EXPECT_NE(partition->corruption().find(file.string()), std::string::npos) << partition->corruption();
   }
+  std::filesystem::remove_all(root);
+}
+
+/// Rows whose `mode` column has only a few distinct values (and some NULLs), as in TPC-H's flags and modes.
+Chunk makeModes(size_t count, size_t distinct) {
+  Vector modes(LogicalType::varchar(40), count);
+  for (size_t i = 0; i < count; ++i) {
+    if (i % 11 == 0) {
+      modes.setNull(i, true);
+    } else {
+      modes.setString(i, "shipping mode number " + std::to_string(i % distinct));
+    }
+  }
+  Chunk chunk(count);
+  chunk.addColumn(std::move(modes));
+  return chunk;
+}
+
+std::vector<std::string> readModes(const ColumnSegment& column) {
+  Vector out(LogicalType::varchar(40), column.size());
+  column.read(0, column.size(), out);
+  std::vector<std::string> values;
+  for (size_t i = 0; i < column.size(); ++i) {
+    values.push_back(out.isNull(i) ? "<null>" : std::string(out.data<engine::StringRef>()[i].view()));
+  }
+  return values;
+}
+
+TEST(StorageManagerTest, FewDistinctStringsBecomeDictionaryCodesAndReadBackTheSame) {
+  auto root = std::filesystem::temp_directory_path() / ("shoal-dictionary-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  std::vector<StoredColumn> modeColumns = {{"mode", LogicalType::varchar(40), false}};
+  std::vector<std::vector<std::string>> expected;
+  {
+    PartitionStore store(root);
+    StorageManager storage(NumaTopology::fake(1), &store);
+    storage.stage(1, 3, "t", modeColumns, makeModes(5000, 7));      // 1-byte codes
+    storage.stage(2, 4, "t", modeColumns, makeModes(20000, 1000));  // 2-byte codes
+    storage.stage(3, 5, "t", modeColumns, makeModes(5000, 5000));   // all distinct: plain
+    storage.commit(1);
+    storage.commit(2);
+    storage.commit(3);
+    EXPECT_EQ(storage.find(3)->snapshot()[0]->column(0).encoding(), ColumnEncoding::kDictionary8);
+    EXPECT_EQ(storage.find(4)->snapshot()[0]->column(0).encoding(), ColumnEncoding::kDictionary16);
+    EXPECT_EQ(storage.find(5)->snapshot()[0]->column(0).encoding(), ColumnEncoding::kPlain);
+    const ColumnSegment& modes = storage.find(3)->snapshot()[0]->column(0);
+    EXPECT_EQ(modes.zoneMap().min.toString(), "shipping mode number 0");
+    EXPECT_EQ(modes.zoneMap().max.toString(), "shipping mode number 6");
+    EXPECT_EQ(modes.zoneMap().nullCount, (5000u + 10) / 11);
+    for (uint64_t id : {3, 4, 5}) expected.push_back(readModes(storage.find(id)->snapshot()[0]->column(0)));
+    EXPECT_EQ(expected[0][1], "shipping mode number 1");
+    EXPECT_EQ(expected[0][11], "<null>");
+  }
+  PartitionStore store(root);
+  StorageManager storage(NumaTopology::fake(1), &store);
+  storage.recover();
+  for (uint64_t id : {3, 4, 5}) {
+    const ColumnSegment& column = storage.find(id)->snapshot()[0]->column(0);
+    EXPECT_EQ(readModes(column), expected[id - 3]) << "storage " << id;
+  }
+  EXPECT_EQ(storage.find(3)->snapshot()[0]->column(0).encoding(), ColumnEncoding::kDictionary8);
+  std::filesystem::remove_all(root);
+}
+
+TEST(StorageManagerTest, AnAbortedLoadLeavesNoFilesBehind) {
+  auto root = std::filesystem::temp_directory_path() / ("shoal-abort-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  PartitionStore store(root);
+  StorageManager storage(NumaTopology::fake(1), &store);
+  storage.stage(1, 9, "t", columns(), makeRows(0, 2 * kSegmentRows));  // two segments written while staging
+  ASSERT_EQ(std::distance(std::filesystem::directory_iterator(root / "9"), {}), 2);
+  storage.abort(1);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(root / "9"), {}), 0);
+  EXPECT_EQ(storage.find(9), nullptr);
   std::filesystem::remove_all(root);
 }
 
