@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include <grpcpp/grpcpp.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/sql_client.h"
 #include "cli/termination_signals.h"
 #include "proto/control.grpc.pb.h"
 
@@ -131,6 +133,48 @@ int countLiveWorkers(proto::Control::Stub& stub) {
   return live;
 }
 
+/// Loads TPC-H at the options' scale factor unless the cluster already has it (a restart over the same data
+/// directory), showing progress. The load runs beside a watch for Ctrl-C and dying children. Returns 0, or
+/// the exit code after stopping everything.
+int loadTpchOnFirstStart(const LocalClusterOptions& options, uint16_t pgPort, std::vector<ChildProcess>& children) {
+  try {
+    runSqlStatement(options.host, pgPort, "SELECT count(*) FROM lineitem", [](const std::string&) {});
+    std::cout << "TPC-H is already loaded in " << options.dataDir << std::endl;
+    return 0;
+  } catch (const std::exception&) {
+    // No lineitem yet: load it.
+  }
+  std::cout << fmt::format("loading TPC-H scale factor {} (first start only; --tpch 0 skips it) ...",
+                           options.tpchScaleFactor)
+            << std::endl;
+  std::atomic<bool> done = false;
+  std::string error;
+  std::thread loader([&] {
+    try {
+      runSqlStatement(options.host, pgPort, fmt::format("CALL tpch_load({})", options.tpchScaleFactor),
+                      [](const std::string& notice) { std::cout << "  " << notice << std::endl; });
+    } catch (const std::exception& failure) {
+      error = failure.what();
+    }
+    done = true;
+  });
+  while (!done) {
+    if (auto signal = waitForTerminationSignal(kPollInterval)) {
+      std::cout << fmt::format("shoal local: stopping on {} during the TPC-H load",
+                               signal == SIGINT ? "SIGINT" : "SIGTERM")
+                << std::endl;
+      stopAll(children);  // the coordinator's exit ends the loader's connection
+      loader.join();
+      return 1;
+    }
+  }
+  loader.join();
+  if (!error.empty()) {
+    std::cerr << "shoal local: loading TPC-H failed: " << error << "; the cluster runs without it" << std::endl;
+  }
+  return 0;
+}
+
 }  // namespace
 
 /// tpchgen-cli on PATH, else in the .venv that `make` creates (looked for above the executable and the working
@@ -226,12 +270,18 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
     std::this_thread::sleep_for(kPollInterval);
   }
 
+  if (options.tpchScaleFactor > 0) {
+    if (int code = loadTpchOnFirstStart(options, pgPort, children); code != 0) return code;
+  }
+
   std::string url = fmt::format("postgresql://shoal@{}:{}/shoal", options.host, pgPort);
   std::cout << fmt::format(
                    "Shoal is running: 1 coordinator and {} worker(s); logs in {}\n"
                    "  connect:  psql -h {} -p {} -U shoal\n"
-                   "  try:      SELECT 1 + 1, 'a' || 'b', NULL IS NULL;\n"
-                   "            SELECT * FROM shoal_nodes;\n"
+                   "  try:      SELECT * FROM shoal_nodes;\n"
+                   "            SELECT * FROM shoal_tables;\n"
+                   "            SELECT count(*), sum(l_extendedprice), avg(l_discount) FROM lineitem\n"
+                   "              WHERE l_shipdate <= DATE '1998-09-02';\n"
                    "  stop:     Ctrl-C\n",
                    options.numWorkers, logDir.string(), options.host, pgPort)
             << "ready: " << url << std::endl;

@@ -16,6 +16,9 @@ struct LocalClusterOptions {
   std::string tpchGenerator;
   /// Passed to every worker's --numa-nodes (0: the machine's own topology).
   uint32_t numaNodes = 0;
+  /// TPC-H scale factor to load before the cluster is announced ready, unless the data directory already
+  /// holds TPC-H (0: load nothing).
+  double tpchScaleFactor = 0;
   /// How long to wait for the coordinator and every worker to come up.
   int startupTimeoutSeconds = 60;
 };

@@ -110,6 +110,10 @@ int main(int argc, char** argv) {
   localCommand->add_option("--tpchgen", localOptions.tpchGenerator,
                            "tpchgen-cli for CALL tpch_load (default: on PATH, or in the build's .venv)");
   localCommand
+      ->add_option("--tpch", localOptions.tpchScaleFactor,
+                   "Load TPC-H at this scale factor before announcing ready, unless already loaded (0: none)")
+      ->capture_default_str();
+  localCommand
       ->add_option("--numa-nodes", localOptions.numaNodes,
                    "Each worker's --numa-nodes (0: the machine's own; N: simulate N nodes)")
       ->capture_default_str();

@@ -142,3 +142,18 @@ def test_corrupted_segment_file_is_reported_by_name(own_cluster, tmp_path):
         assert str(segments[0]) in str(error.value) and "checksum" in str(error.value)
         # The rest of the cluster keeps working.
         assert connection.execute("SELECT 1 + 1").fetchone() == (2,)
+
+
+def test_make_run_cluster_loads_tpch_once(own_cluster, tmp_path):
+    """`make run` starts `shoal local --tpch SF`: the data is there when it says ready, and a restart over the
+    same data directory keeps it instead of loading again."""
+    data_dir = tmp_path / "run"
+    cluster = own_cluster(workers=2, data_dir=data_dir, extra_args=["--tpch", "0.01"])
+    assert any("loaded TPC-H scale factor 0.01" in text for text in cluster.output)
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        assert connection.execute("SELECT count(*) FROM orders").fetchone() == (15_000,)
+    assert cluster.stop() == 0
+    restarted = own_cluster(workers=2, data_dir=data_dir, extra_args=["--tpch", "0.01"])
+    assert any("TPC-H is already loaded" in text for text in restarted.output)
+    with psycopg.connect(restarted.conninfo(), autocommit=True) as connection:
+        assert connection.execute("SELECT count(*) FROM orders").fetchone() == (15_000,)
