@@ -11,6 +11,7 @@
 #include "engine/vector/chunk_codec.h"
 #include "proto/plan_codec.h"
 #include "proto/rpc_status.h"
+#include "worker/loading/generated_table_loader.h"
 #include "worker/loading/row_router.h"
 #include "worker/loading/text_loader.h"
 #include "worker/loading/tpch_generator.h"
@@ -100,22 +101,14 @@ grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext*, const proto::
   return proto::serveRpc([&] {
     const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
     ScratchDirectory scratch("shoal-tpch");
-    Stopwatch generation;
-    generateTpchPart(request->generator(), request->scale_factor(), request->part(), request->parts(), threads,
-                     scratch.path());
-    spdlog::info("load {}: generated TPC-H part {}/{} in {:.2f} s", request->load_id(), request->part(),
-                 request->parts(), generation.seconds());
-    Stopwatch loading;
-    std::vector<std::pair<proto::TableLayout, std::string>> files;
-    for (const auto& layout : request->layouts()) {
-      const std::string& table = layout.table_name();
-      // tpchgen-cli writes <table>/<table>.<part>.tbl; the fixed tables (nation, region) come only with part 1.
-      std::filesystem::path path = scratch.path() / table / fmt::format("{}.{}.tbl", table, request->part());
-      if (std::filesystem::exists(path)) files.emplace_back(layout, path.string());
-    }
-    response->set_rows(loadTblFilesInParallel(request->load_id(), files, threads, selfAddress_, storage_, peers_));
-    spdlog::info("load {}: parsed and routed {} generated rows in {:.2f} s", request->load_id(), response->rows(),
-                 loading.seconds());
+    Stopwatch stopwatch;
+    TpchGeneratorProcess generator(request->generator(), request->scale_factor(), request->part(), request->parts(),
+                                   threads, scratch.path());
+    std::vector<proto::TableLayout> layouts(request->layouts().begin(), request->layouts().end());
+    response->set_rows(
+        loadGeneratedTables(request->load_id(), layouts, generator, threads, selfAddress_, storage_, peers_));
+    spdlog::info("load {}: generated, parsed and routed {} rows of TPC-H part {}/{} in {:.2f} s", request->load_id(),
+                 response->rows(), request->part(), request->parts(), stopwatch.seconds());
   });
 }
 

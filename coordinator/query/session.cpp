@@ -90,7 +90,7 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     outcome.commandTag = runCopy(cluster_, command, *input, cancelRequested_);
   } else {
     static_assert(std::is_same_v<Command, sql::TpchLoad>);
-    outcome.commandTag = runTpchLoad(cluster_, command.scaleFactor, outcome.notices);
+    outcome.commandTag = runTpchLoad(cluster_, command.scaleFactor, command.generators, outcome.notices);
   }
   return outcome;
 }

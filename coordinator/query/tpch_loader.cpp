@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "common/stopwatch.h"
@@ -49,7 +50,28 @@ const std::vector<std::string>& tpchSchemaStatements() {
   return kStatements;
 }
 
-std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, std::vector<Notice>& notices) {
+namespace {
+
+/// The workers that run the generator: `count` of them, or by default the first worker of every host.
+std::vector<LiveWorker> chooseGenerators(std::vector<LiveWorker> live, uint32_t count) {
+  if (live.empty()) SHOAL_USER_FAIL(SqlState::kConnectionFailure, "no worker is up to generate TPC-H");
+  if (count > 0) {
+    live.resize(std::min<size_t>(live.size(), count));
+    return live;
+  }
+  std::vector<LiveWorker> chosen;
+  std::set<std::string> hosts;
+  for (auto& worker : live) {
+    std::string host = worker.address.substr(0, worker.address.rfind(':'));
+    if (hosts.insert(host).second) chosen.push_back(std::move(worker));
+  }
+  return chosen;
+}
+
+}  // namespace
+
+std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t generators,
+                        std::vector<Notice>& notices) {
   Stopwatch stopwatch;
   std::vector<std::string> tables = {"region", "nation",   "supplier", "customer",
                                      "part",   "partsupp", "orders",   "lineitem"};
@@ -68,7 +90,7 @@ std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, std::vector
   LoadTransaction load(cluster, entries);
 
   // Worker i generates part i of every table (nation and region come with part 1) and routes each row to its owner.
-  std::vector<LiveWorker> workers = cluster.workers.liveWorkers();
+  std::vector<LiveWorker> workers = chooseGenerators(cluster.workers.liveWorkers(), generators);
   const uint32_t parts = static_cast<uint32_t>(workers.size());
   proto::GenerateTpchRequest request;
   request.set_load_id(load.loadId());

@@ -93,9 +93,11 @@ struct CopyFrom {
   bool header = false;
 };
 
-/// CALL tpch_load(scale_factor).
+/// CALL tpch_load(scale_factor [, generators]).
 struct TpchLoad {
   double scaleFactor = 1;
+  /// How many workers run the generator, each for its own part; 0: one per host.
+  uint32_t generators = 0;
 };
 
 /// A statement ready to run: what the session needs, with no parse tree left.

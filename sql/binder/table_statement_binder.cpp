@@ -348,8 +348,9 @@ TpchLoad TableStatementBinder::bindCall(const pg_query::CallStmt& call) {
   if (name != "tpch_load") {
     fail(SqlState::kUndefinedFunction, function.location(), fmt::format("procedure {} does not exist", name));
   }
-  if (function.args_size() != 1) {
-    fail(SqlState::kUndefinedFunction, function.location(), "tpch_load takes one argument: the scale factor");
+  if (function.args_size() != 1 && function.args_size() != 2) {
+    fail(SqlState::kUndefinedFunction, function.location(),
+         "tpch_load takes the scale factor and, optionally, how many workers generate");
   }
   std::vector<ColumnDescription> none;
   ExpressionBinder binder(text_, none, parameterTypes_);
@@ -364,6 +365,14 @@ TpchLoad TableStatementBinder::bindCall(const pg_query::CallStmt& call) {
   if (!(bound.scaleFactor > 0) || bound.scaleFactor > 100000) {
     fail(SqlState::kInvalidParameterValue, ExpressionBinder::locationOf(argument),
          "tpch_load's scale factor must be above 0");
+  }
+  if (function.args_size() == 2) {
+    const auto& generators = function.args(1);
+    if (!generators.has_a_const() || !generators.a_const().has_ival() || generators.a_const().ival().ival() < 1) {
+      fail(SqlState::kInvalidParameterValue, ExpressionBinder::locationOf(generators),
+           "tpch_load's number of generating workers must be a positive integer");
+    }
+    bound.generators = static_cast<uint32_t>(generators.a_const().ival().ival());
   }
   return bound;
 }

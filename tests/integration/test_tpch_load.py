@@ -104,14 +104,16 @@ def check_statistics(cluster):
     assert statistics[("nation", "n_nationkey")][:3] == (25, 0, 25)
 
 
-@pytest.mark.parametrize("workers", [1, 3])
-def test_tpch_load_matches_duckdb_and_survives_restart(own_cluster, reference, workers, tmp_path):
+# With 3 workers on this one host, one would generate by default; asking for 3 generators runs tpchgen-cli's
+# --part/--parts path, as on three hosts.
+@pytest.mark.parametrize("workers, generators", [(1, None), (3, 3)])
+def test_tpch_load_matches_duckdb_and_survives_restart(own_cluster, reference, workers, generators, tmp_path):
     data_dir = tmp_path / f"tpch-{workers}"
     cluster = own_cluster(workers=workers, data_dir=data_dir)
     with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
         notices = []
         connection.add_notice_handler(lambda notice: notices.append(notice.message_primary))
-        connection.execute(f"CALL tpch_load({SCALE})")
+        connection.execute(f"CALL tpch_load({SCALE}, {generators})" if generators else f"CALL tpch_load({SCALE})")
         assert notices and "loaded TPC-H scale factor 0.1" in notices[-1]
     check_against_reference(cluster, reference)
     check_statistics(cluster)

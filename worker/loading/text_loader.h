@@ -30,11 +30,4 @@ class TextLoader {
   uint64_t rows_ = 0;
 };
 
-/// Loads whole .tbl files with `numThreads` threads: each file is cut into
-/// ranges of whole lines, and the threads take ranges of any file, largest
-/// files first. Returns the rows loaded; fails with the first error.
-uint64_t loadTblFilesInParallel(uint64_t loadId, const std::vector<std::pair<proto::TableLayout, std::string>>& files,
-                                size_t numThreads, const std::string& selfAddress, StorageManager& storage,
-                                PeerChannels& peers);
-
 }  // namespace shoal::worker

@@ -1,5 +1,6 @@
 #include "worker/loading/tpch_generator.h"
 
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -32,8 +33,9 @@ ScratchDirectory::~ScratchDirectory() {
   if (error) spdlog::warn("could not remove {}: {}", path_.string(), error.message());
 }
 
-void generateTpchPart(const std::string& generator, double scaleFactor, uint32_t part, uint32_t parts, uint32_t threads,
-                      const std::filesystem::path& directory) {
+TpchGeneratorProcess::TpchGeneratorProcess(const std::string& generator, double scaleFactor, uint32_t part,
+                                           uint32_t parts, uint32_t threads, const std::filesystem::path& directory)
+    : directory_(directory), part_(part), parts_(parts) {
   std::vector<std::string> arguments = {generator,
                                         "tbl",
                                         "-s",
@@ -49,17 +51,48 @@ void generateTpchPart(const std::string& generator, double scaleFactor, uint32_t
   std::vector<char*> argv;
   for (auto& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
-  pid_t pid = 0;
-  int spawnError = posix_spawnp(&pid, generator.c_str(), nullptr, nullptr, argv.data(), environ);
+  int spawnError = posix_spawnp(&pid_, generator.c_str(), nullptr, nullptr, argv.data(), environ);
   if (spawnError != 0) {
     SHOAL_USER_FAIL(SqlState::kIoError, "cannot run the TPC-H generator \"{}\": {}", generator, strerror(spawnError));
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+}
+
+TpchGeneratorProcess::~TpchGeneratorProcess() {
+  std::lock_guard lock(mutex_);
+  if (!exited_) {
+    ::kill(pid_, SIGKILL);
+    reapLocked(true);
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    SHOAL_USER_FAIL(SqlState::kIoError, "the TPC-H generator failed on part {}/{} (exit status {})", part, parts,
-                    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+std::filesystem::path TpchGeneratorProcess::outputPath(const std::string& table) const {
+  return directory_ / table / fmt::format("{}.{}.tbl", table, part_);
+}
+
+void TpchGeneratorProcess::reapLocked(bool block) {
+  if (exited_) return;
+  int status = 0;
+  pid_t result;
+  while ((result = ::waitpid(pid_, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+  }
+  if (result == pid_) {
+    exited_ = true;
+    status_ = status;
+  }
+}
+
+bool TpchGeneratorProcess::exited() {
+  std::lock_guard lock(mutex_);
+  reapLocked(false);
+  return exited_;
+}
+
+void TpchGeneratorProcess::wait() {
+  std::lock_guard lock(mutex_);
+  reapLocked(true);
+  if (!WIFEXITED(status_) || WEXITSTATUS(status_) != 0) {
+    SHOAL_USER_FAIL(SqlState::kIoError, "the TPC-H generator failed on part {}/{} (exit status {})", part_, parts_,
+                    WIFEXITED(status_) ? WEXITSTATUS(status_) : -1);
   }
 }
 

@@ -26,9 +26,9 @@ void* NumaTopology::allocate(size_t bytes, uint32_t node) const {
   if (bytes == 0) bytes = 1;
   void* memory = nullptr;
   if (!fake_ && numNodes_ > 1) {
-    memory = numa_alloc_onnode(bytes, static_cast<int>(node));  // page-granular, zeroed by the kernel
+    memory = numa_alloc_onnode(bytes, static_cast<int>(node));  // page-granular
   } else {
-    memory = std::calloc(1, bytes);
+    memory = std::malloc(bytes);
   }
   if (memory == nullptr) throw std::bad_alloc();
   return memory;

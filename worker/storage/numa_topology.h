@@ -19,7 +19,7 @@ class NumaTopology {
   uint32_t numNodes() const { return numNodes_; }
   bool isFake() const { return fake_; }
 
-  /// Allocates `bytes` bytes on `node` (zeroed); release with `release`.
+  /// Allocates `bytes` uninitialized bytes on `node` (callers overwrite them all); release with `release`.
   void* allocate(size_t bytes, uint32_t node) const;
   void release(void* memory, size_t bytes) const;
 
