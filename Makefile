@@ -5,6 +5,7 @@ SHOAL := $(BUILD_DIR)/cli/shoal
 VENV := .venv
 WORKERS ?= 2
 PG_PORT ?= 5433
+TPCH_SF ?= 1
 
 .PHONY: deps build run test test-unit test-integration bench format format-check clean
 
@@ -16,7 +17,7 @@ build: deps
 	@cmake --build --preset $(PRESET)
 
 run: build
-	$(SHOAL) local --workers $(WORKERS) --pg-port $(PG_PORT) --data-dir build/run-data
+	$(SHOAL) local --workers $(WORKERS) --pg-port $(PG_PORT) --data-dir build/run-data --tpch $(TPCH_SF)
 
 test: build
 	@$(MAKE) --no-print-directory format-check test-unit test-integration
@@ -29,6 +30,8 @@ test-integration:
 
 bench: build
 	$(BUILD_DIR)/bench/expression_bench
+	$(BUILD_DIR)/bench/copy_parse_bench
+	$(VENV)/bin/python bench/tpch_load_bench.py --shoal $(SHOAL) --sf 1 --workers 2
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i

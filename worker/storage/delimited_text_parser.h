@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/vector/chunk.h"
@@ -28,10 +29,11 @@ struct TextFormatOptions {
 size_t endOfLastCompleteLine(std::string_view text, const TextFormatOptions& options);
 
 /// Parses blocks of whole lines into chunks of at most kVectorSize rows of the table's column types.
-/// Integers, decimals and ISO dates take fast paths straight from the bytes into the vectors; unusual
-/// text (a '+', spaces, exponents, more fraction digits than the scale) and errors take the exact path of
-/// the SQL casts (engine/types/text_format.h), so values and SQLSTATEs are those of a cast. NULLs are
-/// allowed in every column: NOT NULL is the caller's check. Not thread-safe: one parser per thread.
+/// Field ends are found 64 bytes at a time (AVX2); integers, decimals, ISO dates and strings take fast
+/// paths straight from the bytes into the vectors; unusual text (a '+', spaces, exponents, more fraction
+/// digits than the scale) and errors take the exact path of the SQL casts (engine/types/text_format.h), so
+/// values and SQLSTATEs are those of a cast. NULLs are allowed in every column: NOT NULL is the caller's
+/// check. Not thread-safe: one parser per thread.
 class DelimitedTextParser {
  public:
   /// `sourceName` appears verbatim in error messages ("COPY from <sourceName>, line 3, column x: ..."):
@@ -47,28 +49,77 @@ class DelimitedTextParser {
   void parse(std::string_view block, uint64_t firstLineNumber, std::vector<engine::Chunk>& out);
 
  private:
+  /// How a column's text becomes a value, decided once from its type so that each field costs one switch on
+  /// a small enum rather than a look at the LogicalType.
+  enum class Kind : uint8_t { kBoolean, kInt32, kInt64, kDecimal64, kDecimal128, kDouble, kDate, kVarchar, kChar };
+
+  struct Column {
+    Kind kind;
+    uint8_t scale;
+    uint32_t maxLength;         // characters of CHAR(n)/VARCHAR(n); 0 for TEXT
+    int maxFastIntegerDigits;   // DECIMAL: integer digits that still fit in an int64 once scaled, or -1
+    uint64_t integerPartLimit;  // DECIMAL: 10^(precision - scale), the integer part must stay below it
+    // The current chunk's vector, written straight through these.
+    std::byte* values = nullptr;
+    uint64_t* validity = nullptr;
+    engine::StringHeap* heap = nullptr;
+    // Strings too long to sit inline in a StringRef, gathered back to back and copied into the vector's heap
+    // once per chunk: a StringHeap::add per string costs more than its bytes.
+    std::string longText;  // the first longTextSize bytes; the rest is slack for whole 64-byte copies
+    size_t longTextSize = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> longStrings;  // (row, length) of each, in order
+  };
+
+  /// Bytes around a field that the fast paths may read past its ends: the block, or for a quoted CSV field
+  /// the padded scratch it was unquoted into.
+  struct Readable {
+    const char* begin;
+    const char* end;
+  };
+
   void startChunk();
   void finishChunk(std::vector<engine::Chunk>& out);
 
-  /// Parse one line (a CSV row may span several) starting at `cursor`; return where the next one starts.
-  const char* parseTblLine(const char* cursor, const char* end);
-  const char* parseCsvLine(const char* cursor, const char* end);
+  /// Finds the delimiters, newlines and (CSV) quotes of a block 64 bytes at a time (defined in the .cpp).
+  class BoundaryScanner;
 
-  void setNull(size_t column) { current_.column(column).validity().setValid(row_, false); }
-  /// Stores the text of one non-NULL field in `column` at the current row, or fails naming it.
-  void setField(size_t column, std::string_view text);
+  /// Parse one line (a CSV row may span several) starting at `cursor`; return where the next one starts.
+  const char* parseTblLine(const char* cursor, BoundaryScanner& scanner);
+  const char* parseCsvLine(const char* cursor, BoundaryScanner& scanner);
+
+  /// Copies the text of a quoted CSV field that has doubled quotes, starting at `content` (after the opening
+  /// quote), into unquoted_; returns where it ends, after the closing quote. `column` and `startLine` are for
+  /// errors.
+  const char* unquote(const char* content, size_t column, uint64_t startLine);
+
+  void setNull(size_t column) { columns_[column].validity[row_ / 64] &= ~(uint64_t{1} << (row_ % 64)); }
+  /// Stores the text [begin, end) of one non-NULL field in `column` at the current row, or fails naming it.
+  void setField(size_t column, const char* begin, const char* end, Readable readable);
+  /// Stores a string of more than StringRef::kInlineBytes in `column` at the current row (finishChunk
+  /// copies it into the vector's heap).
+  void addLongString(Column& column, std::string_view text, Readable readable);
+  /// The exact path of the SQL casts, for the text that setField's fast paths leave (and for every error).
+  [[gnu::noinline]] void setFieldExactly(size_t column, std::string_view text);
 
   /// Fails with `sqlState` at the current line; `column` == number of columns means "no column".
   [[noreturn]] void failRow(std::string_view sqlState, size_t column, const std::string& message) const;
+  /// The .tbl line starting at `lineStart` ended (at `lineEnd`, its '\n' or the end of the block) before
+  /// field `column` did, which started at `fieldStart`.
+  [[noreturn]] void failShortTblLine(size_t column, const char* lineStart, const char* fieldStart,
+                                     const char* lineEnd) const;
 
   std::vector<engine::LogicalType> types_;
   std::vector<std::string> names_;
   TextFormatOptions options_;
   std::string sourceName_;
+  std::vector<Column> columns_;
   engine::Chunk current_;
   size_t row_ = 0;           // in current_
   uint64_t lineNumber_ = 0;  // of the row being parsed, for errors
-  std::string unquoted_;     // scratch for quoted CSV fields
+  std::string unquoted_;     // scratch for quoted CSV fields, between kUnquotedPadding bytes on each side
+  static constexpr size_t kUnquotedPadding = 64;
+  const char* begin_ = nullptr;  // of the block being parsed
+  const char* end_ = nullptr;
 };
 
 }  // namespace shoal::worker
