@@ -57,6 +57,8 @@ class ColumnSegment {
   size_t size() const { return numRows_; }
   uint32_t numaNode() const { return numaNode_; }
   ColumnEncoding encoding() const { return encoding_; }
+  /// The distinct strings of a dictionary-coded column (empty when plain).
+  std::span<const engine::StringRef> dictionary() const { return dictionary_; }
   const ZoneMap& zoneMap() const { return zoneMap_; }
 
   /// Copies rows [start, start + count) into `out`, which is resized to `count`.

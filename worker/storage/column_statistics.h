@@ -36,6 +36,14 @@ class ColumnStatistics {
   /// type id and physical type (XX000 otherwise). Typed loops; no Value per row.
   void update(const engine::Vector& vector, size_t numRows);
 
+  /// Counts rows whose values were already added (they move no min, max or
+  /// distinct count) and NULL rows: a dictionary-coded segment adds its
+  /// dictionary with update() and the rest of its rows here.
+  void addRepeatedRows(uint64_t repeatedRows, uint64_t nullRows) {
+    rowCount_ += repeatedRows + nullRows;
+    nullCount_ += nullRows;
+  }
+
   /// Folds in the statistics of other rows of the same column (XX000 on a type mismatch).
   void merge(const ColumnStatistics& other);
 

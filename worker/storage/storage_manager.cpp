@@ -1,5 +1,6 @@
 #include "worker/storage/storage_manager.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "common/status.h"
@@ -104,6 +105,17 @@ void StorageManager::addSegment(StagedPartition& staged, const std::vector<engin
   std::vector<ColumnStatistics> statistics;
   for (size_t c = 0; c < staged.types.size(); ++c) {
     statistics.emplace_back(staged.types[c]);
+    const ColumnSegment& column = segment->column(c);
+    if (!column.dictionary().empty()) {
+      // The dictionary holds each distinct value once: hashing it instead of every row gives the same sketch.
+      const auto entries = column.dictionary();
+      engine::Vector distinct(staged.types[c], entries.size());
+      std::copy(entries.begin(), entries.end(), distinct.data<engine::StringRef>());
+      statistics.back().update(distinct, entries.size());
+      const uint64_t nulls = column.zoneMap().nullCount;
+      statistics.back().addRepeatedRows(column.size() - nulls - entries.size(), nulls);
+      continue;
+    }
     for (const auto& chunk : chunks) statistics.back().update(chunk.column(c), chunk.size());
   }
   std::string file;

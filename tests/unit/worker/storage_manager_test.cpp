@@ -186,9 +186,17 @@ TEST(StorageManagerTest, FewDistinctStringsBecomeDictionaryCodesAndReadBackTheSa
     storage.stage(1, 3, "t", modeColumns, makeModes(5000, 7));      // 1-byte codes
     storage.stage(2, 4, "t", modeColumns, makeModes(20000, 1000));  // 2-byte codes
     storage.stage(3, 5, "t", modeColumns, makeModes(5000, 5000));   // all distinct: plain
-    storage.commit(1);
+    auto loaded = storage.commit(1);
     storage.commit(2);
     storage.commit(3);
+    // Statistics of a dictionary-coded segment come from its dictionary, and count every row.
+    ASSERT_EQ(loaded.size(), 1u);
+    auto statistics = ColumnStatistics::deserialize(LogicalType::varchar(40), loaded[0].columnStatistics[0]);
+    EXPECT_EQ(statistics.rowCount(), 5000u);
+    EXPECT_EQ(statistics.nullCount(), (5000u + 10) / 11);
+    EXPECT_EQ(statistics.distinctCount(), 7u);
+    EXPECT_EQ(statistics.min().toString(), "shipping mode number 0");
+    EXPECT_EQ(statistics.max().toString(), "shipping mode number 6");
     EXPECT_EQ(storage.find(3)->snapshot()[0]->column(0).encoding(), ColumnEncoding::kDictionary8);
     EXPECT_EQ(storage.find(4)->snapshot()[0]->column(0).encoding(), ColumnEncoding::kDictionary16);
     EXPECT_EQ(storage.find(5)->snapshot()[0]->column(0).encoding(), ColumnEncoding::kPlain);
