@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 namespace shoal::engine {
 
@@ -11,7 +12,8 @@ StringRef StringHeap::add(std::string_view text) {
   }
   if (text.size() > remaining_) {
     size_t blockBytes = std::max(kBlockBytes, text.size());
-    blocks_.push_back(std::make_unique<char[]>(blockBytes));
+    // Every byte handed out is written first: no need to zero the block.
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(blockBytes));
     cursor_ = blocks_.back().get();
     remaining_ = blockBytes;
     allocatedBytes_ += blockBytes;
