@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "common/byte_reader.h"
 #include "common/status.h"
 
 namespace shoal::engine {
@@ -11,37 +12,6 @@ template <class T>
 void appendRaw(std::string& out, const T& value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(T));
 }
-
-/// Bounds-checked reads over the encoded bytes.
-class ByteCursor {
- public:
-  explicit ByteCursor(std::string_view bytes) : bytes_(bytes) {}
-
-  const char* take(size_t count) {
-    if (count > bytes_.size() - offset_) {
-      SHOAL_USER_FAIL(SqlState::kDataCorrupted, "malformed chunk message: {} bytes needed at offset {} of {}", count,
-                      offset_, bytes_.size());
-    }
-    const char* start = bytes_.data() + offset_;
-    offset_ += count;
-    return start;
-  }
-  template <class T>
-  T read() {
-    T value;
-    std::memcpy(&value, take(sizeof(T)), sizeof(T));
-    return value;
-  }
-  bool atEnd() const { return offset_ == bytes_.size(); }
-
- private:
-  std::string_view bytes_;
-  size_t offset_ = 0;
-};
-
-}  // namespace
-
-namespace {
 
 /// Appends rows rowAt(0), ..., rowAt(numRows - 1) of `chunk`; `identity` says rowAt(i) == i, so that whole
 /// columns can be copied at once.
@@ -103,7 +73,7 @@ void encodeChunkRows(const Chunk& chunk, std::span<const uint32_t> rows, std::st
 }
 
 Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types) {
-  ByteCursor cursor(bytes);
+  ByteReader cursor(bytes, "chunk message");
   const uint32_t numRows = cursor.read<uint32_t>();
   const uint32_t numColumns = cursor.read<uint32_t>();
   if (numColumns != types.size()) {
@@ -123,17 +93,17 @@ Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types) {
     Vector column(type, numRows);
     if (cursor.read<uint8_t>() != 0) {
       const size_t bitmapBytes = (numRows + 63) / 64 * sizeof(uint64_t);
-      std::memcpy(column.validity().words(), cursor.take(bitmapBytes), bitmapBytes);
+      std::memcpy(column.validity().words(), cursor.take(bitmapBytes).data(), bitmapBytes);
     }
     if (type.physicalType() != PhysicalType::kString) {
       const size_t valueBytes = numRows * physicalTypeWidth(type.physicalType());
-      std::memcpy(column.data<std::byte>(), cursor.take(valueBytes), valueBytes);
+      std::memcpy(column.data<std::byte>(), cursor.take(valueBytes).data(), valueBytes);
     } else {
-      const char* lengths = cursor.take(numRows * sizeof(uint32_t));
+      const char* lengths = cursor.take(numRows * sizeof(uint32_t)).data();
       for (uint32_t row = 0; row < numRows; ++row) {
         uint32_t length;
         std::memcpy(&length, lengths + row * sizeof(uint32_t), sizeof(length));
-        column.setString(row, std::string_view(cursor.take(length), length));
+        column.setString(row, cursor.take(length));
       }
     }
     chunk.addColumn(std::move(column));

@@ -1,19 +1,5 @@
 #include "worker/loading/text_loader.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cstring>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <thread>
-
-#include "common/count_newlines.h"
-#include "common/status.h"
 #include "proto/plan_codec.h"
 
 namespace shoal::worker {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "common/byte_reader.h"
 #include "engine/types/string_heap.h"
 #include "engine/types/value.h"
 #include "engine/vector/vector.h"
-#include "worker/storage/byte_reader.h"
 #include "worker/storage/numa_topology.h"
 
 namespace shoal::worker {

@@ -8,9 +8,11 @@
 
 #include <fmt/format.h>
 
+#include "common/byte_reader.h"
 #include "common/check.h"
 #include "common/hashing.h"
 #include "common/status.h"
+#include "common/varint.h"
 #include "engine/types/string_ref.h"
 #include "engine/vector/vector.h"
 
@@ -123,77 +125,12 @@ auto scanColumn(const Stored* values, const engine::ValidityMask& validity, size
   SHOAL_USER_FAIL(SqlState::kDataCorrupted, "corrupted column statistics: {}", reason);
 }
 
-void appendVarint(std::string& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7F) | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
-
 template <class T>
 void appendFixed(std::string& out, T value) {
   char bytes[sizeof(T)];
   std::memcpy(bytes, &value, sizeof(T));
   out.append(bytes, sizeof(T));
 }
-
-/// Reads serialized statistics front to back; every read checks the bounds and fails with XX001.
-class ByteReader {
- public:
-  explicit ByteReader(std::string_view bytes) : bytes_(bytes) {}
-
-  bool atEnd() const { return pos_ == bytes_.size(); }
-  size_t remaining() const { return bytes_.size() - pos_; }
-
-  uint8_t readByte() {
-    need(1, "byte");
-    return static_cast<uint8_t>(bytes_[pos_++]);
-  }
-
-  template <class T>
-  T readFixed(std::string_view what) {
-    need(sizeof(T), what);
-    T value;
-    std::memcpy(&value, bytes_.data() + pos_, sizeof(T));
-    pos_ += sizeof(T);
-    return value;
-  }
-
-  uint64_t readVarint() {
-    uint64_t value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      const uint8_t byte = readByte();
-      if (shift == 63 && byte > 1) {
-        failCorrupted("varint overflows 64 bits");
-      }
-      value |= static_cast<uint64_t>(byte & 0x7F) << shift;
-      if ((byte & 0x80) == 0) {
-        return value;
-      }
-    }
-    failCorrupted("varint overflows 64 bits");
-  }
-
-  std::string_view readBytes(uint64_t length, std::string_view what) {
-    if (length > remaining()) {
-      failCorrupted(fmt::format("{} of {} bytes with {} left", what, length, remaining()));
-    }
-    std::string_view out = bytes_.substr(pos_, length);
-    pos_ += length;
-    return out;
-  }
-
- private:
-  void need(size_t bytes, std::string_view what) {
-    if (bytes > remaining()) {
-      failCorrupted(fmt::format("truncated {} at byte {}", what, pos_));
-    }
-  }
-
-  std::string_view bytes_;
-  size_t pos_ = 0;
-};
 
 void appendValue(std::string& out, const LogicalType& type, const Value& value) {
   switch (type.physicalType()) {
@@ -222,30 +159,30 @@ void appendValue(std::string& out, const LogicalType& type, const Value& value) 
 Value readValue(ByteReader& reader, const LogicalType& type) {
   switch (type.id()) {
     case TypeId::kBoolean: {
-      const uint8_t byte = reader.readByte();
+      const uint8_t byte = reader.read<uint8_t>();
       if (byte > 1) {
         failCorrupted(fmt::format("boolean byte {}", byte));
       }
       return Value::boolean(byte == 1);
     }
     case TypeId::kInteger:
-      return Value::integer(reader.readFixed<int32_t>("integer"));
+      return Value::integer(reader.read<int32_t>());
     case TypeId::kDate:
-      return Value::date(reader.readFixed<int32_t>("date"));
+      return Value::date(reader.read<int32_t>());
     case TypeId::kBigInt:
-      return Value::bigInt(reader.readFixed<int64_t>("bigint"));
+      return Value::bigInt(reader.read<int64_t>());
     case TypeId::kDecimal:
       if (type.physicalType() == PhysicalType::kInt64) {
-        return Value::decimal(type, reader.readFixed<int64_t>("decimal"));
+        return Value::decimal(type, reader.read<int64_t>());
       }
-      return Value::decimal(type, reader.readFixed<engine::int128_t>("decimal"));
+      return Value::decimal(type, reader.read<engine::int128_t>());
     case TypeId::kDouble:
-      return Value::doublePrecision(reader.readFixed<double>("double"));
+      return Value::doublePrecision(reader.read<double>());
     case TypeId::kVarchar:
     case TypeId::kChar:
     case TypeId::kUnknown: {
       const uint64_t length = reader.readVarint();
-      return Value::varchar(std::string(reader.readBytes(length, "string")), type);
+      return Value::varchar(std::string(reader.take(length)), type);
     }
   }
   SHOAL_UNREACHABLE("type {}", type.toString());
@@ -410,14 +347,14 @@ ColumnStatistics ColumnStatistics::deserialize(LogicalType type, std::string_vie
     failCorrupted(fmt::format("checksum mismatch (stored {:#010x}, computed {:#010x})", stored, actual));
   }
 
-  ByteReader reader(payload);
-  const uint8_t version = reader.readByte();
+  ByteReader reader(payload, "column statistics");
+  const uint8_t version = reader.read<uint8_t>();
   if (version != kFormatVersion) {
     failCorrupted(fmt::format("unknown format version {}", version));
   }
-  const uint8_t typeId = reader.readByte();
-  const uint8_t physicalType = reader.readByte();
-  const uint8_t scale = reader.readByte();
+  const uint8_t typeId = reader.read<uint8_t>();
+  const uint8_t physicalType = reader.read<uint8_t>();
+  const uint8_t scale = reader.read<uint8_t>();
   if (typeId != static_cast<uint8_t>(type.id()) || physicalType != static_cast<uint8_t>(type.physicalType()) ||
       scale != type.scale()) {
     failCorrupted(fmt::format("written for type id {} (physical {}, scale {}), read as {}", typeId, physicalType, scale,
@@ -430,7 +367,7 @@ ColumnStatistics ColumnStatistics::deserialize(LogicalType type, std::string_vie
   if (statistics.nullCount_ > statistics.rowCount_) {
     failCorrupted(fmt::format("{} NULLs in {} rows", statistics.nullCount_, statistics.rowCount_));
   }
-  const uint8_t flags = reader.readByte();
+  const uint8_t flags = reader.read<uint8_t>();
   if ((flags & ~kFlagHasMinMax) != 0) {
     failCorrupted(fmt::format("unknown flags {:#04x}", flags));
   }
@@ -447,7 +384,7 @@ ColumnStatistics ColumnStatistics::deserialize(LogicalType type, std::string_vie
     }
   }
   const uint64_t sketchBytes = reader.readVarint();
-  statistics.sketch_ = HyperLogLog::deserialize(reader.readBytes(sketchBytes, "sketch"));
+  statistics.sketch_ = HyperLogLog::deserialize(reader.take(sketchBytes));
   if (statistics.sketch_.empty() != (statistics.nonNullCount() == 0)) {
     failCorrupted(fmt::format("sketch {} with {} non-NULL rows", statistics.sketch_.empty() ? "empty" : "non-empty",
                               statistics.nonNullCount()));

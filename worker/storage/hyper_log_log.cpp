@@ -10,6 +10,7 @@
 #include "common/check.h"
 #include "common/hashing.h"
 #include "common/status.h"
+#include "common/varint.h"
 
 namespace shoal::worker {
 
@@ -28,40 +29,11 @@ constexpr int kBitsPerRegister = 6;  // ranks reach at most 64 - 4 + 1 = 61 < 2^
   SHOAL_USER_FAIL(SqlState::kDataCorrupted, "corrupted HyperLogLog sketch: {}", reason);
 }
 
-void appendVarint(std::string& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7F) | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
-
-size_t varintBytes(uint64_t value) {
-  size_t bytes = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    ++bytes;
-  }
-  return bytes;
-}
-
-/// Reads a LEB128 varint at `pos`, advancing it; fails on truncation or more than 64 bits.
+/// Reads a varint at `pos`, advancing it; fails on truncation or more than 64 bits.
 uint64_t readVarint(std::string_view bytes, size_t& pos) {
-  uint64_t value = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (pos >= bytes.size()) {
-      failCorrupted("truncated varint");
-    }
-    const auto byte = static_cast<uint8_t>(bytes[pos++]);
-    if (shift == 63 && byte > 1) {
-      failCorrupted("varint overflows 64 bits");
-    }
-    value |= static_cast<uint64_t>(byte & 0x7F) << shift;
-    if ((byte & 0x80) == 0) {
-      return value;
-    }
-  }
-  failCorrupted("varint overflows 64 bits");
+  uint64_t value;
+  if (!decodeVarint(bytes, pos, value)) failCorrupted("truncated or overlong varint");
+  return value;
 }
 
 void appendChecksum(std::string& out) {

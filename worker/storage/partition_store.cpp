@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "engine/types/logical_type.h"
 #include "worker/storage/segment_file.h"
+#include "worker/storage/stored_columns_json.h"
 
 namespace shoal::worker {
 
@@ -22,29 +23,6 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kManifest = "manifest.json";
-
-json columnsToJson(const std::vector<StoredColumn>& columns) {
-  json out = json::array();
-  for (const auto& column : columns) {
-    out.push_back({{"name", column.name},
-                   {"type",
-                    {static_cast<uint32_t>(column.type.id()), column.type.precision(), column.type.scale(),
-                     column.type.maxLength()}},
-                   {"not_null", column.notNull}});
-  }
-  return out;
-}
-
-std::vector<StoredColumn> columnsFromJson(const json& columns) {
-  std::vector<StoredColumn> out;
-  for (const auto& column : columns) {
-    const auto& type = column.at("type");
-    out.push_back(StoredColumn{column.at("name"),
-                               engine::LogicalType::fromParts(type.at(0), type.at(1), type.at(2), type.at(3)),
-                               column.at("not_null")});
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -59,7 +37,7 @@ fs::path PartitionStore::directoryOf(uint64_t storageId) const {
 void PartitionStore::writeManifest(const TablePartition& partition, const std::vector<std::string>& files) const {
   json manifest = {{"storage_id", partition.storageId()},
                    {"table", partition.tableName()},
-                   {"columns", columnsToJson(partition.columns())},
+                   {"columns", storedColumnsToJson(partition.columns())},
                    {"segments", files}};
   fs::path directory = directoryOf(partition.storageId());
   fs::path temporary = directory / "manifest.json.tmp";
@@ -142,7 +120,7 @@ std::vector<std::shared_ptr<TablePartition>> PartitionStore::recover(const NumaT
       manifest = json::parse(in);
       uint64_t storageId = manifest.at("storage_id");
       auto partition = std::make_shared<TablePartition>(storageId, manifest.at("table").get<std::string>(),
-                                                        columnsFromJson(manifest.at("columns")));
+                                                        storedColumnsFromJson(manifest.at("columns")));
       std::vector<std::string> files = manifest.at("segments").get<std::vector<std::string>>();
       std::set<std::string> listed(files.begin(), files.end());
       try {

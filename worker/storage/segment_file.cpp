@@ -9,9 +9,10 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "common/byte_reader.h"
 #include "common/hashing.h"
 #include "common/status.h"
-#include "worker/storage/byte_reader.h"
+#include "worker/storage/stored_columns_json.h"
 
 namespace shoal::worker {
 namespace {
@@ -25,18 +26,6 @@ constexpr size_t kDirectAlignment = 4096;
 template <class T>
 void appendRaw(std::string& out, T value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(value));
-}
-
-nlohmann::json columnsToJson(const std::vector<StoredColumn>& columns) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& column : columns) {
-    out.push_back({{"name", column.name},
-                   {"type",
-                    {static_cast<uint32_t>(column.type.id()), column.type.precision(), column.type.scale(),
-                     column.type.maxLength()}},
-                   {"not_null", column.notNull}});
-  }
-  return out;
 }
 
 void writeFully(int fd, const char* bytes, size_t size, const std::filesystem::path& path) {
@@ -97,8 +86,10 @@ void writeSegmentFile(const std::filesystem::path& path, const Segment& segment,
               columns.size());
   std::string bytes(kMagic, sizeof(kMagic));
   appendRaw(bytes, kFormatVersion);
-  nlohmann::json header = {
-      {"storage_id", storageId}, {"table", tableName}, {"rows", segment.size()}, {"columns", columnsToJson(columns)}};
+  nlohmann::json header = {{"storage_id", storageId},
+                           {"table", tableName},
+                           {"rows", segment.size()},
+                           {"columns", storedColumnsToJson(columns)}};
   std::string headerText = header.dump();
   appendRaw(bytes, static_cast<uint32_t>(headerText.size()));
   bytes += headerText;
@@ -123,7 +114,8 @@ std::unique_ptr<Segment> readSegmentFile(const std::filesystem::path& path, cons
   std::ifstream in(path, std::ios::binary);
   if (!in) SHOAL_USER_FAIL(SqlState::kUndefinedFile, "segment file {} is missing", path.string());
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ByteReader whole(bytes, path.string());
+  const std::string subject = "segment file " + path.string();
+  ByteReader whole(bytes, subject);
   constexpr size_t kTrailer = sizeof(uint32_t) + sizeof(kEndMagic);
   if (bytes.size() < sizeof(kMagic) + 2 * sizeof(uint32_t) + kTrailer) whole.fail("too short (truncated?)");
   if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) whole.fail("not a Shoal segment file");
@@ -135,7 +127,7 @@ std::unique_ptr<Segment> readSegmentFile(const std::filesystem::path& path, cons
   const size_t bodySize = bytes.size() - kTrailer;
   if (crc32Hash(bytes.data(), bodySize) != storedCrc) whole.fail("checksum mismatch");
 
-  ByteReader reader(std::string_view(bytes).substr(0, bodySize), path.string());
+  ByteReader reader(std::string_view(bytes).substr(0, bodySize), subject);
   reader.take(sizeof(kMagic));
   if (uint32_t version = reader.read<uint32_t>(); version != kFormatVersion) {
     reader.fail(fmt::format("format version {} is not {}", version, kFormatVersion));
@@ -147,7 +139,7 @@ std::unique_ptr<Segment> readSegmentFile(const std::filesystem::path& path, cons
   } catch (const nlohmann::json::exception& error) {
     reader.fail(error.what());
   }
-  if (header.value("columns", nlohmann::json()) != columnsToJson(columns)) {
+  if (header.value("columns", nlohmann::json()) != storedColumnsToJson(columns)) {
     reader.fail("its columns differ from the table's");
   }
   const size_t rows = header.value("rows", size_t{0});
