@@ -10,7 +10,7 @@
 #include "engine/types/string_heap.h"
 #include "engine/types/value.h"
 #include "engine/vector/vector.h"
-#include "worker/storage/numa_topology.h"
+#include "common/numa_topology.h"
 
 namespace shoal::worker {
 

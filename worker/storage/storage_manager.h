@@ -9,7 +9,7 @@
 
 #include "engine/vector/chunk.h"
 #include "worker/storage/column_statistics.h"
-#include "worker/storage/numa_topology.h"
+#include "common/numa_topology.h"
 #include "worker/storage/partition_store.h"
 #include "worker/storage/table_partition.h"
 

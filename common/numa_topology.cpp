@@ -1,4 +1,4 @@
-#include "worker/storage/numa_topology.h"
+#include "common/numa_topology.h"
 
 #include <numa.h>
 
@@ -7,7 +7,7 @@
 
 #include "common/check.h"
 
-namespace shoal::worker {
+namespace shoal {
 
 NumaTopology NumaTopology::detect() {
   if (numa_available() < 0) {
@@ -43,4 +43,4 @@ void NumaTopology::release(void* memory, size_t bytes) const {
   }
 }
 
-}  // namespace shoal::worker
+}  // namespace shoal

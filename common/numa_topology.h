@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace shoal::worker {
+namespace shoal {
 
 /// The NUMA nodes this process places memory on, from libnuma. A machine
 /// without NUMA (or without libnuma support) has one node. Tests and small
@@ -30,4 +30,4 @@ class NumaTopology {
   bool fake_;
 };
 
-}  // namespace shoal::worker
+}  // namespace shoal

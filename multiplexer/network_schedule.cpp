@@ -1,0 +1,80 @@
+#include "multiplexer/network_schedule.h"
+
+#include "common/check.h"
+
+namespace shoal::multiplexer {
+
+std::string_view scheduleKindName(ScheduleKind kind) {
+  return kind == ScheduleKind::kRoundRobin ? "round-robin" : "free";
+}
+
+std::optional<ScheduleKind> parseScheduleKind(std::string_view text) {
+  if (text == "round-robin") return ScheduleKind::kRoundRobin;
+  if (text == "free") return ScheduleKind::kFree;
+  return std::nullopt;
+}
+
+RoundRobinSchedule::RoundRobinSchedule(NodeId self, uint32_t clusterNodes, uint32_t messagesPerPhase)
+    : self_(self), nodes_(clusterNodes), messagesPerPhase_(messagesPerPhase), alive_(clusterNodes, false) {
+  alive_[self] = true;
+  SHOAL_CHECK(clusterNodes >= 2 && self < clusterNodes, "round-robin schedule needs 2+ nodes");
+  SHOAL_CHECK(messagesPerPhase > 0, "messages per phase must be positive");
+}
+
+NodeId RoundRobinSchedule::target() const {
+  uint64_t step = 1 + phase_ % (nodes_ - 1);
+  return static_cast<NodeId>((self_ + step) % nodes_);
+}
+
+void RoundRobinSchedule::wake() { paused_ = false; }
+
+uint64_t RoundRobinSchedule::finishLocalPart(bool stillBusy) {
+  SHOAL_CHECK(!localDone_, "phase {} finished twice", phase_);
+  localDone_ = true;
+  vote(phase_, self_, stillBusy);
+  localVote_ = phase_ | (stillBusy ? kPhaseBusyBit : 0);
+  return localVote_;
+}
+
+void RoundRobinSchedule::vote(uint64_t phase, NodeId node, bool busy) {
+  PhaseVotes& votes = votes_[phase];
+  if (votes.voted.empty()) votes.voted.assign(nodes_, false);
+  votes.voted[node] = true;
+  votes.anyBusy |= busy;
+}
+
+void RoundRobinSchedule::onPeerPhaseDone(NodeId peer, uint64_t value) {
+  uint64_t phase = value & ~kPhaseBusyBit;
+  if (peer >= nodes_ || !alive_[peer] || phase < phase_) return;  // stale: from before a reconnect
+  vote(phase, peer, (value & kPhaseBusyBit) != 0);
+  if (phase == phase_) paused_ = false;  // someone started this phase: take part
+}
+
+void RoundRobinSchedule::onPeerPhase(uint64_t phase) {
+  if (phase <= phase_) return;
+  phase_ = phase;
+  sentThisPhase_ = 0;
+  localDone_ = false;
+  votes_.erase(votes_.begin(), votes_.lower_bound(phase));
+}
+
+bool RoundRobinSchedule::advanceIfComplete() {
+  auto it = votes_.find(phase_);
+  if (!localDone_ || it == votes_.end()) return false;
+  for (NodeId node = 0; node < nodes_; ++node) {
+    if (alive_[node] && !it->second.voted[node]) return false;
+  }
+  bool anyBusy = it->second.anyBusy;
+  votes_.erase(it);
+  ++phase_;
+  sentThisPhase_ = 0;
+  localDone_ = false;
+  paused_ = !anyBusy;
+  return true;
+}
+
+void RoundRobinSchedule::setNodeAlive(NodeId node, bool alive) {
+  if (node < nodes_) alive_[node] = alive;
+}
+
+}  // namespace shoal::multiplexer
