@@ -1,5 +1,7 @@
 #include "multiplexer/exchange_inbox.h"
 
+#include <algorithm>
+
 #include "common/check.h"
 
 namespace shoal::multiplexer {
@@ -13,6 +15,20 @@ ExchangeInbox::~ExchangeInbox() {
   for (auto& queue : queues_) {
     for (Message* message : queue) message->release();
   }
+}
+
+void ExchangeInbox::expectSendersOnly(const std::vector<NodeId>& senders) {
+  {
+    std::lock_guard lock(mutex_);
+    for (NodeId node = 0; node < senderFinished_.size(); ++node) {
+      bool expected = std::find(senders.begin(), senders.end(), node) != senders.end();
+      if (!expected && !senderFinished_[node]) {
+        senderFinished_[node] = true;
+        ++sendersFinished_;
+      }
+    }
+  }
+  arrived_.notify_all();
 }
 
 void ExchangeInbox::deliver(Message* message) {

@@ -31,6 +31,10 @@ class ExchangeInbox {
 
   ExchangeId id() const { return id_; }
 
+  /// Restricts the senders the stream waits for (by default: every node of
+  /// the cluster, this one included). Messages from the others are dropped.
+  void expectSendersOnly(const std::vector<NodeId>& senders);
+
   /// Called by the network thread (or a local producer) with one reference.
   /// An empty last message only marks its sender finished.
   void deliver(Message* message);

@@ -301,6 +301,7 @@ MultiplexerStats Multiplexer::stats() const {
   stats.bytesReceived = bytesReceived_.load();
   stats.controlFramesSent = controlFramesSent_.load();
   stats.phases = phases_.load();
+  stats.connectionsRefused = connectionsRefused_.load();
   return stats;
 }
 
@@ -344,7 +345,7 @@ void Multiplexer::networkThreadMain() {
       loop_.runOnce(10);
       break;
     }
-    bool moreWork = wakePending_.load() || (anyQueued() && !stopRequested_.load());
+    bool moreWork = wakePending_.load() || (anySendable() && !stopRequested_.load());
     int timeoutMs = options_.busyPoll ? 0 : (moreWork ? 0 : 50);
     if (stopRequested_.load()) timeoutMs = std::min(timeoutMs, 10);
     loop_.runOnce(timeoutMs);
@@ -399,9 +400,9 @@ void Multiplexer::drainReleasedReceives() {
   }
 }
 
-bool Multiplexer::anyQueued() const {
+bool Multiplexer::anySendable() const {
   for (const Peer& peer : peers_) {
-    if (!peer.sendQueue.empty() && peer.link != nullptr) return true;
+    if (!peer.sendQueue.empty() && peer.link != nullptr && peer.credits > 0) return true;
   }
   return false;
 }
@@ -458,7 +459,7 @@ void Multiplexer::pumpFree() {
 void Multiplexer::pumpRoundRobin() {
   RoundRobinSchedule& schedule = *roundRobin_;
   for (int rounds = 0; rounds < 64; ++rounds) {
-    if (schedule.paused() && anyQueued()) schedule.wake();
+    if (schedule.paused() && anySendable()) schedule.wake();
     if (!schedule.sending()) {
       if (!schedule.advanceIfComplete()) return;
       phases_.fetch_add(1, std::memory_order_relaxed);
@@ -471,7 +472,7 @@ void Multiplexer::pumpRoundRobin() {
                        target.credits > 0;
     if (canSendMore || inFlight) return;  // this phase is still busy (sending, or waiting for sends to complete)
     // This node's part of the phase is over: tell everyone, then move on once they have all told us.
-    uint64_t value = schedule.finishLocalPart(anyQueued());
+    uint64_t value = schedule.finishLocalPart(anySendable());
     for (Peer& peer : peers_) {
       if (peer.link != nullptr) sendControl(peer, FrameKind::kPhaseDone, value);
     }
@@ -605,6 +606,11 @@ void Multiplexer::onLinkLost(PeerLink& link, const std::string& reason) {
   Peer& peer = peers_[link.peer()];
   if (peer.link.get() != &link) return;  // an older connection that was already replaced
   markLost(peer, reason);
+}
+
+void Multiplexer::onConnectionRefused(const std::string& transport, const std::string& from, const std::string& why) {
+  connectionsRefused_.fetch_add(1, std::memory_order_relaxed);
+  spdlog::warn("multiplexer: node {} refused a {} connection from {}: {}", options_.self, transport, from, why);
 }
 
 }  // namespace shoal::multiplexer

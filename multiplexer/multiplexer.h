@@ -68,6 +68,7 @@ struct MultiplexerStats {
   uint64_t bytesReceived = 0;
   uint64_t controlFramesSent = 0;
   uint64_t phases = 0;
+  uint64_t connectionsRefused = 0;
 };
 
 /// One per node: a dedicated network thread that moves exchange messages
@@ -154,7 +155,8 @@ class Multiplexer final : private LinkEvents {
   void pumpRoundRobin();
   bool sendQueued(Peer& peer, uint32_t limit);
   void runTimers();
-  bool anyQueued() const;
+  /// Whether some connected peer has queued messages and credits to take them.
+  bool anySendable() const;
   bool allSendsDone() const;
   void sendControl(Peer& peer, FrameKind kind, uint64_t value);
   void markLost(Peer& peer, const std::string& reason);
@@ -172,6 +174,7 @@ class Multiplexer final : private LinkEvents {
   void onControlFrame(PeerLink& link, const FrameHeader& header) override;
   void onSendComplete(PeerLink& link, Message* message) override;
   void onLinkLost(PeerLink& link, const std::string& reason) override;
+  void onConnectionRefused(const std::string& transport, const std::string& from, const std::string& why) override;
 
   MultiplexerOptions options_;
   NumaTopology topology_;
@@ -207,7 +210,7 @@ class Multiplexer final : private LinkEvents {
   std::condition_variable statusChanged_;
   std::vector<PeerStatus> peerStatus_;
   std::atomic<uint64_t> messagesSent_{0}, bytesSent_{0}, messagesReceived_{0}, bytesReceived_{0},
-      controlFramesSent_{0}, phases_{0};
+      controlFramesSent_{0}, phases_{0}, connectionsRefused_{0};
 
   void wakeNetworkThread();
 };

@@ -69,7 +69,10 @@ bool RoundRobinSchedule::advanceIfComplete() {
   ++phase_;
   sentThisPhase_ = 0;
   localDone_ = false;
-  paused_ = !anyBusy;
+  // Pause when nobody had more to send, unless someone has already started
+  // (and voted in) the new phase while we were still finishing the old one.
+  auto next = votes_.find(phase_);
+  paused_ = !anyBusy && next == votes_.end();
   return true;
 }
 

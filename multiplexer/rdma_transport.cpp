@@ -1,5 +1,6 @@
 #include "multiplexer/rdma_transport.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <netdb.h>
@@ -73,6 +74,17 @@ bool waitForEvent(rdma_event_channel* channel, rdma_cm_event_type expected, int 
   }
   rdma_ack_cm_event(event);
   return ok;
+}
+
+std::string peerAddressText(rdma_cm_id* id) {
+  sockaddr* address = rdma_get_peer_addr(id);
+  char host[INET6_ADDRSTRLEN] = "?";
+  if (address->sa_family == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(address)->sin_addr, host, sizeof(host));
+  } else if (address->sa_family == AF_INET6) {
+    inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(address)->sin6_addr, host, sizeof(host));
+  }
+  return host;
 }
 
 void setNonBlocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
@@ -376,7 +388,7 @@ void RdmaTransport::handleListenEvent() {
       link = makeLink(id, request.nodeId, request.receiveWindow, &refusal);
     }
     if (!refusal.empty()) {
-      spdlog::warn("multiplexer: refused an RDMA connection: {}", refusal);
+      events_->onConnectionRefused("rdma", peerAddressText(id), refusal);
       rdma_reject(id, nullptr, 0);
       rdma_ack_cm_event(event);
       if (link == nullptr) rdma_destroy_id(id);

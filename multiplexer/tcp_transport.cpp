@@ -13,8 +13,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include <spdlog/spdlog.h>
-
 #include "common/check.h"
 #include "multiplexer/message_pool.h"
 #include "multiplexer/tcp_link.h"
@@ -194,7 +192,7 @@ void TcpTransport::acceptOne() {
   std::string from = peerName(fd);
   setTimeouts(fd, kHandshakeTimeoutMs);
   auto refuse = [&](const std::string& why) {
-    spdlog::warn("multiplexer: refused a TCP connection from {}: {}", from, why);
+    events_->onConnectionRefused("tcp", from, why);
     ::close(fd);
   };
   Challenge challenge;

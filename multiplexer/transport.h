@@ -51,6 +51,9 @@ class LinkEvents {
   virtual void onSendComplete(PeerLink& link, Message* message) = 0;
   /// The connection broke; no more callbacks come for this link.
   virtual void onLinkLost(PeerLink& link, const std::string& reason) = 0;
+  /// A connection failed the handshake (a foreign cluster, a wrong secret, not
+  /// Shoal at all). Called on the transport's connection thread.
+  virtual void onConnectionRefused(const std::string& transport, const std::string& from, const std::string& why) = 0;
 };
 
 /// One established connection to one peer. Used only on the network thread.
