@@ -7,7 +7,7 @@ WORKERS ?= 2
 PG_PORT ?= 5433
 TPCH_SF ?= 1
 
-.PHONY: deps build run test test-unit test-integration bench format format-check clean
+.PHONY: deps build run test test-unit test-integration bench bench-net format format-check clean
 
 deps:
 	@bash deploy/install-deps.sh
@@ -32,6 +32,14 @@ bench: build
 	$(BUILD_DIR)/bench/expression_bench
 	$(BUILD_DIR)/bench/copy_parse_bench
 	$(VENV)/bin/python bench/tpch_load_bench.py --shoal $(SHOAL) --sf 1 --workers 2
+
+# The multiplexer's network microbenchmarks (the paper's Figures 5, 10b, 10c), with plots.
+bench-net: build
+	@mkdir -p build/bench
+	$(SHOAL) --log-level warn bench net --nodes 2 --transport tcp --json build/bench/net-2.json
+	$(SHOAL) --log-level warn bench net --nodes 4 --transport tcp --json build/bench/net-4.json
+	$(VENV)/bin/python bench/plot_net.py build/bench/net-2.json build/bench/net-2.png
+	$(VENV)/bin/python bench/plot_net.py build/bench/net-4.json build/bench/net-4.png
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i

@@ -1,13 +1,16 @@
-// The one `shoal` executable: `shoal coordinator`, `shoal worker` and `shoal local`.
+// The one `shoal` executable: `shoal coordinator`, `shoal worker`, `shoal local`,
+// `shoal load` and `shoal bench`.
 #include <unistd.h>
 
 #include <chrono>
 #include <climits>
 #include <iostream>
+#include <sstream>
 
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "bench/network_benchmark.h"
 #include "cli/local_cluster.h"
 #include "cli/sql_client.h"
 #include "cli/termination_signals.h"
@@ -128,7 +131,74 @@ int main(int argc, char** argv) {
   loadTpchCommand->add_option("--host", loadHost, "Coordinator's SQL host")->capture_default_str();
   loadTpchCommand->add_option("--port", loadPort, "Coordinator's SQL port")->capture_default_str();
 
+  bench::NetBenchmarkOptions netOptions;
+  uint32_t netNodeId = 0;
+  std::string netHosts;
+  std::string netSizes;
+  auto* benchCommand = app.add_subcommand("bench", "Microbenchmarks");
+  benchCommand->require_subcommand(1);
+  auto* netCommand = benchCommand->add_subcommand(
+      "net", "Network microbenchmarks of the multiplexer: point-to-point, all-to-all by message size, round-robin "
+             "vs free schedule, CPU per GB, against a plain TCP socket baseline");
+  auto* netNodeCommand = benchCommand->add_subcommand(
+      "net-node", "One node of `bench net`; run it on every host, with the same flags, for a multi-host run");
+  for (CLI::App* command : {netCommand, netNodeCommand}) {
+    command->add_option("--nodes", netOptions.nodes, "Number of nodes")->capture_default_str();
+    command->add_option("--hosts", netHosts, "Comma-separated host of each node (default: all 127.0.0.1)");
+    command->add_option("--base-port", netOptions.basePort, "First port; each run uses the next --nodes ports")
+        ->capture_default_str();
+    command->add_option("--transport", netOptions.transport, "auto, rdma or tcp")
+        ->check(CLI::IsMember({"auto", "rdma", "tcp"}))
+        ->capture_default_str();
+    command->add_option("--messages-per-phase", netOptions.messagesPerPhase, "Round-robin messages per phase")
+        ->capture_default_str();
+    command->add_option("--bytes-per-node", netOptions.bytesPerNode, "Bytes each node sends per run")
+        ->capture_default_str();
+    command->add_option("--repeats", netOptions.repeats, "Baseline and point-to-point runs (medians are reported)")
+        ->capture_default_str();
+    command->add_option("--sizes", netSizes, "Comma-separated message sizes in bytes for the all-to-all sweep "
+                                             "(default 1 KB to 64 MB)");
+  }
+  netCommand->add_option("--json", netOptions.jsonPath, "Write the report as JSON to this file");
+  netNodeCommand->add_option("--node-id", netNodeId, "This node's id (0-based)")->required();
+
   CLI11_PARSE(app, argc, argv);
+
+  if (*benchCommand) {
+    try {
+      initLogging(logLevel, *netNodeCommand ? "net-node-" + std::to_string(netNodeId) : "bench");
+      auto splitList = [](const std::string& text) {
+        std::vector<std::string> items;
+        std::stringstream stream(text);
+        for (std::string item; std::getline(stream, item, ',');) {
+          if (!item.empty()) items.push_back(item);
+        }
+        return items;
+      };
+      netOptions.hosts = splitList(netHosts);
+      netOptions.logLevel = logLevel;
+      if (!netOptions.hosts.empty() && netOptions.hosts.size() != netOptions.nodes) {
+        std::cerr << "shoal bench: --hosts names " << netOptions.hosts.size() << " hosts for " << netOptions.nodes
+                  << " nodes" << std::endl;
+        return 2;
+      }
+      if (!netSizes.empty()) {
+        netOptions.messageSizes.clear();
+        for (const std::string& size : splitList(netSizes)) netOptions.messageSizes.push_back(std::stoull(size));
+      }
+      if (*netNodeCommand) return bench::runNetBenchmarkNode(netOptions, netNodeId);
+      if (!netOptions.hosts.empty()) {
+        std::cerr << "shoal bench net: with --hosts, run `shoal bench net-node --node-id I` with the same flags on "
+                     "each host"
+                  << std::endl;
+        return 2;
+      }
+      return bench::runNetBenchmark(netOptions, ownExecutablePath());
+    } catch (const std::exception& error) {
+      std::cerr << "shoal bench: " << error.what() << std::endl;
+      return 1;
+    }
+  }
 
   if (*loadCommand) {
     try {

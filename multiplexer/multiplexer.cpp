@@ -436,6 +436,7 @@ bool Multiplexer::sendQueued(Peer& peer, uint32_t limit) {
     peer.link->sendData(message);
     if (roundRobin_) roundRobin_->countSent();
   }
+  if (sent > 0) peer.link->flushSends();
   return sent > 0;
 }
 
@@ -516,7 +517,11 @@ void Multiplexer::markLost(Peer& peer, const std::string& reason) {
     closedLinks_.push_back(std::move(peer.link));
   }
   std::string why = peer.saidGoodbye ? "it shut down" : reason;
-  spdlog::warn("multiplexer: lost node {} at {}: {}", peer.id, options_.nodes[peer.id].toString(), why);
+  if (peer.saidGoodbye) {
+    spdlog::info("multiplexer: node {} at {} left: {}", peer.id, options_.nodes[peer.id].toString(), why);
+  } else {
+    spdlog::warn("multiplexer: lost node {} at {}: {}", peer.id, options_.nodes[peer.id].toString(), why);
+  }
   setPeerStatus(peer.id, PeerState::kLost, "", why);
   failSendQueue(peer);
   peer.credits = 0;

@@ -12,9 +12,8 @@
 namespace shoal::multiplexer {
 namespace {
 
-constexpr size_t kStagingBytes = 256 * 1024;
-/// Payload beyond what is staged is read straight into the message when at least this big.
-constexpr size_t kDirectReadBytes = 16 * 1024;
+/// Small frames are parsed out of this buffer; at most this much of a large payload is copied.
+constexpr size_t kStagingBytes = 64 * 1024;
 constexpr int kMaxIovecs = 64;
 /// Reads per readiness event, so that one busy peer cannot starve the others.
 constexpr int kReadsPerEvent = 16;
@@ -59,7 +58,11 @@ void TcpLink::sendData(Message* message) {
   out.length = message->frameBytes();
   outgoing_.push_back(out);
   ++dataInFlight_;
-  if (!wantWrite_) flush();
+  if (!wantWrite_ && outgoing_.size() >= kMaxIovecs) flush();
+}
+
+void TcpLink::flushSends() {
+  if (!closed_ && !wantWrite_) flush();
 }
 
 void TcpLink::sendControl(FrameKind kind, uint64_t value) {
@@ -131,20 +134,23 @@ void TcpLink::onEvents(uint32_t events) {
 
 bool TcpLink::readAvailable() {
   for (int reads = 0; reads < kReadsPerEvent; ++reads) {
-    ssize_t got;
-    bool direct = receiving_ != nullptr && stagedBegin_ == stagedEnd_ &&
-                  receivingHeader_.payloadBytes - receivedBytes_ >= kDirectReadBytes;
+    // The rest of a message being received goes straight into its buffer;
+    // whatever follows it lands in the staging buffer, so that a large
+    // payload is copied only where it shares a read with frames before it.
+    iovec iov[2];
+    int count = 0;
+    bool direct = receiving_ != nullptr && stagedBegin_ == stagedEnd_;
     if (direct) {
-      got = ::read(fd_, receiving_->payload() + receivedBytes_, receivingHeader_.payloadBytes - receivedBytes_);
-    } else {
-      if (stagedBegin_ == stagedEnd_) stagedBegin_ = stagedEnd_ = 0;
-      if (stagedEnd_ == staging_.size()) {
-        std::memmove(staging_.data(), staging_.data() + stagedBegin_, stagedEnd_ - stagedBegin_);
-        stagedEnd_ -= stagedBegin_;
-        stagedBegin_ = 0;
-      }
-      got = ::read(fd_, staging_.data() + stagedEnd_, staging_.size() - stagedEnd_);
+      iov[count++] = {receiving_->payload() + receivedBytes_, receivingHeader_.payloadBytes - receivedBytes_};
     }
+    if (stagedBegin_ == stagedEnd_) stagedBegin_ = stagedEnd_ = 0;
+    if (stagedEnd_ == staging_.size()) {
+      std::memmove(staging_.data(), staging_.data() + stagedBegin_, stagedEnd_ - stagedBegin_);
+      stagedEnd_ -= stagedBegin_;
+      stagedBegin_ = 0;
+    }
+    iov[count++] = {staging_.data() + stagedEnd_, staging_.size() - stagedEnd_};
+    ssize_t got = ::readv(fd_, iov, count);
     if (got == 0) {
       lose("connection closed by the peer");
       return false;
@@ -155,13 +161,16 @@ bool TcpLink::readAvailable() {
       lose(std::string("receive failed: ") + std::strerror(errno));
       return false;
     }
+    size_t bytes = static_cast<size_t>(got);
     if (direct) {
-      receivedBytes_ += static_cast<size_t>(got);
+      size_t intoMessage = std::min(bytes, iov[0].iov_len);
+      receivedBytes_ += intoMessage;
+      bytes -= intoMessage;
       if (receivedBytes_ == receivingHeader_.payloadBytes) deliverReceiving();
-    } else {
-      stagedEnd_ += static_cast<size_t>(got);
-      if (!parseStaged()) return false;
+      if (closed_) return false;
     }
+    stagedEnd_ += bytes;
+    if (!parseStaged()) return false;
     if (closed_) return false;
   }
   return true;

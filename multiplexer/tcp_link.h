@@ -24,6 +24,7 @@ class TcpLink final : public PeerLink {
   void sendControl(FrameKind kind, uint64_t value) override;
   size_t dataInFlight() const override { return dataInFlight_; }
   void returnReceiveBuffer(Message* message) override;
+  void flushSends() override;
   void close() override;
 
  private:

@@ -70,8 +70,11 @@ class PeerLink {
 
   virtual std::string_view transportName() const = 0;
   /// Sends a data message whose frame header is written. Never blocks:
-  /// `onSendComplete` follows once the buffer is free again.
+  /// `onSendComplete` follows once the buffer is free again. The message may
+  /// wait until `flushSends`, so that several go out in one system call.
   virtual void sendData(Message* message) = 0;
+  /// Starts sending what `sendData` queued.
+  virtual void flushSends() {}
   /// Sends a small control frame, ahead of queued data where the transport can.
   virtual void sendControl(FrameKind kind, uint64_t value) = 0;
   /// Data messages handed over but not yet completed.
