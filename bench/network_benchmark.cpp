@@ -20,8 +20,8 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "multiplexer/multiplexer.h"
 
@@ -55,17 +55,19 @@ struct Scenario {
 /// Every node derives the same list, so the processes agree without talking.
 std::vector<Scenario> scenarios(const NetBenchmarkOptions& options) {
   std::vector<Scenario> list;
+  ScheduleKind schedule = *multiplexer::parseScheduleKind(options.schedule);
+  uint64_t size = options.messageBytes;
   // Baseline and point-to-point alternate, several times: on a shared machine
   // the figures wander from run to run, and the report takes their medians.
   for (uint32_t repeat = 0; repeat < options.repeats; ++repeat) {
     list.push_back({"baseline-tcp-socket", ScenarioKind::kBaseline});
-    list.push_back({"p2p-unidirectional", ScenarioKind::kPointToPoint});
+    list.push_back({"p2p-unidirectional", ScenarioKind::kPointToPoint, schedule, size});
   }
-  list.push_back({"p2p-bidirectional", ScenarioKind::kBidirectional});
-  list.push_back({"all-to-all-free", ScenarioKind::kAllToAll, ScheduleKind::kFree});
-  list.push_back({"all-to-all-round-robin", ScenarioKind::kAllToAll, ScheduleKind::kRoundRobin});
-  for (uint64_t size : options.messageSizes) {
-    list.push_back({"all-to-all-size", ScenarioKind::kAllToAll, ScheduleKind::kRoundRobin, size});
+  list.push_back({"p2p-bidirectional", ScenarioKind::kBidirectional, schedule, size});
+  list.push_back({"all-to-all-free", ScenarioKind::kAllToAll, ScheduleKind::kFree, size});
+  list.push_back({"all-to-all-round-robin", ScenarioKind::kAllToAll, ScheduleKind::kRoundRobin, size});
+  for (uint64_t sweepSize : options.messageSizes) {
+    list.push_back({"all-to-all-size", ScenarioKind::kAllToAll, schedule, sweepSize});
   }
   return list;
 }
@@ -84,8 +86,8 @@ std::string hostOf(const NetBenchmarkOptions& options, NodeId node) {
 std::vector<NodeAddress> addresses(const NetBenchmarkOptions& options, size_t scenarioIndex) {
   std::vector<NodeAddress> nodes;
   for (NodeId node = 0; node < options.nodes; ++node) {
-    nodes.push_back(
-        NodeAddress{hostOf(options, node), static_cast<uint16_t>(options.basePort + scenarioIndex * options.nodes + node)});
+    nodes.push_back(NodeAddress{hostOf(options, node),
+                                static_cast<uint16_t>(options.basePort + scenarioIndex * options.nodes + node)});
   }
   return nodes;
 }
@@ -124,6 +126,7 @@ Measurement runMultiplexerScenario(const NetBenchmarkOptions& options, NodeId se
   muxOptions.transport = *multiplexer::parseTransportChoice(options.transport);
   muxOptions.schedule = scenario.schedule;
   muxOptions.messagesPerPhase = options.messagesPerPhase;
+  muxOptions.busyPoll = options.busyPoll;
   muxOptions.messageBytes = scenario.messageBytes;
   // Keep about 8 MB in flight per peer and 32 MB in the send pool, whatever the message size.
   muxOptions.receiveWindow = static_cast<uint32_t>(std::clamp<uint64_t>((8ull << 20) / scenario.messageBytes, 2, 256));
@@ -206,7 +209,7 @@ Measurement runBaseline(const NetBenchmarkOptions& options, NodeId self, size_t 
   if (self > 1) return measurement;
   uint16_t port = static_cast<uint16_t>(options.basePort + index * options.nodes + 1);
   std::vector<char> buffer(kBaselineChunkBytes);
-  uint64_t total = options.bytesPerNode / kBaselineChunkBytes * kBaselineChunkBytes;
+  uint64_t total = std::max<uint64_t>(1, options.bytesPerNode / kBaselineChunkBytes) * kBaselineChunkBytes;
   if (self == 1) {
     int listener = socket(AF_INET, SOCK_STREAM, 0);
     int one = 1;
@@ -273,7 +276,9 @@ std::string scheduleName(const Scenario& scenario) {
   return std::string(multiplexer::scheduleKindName(scenario.schedule));
 }
 
-double gigabytesPerSecond(uint64_t bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0; }
+double gigabytesPerSecond(uint64_t bytes, double seconds) {
+  return seconds > 0 ? bytes / seconds / 1e9 : 0;
+}
 
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -342,8 +347,13 @@ int runNetBenchmark(const NetBenchmarkOptions& options, const std::string& execu
                                           std::to_string(options.bytesPerNode),
                                           "--sizes",
                                           sizes,
+                                          "--net-schedule",
+                                          options.schedule,
+                                          "--message-bytes",
+                                          std::to_string(options.messageBytes),
                                           "--repeats",
                                           std::to_string(options.repeats)};
+    if (options.busyPoll) arguments.push_back("--busy-poll");
     pid_t pid = fork();
     if (pid == 0) {
       dup2(pipeFds[1], STDOUT_FILENO);
@@ -413,7 +423,7 @@ int runNetBenchmark(const NetBenchmarkOptions& options, const std::string& execu
         break;
       case ScenarioKind::kBidirectional:
         report["p2p_bidirectional_gbps"] = gigabytesPerSecond(sender["bytes_sent"], sender["seconds"]) +
-                                          gigabytesPerSecond(receiver["bytes_sent"], receiver["seconds"]);
+                                           gigabytesPerSecond(receiver["bytes_sent"], receiver["seconds"]);
         break;
       case ScenarioKind::kAllToAll: {
         double perNode = 0, cpu = 0, bytes = 0;
@@ -444,19 +454,21 @@ int runNetBenchmark(const NetBenchmarkOptions& options, const std::string& execu
   report["p2p_unidirectional_gbps"] = p2pGbps;
   report["p2p_unidirectional_gbps_runs"] = p2pRuns;
   report["p2p_ratio_to_baseline"] = baselineGbps > 0 ? p2pGbps / baselineGbps : 0;
-  report["cpu_seconds_per_gb"] = {{"multiplexer_" + report.value("transport", std::string("tcp")), muxCpu / (muxBytes / 1e9)},
-                                  {"baseline_tcp_socket", baselineCpu / (baselineBytes / 1e9)}};
+  report["cpu_seconds_per_gb"] = {
+      {"multiplexer_" + report.value("transport", std::string("tcp")), muxCpu / (muxBytes / 1e9)},
+      {"baseline_tcp_socket", baselineCpu / (baselineBytes / 1e9)}};
 
   std::cout << fmt::format("shoal bench net: {} nodes, transport {}\n", options.nodes,
                            report.value("transport", std::string("?")));
-  std::cout << fmt::format("  point-to-point      {:8.3f} GB/s   baseline TCP socket {:8.3f} GB/s   ratio {:.2f} "
-                           "(medians of {} runs each)\n",
-                           p2pGbps, baselineGbps, report["p2p_ratio_to_baseline"].get<double>(), p2pRuns.size());
+  std::cout << fmt::format(
+      "  point-to-point      {:8.3f} GB/s   baseline TCP socket {:8.3f} GB/s   ratio {:.2f} "
+      "(medians of {} runs each)\n",
+      p2pGbps, baselineGbps, report["p2p_ratio_to_baseline"].get<double>(), p2pRuns.size());
   std::cout << fmt::format("  bidirectional       {:8.3f} GB/s (both directions)\n",
                            report["p2p_bidirectional_gbps"].get<double>());
   for (auto& [name, entry] : report["schedule_comparison"].items()) {
-    std::cout << fmt::format("  all-to-all {:12} {:8.3f} GB/s per node (512 KB messages)\n", name,
-                             entry["gbps_per_node"].get<double>());
+    std::cout << fmt::format("  all-to-all {:12} {:8.3f} GB/s per node ({} KB messages)\n", name,
+                             entry["gbps_per_node"].get<double>(), options.messageBytes / 1024);
   }
   for (auto& entry : allToAll) {
     std::cout << fmt::format("  all-to-all {:>8} KB {:8.3f} GB/s per node, {:.2f} CPU s/GB\n",

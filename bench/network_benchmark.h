@@ -16,10 +16,15 @@ struct NetBenchmarkOptions {
   std::vector<std::string> hosts;
   uint16_t basePort = 17100;
   std::string transport = "auto";
+  /// Schedule of the point-to-point runs and the size sweep (the comparison runs both).
+  std::string schedule = "round-robin";
+  /// Message size of the point-to-point runs and the schedule comparison.
+  uint64_t messageBytes = 512 * 1024;
+  bool busyPoll = false;
   uint32_t messagesPerPhase = 8;
   /// Bytes each node sends in one all-to-all run, and node 0 in a point-to-point run.
   uint64_t bytesPerNode = 256ull << 20;
-  std::vector<uint64_t> messageSizes = {1ull << 10,  4ull << 10,  16ull << 10, 64ull << 10, 256ull << 10,
+  std::vector<uint64_t> messageSizes = {1ull << 10,   4ull << 10, 16ull << 10, 64ull << 10, 256ull << 10,
                                         512ull << 10, 1ull << 20, 4ull << 20,  16ull << 20, 64ull << 20};
   /// Baseline and point-to-point runs, alternating; the report gives medians.
   uint32_t repeats = 3;

@@ -138,8 +138,9 @@ int main(int argc, char** argv) {
   auto* benchCommand = app.add_subcommand("bench", "Microbenchmarks");
   benchCommand->require_subcommand(1);
   auto* netCommand = benchCommand->add_subcommand(
-      "net", "Network microbenchmarks of the multiplexer: point-to-point, all-to-all by message size, round-robin "
-             "vs free schedule, CPU per GB, against a plain TCP socket baseline");
+      "net",
+      "Network microbenchmarks of the multiplexer: point-to-point, all-to-all by message size, round-robin "
+      "vs free schedule, CPU per GB, against a plain TCP socket baseline");
   auto* netNodeCommand = benchCommand->add_subcommand(
       "net-node", "One node of `bench net`; run it on every host, with the same flags, for a multi-host run");
   for (CLI::App* command : {netCommand, netNodeCommand}) {
@@ -152,12 +153,21 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     command->add_option("--messages-per-phase", netOptions.messagesPerPhase, "Round-robin messages per phase")
         ->capture_default_str();
+    command->add_option("--net-schedule", netOptions.schedule,
+                        "Network schedule of the point-to-point runs and the size sweep: round-robin or free")
+        ->check(CLI::IsMember({"round-robin", "free"}))
+        ->capture_default_str();
+    command->add_option("--message-bytes", netOptions.messageBytes,
+                        "Message size of the point-to-point runs and the schedule comparison")
+        ->capture_default_str();
+    command->add_flag("--busy-poll", netOptions.busyPoll, "Poll RDMA completions instead of waiting for events");
     command->add_option("--bytes-per-node", netOptions.bytesPerNode, "Bytes each node sends per run")
         ->capture_default_str();
     command->add_option("--repeats", netOptions.repeats, "Baseline and point-to-point runs (medians are reported)")
         ->capture_default_str();
-    command->add_option("--sizes", netSizes, "Comma-separated message sizes in bytes for the all-to-all sweep "
-                                             "(default 1 KB to 64 MB)");
+    command->add_option("--sizes", netSizes,
+                        "Comma-separated message sizes in bytes for the all-to-all sweep "
+                        "(default 1 KB to 64 MB)");
   }
   netCommand->add_option("--json", netOptions.jsonPath, "Write the report as JSON to this file");
   netNodeCommand->add_option("--node-id", netNodeId, "This node's id (0-based)")->required();

@@ -87,7 +87,9 @@ Message* ExchangeInbox::popLocked(uint32_t numaNode) {
   return nullptr;
 }
 
-bool ExchangeInbox::endedLocked() const { return queued_ == 0 && sendersFinished_ == senderFinished_.size(); }
+bool ExchangeInbox::endedLocked() const {
+  return queued_ == 0 && sendersFinished_ == senderFinished_.size();
+}
 
 ExchangeInbox::Received ExchangeInbox::receive(uint32_t numaNode, std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);

@@ -28,7 +28,10 @@ class MessageRecycler {
 class Message {
  public:
   Message(std::byte* buffer, size_t payloadCapacity, uint32_t numaNode, uint32_t memoryKey, MessageRecycler* recycler)
-      : buffer_(buffer), payloadCapacity_(payloadCapacity), numaNode_(numaNode), memoryKey_(memoryKey),
+      : buffer_(buffer),
+        payloadCapacity_(payloadCapacity),
+        numaNode_(numaNode),
+        memoryKey_(memoryKey),
         recycler_(recycler) {}
   Message(const Message&) = delete;
   Message& operator=(const Message&) = delete;

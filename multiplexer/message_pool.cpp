@@ -9,16 +9,19 @@ namespace {
 
 constexpr size_t kBufferAlignment = 4096;
 
-size_t roundUp(size_t value, size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+size_t roundUp(size_t value, size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
 
 }  // namespace
 
 MessagePool::MessagePool(NumaTopology topology, MessagePoolOptions options)
-    : topology_(topology), options_(options),
+    : topology_(topology),
+      options_(options),
       bufferBytes_(roundUp(kFrameHeaderBytes + options.messageBytes, kBufferAlignment)),
       nodes_(topology.numNodes()) {
-  SHOAL_CHECK(options_.messageBytes > 0 && options_.messageBytes <= (size_t{1} << 31),
-              "message size {} out of range", options_.messageBytes);
+  SHOAL_CHECK(options_.messageBytes > 0 && options_.messageBytes <= (size_t{1} << 31), "message size {} out of range",
+              options_.messageBytes);
   SHOAL_CHECK(options_.maxMessagesPerNode > 0 && options_.messagesPerSlab > 0, "empty message pool");
 }
 
@@ -36,7 +39,8 @@ void MessagePool::setRegistrar(MemoryRegistrar registrar) {
       uint32_t key = registrar_(node.slabs[slabIndex].memory, node.slabs[slabIndex].bytes);
       for (auto& message : node.all) {
         std::byte* buffer = message->frame();
-        if (buffer >= node.slabs[slabIndex].memory && buffer < node.slabs[slabIndex].memory + node.slabs[slabIndex].bytes) {
+        if (buffer >= node.slabs[slabIndex].memory &&
+            buffer < node.slabs[slabIndex].memory + node.slabs[slabIndex].bytes) {
           message->setMemoryKey(key);
         }
       }
@@ -52,7 +56,8 @@ void MessagePool::growLocked(uint32_t numaNode) {
   node.slabs.push_back({memory, bytes});
   uint32_t key = registrar_ ? registrar_(memory, bytes) : 0;
   for (size_t i = 0; i < count; ++i) {
-    node.all.push_back(std::make_unique<Message>(memory + i * bufferBytes_, options_.messageBytes, numaNode, key, this));
+    node.all.push_back(
+        std::make_unique<Message>(memory + i * bufferBytes_, options_.messageBytes, numaNode, key, this));
     node.free.push_back(node.all.back().get());
   }
 }

@@ -21,9 +21,12 @@ constexpr uint32_t kReceiveSlackPerPeer = 4;
 
 std::string_view transportChoiceName(TransportChoice choice) {
   switch (choice) {
-    case TransportChoice::kAuto: return "auto";
-    case TransportChoice::kRdma: return "rdma";
-    case TransportChoice::kTcp: return "tcp";
+    case TransportChoice::kAuto:
+      return "auto";
+    case TransportChoice::kRdma:
+      return "rdma";
+    case TransportChoice::kTcp:
+      return "tcp";
   }
   return "?";
 }
@@ -63,7 +66,9 @@ Multiplexer::Multiplexer(MultiplexerOptions options)
   }
 }
 
-Multiplexer::~Multiplexer() { shutdown(std::chrono::milliseconds(0)); }
+Multiplexer::~Multiplexer() {
+  shutdown(std::chrono::milliseconds(0));
+}
 
 Status Multiplexer::chooseTransports() {
   LinkIdentity identity;
@@ -105,9 +110,8 @@ Status Multiplexer::chooseTransports() {
       peer.connectVia = tcp_;
       spdlog::info("multiplexer: node {} at {}: {}; using tcp", node, options_.nodes[node].toString(), whyNot);
     } else {
-      return Status(SqlState::kConnectionFailure,
-                    fmt::format("--transport rdma, but node {} at {}: {}", node, options_.nodes[node].toString(),
-                                whyNot));
+      return Status(SqlState::kConnectionFailure, fmt::format("--transport rdma, but node {} at {}: {}", node,
+                                                              options_.nodes[node].toString(), whyNot));
     }
   }
   return Status::ok();
@@ -163,8 +167,8 @@ void Multiplexer::shutdown(std::chrono::milliseconds drainTimeout) {
     inboxes.swap(inboxes_);
   }
   for (auto& [id, inbox] : inboxes) {
-    inbox->fail(Status(SqlState::kAdminShutdown, "the multiplexer of node " + std::to_string(options_.self) +
-                                                     " shut down"));
+    inbox->fail(
+        Status(SqlState::kAdminShutdown, "the multiplexer of node " + std::to_string(options_.self) + " shut down"));
   }
   sendPool_->close();
 }
@@ -179,9 +183,9 @@ Message* Multiplexer::acquire(uint32_t numaNode, std::chrono::milliseconds timeo
 
 Status Multiplexer::peerLostStatus(NodeId node) const {
   std::lock_guard lock(statusMutex_);
-  return Status(SqlState::kConnectionFailure,
-                fmt::format("node {} at {} is lost: {}", node, options_.nodes[node].toString(),
-                            peerStatus_[node].lostReason));
+  return Status(
+      SqlState::kConnectionFailure,
+      fmt::format("node {} at {} is lost: {}", node, options_.nodes[node].toString(), peerStatus_[node].lostReason));
 }
 
 Status Multiplexer::send(NodeId destination, Message* message) {
@@ -266,7 +270,8 @@ void Multiplexer::deliverLocally(Message* message) {
     std::lock_guard lock(inboxMutex_);
     if (closedExchanges_.count(message->exchangeId()) == 0) {
       auto& slot = inboxes_[message->exchangeId()];
-      if (slot == nullptr) slot = std::make_shared<ExchangeInbox>(message->exchangeId(), topology_.numNodes(), clusterSize());
+      if (slot == nullptr)
+        slot = std::make_shared<ExchangeInbox>(message->exchangeId(), topology_.numNodes(), clusterSize());
       inbox = slot;
     }
   }
@@ -282,8 +287,7 @@ PeerStatus Multiplexer::peerStatus(NodeId node) const {
   return peerStatus_[node];
 }
 
-void Multiplexer::setPeerStatus(NodeId node, PeerState state, const std::string& transport,
-                                const std::string& reason) {
+void Multiplexer::setPeerStatus(NodeId node, PeerState state, const std::string& transport, const std::string& reason) {
   {
     std::lock_guard lock(statusMutex_);
     peerStatus_[node].state = state;
@@ -459,6 +463,17 @@ void Multiplexer::pumpFree() {
 
 void Multiplexer::pumpRoundRobin() {
   RoundRobinSchedule& schedule = *roundRobin_;
+  if (!schedule.started()) {
+    bool allConnected = true;
+    for (const Peer& peer : peers_) allConnected &= peer.id == options_.self || peer.link != nullptr;
+    if (!allConnected) {
+      // Until this node reaches every peer there is no common schedule: send freely.
+      pumpFree();
+      return;
+    }
+    schedule.start();
+    spdlog::debug("multiplexer: node {} starts the round-robin schedule at phase {}", options_.self, schedule.phase());
+  }
   for (int rounds = 0; rounds < 64; ++rounds) {
     if (schedule.paused() && anySendable()) schedule.wake();
     if (!schedule.sending()) {
@@ -469,8 +484,8 @@ void Multiplexer::pumpRoundRobin() {
     Peer& target = peers_[schedule.target()];
     if (target.link != nullptr) sendQueued(target, schedule.budget());
     bool inFlight = target.link != nullptr && target.link->dataInFlight() > 0;
-    bool canSendMore = target.link != nullptr && schedule.budget() > 0 && !target.sendQueue.empty() &&
-                       target.credits > 0;
+    bool canSendMore =
+        target.link != nullptr && schedule.budget() > 0 && !target.sendQueue.empty() && target.credits > 0;
     if (canSendMore || inFlight) return;  // this phase is still busy (sending, or waiting for sends to complete)
     // This node's part of the phase is over: tell everyone, then move on once they have all told us.
     uint64_t value = schedule.finishLocalPart(anySendable());
@@ -605,7 +620,9 @@ void Multiplexer::onControlFrame(PeerLink& link, const FrameHeader& header) {
   }
 }
 
-void Multiplexer::onSendComplete(PeerLink&, Message* message) { message->release(); }
+void Multiplexer::onSendComplete(PeerLink&, Message* message) {
+  message->release();
+}
 
 void Multiplexer::onLinkLost(PeerLink& link, const std::string& reason) {
   Peer& peer = peers_[link.peer()];

@@ -209,8 +209,8 @@ class Multiplexer final : private LinkEvents {
   mutable std::mutex statusMutex_;
   std::condition_variable statusChanged_;
   std::vector<PeerStatus> peerStatus_;
-  std::atomic<uint64_t> messagesSent_{0}, bytesSent_{0}, messagesReceived_{0}, bytesReceived_{0},
-      controlFramesSent_{0}, phases_{0}, connectionsRefused_{0};
+  std::atomic<uint64_t> messagesSent_{0}, bytesSent_{0}, messagesReceived_{0}, bytesReceived_{0}, controlFramesSent_{0},
+      phases_{0}, connectionsRefused_{0};
 
   void wakeNetworkThread();
 };

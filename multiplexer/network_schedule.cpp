@@ -1,5 +1,7 @@
 #include "multiplexer/network_schedule.h"
 
+#include <algorithm>
+
 #include "common/check.h"
 
 namespace shoal::multiplexer {
@@ -15,10 +17,19 @@ std::optional<ScheduleKind> parseScheduleKind(std::string_view text) {
 }
 
 RoundRobinSchedule::RoundRobinSchedule(NodeId self, uint32_t clusterNodes, uint32_t messagesPerPhase)
-    : self_(self), nodes_(clusterNodes), messagesPerPhase_(messagesPerPhase), alive_(clusterNodes, false) {
-  alive_[self] = true;
+    : self_(self), nodes_(clusterNodes), messagesPerPhase_(messagesPerPhase), countsFrom_(clusterNodes, kNever) {
   SHOAL_CHECK(clusterNodes >= 2 && self < clusterNodes, "round-robin schedule needs 2+ nodes");
   SHOAL_CHECK(messagesPerPhase > 0, "messages per phase must be positive");
+  countsFrom_[self] = 0;
+}
+
+void RoundRobinSchedule::start(uint64_t phase) {
+  if (started_) return;
+  started_ = true;
+  phase_ = std::max({phase_, phase, highestPeerPhase_});
+  votes_.erase(votes_.begin(), votes_.lower_bound(phase_));
+  // A peer's vote for this phase may already be here: then it has started it.
+  paused_ = votes_.find(phase_) == votes_.end();
 }
 
 NodeId RoundRobinSchedule::target() const {
@@ -29,7 +40,7 @@ NodeId RoundRobinSchedule::target() const {
 void RoundRobinSchedule::wake() { paused_ = false; }
 
 uint64_t RoundRobinSchedule::finishLocalPart(bool stillBusy) {
-  SHOAL_CHECK(!localDone_, "phase {} finished twice", phase_);
+  SHOAL_CHECK(started_ && !localDone_, "phase {} finished twice or before the start", phase_);
   localDone_ = true;
   vote(phase_, self_, stillBusy);
   localVote_ = phase_ | (stillBusy ? kPhaseBusyBit : 0);
@@ -45,24 +56,19 @@ void RoundRobinSchedule::vote(uint64_t phase, NodeId node, bool busy) {
 
 void RoundRobinSchedule::onPeerPhaseDone(NodeId peer, uint64_t value) {
   uint64_t phase = value & ~kPhaseBusyBit;
-  if (peer >= nodes_ || !alive_[peer] || phase < phase_) return;  // stale: from before a reconnect
+  if (peer >= nodes_ || countsFrom_[peer] == kNever || phase < phase_) return;  // stale
   vote(phase, peer, (value & kPhaseBusyBit) != 0);
   if (phase == phase_) paused_ = false;  // someone started this phase: take part
 }
 
-void RoundRobinSchedule::onPeerPhase(uint64_t phase) {
-  if (phase <= phase_) return;
-  phase_ = phase;
-  sentThisPhase_ = 0;
-  localDone_ = false;
-  votes_.erase(votes_.begin(), votes_.lower_bound(phase));
-}
+void RoundRobinSchedule::onPeerPhase(uint64_t phase) { highestPeerPhase_ = std::max(highestPeerPhase_, phase); }
 
 bool RoundRobinSchedule::advanceIfComplete() {
+  if (!started_ || !localDone_) return false;
   auto it = votes_.find(phase_);
-  if (!localDone_ || it == votes_.end()) return false;
+  if (it == votes_.end()) return false;
   for (NodeId node = 0; node < nodes_; ++node) {
-    if (alive_[node] && !it->second.voted[node]) return false;
+    if (countsFrom_[node] <= phase_ && !it->second.voted[node]) return false;
   }
   bool anyBusy = it->second.anyBusy;
   votes_.erase(it);
@@ -71,13 +77,13 @@ bool RoundRobinSchedule::advanceIfComplete() {
   localDone_ = false;
   // Pause when nobody had more to send, unless someone has already started
   // (and voted in) the new phase while we were still finishing the old one.
-  auto next = votes_.find(phase_);
-  paused_ = !anyBusy && next == votes_.end();
+  paused_ = !anyBusy && votes_.find(phase_) == votes_.end();
   return true;
 }
 
 void RoundRobinSchedule::setNodeAlive(NodeId node, bool alive) {
-  if (node < nodes_) alive_[node] = alive;
+  if (node >= nodes_ || node == self_) return;
+  countsFrom_[node] = !alive ? kNever : (started_ ? phase_ + 2 : 0);
 }
 
 }  // namespace shoal::multiplexer

@@ -20,10 +20,17 @@ constexpr uint32_t kSignalEveryControl = 16;
 
 RdmaLink::RdmaLink(RdmaTransport& transport, rdma_cm_id* id, ibv_cq* cq, NodeId peer, uint32_t peerWindow,
                    uint32_t sendDepth, MessagePool& receivePool)
-    : PeerLink(peer, peerWindow), transport_(transport), id_(id), cq_(cq), sendDepth_(sendDepth),
-      receivePool_(receivePool), receiveNumaNode_(peer % receivePool.topology().numNodes()) {}
+    : PeerLink(peer, peerWindow),
+      transport_(transport),
+      id_(id),
+      cq_(cq),
+      sendDepth_(sendDepth),
+      receivePool_(receivePool),
+      receiveNumaNode_(peer % receivePool.topology().numNodes()) {}
 
-RdmaLink::~RdmaLink() { close(); }
+RdmaLink::~RdmaLink() {
+  close();
+}
 
 bool RdmaLink::postInitialReceives(uint32_t count, std::string* error) {
   for (uint32_t i = 0; i < count; ++i) {
@@ -40,7 +47,9 @@ bool RdmaLink::postInitialReceives(uint32_t count, std::string* error) {
   return true;
 }
 
-void RdmaLink::attach(EventLoop&, LinkEvents& events) { events_ = &events; }
+void RdmaLink::attach(EventLoop&, LinkEvents& events) {
+  events_ = &events;
+}
 
 bool RdmaLink::postReceive(Message* message, std::string* error) {
   ibv_sge sge{};

@@ -22,8 +22,8 @@ class RdmaTransport;
 /// 16th, so their completions cost little.
 class RdmaLink final : public PeerLink {
  public:
-  RdmaLink(RdmaTransport& transport, rdma_cm_id* id, ibv_cq* cq, NodeId peer, uint32_t peerWindow,
-           uint32_t sendDepth, MessagePool& receivePool);
+  RdmaLink(RdmaTransport& transport, rdma_cm_id* id, ibv_cq* cq, NodeId peer, uint32_t peerWindow, uint32_t sendDepth,
+           MessagePool& receivePool);
   ~RdmaLink() override;
 
   /// Posts `count` receive buffers; false (with `error`) when the pool or the device refuses.

@@ -33,7 +33,9 @@ struct AcceptReply {
   uint32_t receiveWindow;
 };
 
-std::string errnoText() { return std::strerror(errno); }
+std::string errnoText() {
+  return std::strerror(errno);
+}
 
 bool resolveAddress(const NodeAddress& address, sockaddr_storage* out, std::string* error) {
   addrinfo hints{};
@@ -87,7 +89,9 @@ std::string peerAddressText(rdma_cm_id* id) {
   return host;
 }
 
-void setNonBlocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+void setNonBlocking(int fd) {
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
 
 }  // namespace
 
@@ -140,8 +144,12 @@ std::unique_ptr<RdmaTransport> RdmaTransport::create(LinkIdentity identity, bool
 
 RdmaTransport::RdmaTransport(LinkIdentity identity, bool busyPoll, rdma_event_channel* listenChannel,
                              rdma_cm_id* listenId, ibv_pd* pd, ibv_comp_channel* completions)
-    : identity_(std::move(identity)), busyPoll_(busyPoll), listenChannel_(listenChannel), listenId_(listenId),
-      pd_(pd), completions_(completions) {}
+    : identity_(std::move(identity)),
+      busyPoll_(busyPoll),
+      listenChannel_(listenChannel),
+      listenId_(listenId),
+      pd_(pd),
+      completions_(completions) {}
 
 RdmaTransport::~RdmaTransport() {
   stop();
@@ -195,8 +203,8 @@ Status RdmaTransport::start(EventLoop& loop, LinkEvents& events, MessagePool& re
   events_ = &events;
   receivePool_ = &receivePool;
   if (rdma_listen(listenId_, 64) != 0) {
-    return Status(SqlState::kConnectionFailure, "rdma_listen on " + identity_.nodes[identity_.self].toString() +
-                                                    ": " + errnoText());
+    return Status(SqlState::kConnectionFailure,
+                  "rdma_listen on " + identity_.nodes[identity_.self].toString() + ": " + errnoText());
   }
   linkChannel_ = rdma_create_event_channel();
   if (linkChannel_ == nullptr) return Status(SqlState::kConnectionFailure, "rdma_create_event_channel: " + errnoText());
@@ -417,8 +425,7 @@ void RdmaTransport::handleListenEvent() {
   Established result;
   result.peer = link->peer();
   if (type != RDMA_CM_EVENT_ESTABLISHED) {
-    spdlog::warn("multiplexer: an accepted RDMA connection from node {} failed: {}", result.peer,
-                 rdma_event_str(type));
+    spdlog::warn("multiplexer: an accepted RDMA connection from node {} failed: {}", result.peer, rdma_event_str(type));
     return;
   }
   if (rdma_migrate_id(id, linkChannel_) != 0) {

@@ -22,12 +22,19 @@ constexpr int kReadsPerEvent = 16;
 
 TcpLink::TcpLink(int fd, NodeId peer, uint32_t peerWindow, EventLoop& loop, LinkEvents& events,
                  MessagePool& receivePool)
-    : PeerLink(peer, peerWindow), fd_(fd), loop_(loop), events_(events), receivePool_(receivePool),
-      receiveNumaNode_(peer % receivePool.topology().numNodes()), staging_(kStagingBytes) {
+    : PeerLink(peer, peerWindow),
+      fd_(fd),
+      loop_(loop),
+      events_(events),
+      receivePool_(receivePool),
+      receiveNumaNode_(peer % receivePool.topology().numNodes()),
+      staging_(kStagingBytes) {
   loop_.add(fd_, EPOLLIN, [this](uint32_t events) { onEvents(events); });
 }
 
-TcpLink::~TcpLink() { close(); }
+TcpLink::~TcpLink() {
+  close();
+}
 
 void TcpLink::close() {
   if (closed_) return;
@@ -230,6 +237,8 @@ void TcpLink::deliverReceiving() {
   events_.onDataFrame(*this, message);
 }
 
-void TcpLink::returnReceiveBuffer(Message* message) { receivePool_.giveBack(message); }
+void TcpLink::returnReceiveBuffer(Message* message) {
+  receivePool_.giveBack(message);
+}
 
 }  // namespace shoal::multiplexer

@@ -23,7 +23,9 @@ namespace {
 constexpr int kHandshakeTimeoutMs = 2000;
 constexpr int kSocketBufferBytes = 4 * 1024 * 1024;
 
-std::string errnoText() { return std::strerror(errno); }
+std::string errnoText() {
+  return std::strerror(errno);
+}
 
 bool resolve(const NodeAddress& address, sockaddr_storage* out, socklen_t* length, std::string* error) {
   addrinfo hints{};
@@ -101,7 +103,9 @@ void configureDataSocket(int fd) {
 
 TcpTransport::TcpTransport(LinkIdentity identity) : identity_(std::move(identity)) {}
 
-TcpTransport::~TcpTransport() { stop(); }
+TcpTransport::~TcpTransport() {
+  stop();
+}
 
 Status TcpTransport::start(EventLoop& loop, LinkEvents& events, MessagePool& receivePool) {
   loop_ = &loop;
@@ -293,8 +297,8 @@ void TcpTransport::runPending() {
       events_->onConnectFailed(result.peer, result.error);
       continue;
     }
-    events_->onLinkUp(std::make_unique<TcpLink>(result.fd, result.peer, result.peerWindow, *loop_, *events_,
-                                                *receivePool_));
+    events_->onLinkUp(
+        std::make_unique<TcpLink>(result.fd, result.peer, result.peerWindow, *loop_, *events_, *receivePool_));
   }
 }
 

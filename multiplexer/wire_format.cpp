@@ -67,12 +67,18 @@ bool decodeFrameHeader(const std::byte* in, FrameHeader* header) {
 
 const char* frameKindName(FrameKind kind) {
   switch (kind) {
-    case FrameKind::kData: return "data";
-    case FrameKind::kCredit: return "credit";
-    case FrameKind::kPhaseDone: return "phase-done";
-    case FrameKind::kHeartbeat: return "heartbeat";
-    case FrameKind::kGoodbye: return "goodbye";
-    case FrameKind::kPhaseSync: return "phase-sync";
+    case FrameKind::kData:
+      return "data";
+    case FrameKind::kCredit:
+      return "credit";
+    case FrameKind::kPhaseDone:
+      return "phase-done";
+    case FrameKind::kHeartbeat:
+      return "heartbeat";
+    case FrameKind::kGoodbye:
+      return "goodbye";
+    case FrameKind::kPhaseSync:
+      return "phase-sync";
   }
   return "unknown";
 }

@@ -26,7 +26,9 @@ struct Stamp {
   uint32_t bytes;
 };
 
-uint8_t fillerByte(const Stamp& stamp, size_t i) { return static_cast<uint8_t>(stamp.sequence * 31 + i * 7 + stamp.sender); }
+uint8_t fillerByte(const Stamp& stamp, size_t i) {
+  return static_cast<uint8_t>(stamp.sequence * 31 + i * 7 + stamp.sender);
+}
 
 void fill(Message* message, const Stamp& stamp) {
   std::memcpy(message->payload(), &stamp, sizeof(stamp));
@@ -144,7 +146,9 @@ TEST_P(AllToAll, RandomSizesArriveExactlyOnceInOrder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedules, AllToAll, ::testing::Values(ScheduleKind::kRoundRobin, ScheduleKind::kFree),
-                         [](const auto& info) { return info.param == ScheduleKind::kRoundRobin ? "RoundRobin" : "Free"; });
+                         [](const auto& info) {
+                           return info.param == ScheduleKind::kRoundRobin ? "RoundRobin" : "Free";
+                         });
 
 // A consumer that stops reading must not make memory grow: the sender runs
 // out of credits, then out of pool messages, and the producer waits.
@@ -254,8 +258,8 @@ TEST(Multiplexer, KilledPeerFailsSendersAndExchangesWithinOneSecond) {
       if (!status.isOk()) {
         sendError = status.toString();
         if (killed) {
-          sendFailedAfter = std::chrono::duration_cast<std::chrono::milliseconds>(
-              std::chrono::steady_clock::now() - killedAt);
+          sendFailedAfter =
+              std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - killedAt);
         }
         return;
       }

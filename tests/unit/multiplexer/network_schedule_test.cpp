@@ -14,6 +14,7 @@ struct Cluster {
     for (NodeId node = 0; node < nodes; ++node) {
       schedules.emplace_back(node, nodes, perPhase);
       for (NodeId other = 0; other < nodes; ++other) schedules.back().setNodeAlive(other, true);
+      schedules.back().start();
     }
   }
   void finish(NodeId node, bool busy) {
@@ -96,32 +97,66 @@ TEST(RoundRobinSchedule, APeerVoteForTheNextPhaseThatArrivesEarlyStillWakesUs) {
   EXPECT_TRUE(cluster.schedules[1].advanceIfComplete());
 }
 
+TEST(RoundRobinSchedule, NothingIsSentBeforeTheStart) {
+  RoundRobinSchedule schedule(1, 2, 8);
+  schedule.setNodeAlive(0, true);
+  schedule.wake();
+  EXPECT_FALSE(schedule.sending());
+  schedule.onPeerPhase(7);
+  schedule.start();
+  EXPECT_EQ(schedule.phase(), 7u) << "starts where the peers are";
+}
+
 TEST(RoundRobinSchedule, BudgetLimitsMessagesPerPhase) {
   RoundRobinSchedule schedule(0, 3, 8);
   schedule.setNodeAlive(1, true);
   schedule.setNodeAlive(2, true);
+  schedule.start();
   schedule.wake();
   EXPECT_EQ(schedule.budget(), 8u);
   for (int i = 0; i < 8; ++i) schedule.countSent();
   EXPECT_EQ(schedule.budget(), 0u);
 }
 
-TEST(RoundRobinSchedule, LostNodesAreNotWaitedForAndRestartedNodesCatchUp) {
+TEST(RoundRobinSchedule, LostNodesAreNotWaitedForAndARestartedNodeJoinsWithoutDeadlock) {
   Cluster cluster(3);
   for (auto& schedule : cluster.schedules) schedule.wake();
   cluster.schedules[0].setNodeAlive(2, false);
   cluster.schedules[1].setNodeAlive(2, false);
   cluster.finish(0, true);
   cluster.finish(1, true);
-  EXPECT_TRUE(cluster.schedules[0].advanceIfComplete());
+  EXPECT_TRUE(cluster.schedules[0].advanceIfComplete()) << "the lost node 2 is not waited for";
   EXPECT_TRUE(cluster.schedules[1].advanceIfComplete());
-  // Node 2 restarts at phase 0 and learns the current phase from a reconnect.
+  cluster.finish(0, true);  // node 0 is done with phase 1, node 1 not yet
+
+  // Node 2 restarts: it connects to both, learns their phase, and starts there.
   RoundRobinSchedule restarted(2, 3, 8);
+  restarted.setNodeAlive(0, true);
+  restarted.setNodeAlive(1, true);
+  cluster.schedules[0].setNodeAlive(2, true);
+  cluster.schedules[1].setNodeAlive(2, true);
   restarted.onPeerPhase(cluster.schedules[0].phase());
+  restarted.onPeerPhase(cluster.schedules[1].phase());
+  restarted.onPeerPhaseDone(0, *cluster.schedules[0].localVote());  // resent when the link came up
+  restarted.start();
   EXPECT_EQ(restarted.phase(), 1u);
-  // Stale phase-done frames (from before the restart) are ignored.
-  restarted.onPeerPhaseDone(0, 0 | kPhaseBusyBit);
-  EXPECT_EQ(restarted.phase(), 1u);
+  EXPECT_FALSE(restarted.paused()) << "node 0 has started phase 1";
+  cluster.schedules[2] = std::move(restarted);
+  // The survivors finish phase 1 without the newcomer, which still takes part.
+  cluster.finish(1, true);
+  cluster.finish(2, true);
+  for (auto& schedule : cluster.schedules) EXPECT_TRUE(schedule.advanceIfComplete());
+  // From phase 3 on everyone waits for everyone.
+  for (int phase = 2; phase < 5; ++phase) {
+    for (auto& schedule : cluster.schedules) schedule.wake();
+    cluster.finish(0, true);
+    cluster.finish(1, true);
+    if (phase >= 3) {
+      EXPECT_FALSE(cluster.schedules[0].advanceIfComplete()) << "waits for node 2 at " << phase;
+    }
+    cluster.finish(2, true);
+    for (auto& schedule : cluster.schedules) EXPECT_TRUE(schedule.advanceIfComplete()) << phase;
+  }
 }
 
 }  // namespace
