@@ -153,12 +153,14 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     command->add_option("--messages-per-phase", netOptions.messagesPerPhase, "Round-robin messages per phase")
         ->capture_default_str();
-    command->add_option("--net-schedule", netOptions.schedule,
-                        "Network schedule of the point-to-point runs and the size sweep: round-robin or free")
+    command
+        ->add_option("--net-schedule", netOptions.schedule,
+                     "Network schedule of the point-to-point runs and the size sweep: round-robin or free")
         ->check(CLI::IsMember({"round-robin", "free"}))
         ->capture_default_str();
-    command->add_option("--message-bytes", netOptions.messageBytes,
-                        "Message size of the point-to-point runs and the schedule comparison")
+    command
+        ->add_option("--message-bytes", netOptions.messageBytes,
+                     "Message size of the point-to-point runs and the schedule comparison")
         ->capture_default_str();
     command->add_flag("--busy-poll", netOptions.busyPoll, "Poll RDMA completions instead of waiting for events");
     command->add_option("--bytes-per-node", netOptions.bytesPerNode, "Bytes each node sends per run")

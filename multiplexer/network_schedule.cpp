@@ -37,7 +37,9 @@ NodeId RoundRobinSchedule::target() const {
   return static_cast<NodeId>((self_ + step) % nodes_);
 }
 
-void RoundRobinSchedule::wake() { paused_ = false; }
+void RoundRobinSchedule::wake() {
+  paused_ = false;
+}
 
 uint64_t RoundRobinSchedule::finishLocalPart(bool stillBusy) {
   SHOAL_CHECK(started_ && !localDone_, "phase {} finished twice or before the start", phase_);
@@ -61,7 +63,9 @@ void RoundRobinSchedule::onPeerPhaseDone(NodeId peer, uint64_t value) {
   if (phase == phase_) paused_ = false;  // someone started this phase: take part
 }
 
-void RoundRobinSchedule::onPeerPhase(uint64_t phase) { highestPeerPhase_ = std::max(highestPeerPhase_, phase); }
+void RoundRobinSchedule::onPeerPhase(uint64_t phase) {
+  highestPeerPhase_ = std::max(highestPeerPhase_, phase);
+}
 
 bool RoundRobinSchedule::advanceIfComplete() {
   if (!started_ || !localDone_) return false;

@@ -96,7 +96,11 @@ bool TcpLink::flush() {
       iov[count].iov_base = base + it->offset;
       iov[count].iov_len = it->length - it->offset;
     }
-    ssize_t written = ::writev(fd_, iov, count);
+    msghdr message{};
+    message.msg_iov = iov;
+    message.msg_iovlen = static_cast<size_t>(count);
+    // MSG_NOSIGNAL: a peer that went away is an error to report, not a SIGPIPE.
+    ssize_t written = ::sendmsg(fd_, &message, MSG_NOSIGNAL);
     if (written < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
       if (errno == EINTR) continue;

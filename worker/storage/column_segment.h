@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "common/byte_reader.h"
+#include "common/numa_topology.h"
 #include "engine/types/string_heap.h"
 #include "engine/types/value.h"
 #include "engine/vector/vector.h"
-#include "common/numa_topology.h"
 
 namespace shoal::worker {
 

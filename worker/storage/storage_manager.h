@@ -7,9 +7,9 @@
 #include <mutex>
 #include <vector>
 
+#include "common/numa_topology.h"
 #include "engine/vector/chunk.h"
 #include "worker/storage/column_statistics.h"
-#include "common/numa_topology.h"
 #include "worker/storage/partition_store.h"
 #include "worker/storage/table_partition.h"
 
