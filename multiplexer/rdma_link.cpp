@@ -169,6 +169,11 @@ void RdmaLink::pollCompletions() {
   flushPending();
 }
 
+void RdmaLink::armAndPoll(bool busyPoll) {
+  if (!busyPoll) ibv_req_notify_cq(cq_, 0);
+  pollCompletions();
+}
+
 void RdmaLink::onSendCompleted(uint64_t sequence) {
   completedSequence_ = std::max(completedSequence_, sequence);
   while (!inFlight_.empty() && inFlight_.front().sequence <= sequence) {

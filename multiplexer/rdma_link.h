@@ -40,6 +40,8 @@ class RdmaLink final : public PeerLink {
 
   /// Drains the completion queue; called on a completion event or when busy polling.
   void pollCompletions();
+  /// Asks for a completion event (unless busy polling), then drains the queue.
+  void armAndPoll(bool busyPoll);
   void lose(const std::string& reason);
   rdma_cm_id* id() const { return id_; }
   ibv_cq* cq() const { return cq_; }

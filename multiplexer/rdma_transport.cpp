@@ -268,7 +268,7 @@ std::unique_ptr<RdmaLink> RdmaTransport::makeLink(rdma_cm_id* id, NodeId peer, u
   }
   auto link = std::make_unique<RdmaLink>(*this, id, cq, peer, peerWindow, sendDepth, *receivePool_);
   cq->cq_context = link.get();
-  if (!busyPoll_) ibv_req_notify_cq(cq, 0);
+  // The completion queue is armed only once the network thread owns the link (runPending).
   if (!link->postInitialReceives(receiveDepth, error)) return nullptr;
   return link;
 }
@@ -452,8 +452,13 @@ void RdmaTransport::runPending() {
       continue;
     }
     result.link->attach(*loop_, *events_);
-    links_[result.link->id()] = result.link.get();
+    RdmaLink* link = result.link.get();
+    rdma_cm_id* id = link->id();
+    links_[id] = link;
     events_->onLinkUp(std::move(result.link));
+    // Frames may have arrived since the connection came up, before anyone
+    // watched its completions: arm the queue, then take what is already there.
+    if (links_.count(id) != 0) link->armAndPoll(busyPoll_);
   }
 }
 
