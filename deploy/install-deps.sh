@@ -8,7 +8,7 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Debian packages named in DESIGN.md, plus the build tools.
 debian_packages=(
   build-essential cmake ninja-build ccache pkg-config clang-format
-  rdma-core libibverbs-dev librdmacm-dev ibverbs-utils libnuma-dev
+  rdma-core libibverbs-dev librdmacm-dev ibverbs-utils libnuma-dev libssl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   llvm-15-dev libpg-query-dev
   etcd-server etcd-client
