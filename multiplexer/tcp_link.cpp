@@ -104,7 +104,11 @@ bool TcpLink::flush() {
     if (written < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
       if (errno == EINTR) continue;
-      lose(std::string("send failed: ") + std::strerror(errno));
+      std::string reason = std::string("send failed: ") + std::strerror(errno);
+      // The peer may have said goodbye before it closed: read what it sent
+      // first, so that an orderly departure is not reported as a failure.
+      readAvailable();
+      lose(reason);
       return false;
     }
     size_t remaining = static_cast<size_t>(written);
