@@ -411,7 +411,13 @@ bool Multiplexer::anySendable() const {
   return false;
 }
 
-bool Multiplexer::allSendsDone() const {
+bool Multiplexer::allSendsDone() {
+  {
+    // A message submitted after this turn's drain (say, a producer's last
+    // broadcast just before it asked for shutdown) is not sent yet either.
+    std::lock_guard lock(submissionMutex_);
+    if (!submissions_.empty()) return false;
+  }
   for (const Peer& peer : peers_) {
     if (peer.link == nullptr) continue;
     if (!peer.sendQueue.empty() || peer.link->dataInFlight() > 0) return false;

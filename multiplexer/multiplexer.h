@@ -157,7 +157,7 @@ class Multiplexer final : private LinkEvents {
   void runTimers();
   /// Whether some connected peer has queued messages and credits to take them.
   bool anySendable() const;
-  bool allSendsDone() const;
+  bool allSendsDone();
   void sendControl(Peer& peer, FrameKind kind, uint64_t value);
   void markLost(Peer& peer, const std::string& reason);
   void failSendQueue(Peer& peer);

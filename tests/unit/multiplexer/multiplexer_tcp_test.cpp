@@ -368,6 +368,32 @@ TEST(Multiplexer, PeerThatRestartsIsReconnected) {
   first.shutdown();
 }
 
+// An orderly shutdown right after a send still delivers the message: the
+// shutdown drains what producers submitted, even in the same instant.
+TEST(Multiplexer, ShutdownRightAfterASendStillDeliversIt) {
+  for (int round = 0; round < 20; ++round) {
+    auto ports = testing::freePorts(2);
+    Multiplexer receiver(testing::nodeOptions(0, ports));
+    auto sender = std::make_unique<Multiplexer>(testing::nodeOptions(1, ports));
+    ASSERT_TRUE(receiver.start().isOk());
+    ASSERT_TRUE(sender->start().isOk());
+    ASSERT_TRUE(sender->waitForPeers(10s));
+    auto inbox = receiver.openExchange(4);
+    inbox->expectSendersOnly({1});
+    Message* message = sender->acquire(0, 1s);
+    message->setExchangeId(4);
+    fill(message, Stamp{1, 0, 4, 100});
+    message->setLast(true);
+    ASSERT_TRUE(sender->send(0, message).isOk());
+    sender->shutdown();
+    auto received = inbox->receive(0, 10s);
+    ASSERT_TRUE(received.status.isOk()) << "round " << round << ": " << received.status.toString();
+    ASSERT_NE(received.message, nullptr);
+    received.message->release();
+    receiver.shutdown();
+  }
+}
+
 bool hasRdmaDevice() {
   std::error_code error;
   return std::filesystem::exists("/sys/class/infiniband", error) &&
