@@ -342,11 +342,20 @@ void Multiplexer::networkThreadMain() {
     runTimers();
     if (stopRequested_.load() && !goodbyeSent && (allSendsDone() || Clock::now() >= drainDeadline_)) {
       for (Peer& peer : peers_) {
-        if (peer.link != nullptr) peer.link->sendControl(FrameKind::kGoodbye, 0);
+        if (peer.link == nullptr) continue;
+        peer.link->sendControl(FrameKind::kGoodbye, 0);
+        peer.link->finishSending();
       }
       goodbyeSent = true;
-      // Give the goodbye frames one loop turn to leave.
-      loop_.runOnce(10);
+      // Let the goodbyes leave and the peers close their ends (reading until
+      // then), so that our close does not reset a connection with unread data.
+      for (auto until = Clock::now() + std::chrono::milliseconds(200); Clock::now() < until;) {
+        bool anyOpen = false;
+        for (Peer& peer : peers_) anyOpen |= peer.link != nullptr;
+        if (!anyOpen) break;
+        loop_.runOnce(10);
+        closedLinks_.clear();
+      }
       break;
     }
     bool moreWork = wakePending_.load() || (anySendable() && !stopRequested_.load());
@@ -538,7 +547,7 @@ void Multiplexer::markLost(Peer& peer, const std::string& reason) {
     closedLinks_.push_back(std::move(peer.link));
   }
   std::string why = peer.saidGoodbye ? "it shut down" : reason;
-  if (peer.saidGoodbye) {
+  if (peer.saidGoodbye || stopRequested_.load()) {
     spdlog::info("multiplexer: node {} at {} left: {}", peer.id, options_.nodes[peer.id].toString(), why);
   } else {
     spdlog::warn("multiplexer: lost node {} at {}: {}", peer.id, options_.nodes[peer.id].toString(), why);

@@ -68,6 +68,11 @@ void TcpLink::sendData(Message* message) {
   if (!wantWrite_ && outgoing_.size() >= kMaxIovecs) flush();
 }
 
+void TcpLink::finishSending() {
+  finishAfterFlush_ = true;
+  if (!closed_ && !wantWrite_) flush();
+}
+
 void TcpLink::flushSends() {
   if (!closed_ && !wantWrite_) flush();
 }
@@ -129,6 +134,10 @@ bool TcpLink::flush() {
     }
     for (Message* message : completed) events_.onSendComplete(*this, message);
     if (closed_) return false;
+  }
+  if (finishAfterFlush_ && outgoing_.empty()) {
+    ::shutdown(fd_, SHUT_WR);
+    finishAfterFlush_ = false;
   }
   updateInterest();
   return true;

@@ -25,6 +25,7 @@ class TcpLink final : public PeerLink {
   size_t dataInFlight() const override { return dataInFlight_; }
   void returnReceiveBuffer(Message* message) override;
   void flushSends() override;
+  void finishSending() override;
   void close() override;
 
  private:
@@ -52,6 +53,7 @@ class TcpLink final : public PeerLink {
   uint32_t receiveNumaNode_;
   bool closed_ = false;
   bool wantWrite_ = false;
+  bool finishAfterFlush_ = false;
 
   std::deque<Outgoing> outgoing_;
   size_t dataInFlight_ = 0;

@@ -75,6 +75,10 @@ class PeerLink {
   virtual void sendData(Message* message) = 0;
   /// Starts sending what `sendData` queued.
   virtual void flushSends() {}
+  /// No more frames follow (after the goodbye): let the peer see the end of
+  /// the stream once everything queued is out, but keep reading, so that
+  /// closing later does not reset the connection and lose what we sent.
+  virtual void finishSending() {}
   /// Sends a small control frame, ahead of queued data where the transport can.
   virtual void sendControl(FrameKind kind, uint64_t value) = 0;
   /// Data messages handed over but not yet completed.

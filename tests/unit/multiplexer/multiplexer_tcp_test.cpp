@@ -339,6 +339,7 @@ TEST(Multiplexer, PeerThatRestartsIsReconnected) {
   auto second = std::make_unique<Multiplexer>(testing::nodeOptions(1, ports));
   ASSERT_TRUE(second->start().isOk());
   ASSERT_TRUE(first.waitForPeers(10s));
+  ASSERT_TRUE(second->waitForPeers(10s));  // both ends have the connection, so the goodbye goes out on it
   second->shutdown();
   second.reset();
   for (int i = 0; i < 100 && first.peerStatus(1).state != PeerState::kLost; ++i) std::this_thread::sleep_for(10ms);
