@@ -79,7 +79,11 @@ struct MultiplexerStats {
 /// files what arrives into per-exchange inboxes with one queue per NUMA node.
 ///
 /// Node i connects to every node below it and accepts from every node above
-/// it; a lost peer is reconnected by the connecting side. Every open exchange
+/// it; a lost peer is reconnected by the connecting side. The wire protocol
+/// is described in docs/multiplexer-protocol.md.
+///
+/// Consumers must release every message they hold (and drop their inboxes)
+/// before the multiplexer is destroyed: received messages live in its pools. Every open exchange
 /// that still waits for a lost peer fails within the loss detection time
 /// (immediately on a connection error, `peerTimeout` for a silent peer).
 class Multiplexer final : private LinkEvents {
