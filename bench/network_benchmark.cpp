@@ -369,9 +369,19 @@ int runNetBenchmark(const NetBenchmarkOptions& options, const std::string& execu
     children.push_back({pid, fdopen(pipeFds[0], "r")});
   }
   std::vector<nlohmann::json> lines;
+  size_t runCount = scenarios(options).size();
   for (Child& child : children) {
     char buffer[4096];
-    while (fgets(buffer, sizeof(buffer), child.output) != nullptr) lines.push_back(nlohmann::json::parse(buffer));
+    while (fgets(buffer, sizeof(buffer), child.output) != nullptr) {
+      lines.push_back(nlohmann::json::parse(buffer));
+      if (&child == &children.front()) {  // node 0's lines arrive as its runs end: show progress
+        const auto& line = lines.back();
+        std::cerr << fmt::format("bench net: run {}/{} {} ({} KB messages) done in {:.2f} s",
+                                 line["index"].get<size_t>() + 1, runCount, line["scenario"].get<std::string>(),
+                                 line["message_bytes"].get<uint64_t>() / 1024, line["seconds"].get<double>())
+                  << std::endl;
+      }
+    }
     fclose(child.output);
   }
   bool failed = false;
