@@ -1,4 +1,7 @@
+#include <netdb.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "multiplexer/transport.h"
@@ -15,6 +18,22 @@ std::optional<NodeAddress> NodeAddress::parse(std::string_view text) {
   std::string host(text.substr(0, colon));
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   return NodeAddress{host, static_cast<uint16_t>(port)};
+}
+
+bool resolveNodeAddress(const NodeAddress& address, sockaddr_storage* out, socklen_t* length, std::string* error) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* result = nullptr;
+  int rc = getaddrinfo(address.host.c_str(), std::to_string(address.port).c_str(), &hints, &result);
+  if (rc != 0 || result == nullptr) {
+    *error = "cannot resolve " + address.host + ": " + gai_strerror(rc);
+    return false;
+  }
+  std::memcpy(out, result->ai_addr, result->ai_addrlen);
+  *length = result->ai_addrlen;
+  freeaddrinfo(result);
+  return true;
 }
 
 }  // namespace shoal::multiplexer

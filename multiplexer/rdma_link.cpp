@@ -85,57 +85,51 @@ void RdmaLink::sendControl(FrameKind kind, uint64_t value) {
   if (!pendingControl_.empty() || !postControl(frame)) pendingControl_.push_back(frame);
 }
 
-bool RdmaLink::postData(Message* message) {
+RdmaLink::Posted RdmaLink::postSend(const std::byte* data, uint32_t bytes, uint32_t memoryKey, unsigned flags) {
   uint64_t outstanding = (nextSequence_ - 1) - completedSequence_;
-  if (outstanding >= sendDepth_) return false;
+  if (outstanding >= sendDepth_) return Posted::kQueueFull;
   ibv_sge sge{};
-  sge.addr = reinterpret_cast<uintptr_t>(message->frame());
-  sge.length = static_cast<uint32_t>(message->frameBytes());
-  sge.lkey = message->memoryKey();
+  sge.addr = reinterpret_cast<uintptr_t>(data);
+  sge.length = bytes;
+  sge.lkey = memoryKey;
   ibv_send_wr wr{};
-  uint64_t sequence = nextSequence_;
-  wr.wr_id = sequence | kSendTag;
+  wr.wr_id = nextSequence_ | kSendTag;
   wr.sg_list = &sge;
   wr.num_sge = 1;
   wr.opcode = IBV_WR_SEND;
-  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.send_flags = flags;
   ibv_send_wr* bad = nullptr;
   int rc = ibv_post_send(id_->qp, &wr, &bad);
   if (rc != 0) {
     lose(std::string("ibv_post_send: ") + std::strerror(rc));
-    return true;  // lose() released it with the rest
+    return Posted::kLinkLost;
   }
   ++nextSequence_;
-  inFlight_.push_back({sequence, message});
+  return Posted::kPosted;
+}
+
+bool RdmaLink::postData(Message* message) {
+  Posted posted =
+      postSend(message->frame(), static_cast<uint32_t>(message->frameBytes()), message->memoryKey(), IBV_SEND_SIGNALED);
+  if (posted == Posted::kQueueFull) return false;
+  if (posted == Posted::kPosted) {
+    inFlight_.push_back({nextSequence_ - 1, message});
+  } else if (events_ != nullptr) {
+    events_->onSendComplete(*this, message);  // the link is gone; the buffer is free again
+  } else {
+    message->release();
+  }
   return true;
 }
 
 bool RdmaLink::postControl(const std::array<std::byte, kFrameHeaderBytes>& frame) {
-  uint64_t outstanding = (nextSequence_ - 1) - completedSequence_;
-  if (outstanding >= sendDepth_) return false;
-  ibv_sge sge{};
-  sge.addr = reinterpret_cast<uintptr_t>(frame.data());
-  sge.length = kFrameHeaderBytes;
-  sge.lkey = 0;  // inline data needs no registration
-  ibv_send_wr wr{};
-  uint64_t sequence = nextSequence_;
-  wr.wr_id = sequence | kSendTag;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.opcode = IBV_WR_SEND;
-  wr.send_flags = IBV_SEND_INLINE;
   // Signal now and then (and when the queue fills) so that unsignaled sends are reclaimed.
-  if (++unsignaledControl_ >= kSignalEveryControl || outstanding + 1 >= sendDepth_ / 2) {
-    wr.send_flags |= IBV_SEND_SIGNALED;
-    unsignaledControl_ = 0;
-  }
-  ibv_send_wr* bad = nullptr;
-  int rc = ibv_post_send(id_->qp, &wr, &bad);
-  if (rc != 0) {
-    lose(std::string("ibv_post_send (control): ") + std::strerror(rc));
-    return true;
-  }
-  ++nextSequence_;
+  uint64_t outstanding = (nextSequence_ - 1) - completedSequence_;
+  bool signal = unsignaledControl_ + 1 >= kSignalEveryControl || outstanding + 1 >= sendDepth_ / 2;
+  // Inline data is copied at post time and needs no registered memory.
+  Posted posted = postSend(frame.data(), kFrameHeaderBytes, 0, IBV_SEND_INLINE | (signal ? IBV_SEND_SIGNALED : 0));
+  if (posted == Posted::kQueueFull) return false;
+  unsignaledControl_ = signal ? 0 : unsignaledControl_ + 1;
   return true;
 }
 

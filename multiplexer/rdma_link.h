@@ -52,6 +52,9 @@ class RdmaLink final : public PeerLink {
     Message* message;
   };
 
+  enum class Posted { kPosted, kQueueFull, kLinkLost };
+  /// Posts one send work request (ids are sequence numbers); a device error loses the link.
+  Posted postSend(const std::byte* data, uint32_t bytes, uint32_t memoryKey, unsigned flags);
   bool postReceive(Message* message, std::string* error);
   bool postData(Message* message);
   bool postControl(const std::array<std::byte, kFrameHeaderBytes>& frame);

@@ -3,10 +3,8 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
-#include <netdb.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -35,21 +33,6 @@ struct AcceptReply {
 
 std::string errnoText() {
   return std::strerror(errno);
-}
-
-bool resolveAddress(const NodeAddress& address, sockaddr_storage* out, std::string* error) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* result = nullptr;
-  int rc = getaddrinfo(address.host.c_str(), std::to_string(address.port).c_str(), &hints, &result);
-  if (rc != 0 || result == nullptr) {
-    *error = "cannot resolve " + address.host + ": " + gai_strerror(rc);
-    return false;
-  }
-  std::memcpy(out, result->ai_addr, result->ai_addrlen);
-  freeaddrinfo(result);
-  return true;
 }
 
 /// Waits for the next rdma_cm event on `channel` and checks its type.
@@ -105,7 +88,8 @@ std::unique_ptr<RdmaTransport> RdmaTransport::create(LinkIdentity identity, bool
   }
   const NodeAddress& self = identity.nodes[identity.self];
   sockaddr_storage address{};
-  if (!resolveAddress(self, &address, whyNot)) return nullptr;
+  socklen_t length = 0;
+  if (!resolveNodeAddress(self, &address, &length, whyNot)) return nullptr;
   rdma_event_channel* channel = rdma_create_event_channel();
   if (channel == nullptr) {
     *whyNot = "rdma_create_event_channel: " + errnoText();
@@ -163,7 +147,8 @@ RdmaTransport::~RdmaTransport() {
 
 bool RdmaTransport::canReach(NodeId peer, std::string* whyNot) {
   sockaddr_storage address{};
-  if (!resolveAddress(identity_.nodes[peer], &address, whyNot)) return false;
+  socklen_t length = 0;
+  if (!resolveNodeAddress(identity_.nodes[peer], &address, &length, whyNot)) return false;
   rdma_event_channel* channel = rdma_create_event_channel();
   if (channel == nullptr) {
     *whyNot = "rdma_create_event_channel: " + errnoText();
@@ -212,35 +197,33 @@ Status RdmaTransport::start(EventLoop& loop, LinkEvents& events, MessagePool& re
   setNonBlocking(completions_->fd);
   loop.add(completions_->fd, EPOLLIN, [this](uint32_t) { onCompletionEvent(); });
   loop.add(linkChannel_->fd, EPOLLIN, [this](uint32_t) { onConnectionEvent(); });
-  agentWakeFd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  connectionThread_ = std::thread([this] { connectionThreadMain(); });
+  connectionThread_.start(
+      listenChannel_->fd, [this] { handleListenEvent(); },
+      [this](NodeId peer) {
+        Established result = connectTo(peer);
+        {
+          std::lock_guard lock(mutex_);
+          established_.push_back(std::move(result));
+        }
+        loop_->wake();
+      });
   return Status::ok();
 }
 
 void RdmaTransport::stop() {
-  if (stopping_.exchange(true)) return;
-  if (connectionThread_.joinable()) {
-    uint64_t one = 1;
-    [[maybe_unused]] ssize_t written = write(agentWakeFd_, &one, sizeof(one));
-    connectionThread_.join();
-  }
+  if (stopped_) return;
+  stopped_ = true;
+  connectionThread_.stop();
   if (loop_ != nullptr) {
     loop_->remove(completions_->fd);
     if (linkChannel_ != nullptr) loop_->remove(linkChannel_->fd);
   }
   accepting_.clear();
   established_.clear();
-  if (agentWakeFd_ >= 0) ::close(agentWakeFd_);
-  agentWakeFd_ = -1;
 }
 
 void RdmaTransport::connect(NodeId peer) {
-  {
-    std::lock_guard lock(mutex_);
-    connectRequests_.push_back(peer);
-  }
-  uint64_t one = 1;
-  [[maybe_unused]] ssize_t written = write(agentWakeFd_, &one, sizeof(one));
+  connectionThread_.requestConnect(peer);
 }
 
 std::unique_ptr<RdmaLink> RdmaTransport::makeLink(rdma_cm_id* id, NodeId peer, uint32_t peerWindow,
@@ -273,40 +256,13 @@ std::unique_ptr<RdmaLink> RdmaTransport::makeLink(rdma_cm_id* id, NodeId peer, u
   return link;
 }
 
-void RdmaTransport::connectionThreadMain() {
-  while (!stopping_.load()) {
-    pollfd fds[2] = {{listenChannel_->fd, POLLIN, 0}, {agentWakeFd_, POLLIN, 0}};
-    if (::poll(fds, 2, 500) < 0 && errno != EINTR) break;
-    if ((fds[1].revents & POLLIN) != 0) {
-      uint64_t count;
-      [[maybe_unused]] ssize_t got = read(agentWakeFd_, &count, sizeof(count));
-    }
-    if (stopping_.load()) break;
-    if ((fds[0].revents & POLLIN) != 0) handleListenEvent();
-    while (true) {
-      NodeId peer;
-      {
-        std::lock_guard lock(mutex_);
-        if (connectRequests_.empty()) break;
-        peer = connectRequests_.front();
-        connectRequests_.pop_front();
-      }
-      Established result = connectTo(peer);
-      {
-        std::lock_guard lock(mutex_);
-        established_.push_back(std::move(result));
-      }
-      loop_->wake();
-    }
-  }
-}
-
 RdmaTransport::Established RdmaTransport::connectTo(NodeId peer) {
   Established result;
   result.peer = peer;
   const NodeAddress& target = identity_.nodes[peer];
   sockaddr_storage address{};
-  if (!resolveAddress(target, &address, &result.error)) return result;
+  socklen_t length = 0;
+  if (!resolveNodeAddress(target, &address, &length, &result.error)) return result;
   rdma_event_channel* channel = rdma_create_event_channel();
   rdma_cm_id* id = nullptr;
   if (channel == nullptr || rdma_create_id(channel, &id, nullptr, RDMA_PS_TCP) != 0) {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "multiplexer/connection_thread.h"
 #include "multiplexer/message_pool.h"
 #include "multiplexer/transport.h"
 
@@ -64,7 +65,6 @@ class RdmaTransport final : public Transport {
 
   RdmaTransport(LinkIdentity identity, bool busyPoll, rdma_event_channel* listenChannel, rdma_cm_id* listenId,
                 ibv_pd* pd, ibv_comp_channel* completions);
-  void connectionThreadMain();
   void handleListenEvent();
   Established connectTo(NodeId peer);
   std::unique_ptr<RdmaLink> makeLink(rdma_cm_id* id, NodeId peer, uint32_t peerWindow, std::string* error);
@@ -84,12 +84,10 @@ class RdmaTransport final : public Transport {
   EventLoop* loop_ = nullptr;
   LinkEvents* events_ = nullptr;
   MessagePool* receivePool_ = nullptr;
-  int agentWakeFd_ = -1;
-  std::thread connectionThread_;
-  std::atomic<bool> stopping_{false};
+  ConnectionThread connectionThread_;
+  bool stopped_ = false;
   std::mutex mutex_;
-  std::deque<NodeId> connectRequests_;
-  std::vector<Established> established_;
+  std::vector<Established> established_;  // connections done, for the network thread
   /// Accepted connections waiting for rdma_cm's ESTABLISHED event (connection thread only).
   std::unordered_map<rdma_cm_id*, std::unique_ptr<RdmaLink>> accepting_;
   /// Live links by connection id (network thread only), for rdma_cm events.

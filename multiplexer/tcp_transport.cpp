@@ -6,7 +6,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,22 +24,6 @@ constexpr int kSocketBufferBytes = 4 * 1024 * 1024;
 
 std::string errnoText() {
   return std::strerror(errno);
-}
-
-bool resolve(const NodeAddress& address, sockaddr_storage* out, socklen_t* length, std::string* error) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* result = nullptr;
-  int rc = getaddrinfo(address.host.c_str(), std::to_string(address.port).c_str(), &hints, &result);
-  if (rc != 0 || result == nullptr) {
-    *error = std::string("cannot resolve ") + address.host + ": " + gai_strerror(rc);
-    return false;
-  }
-  std::memcpy(out, result->ai_addr, result->ai_addrlen);
-  *length = result->ai_addrlen;
-  freeaddrinfo(result);
-  return true;
 }
 
 void setTimeouts(int fd, int milliseconds) {
@@ -115,7 +98,7 @@ Status TcpTransport::start(EventLoop& loop, LinkEvents& events, MessagePool& rec
   sockaddr_storage address{};
   socklen_t length = 0;
   std::string error;
-  if (!resolve(self, &address, &length, &error)) return Status(SqlState::kConnectionFailure, error);
+  if (!resolveNodeAddress(self, &address, &length, &error)) return Status(SqlState::kConnectionFailure, error);
   listenFd_ = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   int one = 1;
   setsockopt(listenFd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -129,21 +112,15 @@ Status TcpTransport::start(EventLoop& loop, LinkEvents& events, MessagePool& rec
     listenFd_ = -1;
     return Status(SqlState::kConnectionFailure, message);
   }
-  agentWakeFd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  connectionThread_ = std::thread([this] { connectionThreadMain(); });
+  connectionThread_.start(
+      listenFd_, [this] { acceptOne(); }, [this](NodeId peer) { finish(connectTo(peer)); });
   return Status::ok();
 }
 
 void TcpTransport::stop() {
-  if (stopping_.exchange(true)) return;
-  if (connectionThread_.joinable()) {
-    uint64_t one = 1;
-    [[maybe_unused]] ssize_t written = write(agentWakeFd_, &one, sizeof(one));
-    connectionThread_.join();
-  }
+  connectionThread_.stop();
   if (listenFd_ >= 0) ::close(listenFd_);
-  if (agentWakeFd_ >= 0) ::close(agentWakeFd_);
-  listenFd_ = agentWakeFd_ = -1;
+  listenFd_ = -1;
   for (Handshaken& done : finished_) {
     if (done.fd >= 0) ::close(done.fd);
   }
@@ -151,35 +128,7 @@ void TcpTransport::stop() {
 }
 
 void TcpTransport::connect(NodeId peer) {
-  {
-    std::lock_guard lock(mutex_);
-    connectRequests_.push_back(peer);
-  }
-  uint64_t one = 1;
-  [[maybe_unused]] ssize_t written = write(agentWakeFd_, &one, sizeof(one));
-}
-
-void TcpTransport::connectionThreadMain() {
-  while (!stopping_.load()) {
-    pollfd fds[2] = {{listenFd_, POLLIN, 0}, {agentWakeFd_, POLLIN, 0}};
-    if (::poll(fds, 2, 500) < 0 && errno != EINTR) break;
-    if ((fds[1].revents & POLLIN) != 0) {
-      uint64_t count;
-      [[maybe_unused]] ssize_t got = read(agentWakeFd_, &count, sizeof(count));
-    }
-    if (stopping_.load()) break;
-    if ((fds[0].revents & POLLIN) != 0) acceptOne();
-    while (true) {
-      NodeId peer;
-      {
-        std::lock_guard lock(mutex_);
-        if (connectRequests_.empty()) break;
-        peer = connectRequests_.front();
-        connectRequests_.pop_front();
-      }
-      finish(connectTo(peer));
-    }
-  }
+  connectionThread_.requestConnect(peer);
 }
 
 void TcpTransport::finish(Handshaken result) {
@@ -236,7 +185,7 @@ TcpTransport::Handshaken TcpTransport::connectTo(NodeId peer) {
   const NodeAddress& target = identity_.nodes[peer];
   sockaddr_storage address{};
   socklen_t length = 0;
-  if (!resolve(target, &address, &length, &result.error)) return result;
+  if (!resolveNodeAddress(target, &address, &length, &result.error)) return result;
   int fd = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   int bytes = kSocketBufferBytes;
   setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "multiplexer/connection_thread.h"
 #include "multiplexer/transport.h"
 
 namespace shoal::multiplexer {
@@ -17,8 +18,7 @@ namespace shoal::multiplexer {
 /// credit scheme as on RDMA (the multiplexer counts credits; the link only
 /// moves frames).
 ///
-/// Handshakes use blocking sockets with timeouts on a separate connection
-/// thread, so a slow or hostile connection never stalls the network thread.
+/// Handshakes use blocking sockets with timeouts on the connection thread.
 class TcpTransport final : public Transport {
  public:
   explicit TcpTransport(LinkIdentity identity);
@@ -38,7 +38,6 @@ class TcpTransport final : public Transport {
     std::string error;  // set when a connect attempt failed
   };
 
-  void connectionThreadMain();
   void acceptOne();
   Handshaken connectTo(NodeId peer);
   void finish(Handshaken result);
@@ -48,12 +47,9 @@ class TcpTransport final : public Transport {
   LinkEvents* events_ = nullptr;
   MessagePool* receivePool_ = nullptr;
   int listenFd_ = -1;
-  int agentWakeFd_ = -1;
-  std::thread connectionThread_;
-  std::atomic<bool> stopping_{false};
+  ConnectionThread connectionThread_;
   std::mutex mutex_;
-  std::deque<NodeId> connectRequests_;
-  std::vector<Handshaken> finished_;
+  std::vector<Handshaken> finished_;  // handshakes done, for the network thread
 };
 
 /// Sets a connected socket up for the data path: non-blocking, TCP_NODELAY and

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/socket.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -34,6 +36,9 @@ struct LinkIdentity {
   uint32_t receiveWindow = 16;
   uint32_t messageBytes = 512 * 1024;
 };
+
+/// Resolves a node's address for a socket or rdma_cm; false (with `error`) when it cannot.
+bool resolveNodeAddress(const NodeAddress& address, sockaddr_storage* out, socklen_t* length, std::string* error);
 
 class PeerLink;
 
