@@ -8,8 +8,7 @@
 
 namespace shoal::multiplexer {
 
-void ConnectionThread::start(int listenFd, std::function<void()> onListenReady,
-                             std::function<void(NodeId)> connectTo) {
+void ConnectionThread::start(int listenFd, std::function<void()> onListenReady, std::function<void(NodeId)> connectTo) {
   listenFd_ = listenFd;
   onListenReady_ = std::move(onListenReady);
   connectTo_ = std::move(connectTo);
