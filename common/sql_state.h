@@ -19,8 +19,10 @@ struct SqlState {
   static constexpr std::string_view kNumericValueOutOfRange = "22003";
   static constexpr std::string_view kInvalidDatetimeFormat = "22007";
   static constexpr std::string_view kDatetimeFieldOverflow = "22008";
+  static constexpr std::string_view kSubstringError = "22011";
   static constexpr std::string_view kDivisionByZero = "22012";
   static constexpr std::string_view kInvalidParameterValue = "22023";
+  static constexpr std::string_view kInvalidEscapeSequence = "22025";
   static constexpr std::string_view kInvalidTextRepresentation = "22P02";
   static constexpr std::string_view kInvalidBinaryRepresentation = "22P03";
   static constexpr std::string_view kStringDataRightTruncation = "22001";

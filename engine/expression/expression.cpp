@@ -1,6 +1,20 @@
 #include "engine/expression/expression.h"
 
 namespace shoal::engine {
+namespace {
+
+std::string_view extractField(ScalarFunction function) {
+  switch (function) {
+    case ScalarFunction::kExtractYear:
+      return "YEAR";
+    case ScalarFunction::kExtractMonth:
+      return "MONTH";
+    default:
+      return "DAY";
+  }
+}
+
+}  // namespace
 
 std::string ConstantExpression::toString() const {
   if (value_.isNull()) {
@@ -14,6 +28,24 @@ std::string ConstantExpression::toString() const {
 }
 
 std::string FunctionExpression::toString() const {
+  switch (function_) {
+    case ScalarFunction::kCase: {
+      std::string text = "CASE";
+      for (size_t i = 0; i + 1 < arguments_.size(); i += 2) {
+        text += " WHEN " + arguments_[i]->toString() + " THEN " + arguments_[i + 1]->toString();
+      }
+      return text + " ELSE " + (arguments_.empty() ? "NULL" : arguments_.back()->toString()) + " END";
+    }
+    case ScalarFunction::kExtractYear:
+    case ScalarFunction::kExtractMonth:
+    case ScalarFunction::kExtractDay:
+      if (arguments_.size() == 1) {
+        return "EXTRACT(" + std::string(extractField(function_)) + " FROM " + arguments_[0]->toString() + ")";
+      }
+      break;
+    default:
+      break;
+  }
   std::string name(scalarFunctionName(function_));
   if (!isOperator(function_)) {
     std::string text = name + "(";

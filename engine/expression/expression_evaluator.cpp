@@ -1,11 +1,15 @@
 #include "engine/expression/expression_evaluator.h"
 
+#include <algorithm>
+
 #include "engine/expression/arithmetic.h"
 #include "engine/expression/cast.h"
 #include "engine/expression/comparison.h"
+#include "engine/expression/conditional.h"
+#include "engine/expression/date_functions.h"
+#include "engine/expression/like_matcher.h"
 #include "engine/expression/string_functions.h"
 #include "engine/expression/vector_loops.h"
-#include "engine/types/date.h"
 #include "engine/types/text_format.h"
 
 namespace shoal::engine {
@@ -44,25 +48,23 @@ Vector evaluateNullTest(bool wantNull, const Vector& input) {
   return out;
 }
 
-Vector evaluateDateArithmetic(ScalarFunction function, const Vector& left, const Vector& right) {
-  // PostgreSQL's date range: 4713-11-24 BC to 5874897-12-31 AD.
-  constexpr int64_t kMinDays = engine::daysFromCivil({-4712, 11, 24});
-  constexpr int64_t kMaxDays = engine::daysFromCivil({5874897, 12, 31});
-  if (function == ScalarFunction::kDateDifference) {
-    Vector out(LogicalType::integer(), left.size());
-    binaryLoop<int32_t, int32_t, int32_t>(left, right, out, [](int32_t a, int32_t b) { return a - b; });
-    return out;
-  }
-  Vector out(LogicalType::date(), left.size());
-  int sign = function == ScalarFunction::kDateAddDays ? 1 : -1;
-  binaryLoop<int32_t, int32_t, int32_t>(left, right, out, [&](int32_t days, int32_t delta) {
-    int64_t result = int64_t{days} + sign * int64_t{delta};
-    if (result > kMaxDays || result < kMinDays) {
-      SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range");
+/// True when `expression` has one value for every row of any chunk: it reads no column.
+bool isRowIndependent(const Expression& expression) {
+  switch (expression.kind()) {
+    case ExpressionKind::kConstant:
+    case ExpressionKind::kParameter:
+      return true;
+    case ExpressionKind::kColumnRef:
+      return false;
+    case ExpressionKind::kCast:
+      return isRowIndependent(static_cast<const CastExpression&>(expression).child());
+    case ExpressionKind::kFunction: {
+      const auto& arguments = static_cast<const FunctionExpression&>(expression).arguments();
+      return std::all_of(arguments.begin(), arguments.end(),
+                         [](const ExpressionPtr& argument) { return isRowIndependent(*argument); });
     }
-    return static_cast<int32_t>(result);
-  });
-  return out;
+  }
+  return false;
 }
 
 }  // namespace
@@ -134,6 +136,15 @@ Vector ExpressionEvaluator::evaluate(const Expression& expression, const Chunk& 
 }
 
 Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function, const Chunk& input) const {
+  // Lazy functions evaluate their arguments themselves, each on the rows that need it.
+  switch (function.function()) {
+    case ScalarFunction::kCase:
+      return evaluateCase(*this, function, input);
+    case ScalarFunction::kCoalesce:
+      return evaluateCoalesce(*this, function, input);
+    default:
+      break;
+  }
   // Column arguments are read in place; only computed arguments get vectors of their own.
   const auto& arguments = function.arguments();
   std::vector<Vector> computed;
@@ -185,6 +196,21 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kDateSubtractDays:
     case ScalarFunction::kDateDifference:
       return evaluateDateArithmetic(function.function(), value(0), value(1));
+    case ScalarFunction::kLike:
+    case ScalarFunction::kNotLike:
+      return evaluateLike(function.function() == ScalarFunction::kNotLike, value(0), value(1),
+                          isRowIndependent(*arguments[1]));
+    case ScalarFunction::kCase:
+    case ScalarFunction::kCoalesce:
+      break;  // evaluated lazily above
+    case ScalarFunction::kExtractYear:
+    case ScalarFunction::kExtractMonth:
+    case ScalarFunction::kExtractDay:
+      return evaluateExtract(function.function(), value(0));
+    case ScalarFunction::kSubstring:
+      return evaluateSubstring(value(0), value(1), arguments.size() > 2 ? &value(2) : nullptr);
+    case ScalarFunction::kDateAddMonths:
+      return evaluateDateAddMonths(value(0), value(1));
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

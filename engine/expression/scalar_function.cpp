@@ -48,6 +48,22 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "upper";
     case ScalarFunction::kCharLength:
       return "char_length";
+    case ScalarFunction::kLike:
+      return "LIKE";
+    case ScalarFunction::kNotLike:
+      return "NOT LIKE";
+    case ScalarFunction::kCase:
+      return "CASE";
+    case ScalarFunction::kCoalesce:
+      return "coalesce";
+    case ScalarFunction::kExtractYear:
+    case ScalarFunction::kExtractMonth:
+    case ScalarFunction::kExtractDay:
+      return "EXTRACT";
+    case ScalarFunction::kSubstring:
+      return "substring";
+    case ScalarFunction::kDateAddMonths:
+      return "date_add_months";
   }
   return "?";
 }
@@ -57,6 +73,13 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kLower:
     case ScalarFunction::kUpper:
     case ScalarFunction::kCharLength:
+    case ScalarFunction::kCase:
+    case ScalarFunction::kCoalesce:
+    case ScalarFunction::kExtractYear:
+    case ScalarFunction::kExtractMonth:
+    case ScalarFunction::kExtractDay:
+    case ScalarFunction::kSubstring:
+    case ScalarFunction::kDateAddMonths:
       return false;
     default:
       return true;

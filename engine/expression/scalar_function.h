@@ -37,10 +37,26 @@ enum class ScalarFunction {
   kDateAddDays,
   kDateSubtractDays,
   kDateDifference,
+  // Pattern matching: (string, pattern) -> BOOLEAN, PostgreSQL's LIKE (see like_matcher.h).
+  kLike,
+  kNotLike,
+  // Conditionals, lazy: a branch runs only on the rows that take it (see conditional.h).
+  // CASE's arguments are [cond1, value1, ..., condN, valueN, else]; values are of the result type.
+  kCase,
+  // coalesce(a, b, ...): the first non-NULL argument, all of the result type.
+  kCoalesce,
+  // EXTRACT(field FROM date) -> BIGINT.
+  kExtractYear,
+  kExtractMonth,
+  kExtractDay,
+  // substring(string, start [, length]) -> TEXT, 1-based character positions.
+  kSubstring,
+  // date + n months -> DATE, the day clamped to the end of the target month.
+  kDateAddMonths,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kDateDifference;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kDateAddMonths;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

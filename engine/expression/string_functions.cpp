@@ -1,10 +1,39 @@
 #include "engine/expression/string_functions.h"
 
+#include <algorithm>
 #include <cctype>
+#include <optional>
 
+#include "common/status.h"
 #include "engine/expression/vector_loops.h"
+#include "engine/types/utf8.h"
 
 namespace shoal::engine {
+namespace {
+
+/// Returns the byte offset just past the first `characters` characters of `text` (its size when it has fewer).
+size_t skipCharacters(std::string_view text, size_t offset, int64_t characters) {
+  for (; characters > 0 && offset < text.size(); --characters) {
+    offset = utf8NextCharacter(text, offset);
+  }
+  return offset;
+}
+
+/// PostgreSQL's text_substr: characters [start, start + length) of `text`, clipped to the text.
+std::string_view substring(std::string_view text, int64_t start, std::optional<int64_t> length) {
+  if (length.has_value() && *length < 0) {
+    SHOAL_USER_FAIL(SqlState::kSubstringError, "negative substring length not allowed");
+  }
+  // Positions before the first character still use up the length: the end stays at start + length.
+  int64_t first = std::max<int64_t>(start, 1);
+  size_t begin = skipCharacters(text, 0, first - 1);
+  if (!length.has_value()) return text.substr(begin);
+  int64_t count = start + *length - first;
+  if (count <= 0) return {};
+  return text.substr(begin, skipCharacters(text, begin, count) - begin);
+}
+
+}  // namespace
 
 Vector evaluateConcat(const Vector& left, const Vector& right) {
   SHOAL_CHECK_EQ(left.size(), right.size());
@@ -27,13 +56,7 @@ Vector evaluateStringFunction(ScalarFunction function, const Vector& input) {
   const StringRef* strings = input.data<StringRef>();
   if (function == ScalarFunction::kCharLength) {
     Vector out(LogicalType::integer(), input.size());
-    unaryLoop<StringRef, int32_t>(input, out, [](const StringRef& text) {
-      int32_t characters = 0;
-      for (char c : text.view()) {
-        characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-      }
-      return characters;
-    });
+    unaryLoop<StringRef, int32_t>(input, out, [](const StringRef& text) { return utf8CharacterCount(text.view()); });
     return out;
   }
   SHOAL_CHECK(function == ScalarFunction::kLower || function == ScalarFunction::kUpper, "string function {}",
@@ -49,6 +72,23 @@ Vector evaluateStringFunction(ScalarFunction function, const Vector& input) {
                                                                : std::toupper(static_cast<unsigned char>(c)));
     }
     out.setString(row, converted);
+  }
+  return out;
+}
+
+Vector evaluateSubstring(const Vector& text, const Vector& start, const Vector* length) {
+  Vector out(LogicalType::text(), text.size());
+  out.validity() = text.validity();
+  out.validity().intersect(start.validity());
+  if (length != nullptr) out.validity().intersect(length->validity());
+  const StringRef* strings = text.data<StringRef>();
+  const int32_t* starts = start.data<int32_t>();
+  const int32_t* lengths = length != nullptr ? length->data<int32_t>() : nullptr;
+  for (size_t row = 0; row < text.size(); ++row) {
+    if (out.isNull(row)) continue;
+    std::optional<int64_t> count;
+    if (lengths != nullptr) count = lengths[row];
+    out.setString(row, substring(strings[row].view(), starts[row], count));
   }
   return out;
 }

@@ -11,4 +11,10 @@ Vector evaluateConcat(const Vector& left, const Vector& right);
 /// lower, upper (ASCII letters; other bytes pass through) and char_length (UTF-8 characters).
 Vector evaluateStringFunction(ScalarFunction function, const Vector& input);
 
+/// substring(text, start [, length]) as TEXT, PostgreSQL's semantics: positions count
+/// UTF-8 characters from 1, a start before 1 shortens the length by the difference
+/// (substring('hello', 0, 3) is 'he'), and a negative length fails with 22011.
+/// `length` is null for the two-argument form, which takes the rest of the string.
+Vector evaluateSubstring(const Vector& text, const Vector& start, const Vector* length);
+
 }  // namespace shoal::engine

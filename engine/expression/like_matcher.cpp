@@ -1,0 +1,204 @@
+#include "engine/expression/like_matcher.h"
+
+#include <cstring>
+
+#include "common/status.h"
+#include "engine/types/utf8.h"
+
+namespace shoal::engine {
+namespace {
+
+constexpr char kAnySequence = '%';
+constexpr char kAnyCharacter = '_';
+constexpr char kEscape = '\\';
+
+[[noreturn]] void failTrailingEscape() {
+  SHOAL_USER_FAIL(SqlState::kInvalidEscapeSequence, "LIKE pattern must not end with escape character");
+}
+
+/// Returns the offset of the first occurrence of `needle` in `haystack`, or npos.
+size_t find(std::string_view haystack, std::string_view needle) {
+  // libstdc++ scans for the first byte with memchr, then compares: on column values (tens of
+  // bytes) that measured faster than glibc's memmem and a Boyer-Moore-Horspool searcher, whose
+  // setup costs more than the scan.
+  return haystack.find(needle);
+}
+
+/// Returns `text` padded with spaces to `length` characters, in `buffer` when padding is needed.
+std::string_view padCharacter(std::string_view text, uint32_t length, std::string& buffer) {
+  size_t characters = utf8CharacterCount(text);
+  if (characters >= length) return text;
+  buffer.assign(text);
+  buffer.append(length - characters, ' ');
+  return buffer;
+}
+
+/// Returns the first offset at or after `from` where the pattern from `p` (just past a '%')
+/// can start to match: the next occurrence of its first byte when that is a literal.
+size_t nextCandidate(std::string_view text, size_t from, std::string_view pattern, size_t p) {
+  if (p >= pattern.size() || from >= text.size()) return from;
+  char first = pattern[p];
+  if (first == kAnySequence || first == kAnyCharacter) return from;
+  if (first == kEscape) {
+    // A trailing escape must still reach the matcher to fail there.
+    if (p + 1 == pattern.size()) return from;
+    first = pattern[p + 1];
+  }
+  // A continuation byte also occurs inside characters, where no match may start.
+  if ((static_cast<unsigned char>(first) & 0xC0) == 0x80) return from;
+  const void* found = std::memchr(text.data() + from, first, text.size() - from);
+  return found == nullptr ? text.size() : static_cast<size_t>(static_cast<const char*>(found) - text.data());
+}
+
+}  // namespace
+
+bool likeMatches(std::string_view text, std::string_view pattern) {
+  // Matches literal runs left to right; on a mismatch, retries from the last '%' one
+  // character further into the text. Remembering only the last '%' is enough: the
+  // literal segments between '%'s match at their leftmost place without loss, because
+  // a segment's match is as many characters long wherever it starts. No recursion, so
+  // a hostile pattern costs O(text × pattern) time and no stack.
+  size_t t = 0;
+  size_t p = 0;
+  // Where to resume after a mismatch: just past the last '%', and the text offset it was tried at.
+  size_t retryPattern = std::string_view::npos;
+  size_t retryText = 0;
+  while (t < text.size()) {
+    if (p < pattern.size()) {
+      char token = pattern[p];
+      if (token == kAnySequence) {
+        retryPattern = ++p;
+        retryText = nextCandidate(text, t, pattern, p);
+        t = retryText;
+        continue;
+      }
+      if (token == kAnyCharacter) {
+        t = utf8NextCharacter(text, t);
+        ++p;
+        continue;
+      }
+      size_t width = 1;
+      if (token == kEscape) {
+        if (p + 1 == pattern.size()) failTrailingEscape();
+        token = pattern[p + 1];
+        width = 2;
+      }
+      if (token == text[t]) {
+        ++t;
+        p += width;
+        continue;
+      }
+    }
+    if (retryPattern == std::string_view::npos) return false;
+    p = retryPattern;
+    retryText = nextCandidate(text, utf8NextCharacter(text, retryText), pattern, p);
+    t = retryText;
+  }
+  while (p < pattern.size() && pattern[p] == kAnySequence) ++p;
+  return p == pattern.size();
+}
+
+LikeMatcher::LikeMatcher(std::string_view pattern) {
+  std::vector<std::string> segments(1);
+  for (size_t p = 0; p < pattern.size(); ++p) {
+    char c = pattern[p];
+    if (c == kAnyCharacter || (c == kEscape && p + 1 == pattern.size())) {
+      strategy_ = Strategy::kGeneral;
+      pattern_ = pattern;
+      return;
+    }
+    if (c == kAnySequence) {
+      segments.emplace_back();
+    } else {
+      segments.back() += c == kEscape ? pattern[++p] : c;
+    }
+  }
+  prefix_ = std::move(segments.front());
+  if (segments.size() == 1) {
+    strategy_ = Strategy::kExact;
+    return;
+  }
+  suffix_ = std::move(segments.back());
+  for (size_t i = 1; i + 1 < segments.size(); ++i) {
+    if (!segments[i].empty()) middles_.push_back(std::move(segments[i]));
+  }
+  if (middles_.empty() && suffix_.empty()) {
+    strategy_ = Strategy::kPrefix;
+  } else if (middles_.empty() && prefix_.empty()) {
+    strategy_ = Strategy::kSuffix;
+  } else if (middles_.size() == 1 && prefix_.empty() && suffix_.empty()) {
+    strategy_ = Strategy::kContains;
+  } else {
+    strategy_ = Strategy::kSequence;
+  }
+}
+
+bool LikeMatcher::matches(std::string_view text) const {
+  switch (strategy_) {
+    case Strategy::kExact:
+      return text == prefix_;
+    case Strategy::kPrefix:
+      return text.starts_with(prefix_);
+    case Strategy::kSuffix:
+      return text.ends_with(suffix_);
+    case Strategy::kContains:
+      return find(text, middles_.front()) != std::string_view::npos;
+    case Strategy::kSequence:
+      return matchesSequence(text);
+    case Strategy::kGeneral:
+      return likeMatches(text, pattern_);
+  }
+  SHOAL_UNREACHABLE("unknown LIKE strategy");
+}
+
+bool LikeMatcher::matchesSequence(std::string_view text) const {
+  // The prefix and suffix are anchored and must not overlap; each middle segment is
+  // then taken at its leftmost occurrence, which leaves the most room for the next.
+  if (text.size() < prefix_.size() + suffix_.size() || !text.starts_with(prefix_) || !text.ends_with(suffix_)) {
+    return false;
+  }
+  std::string_view rest = text.substr(prefix_.size(), text.size() - prefix_.size() - suffix_.size());
+  for (const std::string& middle : middles_) {
+    size_t found = find(rest, middle);
+    if (found == std::string_view::npos) return false;
+    rest.remove_prefix(found + middle.size());
+  }
+  return true;
+}
+
+Vector evaluateLike(bool negate, const Vector& text, const Vector& pattern, bool patternIsConstant) {
+  SHOAL_CHECK_EQ(text.size(), pattern.size());
+  const size_t numRows = text.size();
+  Vector out(LogicalType::boolean(), numRows);
+  out.validity() = text.validity();
+  out.validity().intersect(pattern.validity());
+  const StringRef* texts = text.data<StringRef>();
+  const StringRef* patterns = pattern.data<StringRef>();
+  uint8_t* result = out.data<uint8_t>();
+  // CHAR(n) values are stored without their padding, but LIKE sees it.
+  const uint32_t padTo = text.type().id() == TypeId::kChar ? text.type().maxLength() : 0;
+  std::string padded;
+  auto textAt = [&](size_t row) {
+    std::string_view value = texts[row].view();
+    return padTo == 0 ? value : padCharacter(value, padTo, padded);
+  };
+  if (patternIsConstant) {
+    // A NULL constant pattern has already made every row NULL.
+    if (numRows == 0 || pattern.isNull(0)) return out;
+    LikeMatcher matcher(patterns[0].view());
+    for (size_t row = 0; row < numRows; ++row) {
+      if (out.validity().isValid(row)) {
+        result[row] = matcher.matches(textAt(row)) != negate;
+      }
+    }
+    return out;
+  }
+  for (size_t row = 0; row < numRows; ++row) {
+    if (out.validity().isValid(row)) {
+      result[row] = likeMatches(textAt(row), patterns[row].view()) != negate;
+    }
+  }
+  return out;
+}
+
+}  // namespace shoal::engine
