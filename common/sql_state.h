@@ -14,7 +14,10 @@ struct SqlState {
   static constexpr std::string_view kConnectionFailure = "08006";
   // Class 0A: feature not supported.
   static constexpr std::string_view kFeatureNotSupported = "0A000";
+  // Class 21: cardinality violation (a scalar subquery with more than one row).
+  static constexpr std::string_view kCardinalityViolation = "21000";
   // Class 22: data exception.
+  static constexpr std::string_view kInvalidRowCountInLimit = "2201W";
   static constexpr std::string_view kDataException = "22000";
   static constexpr std::string_view kNumericValueOutOfRange = "22003";
   static constexpr std::string_view kInvalidDatetimeFormat = "22007";
@@ -49,6 +52,8 @@ struct SqlState {
   static constexpr std::string_view kDuplicateTable = "42P07";
   static constexpr std::string_view kGroupingError = "42803";
   static constexpr std::string_view kDuplicateColumn = "42701";
+  static constexpr std::string_view kDuplicateAlias = "42712";
+  static constexpr std::string_view kWrongObjectType = "42809";
   static constexpr std::string_view kInvalidTableDefinition = "42P16";
   // Class 53 / 57: resources and operator intervention.
   static constexpr std::string_view kTooManyConnections = "53300";

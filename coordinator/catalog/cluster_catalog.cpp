@@ -1,5 +1,7 @@
 #include "coordinator/catalog/cluster_catalog.h"
 
+#include "worker/storage/column_statistics.h"
+
 namespace shoal::coordinator {
 
 std::optional<sql::TableDescription> ClusterCatalog::findTable(std::string_view name) const {
@@ -10,7 +12,28 @@ std::optional<sql::TableDescription> ClusterCatalog::findTable(std::string_view 
   description.name = table->name;
   description.isSystemView = false;
   for (const auto& column : table->columns) description.columns.push_back({column.name, column.type});
+  description.primaryKey = table->primaryKey;
+  if (table->columnStatistics.size() == table->columns.size()) {
+    description.rowCount = table->rowCount;
+    for (size_t i = 0; i < table->columns.size(); ++i) {
+      auto statistics = worker::ColumnStatistics::deserialize(table->columns[i].type, table->columnStatistics[i]);
+      description.columnSummaries.push_back(
+          sql::ColumnSummary{statistics.distinctCount(), statistics.nullCount(), statistics.min(), statistics.max()});
+    }
+  }
   return description;
+}
+
+std::optional<sql::ViewDescription> ClusterCatalog::findView(std::string_view name) const {
+  auto view = tables_.findView(name);
+  if (!view) return std::nullopt;
+  return sql::ViewDescription{view->name, view->statement, view->columnNames};
+}
+
+std::vector<std::string> ClusterCatalog::relationNames() const {
+  std::vector<std::string> names = tables_.relationNames();
+  for (std::string_view view : {"shoal_nodes", "shoal_tables", "shoal_column_statistics"}) names.emplace_back(view);
+  return names;
 }
 
 }  // namespace shoal::coordinator

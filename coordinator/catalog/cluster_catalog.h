@@ -12,6 +12,8 @@ class ClusterCatalog final : public sql::CatalogReader {
   ClusterCatalog(const SystemCatalog& system, const TableCatalog& tables) : system_(system), tables_(tables) {}
 
   std::optional<sql::TableDescription> findTable(std::string_view name) const override;
+  std::optional<sql::ViewDescription> findView(std::string_view name) const override;
+  std::vector<std::string> relationNames() const override;
 
  private:
   const SystemCatalog& system_;

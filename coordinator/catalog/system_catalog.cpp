@@ -14,36 +14,41 @@ constexpr std::string_view kNodesView = "shoal_nodes";
 constexpr std::string_view kTablesView = "shoal_tables";
 constexpr std::string_view kColumnStatisticsView = "shoal_column_statistics";
 
+sql::TableDescription systemView(std::string name, std::vector<sql::ColumnDescription> columns) {
+  sql::TableDescription description;
+  description.name = std::move(name);
+  description.columns = std::move(columns);
+  description.isSystemView = true;
+  return description;
+}
+
 sql::TableDescription nodesDescription() {
-  return sql::TableDescription{std::string(kNodesView),
-                               {{"node_id", LogicalType::integer()},
-                                {"name", LogicalType::text()},
-                                {"role", LogicalType::text()},
-                                {"address", LogicalType::text()},
-                                {"state", LogicalType::text()},
-                                {"seconds_since_heartbeat", LogicalType::doublePrecision()}}};
+  return systemView(std::string(kNodesView), {{"node_id", LogicalType::integer()},
+                                              {"name", LogicalType::text()},
+                                              {"role", LogicalType::text()},
+                                              {"address", LogicalType::text()},
+                                              {"state", LogicalType::text()},
+                                              {"seconds_since_heartbeat", LogicalType::doublePrecision()}});
 }
 
 sql::TableDescription tablesDescription() {
-  return sql::TableDescription{std::string(kTablesView),
-                               {{"table_name", LogicalType::text()},
-                                {"distribution", LogicalType::text()},
-                                {"distribution_columns", LogicalType::text()},
-                                {"primary_key", LogicalType::text()},
-                                {"workers", LogicalType::integer()},
-                                {"row_count", LogicalType::bigInt()}}};
+  return systemView(std::string(kTablesView), {{"table_name", LogicalType::text()},
+                                               {"distribution", LogicalType::text()},
+                                               {"distribution_columns", LogicalType::text()},
+                                               {"primary_key", LogicalType::text()},
+                                               {"workers", LogicalType::integer()},
+                                               {"row_count", LogicalType::bigInt()}});
 }
 
 sql::TableDescription columnStatisticsDescription() {
-  return sql::TableDescription{std::string(kColumnStatisticsView),
-                               {{"table_name", LogicalType::text()},
-                                {"column_name", LogicalType::text()},
-                                {"data_type", LogicalType::text()},
-                                {"row_count", LogicalType::bigInt()},
-                                {"null_count", LogicalType::bigInt()},
-                                {"distinct_count", LogicalType::bigInt()},
-                                {"min_value", LogicalType::text()},
-                                {"max_value", LogicalType::text()}}};
+  return systemView(std::string(kColumnStatisticsView), {{"table_name", LogicalType::text()},
+                                                         {"column_name", LogicalType::text()},
+                                                         {"data_type", LogicalType::text()},
+                                                         {"row_count", LogicalType::bigInt()},
+                                                         {"null_count", LogicalType::bigInt()},
+                                                         {"distinct_count", LogicalType::bigInt()},
+                                                         {"min_value", LogicalType::text()},
+                                                         {"max_value", LogicalType::text()}});
 }
 
 /// Rows of values into chunks of at most kVectorSize rows of the view's column types.

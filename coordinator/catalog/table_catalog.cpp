@@ -139,6 +139,12 @@ void TableCatalog::loadFromFile() {
       auto entry = std::make_shared<const TableEntry>(entryFromJson(table));
       tables_[entry->name] = entry;
     }
+    if (document.contains("views")) {
+      for (const auto& view : document.at("views")) {
+        ViewEntry entry{view.at("name"), view.at("statement"), view.at("column_names")};
+        views_[entry.name] = entry;
+      }
+    }
   } catch (const json::exception& error) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "catalog file {} is corrupted: {}", file_.string(), error.what());
   } catch (const ShoalError& error) {
@@ -151,7 +157,11 @@ void TableCatalog::persistLocked() const {
   if (file_.empty()) return;
   json tables = json::array();
   for (const auto& [name, entry] : tables_) tables.push_back(entryToJson(*entry));
-  json document{{"format_version", kCatalogFormatVersion}, {"next_id", nextId_}, {"tables", tables}};
+  json views = json::array();
+  for (const auto& [name, view] : views_) {
+    views.push_back(json{{"name", view.name}, {"statement", view.statement}, {"column_names", view.columnNames}});
+  }
+  json document{{"format_version", kCatalogFormatVersion}, {"next_id", nextId_}, {"tables", tables}, {"views", views}};
   std::string text = document.dump(1);
   std::filesystem::path temporary = file_;
   temporary += ".tmp";
@@ -190,7 +200,7 @@ std::vector<std::shared_ptr<const TableEntry>> TableCatalog::list() const {
 
 std::shared_ptr<const TableEntry> TableCatalog::create(TableEntry entry) {
   std::lock_guard lock(mutex_);
-  if (tables_.contains(entry.name)) {
+  if (tables_.contains(entry.name) || views_.contains(entry.name)) {
     SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", entry.name);
   }
   entry.tableId = nextId_++;
@@ -223,6 +233,43 @@ std::shared_ptr<const TableEntry> TableCatalog::truncate(std::string_view name) 
   it->second = fresh;
   persistLocked();
   return old;
+}
+
+std::optional<ViewEntry> TableCatalog::findView(std::string_view name) const {
+  std::lock_guard lock(mutex_);
+  auto it = views_.find(name);
+  if (it == views_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> TableCatalog::relationNames() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> names;
+  for (const auto& [name, entry] : tables_) names.push_back(name);
+  for (const auto& [name, view] : views_) names.push_back(name);
+  return names;
+}
+
+void TableCatalog::createView(ViewEntry view, bool orReplace) {
+  std::lock_guard lock(mutex_);
+  if (tables_.contains(view.name) || (views_.contains(view.name) && !orReplace)) {
+    SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", view.name);
+  }
+  views_[view.name] = std::move(view);
+  persistLocked();
+}
+
+bool TableCatalog::dropView(std::string_view name, bool ifExists) {
+  std::lock_guard lock(mutex_);
+  auto it = views_.find(name);
+  if (it == views_.end()) {
+    if (ifExists) return false;
+    if (tables_.contains(name)) SHOAL_USER_FAIL(SqlState::kWrongObjectType, "\"{}\" is not a view", name);
+    SHOAL_USER_FAIL(SqlState::kUndefinedTable, "view \"{}\" does not exist", name);
+  }
+  views_.erase(it);
+  persistLocked();
+  return true;
 }
 
 void TableCatalog::recordLoad(std::string_view name, uint64_t storageId, uint64_t rows,

@@ -49,7 +49,14 @@ struct TableEntry {
   std::optional<size_t> findColumn(std::string_view columnName) const;
 };
 
-/// The user tables, owned by the coordinator and persisted as JSON in its
+/// A view: the CREATE VIEW statement that defined it, bound anew at each use.
+struct ViewEntry {
+  std::string name;
+  std::string statement;
+  std::vector<std::string> columnNames;
+};
+
+/// The user tables and views, owned by the coordinator and persisted as JSON in its
 /// data directory: every change is written to a new file and renamed over the
 /// old one, so a crash leaves either the old catalog or the new. Thread-safe;
 /// entries are immutable snapshots, replaced on change.
@@ -67,6 +74,12 @@ class TableCatalog {
   std::shared_ptr<const TableEntry> drop(std::string_view name);
   /// Gives a table new, empty storage; returns the entry as it was.
   std::shared_ptr<const TableEntry> truncate(std::string_view name);
+  std::optional<ViewEntry> findView(std::string_view name) const;
+  std::vector<std::string> relationNames() const;
+  /// Adds (or with `orReplace` replaces) a view; 42P07 when a table or view has the name.
+  void createView(ViewEntry view, bool orReplace);
+  /// Removes a view; 42P01 when there is none (unless `ifExists`). Returns whether one was dropped.
+  bool dropView(std::string_view name, bool ifExists);
   /// Adds a committed load's rows and statistics to the table, if its storage is still `storageId`.
   void recordLoad(std::string_view name, uint64_t storageId, uint64_t rows,
                   const std::vector<std::string>& columnStatistics);
@@ -78,6 +91,7 @@ class TableCatalog {
   const std::filesystem::path file_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const TableEntry>, std::less<>> tables_;  // guarded by mutex_
+  std::map<std::string, ViewEntry, std::less<>> views_;                           // guarded by mutex_
   uint64_t nextId_ = 1;                                                           // guarded by mutex_
 };
 

@@ -4,6 +4,9 @@
 #include "coordinator/query/table_commands.h"
 #include "coordinator/query/tpch_loader.h"
 #include "sql/binder/binder.h"
+#include "sql/optimizer/optimizer.h"
+#include "sql/plan/plan_printer.h"
+#include "sql/plan/single_table_lowering.h"
 
 namespace shoal::coordinator {
 
@@ -19,10 +22,17 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
   if (index < script->numStatements()) {
     sql::Binder binder(cluster_.catalog);
     prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
-    if (auto* select = std::get_if<sql::BoundSelect>(&prepared->bound->command)) {
-      for (size_t i = 0; i < select->projections.size(); ++i) {
-        prepared->resultColumns.push_back(ResultColumn{select->columnNames[i], select->projections[i]->type()});
+    if (auto* query = std::get_if<sql::BoundQuery>(&prepared->bound->command)) {
+      sql::optimize(query->plan);
+      query->executable = sql::lowerToSingleTableSelect(query->plan);
+      const sql::BoundSelect& select = *query->executable;
+      for (size_t i = 0; i < select.projections.size(); ++i) {
+        prepared->resultColumns.push_back(ResultColumn{select.columnNames[i], select.projections[i]->type()});
       }
+    } else if (auto* explain = std::get_if<sql::Explain>(&prepared->bound->command)) {
+      sql::optimize(explain->plan);
+      explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
+      prepared->resultColumns.push_back(ResultColumn{"QUERY PLAN", engine::LogicalType::text()});
     } else if (auto* show = std::get_if<sql::ShowVariable>(&prepared->bound->command)) {
       prepared->resultColumns.push_back(ResultColumn{show->name, engine::LogicalType::text()});
     }
@@ -46,11 +56,28 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
   return std::visit(
       [&](const auto& command) -> StatementOutcome {
         using Command = std::decay_t<decltype(command)>;
-        if constexpr (std::is_same_v<Command, sql::BoundSelect>) {
+        if constexpr (std::is_same_v<Command, sql::BoundQuery>) {
           SelectExecutor executor(cluster_, parameters, cancelRequested_);
           StatementOutcome outcome;
-          outcome.result = executor.run(command);
+          outcome.result = executor.run(*command.executable);
           outcome.commandTag = "SELECT " + std::to_string(outcome.result->numRows());
+          return outcome;
+        } else if constexpr (std::is_same_v<Command, sql::Explain>) {
+          return runExplain(command);
+        } else if constexpr (std::is_same_v<Command, sql::CreateView>) {
+          cluster_.tables.createView(coordinator::ViewEntry{command.name, command.query, command.columnNames},
+                                     command.orReplace);
+          StatementOutcome outcome;
+          outcome.commandTag = bound.commandTag;
+          return outcome;
+        } else if constexpr (std::is_same_v<Command, sql::DropView>) {
+          StatementOutcome outcome;
+          for (const auto& name : command.names) {
+            if (!cluster_.tables.dropView(name, command.ifExists)) {
+              outcome.notices.push_back(Notice::notice(fmt::format("view \"{}\" does not exist, skipping", name)));
+            }
+          }
+          outcome.commandTag = bound.commandTag;
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::TransactionCommand>) {
           return runTransaction(command, bound.commandTag);
@@ -149,6 +176,19 @@ StatementOutcome Session::runSet(const sql::SetVariable& command, const std::str
   if (auto reported = settings_.set(command.name, command.value)) {
     outcome.parameterChanges.emplace_back(*reported, settings_.show(command.name));
   }
+  return outcome;
+}
+
+StatementOutcome Session::runExplain(const sql::Explain& command) {
+  StatementOutcome outcome;
+  engine::Vector lines(engine::LogicalType::text(), command.lines.size());
+  for (size_t i = 0; i < command.lines.size(); ++i) lines.setString(i, command.lines[i]);
+  QueryResult result;
+  result.columns.push_back(ResultColumn{"QUERY PLAN", engine::LogicalType::text()});
+  result.chunks.emplace_back(std::vector<engine::Vector>{}, command.lines.size());
+  result.chunks.back().addColumn(std::move(lines));
+  outcome.result = std::move(result);
+  outcome.commandTag = "EXPLAIN";
   return outcome;
 }
 

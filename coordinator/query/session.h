@@ -76,6 +76,7 @@ class Session {
  private:
   StatementOutcome runTransaction(const sql::TransactionCommand& command, const std::string& tag);
   StatementOutcome runSet(const sql::SetVariable& command, const std::string& tag);
+  StatementOutcome runExplain(const sql::Explain& command);
   StatementOutcome runShow(const sql::ShowVariable& command);
   template <class Command>
   StatementOutcome runTableStatement(const Command& command, std::span<const engine::Value> parameters,

@@ -4,6 +4,7 @@
 #include "engine/expression/expression_evaluator.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/expression_binder.h"
+#include "sql/binder/query_binder.h"
 #include "sql/binder/table_statement_binder.h"
 
 namespace shoal::sql {
@@ -13,127 +14,6 @@ using engine::LogicalType;
 using engine::TypeId;
 
 namespace {
-
-/// Binds SELECT lists, FROM and WHERE of the one-table SELECTs the skeleton runs.
-class SelectBinder {
- public:
-  SelectBinder(const CatalogReader& catalog, std::string_view text, std::vector<LogicalType>& parameterTypes)
-      : catalog_(catalog), text_(text), parameterTypes_(parameterTypes) {}
-
-  BoundSelect bind(const pg_query::SelectStmt& select) {
-    rejectUnsupportedClauses(select);
-    BoundSelect bound;
-    if (select.from_clause_size() > 0) {
-      bound.from = bindFrom(select);
-      columns_ = bound.from->columns;
-    }
-    ExpressionBinder binder(text_, columns_, parameterTypes_);
-    binder.collectAggregates(&bound.aggregates);
-    bool hasStar = false;
-    for (const auto& targetNode : select.target_list()) {
-      const auto& target = targetNode.res_target();
-      const auto& value = target.val();
-      if (value.has_column_ref() && value.column_ref().fields().rbegin()->has_a_star()) {
-        if (!bound.from) {
-          binder.fail(SqlState::kSyntaxError, target.location(), "SELECT * with no tables specified is not valid");
-        }
-        hasStar = true;
-        for (size_t index = 0; index < columns_.size(); ++index) {
-          bound.projections.push_back(
-              std::make_unique<engine::ColumnRefExpression>(index, columns_[index].type, columns_[index].name));
-          bound.columnNames.push_back(columns_[index].name);
-        }
-        continue;
-      }
-      bound.projections.push_back(binder.resolveUnknown(binder.bind(value), target.location()));
-      bound.columnNames.push_back(target.name().empty() ? ExpressionBinder::columnNameOf(value) : target.name());
-    }
-    if (!bound.aggregates.empty() && (hasStar || binder.firstBareColumnLocation() >= 0)) {
-      std::string column = hasStar && !columns_.empty() ? columns_[0].name : binder.firstBareColumnName();
-      binder.fail(
-          SqlState::kGroupingError, hasStar ? -1 : binder.firstBareColumnLocation(),
-          fmt::format("column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function", column));
-    }
-    if (select.has_where_clause()) {
-      ExpressionBinder whereBinder(text_, columns_, parameterTypes_);
-      ExpressionPtr where = whereBinder.bind(select.where_clause());
-      // The WHERE keyword is not in the tree; point at the condition itself.
-      int location = ExpressionBinder::locationOf(select.where_clause());
-      if (where->type().id() == TypeId::kUnknown) {
-        where = whereBinder.coerce(std::move(where), LogicalType::boolean(), location);
-      }
-      if (where->type().id() != TypeId::kBoolean) {
-        whereBinder.fail(SqlState::kDatatypeMismatch, location,
-                         fmt::format("argument of WHERE must be type boolean, not type {}", where->type().toString()));
-      }
-      bound.where = std::move(where);
-    }
-    if (select.has_limit_count()) {
-      bound.limit = bindLimit(binder, select.limit_count(), "LIMIT");
-    }
-    if (select.has_limit_offset()) {
-      bound.offset = bindLimit(binder, select.limit_offset(), "OFFSET").value_or(0);
-    }
-    return bound;
-  }
-
- private:
-  void rejectUnsupportedClauses(const pg_query::SelectStmt& select) {
-    ExpressionBinder binder(text_, columns_, parameterTypes_);
-    auto reject = [&](bool present, std::string_view clause) {
-      if (present) {
-        binder.fail(SqlState::kFeatureNotSupported, -1, fmt::format("{} is not supported yet", clause));
-      }
-    };
-    reject(select.op() != pg_query::SETOP_NONE, "UNION, INTERSECT and EXCEPT are");
-    reject(select.values_lists_size() > 0, "VALUES");
-    reject(select.has_with_clause(), "WITH");
-    reject(select.distinct_clause_size() > 0, "SELECT DISTINCT");
-    reject(select.has_into_clause(), "SELECT INTO");
-    reject(select.group_clause_size() > 0, "GROUP BY");
-    reject(select.has_having_clause(), "HAVING");
-    reject(select.window_clause_size() > 0, "WINDOW");
-    reject(select.sort_clause_size() > 0, "ORDER BY");
-    reject(select.locking_clause_size() > 0, "FOR UPDATE/SHARE");
-  }
-
-  TableDescription bindFrom(const pg_query::SelectStmt& select) {
-    ExpressionBinder binder(text_, columns_, parameterTypes_);
-    if (select.from_clause_size() > 1 || !select.from_clause(0).has_range_var()) {
-      binder.fail(SqlState::kFeatureNotSupported, -1, "joins and subqueries in FROM are not supported yet");
-    }
-    const auto& range = select.from_clause(0).range_var();
-    if (auto table = catalog_.findTable(range.relname()); table && range.schemaname().empty()) {
-      return *table;
-    }
-    std::string name = range.schemaname().empty() ? range.relname() : range.schemaname() + "." + range.relname();
-    binder.fail(SqlState::kUndefinedTable, range.location(), fmt::format("relation \"{}\" does not exist", name));
-  }
-
-  std::optional<int64_t> bindLimit(ExpressionBinder& binder, const pg_query::Node& node, std::string_view clause) {
-    ExpressionPtr expression = binder.bind(node);
-    int location = ExpressionBinder::locationOf(node);
-    if (expression->kind() != engine::ExpressionKind::kConstant) {
-      binder.fail(SqlState::kFeatureNotSupported, location, fmt::format("{} must be a constant", clause));
-    }
-    expression = binder.coerce(std::move(expression), LogicalType::bigInt(), location);
-    engine::ExpressionEvaluator evaluator;
-    engine::Vector value = evaluator.evaluate(*expression, engine::Chunk(1));
-    if (value.isNull(0)) {
-      return std::nullopt;
-    }
-    int64_t count = value.data<int64_t>()[0];
-    if (count < 0) {
-      binder.fail(SqlState::kInvalidParameterValue, location, fmt::format("{} must not be negative", clause));
-    }
-    return count;
-  }
-
-  const CatalogReader& catalog_;
-  std::string_view text_;
-  std::vector<LogicalType>& parameterTypes_;
-  std::vector<ColumnDescription> columns_;
-};
 
 std::string settingValueText(const pg_query::Node& node) {
   if (node.has_a_const()) {
@@ -156,9 +36,61 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
   bound.parameterTypes = std::move(declaredParameterTypes);
   switch (node.node_case()) {
     case pg_query::Node::kSelectStmt: {
-      SelectBinder selectBinder(catalog_, script.text(), bound.parameterTypes);
-      bound.command = selectBinder.bind(node.select_stmt());
+      ColumnIdGenerator ids;
+      QueryBinder queryBinder(catalog_, script.text(), bound.parameterTypes, ids);
+      bound.command = BoundQuery{queryBinder.bind(node.select_stmt()), std::nullopt};
       bound.commandTag = "SELECT";
+      break;
+    }
+    case pg_query::Node::kExplainStmt: {
+      const auto& explain = node.explain_stmt();
+      Explain command;
+      for (const auto& option : explain.options()) {
+        const std::string& name = option.def_elem().defname();
+        bool enabled = !option.def_elem().has_arg() || settingValueText(option.def_elem().arg()) != "off";
+        if (name == "verbose") {
+          command.verbose = enabled;
+        } else if (name == "analyze" && enabled) {
+          SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
+                          "EXPLAIN ANALYZE needs the execution engine, which is not built yet");
+        } else if (name != "costs" && name != "analyze") {
+          SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "EXPLAIN option \"{}\" is not supported", name);
+        }
+      }
+      if (!explain.query().has_select_stmt()) {
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "EXPLAIN works on queries only");
+      }
+      ColumnIdGenerator ids;
+      QueryBinder queryBinder(catalog_, script.text(), bound.parameterTypes, ids);
+      command.plan = queryBinder.bind(explain.query().select_stmt());
+      bound.command = std::move(command);
+      bound.commandTag = "EXPLAIN";
+      break;
+    }
+    case pg_query::Node::kViewStmt: {
+      const auto& view = node.view_stmt();
+      if (!view.view().schemaname().empty()) {
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "schemas are not supported");
+      }
+      if (!view.query().has_select_stmt()) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "a view must be a query");
+      CreateView command;
+      command.name = view.view().relname();
+      command.orReplace = view.replace();
+      for (const auto& alias : view.aliases()) command.columnNames.push_back(alias.string().sval());
+      // The catalog keeps the whole CREATE VIEW statement; binding its query once checks it.
+      std::string_view statement = script.statementText(statementIndex);
+      ColumnIdGenerator ids;
+      QueryBinder queryBinder(catalog_, script.text(), bound.parameterTypes, ids);
+      LogicalPlan plan = queryBinder.bind(view.query().select_stmt());
+      if (command.columnNames.size() > plan.columnNames.size()) {
+        SHOAL_USER_FAIL(SqlState::kSyntaxError, "CREATE VIEW specifies more column names than columns");
+      }
+      if (!bound.parameterTypes.empty()) {
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "a view cannot use parameters");
+      }
+      command.query = std::string(statement);
+      bound.command = std::move(command);
+      bound.commandTag = "CREATE VIEW";
       break;
     }
     case pg_query::Node::kTransactionStmt: {
@@ -205,6 +137,17 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       bound.commandTag = "CREATE TABLE";
       break;
     case pg_query::Node::kDropStmt:
+      if (node.drop_stmt().remove_type() == pg_query::OBJECT_VIEW) {
+        DropView command;
+        command.ifExists = node.drop_stmt().missing_ok();
+        for (const auto& object : node.drop_stmt().objects()) {
+          const auto& names = object.list().items();
+          command.names.push_back(names.rbegin()->string().sval());
+        }
+        bound.command = std::move(command);
+        bound.commandTag = "DROP VIEW";
+        break;
+      }
       bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindDrop(node.drop_stmt());
       bound.commandTag = "DROP TABLE";
       break;

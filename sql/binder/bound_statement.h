@@ -8,6 +8,7 @@
 #include "engine/aggregate/aggregate_function.h"
 #include "engine/expression/expression.h"
 #include "sql/binder/catalog_reader.h"
+#include "sql/plan/logical_operator.h"
 
 namespace shoal::sql {
 
@@ -19,8 +20,9 @@ struct BoundAggregate {
   engine::LogicalType resultType;
 };
 
-/// SELECT over at most one table: the shape executed until the logical plan
-/// of the SQL front-end issue replaces it.
+/// SELECT over at most one table, with column indexes into the table: the
+/// shape the coordinator executes until the engine issue runs whole plans.
+/// Lowered from an optimized LogicalPlan (sql/plan/single_table_lowering.h).
 struct BoundSelect {
   /// The table scanned, or none for a SELECT without FROM (one row, no columns).
   std::optional<TableDescription> from;
@@ -33,6 +35,36 @@ struct BoundSelect {
   std::vector<std::string> columnNames;
   std::optional<int64_t> limit;
   int64_t offset = 0;
+};
+
+/// A query (SELECT, UNION, WITH ...), bound into a logical plan. The session
+/// optimizes it when it prepares the statement.
+struct BoundQuery {
+  LogicalPlan plan;
+  /// The optimized plan lowered to what the coordinator executes (set by the session).
+  std::optional<BoundSelect> executable;
+};
+
+/// EXPLAIN [VERBOSE] query.
+struct Explain {
+  LogicalPlan plan;
+  bool verbose = false;
+  /// The text EXPLAIN returns, one row per line (set by the session once it has optimized the plan).
+  std::vector<std::string> lines;
+};
+
+/// CREATE [OR REPLACE] VIEW name [(columns)] AS query: checked by binding the query once.
+struct CreateView {
+  std::string name;
+  /// The whole CREATE VIEW statement, which the binder parses again at each use.
+  std::string query;
+  std::vector<std::string> columnNames;
+  bool orReplace = false;
+};
+
+struct DropView {
+  std::vector<std::string> names;
+  bool ifExists = false;
 };
 
 enum class TransactionAction { kBegin, kCommit, kRollback };
@@ -102,8 +134,8 @@ struct TpchLoad {
 
 /// A statement ready to run: what the session needs, with no parse tree left.
 struct BoundStatement {
-  std::variant<BoundSelect, TransactionCommand, SetVariable, ShowVariable, CreateTable, DropTable, TruncateTable,
-               InsertValues, CopyFrom, TpchLoad>
+  std::variant<BoundQuery, Explain, CreateView, DropView, TransactionCommand, SetVariable, ShowVariable, CreateTable,
+               DropTable, TruncateTable, InsertValues, CopyFrom, TpchLoad>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/types/logical_type.h"
+#include "engine/types/value.h"
 
 namespace shoal::sql {
 
@@ -14,12 +15,36 @@ struct ColumnDescription {
   engine::LogicalType type;
 };
 
-/// What the binder needs to know about a table or system view.
+/// What loading learned about one column, for the optimizer's estimates.
+struct ColumnSummary {
+  uint64_t distinctCount = 0;
+  uint64_t nullCount = 0;
+  /// The smallest and largest non-NULL values (NULL values when unknown).
+  engine::Value min;
+  engine::Value max;
+};
+
+/// What the binder and optimizer need to know about a table or system view.
 struct TableDescription {
   std::string name;
   std::vector<ColumnDescription> columns;
   /// System views (shoal_nodes) are computed on the coordinator; user tables live on the workers.
   bool isSystemView = true;
+  /// Rows in the table, when statistics exist (after a load).
+  std::optional<uint64_t> rowCount;
+  /// Per column (parallel to `columns`), when statistics exist.
+  std::vector<std::optional<ColumnSummary>> columnSummaries;
+  /// Table columns of the primary key (unique, so a join on them matches at most once).
+  std::vector<size_t> primaryKey;
+};
+
+/// A view: the CREATE VIEW statement that defined it and the names of its columns.
+struct ViewDescription {
+  std::string name;
+  /// The whole CREATE VIEW statement.
+  std::string query;
+  /// Explicit column names (CREATE VIEW v (a, b) AS ...); empty: the query's own.
+  std::vector<std::string> columnNames;
 };
 
 /// The binder's view of the catalog. The coordinator owns the catalog and
@@ -29,6 +54,10 @@ class CatalogReader {
   virtual ~CatalogReader() = default;
   /// Looks a table up by its (already case-folded) name.
   virtual std::optional<TableDescription> findTable(std::string_view name) const = 0;
+  /// Looks a view up by its (already case-folded) name.
+  virtual std::optional<ViewDescription> findView(std::string_view /*name*/) const { return std::nullopt; }
+  /// Every table and view name, for "did you mean" hints.
+  virtual std::vector<std::string> relationNames() const { return {}; }
 };
 
 }  // namespace shoal::sql

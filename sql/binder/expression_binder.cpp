@@ -8,6 +8,7 @@
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/parser/parsed_script.h"
+#include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
 
@@ -48,6 +49,12 @@ int ExpressionBinder::locationOf(const pg_query::Node& node) {
       return node.bool_expr().location();
     case pg_query::Node::kNullTest:
       return node.null_test().location();
+    case pg_query::Node::kCaseExpr:
+      return node.case_expr().location();
+    case pg_query::Node::kCoalesceExpr:
+      return node.coalesce_expr().location();
+    case pg_query::Node::kSubLink:
+      return node.sub_link().location();
     default:
       return -1;
   }
@@ -67,11 +74,43 @@ bool isUnknown(const ExpressionPtr& expression) {
   return expression->type().id() == TypeId::kUnknown;
 }
 
+std::optional<ScalarFunction> comparisonFunction(std::string_view op) {
+  static const std::pair<std::string_view, ScalarFunction> kComparisons[] = {
+      {"=", ScalarFunction::kEqual},        {"<>", ScalarFunction::kNotEqual},  {"!=", ScalarFunction::kNotEqual},
+      {"<", ScalarFunction::kLess},         {"<=", ScalarFunction::kLessEqual}, {">", ScalarFunction::kGreater},
+      {">=", ScalarFunction::kGreaterEqual}};
+  for (const auto& [name, function] : kComparisons) {
+    if (op == name) return function;
+  }
+  return std::nullopt;
+}
+
+ExpressionPtr makeFunctionOf(ScalarFunction function, LogicalType resultType, std::vector<ExpressionPtr> arguments) {
+  return std::make_unique<FunctionExpression>(function, std::move(arguments), resultType);
+}
+
 }  // namespace
 
 ExpressionBinder::ExpressionBinder(std::string_view queryText, const std::vector<ColumnDescription>& columns,
                                    std::vector<LogicalType>& parameterTypes)
-    : queryText_(queryText), columns_(columns), parameterTypes_(parameterTypes) {}
+    : queryText_(queryText), parameterTypes_(parameterTypes) {
+  resolveColumn_ = [this, &columns](const pg_query::ColumnRef& ref) -> ExpressionPtr {
+    const auto& fields = ref.fields();
+    std::string name = fields.rbegin()->string().sval();
+    for (size_t index = 0; index < columns.size(); ++index) {
+      if (columns[index].name == name && fields.size() == 1) {
+        return std::make_unique<engine::ColumnRefExpression>(index, columns[index].type, name);
+      }
+    }
+    std::string qualified;
+    for (const auto& field : fields) qualified += (qualified.empty() ? "" : ".") + field.string().sval();
+    fail(SqlState::kUndefinedColumn, ref.location(), fmt::format("column \"{}\" does not exist", qualified));
+  };
+}
+
+ExpressionBinder::ExpressionBinder(std::string_view queryText, ColumnResolver resolver,
+                                   std::vector<LogicalType>& parameterTypes)
+    : queryText_(queryText), resolveColumn_(std::move(resolver)), parameterTypes_(parameterTypes) {}
 
 void ExpressionBinder::fail(std::string_view sqlState, int location, std::string message) const {
   int position = characterPosition(queryText_, location);
@@ -79,6 +118,13 @@ void ExpressionBinder::fail(std::string_view sqlState, int location, std::string
     throw ShoalError(Status(sqlState, std::move(message), position));
   }
   throw ShoalError(Status(sqlState, std::move(message)));
+}
+
+void ExpressionBinder::fail(std::string_view sqlState, int location, std::string message, std::string hint) const {
+  int position = characterPosition(queryText_, location);
+  Status status(sqlState, std::move(message), position > 0 ? std::optional<int>(position) : std::nullopt);
+  if (!hint.empty()) throw ShoalError(std::move(status).withHint(std::move(hint)));
+  throw ShoalError(std::move(status));
 }
 
 void ExpressionBinder::failNoOperator(std::string_view op, const LogicalType& left, const LogicalType& right,
@@ -110,6 +156,12 @@ ExpressionPtr ExpressionBinder::bind(const pg_query::Node& node) {
       return bindTypeCast(node);
     case pg_query::Node::kFuncCall:
       return bindFunctionCall(node);
+    case pg_query::Node::kCaseExpr:
+      return bindCase(node);
+    case pg_query::Node::kCoalesceExpr:
+      return bindCoalesce(node);
+    case pg_query::Node::kSubLink:
+      return bindSubLink(node);
     default: {
       const auto* field = node.GetDescriptor()->FindFieldByNumber(node.node_case());
       fail(SqlState::kFeatureNotSupported, locationOf(node),
@@ -147,21 +199,12 @@ ExpressionPtr ExpressionBinder::bindColumnRef(const pg_query::Node& node) {
   if (fields.empty() || fields.rbegin()->has_a_star()) {
     fail(SqlState::kSyntaxError, ref.location(), "\"*\" is not allowed here");
   }
-  std::string name = fields.rbegin()->string().sval();
-  std::string qualified;
-  for (const auto& field : fields) {
-    qualified += (qualified.empty() ? "" : ".") + field.string().sval();
+  ExpressionPtr resolved = resolveColumn_(ref);
+  if (!insideAggregate_ && resolved->kind() == ExpressionKind::kColumnRef) {
+    auto id = static_cast<ColumnId>(static_cast<const engine::ColumnRefExpression&>(*resolved).columnIndex());
+    bareColumnReferences_.emplace_back(id, ref.location());
   }
-  for (size_t index = 0; index < columns_.size(); ++index) {
-    if (columns_[index].name == name) {
-      if (!insideAggregate_ && firstBareColumnLocation_ < 0) {
-        firstBareColumnLocation_ = ref.location();
-        firstBareColumnName_ = qualified;
-      }
-      return std::make_unique<engine::ColumnRefExpression>(index, columns_[index].type, name);
-    }
-  }
-  fail(SqlState::kUndefinedColumn, ref.location(), fmt::format("column \"{}\" does not exist", qualified));
+  return resolved;
 }
 
 ExpressionPtr ExpressionBinder::bindParameter(const pg_query::Node& node) {
@@ -213,8 +256,10 @@ ExpressionPtr ExpressionBinder::bindOperator(const pg_query::Node& node) {
   const auto& expr = node.a_expr();
   int location = expr.location();
   if (expr.kind() != pg_query::AEXPR_OP) {
-    fail(SqlState::kFeatureNotSupported, location,
-         fmt::format("{} expressions are not supported yet", pg_query::A_Expr_Kind_Name(expr.kind())));
+    return bindSpecialOperator(node);
+  }
+  if (ExpressionPtr interval = bindIntervalArithmetic(node)) {
+    return interval;
   }
   std::string op = lastName(expr.name());
   if (!expr.has_lexpr()) {
@@ -235,14 +280,8 @@ ExpressionPtr ExpressionBinder::bindOperator(const pg_query::Node& node) {
   if (op == "+" || op == "-" || op == "*" || op == "/" || op == "%") {
     return bindArithmetic(op[0], std::move(left), std::move(right), location);
   }
-  static const std::pair<std::string_view, ScalarFunction> kComparisons[] = {
-      {"=", ScalarFunction::kEqual},        {"<>", ScalarFunction::kNotEqual},  {"!=", ScalarFunction::kNotEqual},
-      {"<", ScalarFunction::kLess},         {"<=", ScalarFunction::kLessEqual}, {">", ScalarFunction::kGreater},
-      {">=", ScalarFunction::kGreaterEqual}};
-  for (const auto& [name, function] : kComparisons) {
-    if (op == name) {
-      return bindComparison(function, std::move(left), std::move(right), location);
-    }
+  if (auto function = comparisonFunction(op)) {
+    return bindComparison(*function, std::move(left), std::move(right), location);
   }
   if (op == "||") {
     return bindConcat(std::move(left), std::move(right), location);
@@ -465,6 +504,12 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end() && !call.has_over()) {
     return bindAggregate(node, aggregate->second);
   }
+  if (name == "extract" || name == "date_part") {
+    return bindExtract(node);
+  }
+  if (name == "substring" || name == "substr") {
+    return bindSubstring(node);
+  }
   if (call.agg_star() || call.agg_distinct() || call.has_over() || call.has_agg_filter()) {
     fail(SqlState::kFeatureNotSupported, call.location(),
          fmt::format("aggregate and window functions are not supported yet: {}", name));
@@ -512,16 +557,15 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
   if (insideAggregate_) {
     fail(SqlState::kGroupingError, call.location(), "aggregate function calls cannot be nested");
   }
-  if (aggregates_ == nullptr) {
+  if (!aggregateSink_) {
     fail(SqlState::kGroupingError, call.location(), fmt::format("aggregate functions are not allowed in {}", clause_));
-  }
-  if (call.agg_distinct()) {
-    fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}(DISTINCT ...) is not supported yet", name));
   }
   if (call.has_agg_filter() || call.agg_order_size() > 0) {
     fail(SqlState::kFeatureNotSupported, call.location(), "FILTER and ORDER BY in aggregates are not supported yet");
   }
-  BoundAggregate aggregate;
+  AggregateCall aggregate;
+  aggregate.name = name;
+  aggregate.distinct = call.agg_distinct();
   if (call.agg_star()) {
     if (function != engine::AggregateFunction::kCount) {
       fail(SqlState::kSyntaxError, call.location(), fmt::format("{}(*) is not valid; only count(*) is", name));
@@ -546,10 +590,7 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
   }
   LogicalType argumentType = aggregate.argument ? aggregate.argument->type() : LogicalType::bigInt();
   aggregate.resultType = engine::aggregateResultType(aggregate.function, argumentType);
-  size_t index = aggregates_->size();
-  LogicalType resultType = aggregate.resultType;
-  aggregates_->push_back(std::move(aggregate));
-  return std::make_unique<engine::ColumnRefExpression>(index, resultType, name);
+  return aggregateSink_(std::move(aggregate));
 }
 
 std::string ExpressionBinder::columnNameOf(const pg_query::Node& node) {
@@ -570,6 +611,341 @@ std::string ExpressionBinder::columnNameOf(const pg_query::Node& node) {
     default:
       return std::string(kNoName);
   }
+}
+
+ExpressionPtr ExpressionBinder::bindComparisonOperator(std::string_view op, ExpressionPtr left, ExpressionPtr right,
+                                                       int location) {
+  auto function = comparisonFunction(op);
+  if (!function) failNoOperator(op, left->type(), right->type(), location);
+  return bindComparison(*function, std::move(left), std::move(right), location);
+}
+
+LogicalType ExpressionBinder::commonType(const std::vector<LogicalType>& types, std::string_view construct,
+                                         int location) const {
+  std::optional<LogicalType> common;
+  for (const auto& type : types) {
+    if (type.id() == TypeId::kUnknown) continue;
+    if (!common || *common == type) {
+      common = type;
+    } else if (common->isNumeric() && type.isNumeric()) {
+      common = commonNumericType(*common, type);
+    } else if (common->isString() && type.isString()) {
+      common = LogicalType::text();
+    } else {
+      fail(SqlState::kDatatypeMismatch, location,
+           fmt::format("{} types {} and {} cannot be matched", construct, common->toString(), type.toString()));
+    }
+  }
+  return common.value_or(LogicalType::text());
+}
+
+ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) {
+  const auto& expr = node.a_expr();
+  int location = expr.location();
+  std::string op = lastName(expr.name());
+  auto listItems = [&](const pg_query::Node& list) {
+    std::vector<const pg_query::Node*> items;
+    if (list.has_list()) {
+      for (const auto& item : list.list().items()) items.push_back(&item);
+    } else {
+      items.push_back(&list);
+    }
+    return items;
+  };
+  auto combine = [](ScalarFunction function, std::vector<ExpressionPtr> terms) {
+    ExpressionPtr result = std::move(terms[0]);
+    for (size_t i = 1; i < terms.size(); ++i) {
+      result = makeFunction(function, LogicalType::boolean(), std::move(result), std::move(terms[i]));
+    }
+    return result;
+  };
+  switch (expr.kind()) {
+    case pg_query::AEXPR_IN: {
+      // x IN (a, b) is x = a OR x = b; NOT IN is x <> a AND x <> b: the same NULL semantics.
+      bool negated = op == "<>";
+      ExpressionPtr left = bind(expr.lexpr());
+      std::vector<ExpressionPtr> terms;
+      for (const auto* item : listItems(expr.rexpr())) {
+        terms.push_back(bindComparison(negated ? ScalarFunction::kNotEqual : ScalarFunction::kEqual,
+                                       copyExpression(*left), bind(*item), location));
+      }
+      return combine(negated ? ScalarFunction::kAnd : ScalarFunction::kOr, std::move(terms));
+    }
+    case pg_query::AEXPR_LIKE: {
+      if (expr.rexpr().has_func_call()) {
+        fail(SqlState::kFeatureNotSupported, location, "LIKE ... ESCAPE is not supported yet");
+      }
+      ExpressionPtr left = bind(expr.lexpr());
+      ExpressionPtr pattern = bind(expr.rexpr());
+      auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
+      if (!textual(left) || !textual(pattern)) {
+        failNoOperator(op, left->type(), pattern->type(), location);
+      }
+      return makeFunction(op == "!~~" ? ScalarFunction::kNotLike : ScalarFunction::kLike, LogicalType::boolean(),
+                          coerce(std::move(left), LogicalType::text(), location),
+                          coerce(std::move(pattern), LogicalType::text(), location));
+    }
+    case pg_query::AEXPR_BETWEEN:
+    case pg_query::AEXPR_NOT_BETWEEN: {
+      bool negated = expr.kind() == pg_query::AEXPR_NOT_BETWEEN;
+      auto bounds = listItems(expr.rexpr());
+      if (bounds.size() != 2) fail(SqlState::kSyntaxError, location, "BETWEEN needs two bounds");
+      ExpressionPtr value = bind(expr.lexpr());
+      std::vector<ExpressionPtr> terms;
+      terms.push_back(bindComparison(negated ? ScalarFunction::kLess : ScalarFunction::kGreaterEqual,
+                                     copyExpression(*value), bind(*bounds[0]), location));
+      terms.push_back(bindComparison(negated ? ScalarFunction::kGreater : ScalarFunction::kLessEqual, std::move(value),
+                                     bind(*bounds[1]), location));
+      return combine(negated ? ScalarFunction::kOr : ScalarFunction::kAnd, std::move(terms));
+    }
+    case pg_query::AEXPR_NULLIF: {
+      // NULLIF(a, b) is CASE WHEN a = b THEN NULL ELSE a END.
+      ExpressionPtr left = bind(expr.lexpr());
+      ExpressionPtr right = bind(expr.rexpr());
+      LogicalType type = isUnknown(left) ? LogicalType::text() : left->type();
+      left = coerce(std::move(left), type, location);
+      std::vector<ExpressionPtr> arguments;
+      arguments.push_back(bindComparison(ScalarFunction::kEqual, copyExpression(*left), std::move(right), location));
+      arguments.push_back(std::make_unique<ConstantExpression>(Value::null(type)));
+      arguments.push_back(std::move(left));
+      return makeFunctionOf(ScalarFunction::kCase, type, std::move(arguments));
+    }
+    case pg_query::AEXPR_DISTINCT:
+    case pg_query::AEXPR_NOT_DISTINCT: {
+      // a IS NOT DISTINCT FROM b: CASE WHEN a IS NULL THEN b IS NULL WHEN b IS NULL THEN FALSE ELSE a = b END.
+      ExpressionPtr left = bind(expr.lexpr());
+      ExpressionPtr right = bind(expr.rexpr());
+      ExpressionPtr equal =
+          bindComparison(ScalarFunction::kEqual, copyExpression(*left), copyExpression(*right), location);
+      std::vector<ExpressionPtr> arguments;
+      arguments.push_back(makeFunction(ScalarFunction::kIsNull, LogicalType::boolean(), copyExpression(*left)));
+      arguments.push_back(makeFunction(ScalarFunction::kIsNull, LogicalType::boolean(), copyExpression(*right)));
+      arguments.push_back(makeFunction(ScalarFunction::kIsNull, LogicalType::boolean(), std::move(right)));
+      arguments.push_back(std::make_unique<ConstantExpression>(Value::boolean(false)));
+      arguments.push_back(std::move(equal));
+      ExpressionPtr notDistinct = makeFunctionOf(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
+      if (expr.kind() == pg_query::AEXPR_NOT_DISTINCT) return notDistinct;
+      return makeFunction(ScalarFunction::kNot, LogicalType::boolean(), std::move(notDistinct));
+    }
+    default:
+      fail(SqlState::kFeatureNotSupported, location,
+           fmt::format("{} expressions are not supported yet", pg_query::A_Expr_Kind_Name(expr.kind())));
+  }
+}
+
+ExpressionPtr ExpressionBinder::bindCase(const pg_query::Node& node) {
+  const auto& caseExpr = node.case_expr();
+  int location = caseExpr.location();
+  ExpressionPtr subject = caseExpr.has_arg() ? bind(caseExpr.arg()) : nullptr;
+  std::vector<ExpressionPtr> conditions;
+  std::vector<ExpressionPtr> values;
+  for (const auto& whenNode : caseExpr.args()) {
+    const auto& when = whenNode.case_when();
+    ExpressionPtr condition = bind(when.expr());
+    int whenLocation = locationOf(when.expr()) >= 0 ? locationOf(when.expr()) : when.location();
+    if (subject) {
+      condition = bindComparison(ScalarFunction::kEqual, copyExpression(*subject), std::move(condition), whenLocation);
+    } else {
+      if (isUnknown(condition)) condition = coerce(std::move(condition), LogicalType::boolean(), whenLocation);
+      if (condition->type().id() != TypeId::kBoolean) {
+        fail(SqlState::kDatatypeMismatch, whenLocation,
+             fmt::format("argument of CASE/WHEN must be type boolean, not type {}", condition->type().toString()));
+      }
+    }
+    conditions.push_back(std::move(condition));
+    values.push_back(bind(when.result()));
+  }
+  values.push_back(caseExpr.has_defresult()
+                       ? bind(caseExpr.defresult())
+                       : std::make_unique<ConstantExpression>(Value::null(LogicalType::unknown())));
+  std::vector<LogicalType> types;
+  for (const auto& value : values) types.push_back(value->type());
+  LogicalType type = commonType(types, "CASE", location);
+  std::vector<ExpressionPtr> arguments;
+  for (size_t i = 0; i < conditions.size(); ++i) {
+    arguments.push_back(std::move(conditions[i]));
+    arguments.push_back(coerce(std::move(values[i]), type, location));
+  }
+  arguments.push_back(coerce(std::move(values.back()), type, location));
+  return makeFunctionOf(ScalarFunction::kCase, type, std::move(arguments));
+}
+
+ExpressionPtr ExpressionBinder::bindCoalesce(const pg_query::Node& node) {
+  const auto& coalesce = node.coalesce_expr();
+  std::vector<ExpressionPtr> arguments;
+  std::vector<LogicalType> types;
+  for (const auto& argument : coalesce.args()) {
+    arguments.push_back(bind(argument));
+    types.push_back(arguments.back()->type());
+  }
+  LogicalType type = commonType(types, "COALESCE", coalesce.location());
+  for (auto& argument : arguments) argument = coerce(std::move(argument), type, coalesce.location());
+  if (arguments.size() == 1) return std::move(arguments[0]);
+  return makeFunctionOf(ScalarFunction::kCoalesce, type, std::move(arguments));
+}
+
+ExpressionPtr ExpressionBinder::bindSubLink(const pg_query::Node& node) {
+  if (!subqueryBinder_) {
+    fail(SqlState::kFeatureNotSupported, node.sub_link().location(),
+         fmt::format("subqueries are not supported in {}", clause_));
+  }
+  return subqueryBinder_(node.sub_link(), *this);
+}
+
+ExpressionPtr ExpressionBinder::bindExtract(const pg_query::Node& node) {
+  const auto& call = node.func_call();
+  if (call.args_size() != 2 || !call.args(0).has_a_const() || !call.args(0).a_const().has_sval()) {
+    fail(SqlState::kUndefinedFunction, call.location(), "function extract needs a field and a date");
+  }
+  std::string field = call.args(0).a_const().sval().sval();
+  std::transform(field.begin(), field.end(), field.begin(), [](unsigned char c) { return std::tolower(c); });
+  ExpressionPtr source = bind(call.args(1));
+  if (isUnknown(source)) source = coerce(std::move(source), LogicalType::date(), call.location());
+  if (source->type().id() != TypeId::kDate) {
+    fail(SqlState::kUndefinedFunction, call.location(),
+         fmt::format("function extract(unknown, {}) does not exist", source->type().toString()));
+  }
+  ScalarFunction function;
+  if (field == "year") {
+    function = ScalarFunction::kExtractYear;
+  } else if (field == "month") {
+    function = ScalarFunction::kExtractMonth;
+  } else if (field == "day") {
+    function = ScalarFunction::kExtractDay;
+  } else {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         fmt::format("EXTRACT({} FROM date) is not supported; YEAR, MONTH and DAY are", field));
+  }
+  return makeFunction(function, LogicalType::bigInt(), std::move(source));
+}
+
+ExpressionPtr ExpressionBinder::bindSubstring(const pg_query::Node& node) {
+  const auto& call = node.func_call();
+  std::vector<ExpressionPtr> arguments;
+  for (const auto& argument : call.args()) arguments.push_back(bind(argument));
+  bool valid =
+      (arguments.size() == 2 || arguments.size() == 3) && (arguments[0]->type().isString() || isUnknown(arguments[0]));
+  for (size_t i = 1; valid && i < arguments.size(); ++i) {
+    valid = arguments[i]->type().isIntegral() || isUnknown(arguments[i]);
+  }
+  if (!valid) {
+    std::string types;
+    for (const auto& argument : arguments) types += (types.empty() ? "" : ", ") + argument->type().toString();
+    fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function substring({}) does not exist", types));
+  }
+  arguments[0] = coerce(std::move(arguments[0]), LogicalType::text(), call.location());
+  for (size_t i = 1; i < arguments.size(); ++i) {
+    arguments[i] = coerce(std::move(arguments[i]), LogicalType::integer(), call.location());
+  }
+  return makeFunctionOf(ScalarFunction::kSubstring, LogicalType::text(), std::move(arguments));
+}
+
+namespace {
+
+struct IntervalValue {
+  int64_t months = 0;
+  int64_t days = 0;
+};
+
+/// PostgreSQL's INTERVAL_MASK bits of the fields in `interval '3' month`.
+constexpr int kMonthField = 1 << 1;
+constexpr int kYearField = 1 << 2;
+constexpr int kDayField = 1 << 3;
+
+/// Parses '90', '3 months', '1 year 2 days' (the units Shoal's dates can add); nullopt when malformed.
+std::optional<IntervalValue> parseInterval(const std::string& text, int fieldMask) {
+  IntervalValue interval;
+  size_t position = 0;
+  auto skipSpaces = [&] {
+    while (position < text.size() && std::isspace(static_cast<unsigned char>(text[position]))) ++position;
+  };
+  bool any = false;
+  while (true) {
+    skipSpaces();
+    if (position == text.size()) break;
+    size_t start = position;
+    if (text[position] == '-' || text[position] == '+') ++position;
+    while (position < text.size() && std::isdigit(static_cast<unsigned char>(text[position]))) ++position;
+    if (position == start || (position == start + 1 && !std::isdigit(static_cast<unsigned char>(text[start])))) {
+      return std::nullopt;
+    }
+    int64_t amount = std::stoll(text.substr(start, position - start));
+    skipSpaces();
+    size_t unitStart = position;
+    while (position < text.size() && std::isalpha(static_cast<unsigned char>(text[position]))) ++position;
+    std::string unit = text.substr(unitStart, position - unitStart);
+    std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (unit.empty()) {
+      unit = fieldMask == kYearField ? "year" : fieldMask == kMonthField ? "month" : "day";
+      if (fieldMask != 0 && fieldMask != kYearField && fieldMask != kMonthField && fieldMask != kDayField) {
+        return std::nullopt;
+      }
+    }
+    if (unit == "year" || unit == "years" || unit == "y" || unit == "yr" || unit == "yrs") {
+      interval.months += amount * 12;
+    } else if (unit == "month" || unit == "months" || unit == "mon" || unit == "mons") {
+      interval.months += amount;
+    } else if (unit == "week" || unit == "weeks" || unit == "w") {
+      interval.days += amount * 7;
+    } else if (unit == "day" || unit == "days" || unit == "d") {
+      interval.days += amount;
+    } else {
+      return std::nullopt;
+    }
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return interval;
+}
+
+}  // namespace
+
+ExpressionPtr ExpressionBinder::bindIntervalArithmetic(const pg_query::Node& node) {
+  const auto& expr = node.a_expr();
+  std::string op = lastName(expr.name());
+  auto isInterval = [](const pg_query::Node& side) {
+    return side.has_type_cast() && lastName(side.type_cast().type_name().names()) == "interval";
+  };
+  if ((op != "+" && op != "-") || !expr.has_lexpr() || !expr.has_rexpr()) return nullptr;
+  bool leftInterval = isInterval(expr.lexpr());
+  bool rightInterval = isInterval(expr.rexpr());
+  if (leftInterval == rightInterval || (leftInterval && op == "-")) return nullptr;
+  const auto& cast = (leftInterval ? expr.lexpr() : expr.rexpr()).type_cast();
+  int location = cast.location();
+  if (!cast.arg().has_a_const() || !cast.arg().a_const().has_sval()) {
+    fail(SqlState::kFeatureNotSupported, location, "only interval literals are supported");
+  }
+  int fieldMask = 0;
+  for (const auto& modifier : cast.type_name().typmods()) {
+    if (modifier.has_a_const() && modifier.a_const().has_ival()) fieldMask |= modifier.a_const().ival().ival();
+  }
+  std::string text = cast.arg().a_const().sval().sval();
+  auto interval = parseInterval(text, fieldMask);
+  if (!interval) {
+    fail(SqlState::kInvalidDatetimeFormat, location,
+         fmt::format("invalid input syntax for type interval: \"{}\" (Shoal's intervals count years, months, "
+                     "weeks and days)",
+                     text));
+  }
+  ExpressionPtr date = bind(leftInterval ? expr.rexpr() : expr.lexpr());
+  if (isUnknown(date)) date = coerce(std::move(date), LogicalType::date(), expr.location());
+  if (date->type().id() != TypeId::kDate) {
+    fail(SqlState::kUndefinedFunction, expr.location(),
+         fmt::format("operator does not exist: {} {} interval", date->type().toString(), op));
+  }
+  int64_t sign = op == "-" ? -1 : 1;
+  // As PostgreSQL does for timestamps: months first, then days.
+  if (interval->months != 0) {
+    date = makeFunction(
+        ScalarFunction::kDateAddMonths, LogicalType::date(), std::move(date),
+        std::make_unique<ConstantExpression>(Value::integer(static_cast<int32_t>(sign * interval->months))));
+  }
+  if (interval->days != 0) {
+    date =
+        makeFunction(ScalarFunction::kDateAddDays, LogicalType::date(), std::move(date),
+                     std::make_unique<ConstantExpression>(Value::integer(static_cast<int32_t>(sign * interval->days))));
+  }
+  return date;
 }
 
 }  // namespace shoal::sql

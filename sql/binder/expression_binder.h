@@ -1,41 +1,61 @@
 #pragma once
 
+#include <functional>
 #include <string_view>
 #include <vector>
 
 #include "engine/expression/expression.h"
 #include "sql/binder/bound_statement.h"
 #include "sql/binder/catalog_reader.h"
+#include "sql/plan/logical_operator.h"
 
 namespace pg_query {
 class Node;
 class TypeName;
+class ColumnRef;
+class SubLink;
 }  // namespace pg_query
 
 namespace shoal::sql {
 
 /// Turns parse-tree expressions into typed engine expressions, resolving
-/// column names against one input relation, inferring parameter types from
+/// column names through the caller's scope, inferring parameter types from
 /// context and inserting PostgreSQL's implicit casts. Errors carry the
 /// character position of the offending node.
 class ExpressionBinder {
  public:
-  /// `columns` is the input relation (empty without FROM); `parameterTypes`
-  /// holds the declared types of $1..$n (kUnknown where the client left it to
-  /// the server) and is updated as parameters are resolved.
+  /// Resolves a column reference (failing with 42703/42702 itself when it cannot).
+  using ColumnResolver = std::function<engine::ExpressionPtr(const pg_query::ColumnRef&)>;
+  /// Takes an aggregate call (its argument bound) and returns the expression that reads its result.
+  using AggregateSink = std::function<engine::ExpressionPtr(AggregateCall)>;
+  /// Binds a subquery used as an expression (EXISTS, IN, scalar) and returns what reads its result.
+  using SubqueryBinder = std::function<engine::ExpressionPtr(const pg_query::SubLink&, ExpressionBinder&)>;
+
+  /// Resolves names against `columns` (column i is read as ColumnRefExpression(i));
+  /// `parameterTypes` holds the declared types of $1..$n (kUnknown where the
+  /// client left it to the server) and is updated as parameters are resolved.
   ExpressionBinder(std::string_view queryText, const std::vector<ColumnDescription>& columns,
+                   std::vector<engine::LogicalType>& parameterTypes);
+  ExpressionBinder(std::string_view queryText, ColumnResolver resolver,
                    std::vector<engine::LogicalType>& parameterTypes);
 
   engine::ExpressionPtr bind(const pg_query::Node& node);
 
-  /// Lets aggregate calls appear: each one is added to `aggregates` and bound
-  /// as a reference to its result (column i of the aggregation's output).
-  /// Without this, an aggregate fails with 42803 naming `clause`.
-  void collectAggregates(std::vector<BoundAggregate>* aggregates) { aggregates_ = aggregates; }
+  /// Lets aggregate calls appear. Without a sink an aggregate fails with 42803 naming the clause.
+  void setAggregateSink(AggregateSink sink) { aggregateSink_ = std::move(sink); }
+  /// Lets subqueries appear. Without this they fail with 0A000.
+  void setSubqueryBinder(SubqueryBinder binder) { subqueryBinder_ = std::move(binder); }
   void setClause(std::string clause) { clause_ = std::move(clause); }
-  /// Where the first column reference outside any aggregate was, or -1.
-  int firstBareColumnLocation() const { return firstBareColumnLocation_; }
-  const std::string& firstBareColumnName() const { return firstBareColumnName_; }
+  const std::string& clause() const { return clause_; }
+  /// Every column reference bound outside an aggregate, with its location, in order.
+  const std::vector<std::pair<ColumnId, int>>& bareColumnReferences() const { return bareColumnReferences_; }
+
+  /// Binds `left <op> right` for a comparison operator ("=", "<", ...), with PostgreSQL's implicit casts.
+  engine::ExpressionPtr bindComparisonOperator(std::string_view op, engine::ExpressionPtr left,
+                                               engine::ExpressionPtr right, int location);
+  /// The type CASE, COALESCE and UNION resolve a set of types to (42804 naming `construct` when none).
+  engine::LogicalType commonType(const std::vector<engine::LogicalType>& types, std::string_view construct,
+                                 int location) const;
 
   /// Converts `expression` to `target`: an untyped literal or parameter takes
   /// the type; anything else gets a cast when the conversion is allowed.
@@ -56,6 +76,8 @@ class ExpressionBinder {
 
   /// Fails with 42601/0A000 and the position of `location` (a byte offset in the query text).
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
+  /// The same, with a HINT for the client (empty: none).
+  [[noreturn]] void fail(std::string_view sqlState, int location, std::string message, std::string hint) const;
 
  private:
   engine::ExpressionPtr bindConstant(const pg_query::Node& node);
@@ -71,18 +93,26 @@ class ExpressionBinder {
   engine::ExpressionPtr bindTypeCast(const pg_query::Node& node);
   engine::ExpressionPtr bindFunctionCall(const pg_query::Node& node);
   engine::ExpressionPtr bindAggregate(const pg_query::Node& node, engine::AggregateFunction function);
+  engine::ExpressionPtr bindSpecialOperator(const pg_query::Node& node);
+  engine::ExpressionPtr bindCase(const pg_query::Node& node);
+  engine::ExpressionPtr bindCoalesce(const pg_query::Node& node);
+  engine::ExpressionPtr bindSubLink(const pg_query::Node& node);
+  engine::ExpressionPtr bindExtract(const pg_query::Node& node);
+  engine::ExpressionPtr bindSubstring(const pg_query::Node& node);
+  /// date +/- interval literal, or nullptr when `node` is not of that shape.
+  engine::ExpressionPtr bindIntervalArithmetic(const pg_query::Node& node);
 
   [[noreturn]] void failNoOperator(std::string_view op, const engine::LogicalType& left,
                                    const engine::LogicalType& right, int location) const;
 
   std::string_view queryText_;
-  const std::vector<ColumnDescription>& columns_;
+  ColumnResolver resolveColumn_;
   std::vector<engine::LogicalType>& parameterTypes_;
-  std::vector<BoundAggregate>* aggregates_ = nullptr;
+  AggregateSink aggregateSink_;
+  SubqueryBinder subqueryBinder_;
   std::string clause_ = "WHERE";
   bool insideAggregate_ = false;
-  int firstBareColumnLocation_ = -1;
-  std::string firstBareColumnName_;
+  std::vector<std::pair<ColumnId, int>> bareColumnReferences_;
 };
 
 }  // namespace shoal::sql

@@ -6,6 +6,8 @@
 
 #include "common/status.h"
 #include "sql/binder/binder.h"
+#include "sql/optimizer/optimizer.h"
+#include "sql/plan/single_table_lowering.h"
 
 namespace shoal {
 namespace {
@@ -20,12 +22,19 @@ class NoTables final : public sql::CatalogReader {
   std::optional<sql::TableDescription> findTable(std::string_view) const override { return std::nullopt; }
 };
 
+/// The statement's query, optimized and lowered to what the coordinator runs.
+sql::BoundSelect lowered(sql::BoundStatement& bound) {
+  auto& query = std::get<sql::BoundQuery>(bound.command);
+  sql::optimize(query.plan);
+  return sql::lowerToSingleTableSelect(query.plan);
+}
+
 /// Evaluates `SELECT <expression>` and returns PostgreSQL's text of the one value ("NULL" for null).
 std::string eval(const std::string& expression) {
   NoTables catalog;
   auto script = sql::ParsedScript::parse("SELECT " + expression);
   auto bound = sql::Binder(catalog).bind(script, 0);
-  const auto& select = std::get<sql::BoundSelect>(bound.command);
+  sql::BoundSelect select = lowered(bound);
   engine::ExpressionEvaluator evaluator;
   Vector result = evaluator.evaluate(*select.projections.at(0), Chunk(1));
   return result.getValue(0).toString();
@@ -35,7 +44,7 @@ LogicalType typeOf(const std::string& expression) {
   NoTables catalog;
   auto script = sql::ParsedScript::parse("SELECT " + expression);
   auto bound = sql::Binder(catalog).bind(script, 0);
-  return std::get<sql::BoundSelect>(bound.command).projections.at(0)->type();
+  return lowered(bound).projections.at(0)->type();
 }
 
 std::string_view errorOf(const std::string& expression) {
@@ -197,7 +206,7 @@ TEST(ExpressionEvaluatorTest, ParametersCarryTheirValues) {
   EXPECT_EQ(bound.parameterTypes[1], LogicalType::text());
   std::vector<Value> parameters = {Value::integer(41), Value::varchar("y")};
   engine::ExpressionEvaluator evaluator(parameters);
-  const auto& select = std::get<sql::BoundSelect>(bound.command);
+  sql::BoundSelect select = lowered(bound);
   EXPECT_EQ(evaluator.evaluate(*select.projections[0], Chunk(1)).getValue(0).toString(), "42");
   EXPECT_EQ(evaluator.evaluate(*select.projections[1], Chunk(1)).getValue(0).toString(), "yx");
 }

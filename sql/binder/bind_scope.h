@@ -1,0 +1,66 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/expression/expression.h"
+#include "sql/plan/logical_operator.h"
+
+namespace pg_query {
+class ColumnRef;
+}  // namespace pg_query
+
+namespace shoal::sql {
+
+class ExpressionBinder;
+
+/// The names a query's expressions can see: the columns of its FROM items,
+/// each under its relation's name or alias, and through `outer` those of the
+/// queries it is nested in (correlated references).
+class BindScope {
+ public:
+  struct Entry {
+    std::string relation;
+    /// The name the query reads it by; column.name is what plans print (alias-qualified for self-joins).
+    std::string name;
+    PlanColumn column;
+    /// The right-hand copy of a JOIN ... USING column: reachable qualified, not by its bare name.
+    bool hiddenUnqualified = false;
+  };
+
+  explicit BindScope(const BindScope* outer = nullptr) : outer_(outer) {}
+
+  void add(std::string relation, PlanColumn column, bool hiddenUnqualified = false) {
+    std::string name = column.name;
+    entries_.push_back({std::move(relation), std::move(name), std::move(column), hiddenUnqualified});
+  }
+  void add(std::string relation, std::string name, PlanColumn column) {
+    entries_.push_back({std::move(relation), std::move(name), std::move(column), false});
+  }
+  void add(const Entry& entry, bool hiddenUnqualified) {
+    entries_.push_back(entry);
+    entries_.back().hiddenUnqualified = hiddenUnqualified;
+  }
+  void append(const BindScope& other) {
+    for (const auto& entry : other.entries_) entries_.push_back(entry);
+  }
+  const std::vector<Entry>& entries() const { return entries_; }
+  const BindScope* outer() const { return outer_; }
+  bool hasRelation(std::string_view relation) const;
+
+  /// Resolves a column reference here or in an enclosing scope. Fails with
+  /// 42702 (ambiguous), 42P01 (unknown qualifier) or 42703 (with a "did you
+  /// mean" hint when a close name exists), at the reference's position.
+  engine::ExpressionPtr resolve(const pg_query::ColumnRef& ref, const ExpressionBinder& errors) const;
+
+ private:
+  std::vector<const Entry*> matches(const std::string& relation, const std::string& name) const;
+
+  const BindScope* outer_;
+  std::vector<Entry> entries_;
+};
+
+/// Levenshtein distance, for "did you mean" hints.
+size_t editDistance(std::string_view a, std::string_view b);
+
+}  // namespace shoal::sql

@@ -1,0 +1,823 @@
+#include "sql/binder/query_binder.h"
+#include "common/status.h"
+
+#include <set>
+
+#include "engine/expression/expression_evaluator.h"
+#include "pg_query/pg_query.pb.h"
+#include "sql/parser/parsed_script.h"
+#include "sql/plan/expression_rewriting.h"
+#include "sql/plan/plan_walker.h"
+
+namespace shoal::sql {
+
+using engine::ExpressionPtr;
+using engine::LogicalType;
+using engine::TypeId;
+
+const pg_query::CommonTableExpr* CteScope::find(std::string_view name) const {
+  for (const CteScope* scope = this; scope != nullptr; scope = scope->parent) {
+    if (auto found = scope->definitions.find(name); found != scope->definitions.end()) return found->second;
+  }
+  return nullptr;
+}
+
+QueryBinder::QueryBinder(const CatalogReader& catalog, std::string_view text, std::vector<LogicalType>& parameterTypes,
+                         ColumnIdGenerator& ids, const BindScope* outer, const CteScope* ctes)
+    : catalog_(catalog),
+      text_(text),
+      parameterTypes_(parameterTypes),
+      ids_(ids),
+      outer_(outer),
+      ctes_(ctes),
+      scope_(outer) {}
+
+void QueryBinder::fail(std::string_view sqlState, int location, std::string message) const {
+  int position = characterPosition(text_, location);
+  throw ShoalError(Status(sqlState, std::move(message), position > 0 ? std::optional<int>(position) : std::nullopt));
+}
+
+LogicalPlan QueryBinder::bind(const pg_query::SelectStmt& select) {
+  if (select.op() != pg_query::SETOP_NONE) return bindSetOperation(select);
+  return bindSimpleSelect(select);
+}
+
+void QueryBinder::rejectUnsupportedClauses(const pg_query::SelectStmt& select) const {
+  auto reject = [&](bool present, std::string_view clause) {
+    if (present) fail(SqlState::kFeatureNotSupported, -1, fmt::format("{} is not supported yet", clause));
+  };
+  reject(select.values_lists_size() > 0, "VALUES");
+  reject(select.has_into_clause(), "SELECT INTO");
+  reject(select.window_clause_size() > 0, "WINDOW");
+  reject(select.locking_clause_size() > 0, "FOR UPDATE/SHARE");
+  reject(select.group_distinct(), "GROUP BY DISTINCT");
+  reject(select.distinct_clause_size() > 1 || (select.distinct_clause_size() == 1 &&
+                                               select.distinct_clause(0).node_case() != pg_query::Node::NODE_NOT_SET),
+         "SELECT DISTINCT ON");
+  reject(select.limit_option() == pg_query::LIMIT_OPTION_WITH_TIES, "FETCH ... WITH TIES");
+  for (const auto& group : select.group_clause()) {
+    reject(group.has_grouping_set(), "GROUPING SETS, ROLLUP and CUBE are");
+  }
+}
+
+void QueryBinder::registerCtes(const pg_query::SelectStmt& select, CteScope& storage) {
+  if (!select.has_with_clause()) return;
+  if (select.with_clause().recursive()) {
+    fail(SqlState::kFeatureNotSupported, select.with_clause().location(), "WITH RECURSIVE is not supported yet");
+  }
+  for (const auto& node : select.with_clause().ctes()) {
+    const auto& cte = node.common_table_expr();
+    if (storage.definitions.contains(cte.ctename())) {
+      fail(SqlState::kDuplicateAlias, cte.location(),
+           fmt::format("WITH query name \"{}\" specified more than once", cte.ctename()));
+    }
+    if (!cte.ctequery().has_select_stmt()) {
+      fail(SqlState::kFeatureNotSupported, cte.location(), "only SELECT is supported in WITH");
+    }
+    storage.definitions.emplace(cte.ctename(), &cte);
+  }
+}
+
+// --- FROM ---------------------------------------------------------------------------------------
+
+LogicalOperatorPtr QueryBinder::renameRelation(LogicalPlan plan, const std::string& relation,
+                                               const std::vector<std::string>& aliases, int location,
+                                               BindScope& scope) {
+  std::vector<PlanColumn> columns = plan.root->outputColumns();
+  if (aliases.size() > columns.size()) {
+    fail(SqlState::kInvalidColumnReference, location,
+         fmt::format("table \"{}\" has {} columns available but {} columns specified", relation, columns.size(),
+                     aliases.size()));
+  }
+  auto project = std::make_unique<LogicalProject>();
+  for (size_t i = 0; i < columns.size(); ++i) {
+    std::string name = i < aliases.size() ? aliases[i] : plan.columnNames[i];
+    project->expressions.push_back(columnRef(columns[i]));
+    project->ids.push_back(ids_.next());
+    project->names.push_back(name);
+    scope.add(relation, {project->ids.back(), columns[i].type, name});
+  }
+  project->children.push_back(std::move(plan.root));
+  return project;
+}
+
+namespace {
+
+std::vector<std::string> aliasNames(const google::protobuf::RepeatedPtrField<pg_query::Node>& names) {
+  std::vector<std::string> result;
+  for (const auto& name : names) result.push_back(name.string().sval());
+  return result;
+}
+
+}  // namespace
+
+LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindScope& scope) {
+  const auto& range = item.range_var();
+  std::string relation = range.has_alias() ? range.alias().aliasname() : range.relname();
+  std::vector<std::string> aliases =
+      range.has_alias() ? aliasNames(range.alias().colnames()) : std::vector<std::string>{};
+  if (range.schemaname().empty()) {
+    if (const auto* cte = ctes_ ? ctes_->find(range.relname()) : nullptr) {
+      // Each reference binds the WITH query anew: it is inlined, with its own column ids.
+      QueryBinder binder(catalog_, text_, parameterTypes_, ids_, nullptr, ctes_);
+      LogicalPlan plan = binder.bind(cte->ctequery().select_stmt());
+      std::vector<std::string> cteAliases = aliasNames(cte->aliascolnames());
+      if (aliases.empty()) aliases = cteAliases;
+      return renameRelation(std::move(plan), relation, aliases, range.location(), scope);
+    }
+    if (auto view = catalog_.findView(range.relname())) {
+      LogicalPlan plan;
+      try {
+        ParsedScript script = ParsedScript::parse(view->query);
+        QueryBinder binder(catalog_, script.text(), parameterTypes_, ids_);
+        plan = binder.bind(script.statement(0).view_stmt().query().select_stmt());
+      } catch (const ShoalError& error) {
+        // Positions would point into the view's text, not the query's.
+        fail(error.status().sqlState(), range.location(),
+             fmt::format("in view \"{}\": {}", view->name, error.status().message()));
+      }
+      if (aliases.empty()) aliases = view->columnNames;
+      return renameRelation(std::move(plan), relation, aliases, range.location(), scope);
+    }
+  }
+  auto table = range.schemaname().empty() ? catalog_.findTable(range.relname()) : std::nullopt;
+  if (!table) {
+    std::string name = range.schemaname().empty() ? range.relname() : range.schemaname() + "." + range.relname();
+    std::string hint;
+    size_t best = std::max<size_t>(2, range.relname().size() / 3) + 1;
+    for (const auto& candidate : catalog_.relationNames()) {
+      if (size_t distance = editDistance(range.relname(), candidate); distance < best) {
+        best = distance;
+        hint = fmt::format("Perhaps you meant to reference the table \"{}\".", candidate);
+      }
+    }
+    ExpressionBinder errors(text_, std::vector<ColumnDescription>{}, parameterTypes_);
+    errors.fail(SqlState::kUndefinedTable, range.location(), fmt::format("relation \"{}\" does not exist", name), hint);
+  }
+  if (aliases.size() > table->columns.size()) {
+    fail(SqlState::kInvalidColumnReference, range.location(),
+         fmt::format("table \"{}\" has {} columns available but {} columns specified", relation, table->columns.size(),
+                     aliases.size()));
+  }
+  auto scan = std::make_unique<LogicalScan>();
+  scan->alias = relation;
+  for (size_t i = 0; i < table->columns.size(); ++i) {
+    std::string name = i < aliases.size() ? aliases[i] : table->columns[i].name;
+    // Plans print a self-joined table's columns under its alias (n1.n_name, n2.n_name).
+    std::string display = relation == table->name ? name : relation + "." + name;
+    PlanColumn column{ids_.next(), table->columns[i].type, display};
+    scan->tableColumns.push_back(i);
+    scan->columns.push_back(column);
+    scope.add(relation, name, column);
+  }
+  scan->table = std::move(*table);
+  return scan;
+}
+
+LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& scope) {
+  const auto& join = item.join_expr();
+  BindScope leftScope(outer_);
+  BindScope rightScope(outer_);
+  LogicalOperatorPtr left = bindFromItem(join.larg(), leftScope);
+  LogicalOperatorPtr right = bindFromItem(join.rarg(), rightScope);
+  auto op = std::make_unique<LogicalJoin>();
+  switch (join.jointype()) {
+    case pg_query::JOIN_INNER:
+      op->type = JoinType::kInner;
+      break;
+    case pg_query::JOIN_LEFT:
+    case pg_query::JOIN_RIGHT:
+      op->type = JoinType::kLeft;
+      break;
+    case pg_query::JOIN_FULL:
+      op->type = JoinType::kFull;
+      break;
+    default:
+      fail(SqlState::kFeatureNotSupported, -1, "this join type is not supported");
+  }
+  if (join.has_alias()) fail(SqlState::kFeatureNotSupported, -1, "aliases on JOIN expressions are not supported yet");
+  bool rightJoin = join.jointype() == pg_query::JOIN_RIGHT;
+  BindScope joined(outer_);
+  std::vector<std::string> usingColumns = aliasNames(join.using_clause());
+  if (join.is_natural()) {
+    for (const auto& entry : leftScope.entries()) {
+      for (const auto& other : rightScope.entries()) {
+        if (entry.name == other.name) usingColumns.push_back(entry.name);
+      }
+    }
+  }
+  std::set<std::string> usingSet(usingColumns.begin(), usingColumns.end());
+  if (!usingColumns.empty() && op->type == JoinType::kFull) {
+    fail(SqlState::kFeatureNotSupported, -1, "FULL JOIN with USING or NATURAL is not supported yet");
+  }
+  // USING columns are seen once, from the preserved side; the other copy stays reachable qualified.
+  for (const auto& entry : leftScope.entries()) joined.add(entry, rightJoin && usingSet.contains(entry.name));
+  for (const auto& entry : rightScope.entries()) joined.add(entry, !rightJoin && usingSet.contains(entry.name));
+  for (const auto& name : usingColumns) {
+    const BindScope::Entry* leftColumn = nullptr;
+    const BindScope::Entry* rightColumn = nullptr;
+    for (const auto& entry : leftScope.entries()) {
+      if (entry.name == name) leftColumn = &entry;
+    }
+    for (const auto& entry : rightScope.entries()) {
+      if (entry.name == name) rightColumn = &entry;
+    }
+    if (leftColumn == nullptr || rightColumn == nullptr) {
+      fail(SqlState::kUndefinedColumn, -1,
+           fmt::format("column \"{}\" specified in USING clause does not exist in {} table", name,
+                       leftColumn == nullptr ? "left" : "right"));
+    }
+    std::vector<PendingSubquery> none;
+    ExpressionBinder binder = makeBinder(none, "JOIN/USING");
+    op->conditions.push_back(
+        binder.bindComparisonOperator("=", columnRef(leftColumn->column), columnRef(rightColumn->column), -1));
+  }
+  if (join.has_quals()) {
+    auto errors = std::make_shared<ExpressionBinder>(text_, std::vector<ColumnDescription>{}, parameterTypes_);
+    ExpressionBinder binder(
+        text_, [&joined, errors](const pg_query::ColumnRef& ref) { return joined.resolve(ref, *errors); },
+        parameterTypes_);
+    binder.setClause("JOIN/ON");
+    ExpressionPtr condition = binder.bind(join.quals());
+    int location = ExpressionBinder::locationOf(join.quals());
+    if (condition->type().id() == TypeId::kUnknown)
+      condition = binder.coerce(std::move(condition), LogicalType::boolean(), location);
+    if (condition->type().id() != TypeId::kBoolean) {
+      fail(SqlState::kDatatypeMismatch, location,
+           fmt::format("argument of JOIN/ON must be type boolean, not type {}", condition->type().toString()));
+    }
+    splitConjunction(std::move(condition), op->conditions);
+  }
+  if (rightJoin) {
+    op->children.push_back(std::move(right));
+    op->children.push_back(std::move(left));
+  } else {
+    op->children.push_back(std::move(left));
+    op->children.push_back(std::move(right));
+  }
+  scope.append(joined);
+  return op;
+}
+
+LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindScope& scope) {
+  switch (item.node_case()) {
+    case pg_query::Node::kRangeVar:
+      return bindRangeVar(item, scope);
+    case pg_query::Node::kJoinExpr:
+      return bindJoin(item, scope);
+    case pg_query::Node::kRangeSubselect: {
+      const auto& subselect = item.range_subselect();
+      if (subselect.lateral()) fail(SqlState::kFeatureNotSupported, -1, "LATERAL is not supported yet");
+      QueryBinder binder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_);
+      LogicalPlan plan = binder.bind(subselect.subquery().select_stmt());
+      std::string relation = subselect.has_alias() ? subselect.alias().aliasname() : "unnamed_subquery";
+      std::vector<std::string> aliases =
+          subselect.has_alias() ? aliasNames(subselect.alias().colnames()) : std::vector<std::string>{};
+      return renameRelation(std::move(plan), relation, aliases, -1, scope);
+    }
+    default: {
+      const auto* field = item.GetDescriptor()->FindFieldByNumber(item.node_case());
+      fail(SqlState::kFeatureNotSupported, -1,
+           fmt::format("FROM item {} is not supported yet", field ? field->message_type()->name() : "?"));
+    }
+  }
+}
+
+// --- Expressions and subqueries --------------------------------------------------------------------
+
+ExpressionBinder QueryBinder::makeBinder(std::vector<PendingSubquery>& pending, std::string clause) {
+  // The resolver reports errors through a binder of the same text; it needs no state of its own.
+  auto errors = std::make_shared<ExpressionBinder>(text_, std::vector<ColumnDescription>{}, parameterTypes_);
+  ExpressionBinder binder(
+      text_, [this, errors](const pg_query::ColumnRef& ref) { return scope_.resolve(ref, *errors); }, parameterTypes_);
+  binder.setClause(std::move(clause));
+  binder.setSubqueryBinder([this, &pending](const pg_query::SubLink& link, ExpressionBinder& outerBinder) {
+    return bindSubquery(link, outerBinder, pending);
+  });
+  return binder;
+}
+
+ExpressionPtr QueryBinder::bindSubquery(const pg_query::SubLink& link, ExpressionBinder& binder,
+                                        std::vector<PendingSubquery>& pending) {
+  QueryBinder subqueryBinder(catalog_, text_, parameterTypes_, ids_, &scope_, ctes_);
+  LogicalPlan plan = subqueryBinder.bind(link.subselect().select_stmt());
+  std::vector<PlanColumn> columns = plan.root->outputColumns();
+  PendingSubquery subquery;
+  subquery.plan = std::move(plan.root);
+  auto needOneColumn = [&] {
+    if (columns.size() != 1) {
+      fail(SqlState::kSyntaxError, link.location(),
+           columns.empty() ? "subquery must return a column" : "subquery has too many columns");
+    }
+  };
+  auto markColumn = [&](std::string name) {
+    subquery.type = JoinType::kMark;
+    subquery.markId = ids_.next();
+    return PlanColumn{subquery.markId, LogicalType::boolean(), std::move(name)};
+  };
+  switch (link.sub_link_type()) {
+    case pg_query::EXISTS_SUBLINK: {
+      PlanColumn mark = markColumn("exists");
+      pending.push_back(std::move(subquery));
+      return columnRef(mark);
+    }
+    case pg_query::EXPR_SUBLINK: {
+      needOneColumn();
+      subquery.type = JoinType::kSingle;
+      pending.push_back(std::move(subquery));
+      return columnRef(columns[0]);
+    }
+    case pg_query::ANY_SUBLINK:
+    case pg_query::ALL_SUBLINK: {
+      needOneColumn();
+      std::string op = link.oper_name_size() == 0 ? "=" : link.oper_name().rbegin()->string().sval();
+      bool all = link.sub_link_type() == pg_query::ALL_SUBLINK;
+      if (all) {
+        // x op ALL (S) is NOT (x negated-op ANY (S)).
+        static const std::map<std::string, std::string, std::less<>> kNegations = {
+            {"=", "<>"}, {"<>", "="}, {"<", ">="}, {">=", "<"}, {">", "<="}, {"<=", ">"}};
+        auto negation = kNegations.find(op);
+        if (negation == kNegations.end()) {
+          fail(SqlState::kFeatureNotSupported, link.location(), fmt::format("{} ALL is not supported", op));
+        }
+        op = negation->second;
+      }
+      ExpressionPtr test = binder.bind(link.testexpr());
+      subquery.conditions.push_back(
+          binder.bindComparisonOperator(op, std::move(test), columnRef(columns[0]), link.location()));
+      subquery.nullAware = true;
+      PlanColumn mark = markColumn(all ? "all" : "any");
+      pending.push_back(std::move(subquery));
+      if (!all) return columnRef(mark);
+      std::vector<ExpressionPtr> arguments;
+      arguments.push_back(columnRef(mark));
+      return std::make_unique<engine::FunctionExpression>(engine::ScalarFunction::kNot, std::move(arguments),
+                                                          LogicalType::boolean());
+    }
+    default:
+      fail(SqlState::kFeatureNotSupported, link.location(), "this kind of subquery is not supported");
+  }
+}
+
+LogicalOperatorPtr QueryBinder::attachSubqueries(LogicalOperatorPtr input, std::vector<PendingSubquery>& pending) {
+  for (auto& subquery : pending) {
+    auto join = std::make_unique<LogicalJoin>();
+    join->type = subquery.type;
+    join->conditions = std::move(subquery.conditions);
+    join->markId = subquery.markId;
+    join->markName = "mark";
+    join->nullAware = subquery.nullAware;
+    join->dependent = !freeColumns(*subquery.plan).empty();
+    join->children.push_back(std::move(input));
+    join->children.push_back(std::move(subquery.plan));
+    input = std::move(join);
+  }
+  pending.clear();
+  return input;
+}
+
+std::optional<int64_t> QueryBinder::bindLimit(const pg_query::Node& node, std::string_view clause) {
+  std::vector<PendingSubquery> none;
+  ExpressionBinder binder = makeBinder(none, std::string(clause));
+  ExpressionPtr expression = binder.bind(node);
+  int location = ExpressionBinder::locationOf(node);
+  if (expression->kind() != engine::ExpressionKind::kConstant && expression->kind() != engine::ExpressionKind::kCast) {
+    fail(SqlState::kFeatureNotSupported, location, fmt::format("{} must be a constant", clause));
+  }
+  if (!columnsOf(*expression).empty() || !none.empty()) {
+    fail(SqlState::kFeatureNotSupported, location, fmt::format("{} must be a constant", clause));
+  }
+  expression = binder.coerce(std::move(expression), LogicalType::bigInt(), location);
+  engine::ExpressionEvaluator evaluator;
+  engine::Vector value = evaluator.evaluate(*expression, engine::Chunk(1));
+  if (value.isNull(0)) return std::nullopt;
+  int64_t count = value.data<int64_t>()[0];
+  if (count < 0) {
+    fail(SqlState::kInvalidRowCountInLimit, location, fmt::format("{} must not be negative", clause));
+  }
+  return count;
+}
+
+// --- SELECT ---------------------------------------------------------------------------------------
+
+namespace {
+
+/// A select-list entry: the bound expression (over FROM, or aggregate results) and its output name.
+struct SelectItem {
+  ExpressionPtr expression;
+  std::string name;
+};
+
+}  // namespace
+
+LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
+  rejectUnsupportedClauses(select);
+  auto& ctes = cteStorage_.emplace_back(std::make_unique<CteScope>());
+  ctes->parent = ctes_;
+  registerCtes(select, *ctes);
+  ctes_ = ctes.get();
+
+  // FROM: comma-separated items are joined with no condition; the optimizer finds the predicates.
+  LogicalOperatorPtr plan;
+  for (const auto& item : select.from_clause()) {
+    LogicalOperatorPtr bound = bindFromItem(item, scope_);
+    if (!plan) {
+      plan = std::move(bound);
+      continue;
+    }
+    auto join = std::make_unique<LogicalJoin>();
+    join->children.push_back(std::move(plan));
+    join->children.push_back(std::move(bound));
+    plan = std::move(join);
+  }
+  if (!plan) plan = std::make_unique<LogicalSingleRow>();
+  std::set<ColumnId> fromIds = outputIds(*plan);
+
+  if (select.has_where_clause()) {
+    std::vector<PendingSubquery> pending;
+    ExpressionBinder binder = makeBinder(pending, "WHERE");
+    ExpressionPtr where = binder.bind(select.where_clause());
+    int location = ExpressionBinder::locationOf(select.where_clause());
+    if (where->type().id() == TypeId::kUnknown)
+      where = binder.coerce(std::move(where), LogicalType::boolean(), location);
+    if (where->type().id() != TypeId::kBoolean) {
+      fail(SqlState::kDatatypeMismatch, location,
+           fmt::format("argument of WHERE must be type boolean, not type {}", where->type().toString()));
+    }
+    plan = attachSubqueries(std::move(plan), pending);
+    auto filter = std::make_unique<LogicalFilter>();
+    splitConjunction(std::move(where), filter->conditions);
+    filter->children.push_back(std::move(plan));
+    plan = std::move(filter);
+  }
+
+  // Aggregates anywhere in SELECT, HAVING or ORDER BY land here; each is bound as a reference to its result.
+  std::vector<AggregateCall> aggregates;
+  auto aggregateSink = [&](AggregateCall call) -> ExpressionPtr {
+    for (const auto& existing : aggregates) {
+      bool same = existing.function == call.function && existing.distinct == call.distinct &&
+                  (existing.argument == nullptr) == (call.argument == nullptr) &&
+                  (!call.argument || sameExpression(*existing.argument, *call.argument));
+      if (same) return columnRef({existing.id, existing.resultType, existing.name});
+    }
+    call.id = ids_.next();
+    PlanColumn column{call.id, call.resultType, call.name};
+    aggregates.push_back(std::move(call));
+    return columnRef(column);
+  };
+
+  // The select list.
+  std::vector<PendingSubquery> selectSubqueries;
+  ExpressionBinder selectBinder = makeBinder(selectSubqueries, "SELECT");
+  selectBinder.setAggregateSink(aggregateSink);
+  std::vector<SelectItem> items;
+  for (const auto& targetNode : select.target_list()) {
+    const auto& target = targetNode.res_target();
+    const auto& value = target.val();
+    if (value.has_column_ref() && value.column_ref().fields().rbegin()->has_a_star()) {
+      const auto& fields = value.column_ref().fields();
+      std::string relation = fields.size() == 2 ? fields[0].string().sval() : "";
+      if (select.from_clause_size() == 0) {
+        fail(SqlState::kSyntaxError, target.location(), "SELECT * with no tables specified is not valid");
+      }
+      if (!relation.empty() && !scope_.hasRelation(relation)) {
+        fail(SqlState::kUndefinedTable, value.column_ref().location(),
+             fmt::format("missing FROM-clause entry for table \"{}\"", relation));
+      }
+      for (const auto& entry : scope_.entries()) {
+        if (!relation.empty() ? entry.relation != relation : entry.hiddenUnqualified) continue;
+        items.push_back({columnRef(entry.column), entry.name});
+      }
+      continue;
+    }
+    ExpressionPtr expression = selectBinder.resolveUnknown(selectBinder.bind(value), target.location());
+    items.push_back(
+        {std::move(expression), target.name().empty() ? ExpressionBinder::columnNameOf(value) : target.name()});
+  }
+
+  // GROUP BY: input columns first, then output names and ordinals, as PostgreSQL resolves them.
+  std::vector<ExpressionPtr> groups;
+  std::vector<PendingSubquery> groupSubqueries;
+  ExpressionBinder groupBinder = makeBinder(groupSubqueries, "GROUP BY");
+  for (const auto& groupNode : select.group_clause()) {
+    int location = ExpressionBinder::locationOf(groupNode);
+    if (groupNode.has_a_const() && groupNode.a_const().has_ival()) {
+      int ordinal = groupNode.a_const().ival().ival();
+      if (ordinal < 1 || static_cast<size_t>(ordinal) > items.size()) {
+        fail(SqlState::kInvalidColumnReference, location,
+             fmt::format("GROUP BY position {} is not in select list", ordinal));
+      }
+      groups.push_back(copyExpression(*items[ordinal - 1].expression));
+      continue;
+    }
+    if (groupNode.has_column_ref() && groupNode.column_ref().fields_size() == 1 &&
+        groupNode.column_ref().fields(0).has_string()) {
+      const std::string& name = groupNode.column_ref().fields(0).string().sval();
+      bool inputColumn = false;
+      for (const auto& entry : scope_.entries()) inputColumn = inputColumn || entry.name == name;
+      if (!inputColumn) {
+        auto alias =
+            std::find_if(items.begin(), items.end(), [&](const SelectItem& item) { return item.name == name; });
+        if (alias != items.end()) {
+          groups.push_back(copyExpression(*alias->expression));
+          continue;
+        }
+      }
+    }
+    groups.push_back(groupBinder.resolveUnknown(groupBinder.bind(groupNode), location));
+  }
+  if (!groupSubqueries.empty()) {
+    fail(SqlState::kFeatureNotSupported, -1, "subqueries in GROUP BY are not supported");
+  }
+
+  // HAVING.
+  std::vector<PendingSubquery> havingSubqueries;
+  ExpressionBinder havingBinder = makeBinder(havingSubqueries, "HAVING");
+  havingBinder.setAggregateSink(aggregateSink);
+  ExpressionPtr having;
+  if (select.has_having_clause()) {
+    having = havingBinder.bind(select.having_clause());
+    int location = ExpressionBinder::locationOf(select.having_clause());
+    if (having->type().id() == TypeId::kUnknown)
+      having = havingBinder.coerce(std::move(having), LogicalType::boolean(), location);
+    if (having->type().id() != TypeId::kBoolean) {
+      fail(SqlState::kDatatypeMismatch, location,
+           fmt::format("argument of HAVING must be type boolean, not type {}", having->type().toString()));
+    }
+  }
+
+  // ORDER BY: output names and ordinals first, then expressions over the input.
+  struct OrderItem {
+    size_t column;  // index into items (hidden ones are appended)
+    bool ascending;
+    bool nullsFirst;
+  };
+  std::vector<OrderItem> orderItems;
+  size_t visibleColumns = items.size();
+  std::vector<PendingSubquery> orderSubqueries;
+  ExpressionBinder orderBinder = makeBinder(orderSubqueries, "ORDER BY");
+  orderBinder.setAggregateSink(aggregateSink);
+  bool distinct = select.distinct_clause_size() > 0;
+  for (const auto& sortNode : select.sort_clause()) {
+    const auto& sortBy = sortNode.sort_by();
+    if (sortBy.sortby_dir() == pg_query::SORTBY_USING) {
+      fail(SqlState::kFeatureNotSupported, sortBy.location(), "ORDER BY ... USING is not supported");
+    }
+    bool ascending = sortBy.sortby_dir() != pg_query::SORTBY_DESC;
+    // PostgreSQL: NULLs sort as larger than any value unless told otherwise.
+    bool nullsFirst = sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_DEFAULT
+                          ? !ascending
+                          : sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_FIRST;
+    const auto& node = sortBy.node();
+    int location = ExpressionBinder::locationOf(node);
+    std::optional<size_t> column;
+    if (node.has_a_const() && node.a_const().has_ival()) {
+      int ordinal = node.a_const().ival().ival();
+      if (ordinal < 1 || static_cast<size_t>(ordinal) > visibleColumns) {
+        fail(SqlState::kInvalidColumnReference, location,
+             fmt::format("ORDER BY position {} is not in select list", ordinal));
+      }
+      column = static_cast<size_t>(ordinal - 1);
+    } else if (node.has_column_ref() && node.column_ref().fields_size() == 1 &&
+               node.column_ref().fields(0).has_string()) {
+      const std::string& name = node.column_ref().fields(0).string().sval();
+      for (size_t i = 0; i < visibleColumns; ++i) {
+        if (items[i].name != name) continue;
+        if (column) {
+          fail(SqlState::kAmbiguousColumn, location, fmt::format("ORDER BY \"{}\" is ambiguous", name));
+        }
+        column = i;
+      }
+    }
+    if (!column) {
+      ExpressionPtr expression = orderBinder.resolveUnknown(orderBinder.bind(node), location);
+      for (size_t i = 0; i < items.size() && !column; ++i) {
+        if (sameExpression(*items[i].expression, *expression)) column = i;
+      }
+      if (!column) {
+        if (distinct) {
+          fail(SqlState::kInvalidColumnReference, location,
+               "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
+        }
+        items.push_back({std::move(expression), "?order?"});
+        column = items.size() - 1;
+      }
+    }
+    orderItems.push_back({*column, ascending, nullsFirst});
+  }
+
+  // Aggregation: group keys and aggregates replace the input; what is left must not read the input.
+  bool aggregating = !aggregates.empty() || !groups.empty() || having != nullptr;
+  if (aggregating) {
+    auto aggregate = std::make_unique<LogicalAggregate>();
+    for (auto& group : groups) {
+      aggregate->groupIds.push_back(ids_.next());
+      std::string name = group->kind() == engine::ExpressionKind::kColumnRef
+                             ? static_cast<const engine::ColumnRefExpression&>(*group).name()
+                             : group->toString();
+      aggregate->groupNames.push_back(name);
+      aggregate->groups.push_back(std::move(group));
+    }
+    aggregate->aggregates = std::move(aggregates);
+    aggregate->children.push_back(std::move(plan));
+    std::map<ColumnId, int> bareLocations;
+    for (const ExpressionBinder* binder : {&selectBinder, &havingBinder, &orderBinder}) {
+      for (const auto& [id, location] : binder->bareColumnReferences()) bareLocations.emplace(id, location);
+    }
+    auto rewrite = [&](const engine::Expression& expression) {
+      return rewriteExpression(expression, [&](const engine::Expression& node) -> ExpressionPtr {
+        for (size_t i = 0; i < aggregate->groups.size(); ++i) {
+          if (sameExpression(node, *aggregate->groups[i])) {
+            return columnRef({aggregate->groupIds[i], node.type(), aggregate->groupNames[i]});
+          }
+        }
+        if (node.kind() == engine::ExpressionKind::kColumnRef) {
+          const auto& ref = static_cast<const engine::ColumnRefExpression&>(node);
+          auto id = static_cast<ColumnId>(ref.columnIndex());
+          if (fromIds.contains(id)) {
+            auto location = bareLocations.find(id);
+            std::string qualified = ref.name();
+            for (const auto& entry : scope_.entries()) {
+              if (entry.column.id == id) qualified = entry.relation + "." + entry.name;
+            }
+            fail(SqlState::kGroupingError, location == bareLocations.end() ? -1 : location->second,
+                 fmt::format("column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function",
+                             qualified));
+          }
+        }
+        return nullptr;
+      });
+    };
+    for (auto& item : items) item.expression = rewrite(*item.expression);
+    if (having) having = rewrite(*having);
+    // Subqueries above the aggregation may read group keys, which now have new ids.
+    for (auto* list : {&selectSubqueries, &havingSubqueries, &orderSubqueries}) {
+      for (auto& subquery : *list) {
+        rewritePlanExpressions(*subquery.plan, [&](const engine::Expression& e) { return rewrite(e); });
+        for (auto& condition : subquery.conditions) condition = rewrite(*condition);
+      }
+    }
+    plan = std::move(aggregate);
+  }
+
+  if (having) {
+    plan = attachSubqueries(std::move(plan), havingSubqueries);
+    auto filter = std::make_unique<LogicalFilter>();
+    splitConjunction(std::move(having), filter->conditions);
+    filter->children.push_back(std::move(plan));
+    plan = std::move(filter);
+  }
+  plan = attachSubqueries(std::move(plan), selectSubqueries);
+  plan = attachSubqueries(std::move(plan), orderSubqueries);
+
+  auto project = std::make_unique<LogicalProject>();
+  for (auto& item : items) {
+    project->ids.push_back(ids_.next());
+    project->names.push_back(item.name);
+    project->expressions.push_back(std::move(item.expression));
+  }
+  project->children.push_back(std::move(plan));
+  std::vector<PlanColumn> projected = project->outputColumns();
+  plan = std::move(project);
+
+  if (distinct) {
+    auto aggregate = std::make_unique<LogicalAggregate>();
+    for (size_t i = 0; i < projected.size(); ++i) {
+      aggregate->groups.push_back(columnRef(projected[i]));
+      aggregate->groupIds.push_back(ids_.next());
+      aggregate->groupNames.push_back(projected[i].name);
+      projected[i].id = aggregate->groupIds.back();
+    }
+    aggregate->children.push_back(std::move(plan));
+    plan = std::move(aggregate);
+  }
+
+  if (!orderItems.empty()) {
+    auto sort = std::make_unique<LogicalSort>();
+    for (const auto& item : orderItems) {
+      sort->keys.push_back({columnRef(projected[item.column]), item.ascending, item.nullsFirst});
+    }
+    sort->children.push_back(std::move(plan));
+    plan = std::move(sort);
+  }
+
+  std::optional<int64_t> limit = select.has_limit_count() ? bindLimit(select.limit_count(), "LIMIT") : std::nullopt;
+  int64_t offset = select.has_limit_offset() ? bindLimit(select.limit_offset(), "OFFSET").value_or(0) : 0;
+  if (limit || offset > 0) {
+    auto op = std::make_unique<LogicalLimit>();
+    op->limit = limit;
+    op->offset = offset;
+    op->children.push_back(std::move(plan));
+    plan = std::move(op);
+  }
+
+  LogicalPlan result;
+  if (projected.size() > visibleColumns) {
+    // Drop the columns only ORDER BY needed.
+    auto visible = std::make_unique<LogicalProject>();
+    for (size_t i = 0; i < visibleColumns; ++i) {
+      visible->expressions.push_back(columnRef(projected[i]));
+      visible->ids.push_back(ids_.next());
+      visible->names.push_back(projected[i].name);
+    }
+    visible->children.push_back(std::move(plan));
+    plan = std::move(visible);
+  }
+  for (size_t i = 0; i < visibleColumns; ++i) result.columnNames.push_back(projected[i].name);
+  result.root = std::move(plan);
+  return result;
+}
+
+LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
+  if (select.op() != pg_query::SETOP_UNION) {
+    fail(SqlState::kFeatureNotSupported, -1, "INTERSECT and EXCEPT are not supported yet");
+  }
+  auto& ctes = cteStorage_.emplace_back(std::make_unique<CteScope>());
+  ctes->parent = ctes_;
+  registerCtes(select, *ctes);
+  ctes_ = ctes.get();
+  QueryBinder leftBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_);
+  QueryBinder rightBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_);
+  LogicalPlan left = leftBinder.bind(select.larg());
+  LogicalPlan right = rightBinder.bind(select.rarg());
+  std::vector<PlanColumn> leftColumns = left.root->outputColumns();
+  std::vector<PlanColumn> rightColumns = right.root->outputColumns();
+  if (leftColumns.size() != rightColumns.size()) {
+    fail(SqlState::kSyntaxError, -1, "each UNION query must have the same number of columns");
+  }
+  ExpressionBinder types(text_, std::vector<ColumnDescription>{}, parameterTypes_);
+  auto unionAll = std::make_unique<LogicalUnionAll>();
+  std::vector<LogicalType> columnTypes;
+  for (size_t i = 0; i < leftColumns.size(); ++i) {
+    columnTypes.push_back(types.commonType({leftColumns[i].type, rightColumns[i].type}, "UNION", -1));
+    unionAll->columns.push_back({ids_.next(), columnTypes.back(), left.columnNames[i]});
+  }
+  for (auto* side : {&left, &right}) {
+    std::vector<PlanColumn> columns = side->root->outputColumns();
+    auto cast = std::make_unique<LogicalProject>();
+    for (size_t i = 0; i < columns.size(); ++i) {
+      cast->expressions.push_back(types.coerce(columnRef(columns[i]), columnTypes[i], -1));
+      cast->ids.push_back(ids_.next());
+      cast->names.push_back(columns[i].name);
+    }
+    cast->children.push_back(std::move(side->root));
+    unionAll->children.push_back(std::move(cast));
+  }
+  LogicalOperatorPtr plan = std::move(unionAll);
+  std::vector<PlanColumn> output = plan->outputColumns();
+  if (!select.all()) {
+    auto aggregate = std::make_unique<LogicalAggregate>();
+    for (auto& column : output) {
+      aggregate->groups.push_back(columnRef(column));
+      aggregate->groupIds.push_back(ids_.next());
+      aggregate->groupNames.push_back(column.name);
+      column.id = aggregate->groupIds.back();
+    }
+    aggregate->children.push_back(std::move(plan));
+    plan = std::move(aggregate);
+  }
+  if (select.sort_clause_size() > 0) {
+    auto sort = std::make_unique<LogicalSort>();
+    for (const auto& sortNode : select.sort_clause()) {
+      const auto& sortBy = sortNode.sort_by();
+      const auto& node = sortBy.node();
+      int location = ExpressionBinder::locationOf(node);
+      std::optional<size_t> column;
+      if (node.has_a_const() && node.a_const().has_ival()) {
+        int ordinal = node.a_const().ival().ival();
+        if (ordinal >= 1 && static_cast<size_t>(ordinal) <= output.size()) column = ordinal - 1;
+      } else if (node.has_column_ref() && node.column_ref().fields_size() == 1 &&
+                 node.column_ref().fields(0).has_string()) {
+        for (size_t i = 0; i < output.size(); ++i) {
+          if (output[i].name == node.column_ref().fields(0).string().sval()) column = i;
+        }
+      }
+      if (!column) {
+        fail(SqlState::kFeatureNotSupported, location,
+             "ORDER BY on a UNION result must name an output column or its position");
+      }
+      bool ascending = sortBy.sortby_dir() != pg_query::SORTBY_DESC;
+      bool nullsFirst = sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_DEFAULT
+                            ? !ascending
+                            : sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_FIRST;
+      sort->keys.push_back({columnRef(output[*column]), ascending, nullsFirst});
+    }
+    sort->children.push_back(std::move(plan));
+    plan = std::move(sort);
+  }
+  std::optional<int64_t> limit = select.has_limit_count() ? bindLimit(select.limit_count(), "LIMIT") : std::nullopt;
+  int64_t offset = select.has_limit_offset() ? bindLimit(select.limit_offset(), "OFFSET").value_or(0) : 0;
+  if (limit || offset > 0) {
+    auto op = std::make_unique<LogicalLimit>();
+    op->limit = limit;
+    op->offset = offset;
+    op->children.push_back(std::move(plan));
+    plan = std::move(op);
+  }
+  LogicalPlan result;
+  result.root = std::move(plan);
+  result.columnNames = std::move(left.columnNames);
+  return result;
+}
+
+}  // namespace shoal::sql

@@ -1,0 +1,97 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sql/binder/bind_scope.h"
+#include "sql/binder/catalog_reader.h"
+#include "sql/binder/expression_binder.h"
+#include "sql/plan/logical_operator.h"
+
+namespace pg_query {
+class SelectStmt;
+class Node;
+class CommonTableExpr;
+class SubLink;
+}  // namespace pg_query
+
+namespace shoal::sql {
+
+/// Hands out the column ids of one statement's plan.
+class ColumnIdGenerator {
+ public:
+  explicit ColumnIdGenerator(ColumnId first = 0) : next_(first) {}
+  ColumnId next() { return next_++; }
+
+ private:
+  ColumnId next_ = 0;
+};
+
+/// The WITH queries visible at a point of a statement, innermost first.
+struct CteScope {
+  std::map<std::string, const pg_query::CommonTableExpr*, std::less<>> definitions;
+  const CteScope* parent = nullptr;
+  const pg_query::CommonTableExpr* find(std::string_view name) const;
+};
+
+/// Binds one SELECT (or UNION) into a logical plan: FROM items (tables, views,
+/// WITH queries, subqueries, joins), WHERE, GROUP BY, HAVING, the select list,
+/// DISTINCT, ORDER BY, LIMIT and OFFSET. A subquery used as an expression
+/// becomes a join with the query it is nested in — a mark join for EXISTS and
+/// IN, a single join for a scalar subquery — marked dependent when it refers
+/// to the outer query; the optimizer decorrelates it.
+class QueryBinder {
+ public:
+  /// `outer` is the scope of the query this one is nested in (null at the top).
+  QueryBinder(const CatalogReader& catalog, std::string_view text, std::vector<engine::LogicalType>& parameterTypes,
+              ColumnIdGenerator& ids, const BindScope* outer = nullptr, const CteScope* ctes = nullptr);
+
+  LogicalPlan bind(const pg_query::SelectStmt& select);
+
+ private:
+  struct PendingSubquery {
+    JoinType type;
+    LogicalOperatorPtr plan;
+    std::vector<engine::ExpressionPtr> conditions;
+    ColumnId markId = 0;
+    bool nullAware = false;
+  };
+
+  LogicalPlan bindSetOperation(const pg_query::SelectStmt& select);
+  LogicalPlan bindSimpleSelect(const pg_query::SelectStmt& select);
+  void rejectUnsupportedClauses(const pg_query::SelectStmt& select) const;
+  void registerCtes(const pg_query::SelectStmt& select, CteScope& storage);
+
+  /// Binds a FROM item; its columns are added to `scope`.
+  LogicalOperatorPtr bindFromItem(const pg_query::Node& item, BindScope& scope);
+  LogicalOperatorPtr bindRangeVar(const pg_query::Node& item, BindScope& scope);
+  LogicalOperatorPtr bindJoin(const pg_query::Node& item, BindScope& scope);
+  /// Gives a bound query's columns fresh ids and the names in `aliases` (or its own), under `relation`.
+  LogicalOperatorPtr renameRelation(LogicalPlan plan, const std::string& relation,
+                                    const std::vector<std::string>& aliases, int location, BindScope& scope);
+
+  /// An expression binder over the FROM scope that collects subqueries into `pending`.
+  ExpressionBinder makeBinder(std::vector<PendingSubquery>& pending, std::string clause);
+  engine::ExpressionPtr bindSubquery(const pg_query::SubLink& link, ExpressionBinder& binder,
+                                     std::vector<PendingSubquery>& pending);
+  /// Puts each pending subquery's join on top of `input`.
+  LogicalOperatorPtr attachSubqueries(LogicalOperatorPtr input, std::vector<PendingSubquery>& pending);
+
+  std::optional<int64_t> bindLimit(const pg_query::Node& node, std::string_view clause);
+  [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
+
+  const CatalogReader& catalog_;
+  std::string_view text_;
+  std::vector<engine::LogicalType>& parameterTypes_;
+  ColumnIdGenerator& ids_;
+  const BindScope* outer_;
+  const CteScope* ctes_;
+  /// The FROM items of the query being bound.
+  BindScope scope_;
+  /// CTEs of the query being bound; keeps the view texts they parse alive.
+  std::vector<std::unique_ptr<CteScope>> cteStorage_;
+};
+
+}  // namespace shoal::sql

@@ -1,0 +1,266 @@
+#include "sql/optimizer/decorrelator.h"
+#include "common/status.h"
+
+#include "engine/expression/expression_evaluator.h"
+#include "sql/plan/expression_rewriting.h"
+#include "sql/plan/plan_walker.h"
+
+namespace shoal::sql {
+
+using engine::Expression;
+using engine::ExpressionKind;
+using engine::ExpressionPtr;
+using engine::FunctionExpression;
+using engine::LogicalType;
+using engine::ScalarFunction;
+
+namespace {
+
+[[noreturn]] void unsupported(std::string_view what) {
+  SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "correlated subquery not supported: {}", what);
+}
+
+bool readsAny(const Expression& expression, const std::set<ColumnId>& ids) {
+  for (ColumnId id : columnsOf(expression)) {
+    if (ids.contains(id)) return true;
+  }
+  return false;
+}
+
+bool readsAny(const LogicalOperator& op, const std::set<ColumnId>& ids) {
+  bool found = false;
+  forEachExpression(op, [&](const Expression& expression) { found = found || readsAny(expression, ids); });
+  return found;
+}
+
+bool subtreeReadsAny(const LogicalOperator& op, const std::set<ColumnId>& ids) {
+  for (ColumnId id : freeColumns(op)) {
+    if (ids.contains(id)) return true;
+  }
+  return false;
+}
+
+/// The operator under any projections and filters.
+const LogicalOperator& skipProjectionsAndFilters(const LogicalOperator& op) {
+  const LogicalOperator* current = &op;
+  while (current->kind() == LogicalOperatorKind::kProject || current->kind() == LogicalOperatorKind::kFilter) {
+    current = current->children[0].get();
+  }
+  return *current;
+}
+
+}  // namespace
+
+ColumnId nextFreeColumnId(const LogicalOperator& root) {
+  std::set<ColumnId> ids;
+  collectProducedColumns(root, ids);
+  for (ColumnId id : freeColumns(root)) ids.insert(id);
+  return ids.empty() ? 0 : *ids.rbegin() + 1;
+}
+
+LogicalOperatorPtr Decorrelator::run(LogicalOperatorPtr root) {
+  for (auto& child : root->children) child = run(std::move(child));
+  if (root->kind() != LogicalOperatorKind::kJoin) return root;
+  std::unique_ptr<LogicalJoin> join(static_cast<LogicalJoin*>(root.release()));
+  if (join->dependent) return decorrelateJoin(std::move(join));
+  // An uncorrelated scalar subquery over an aggregation without GROUP BY yields exactly one row.
+  if (join->type == JoinType::kSingle) {
+    const LogicalOperator& inner = skipProjectionsAndFilters(*join->children[1]);
+    if (inner.kind() == LogicalOperatorKind::kAggregate && static_cast<const LogicalAggregate&>(inner).groups.empty() &&
+        join->children[1]->kind() == LogicalOperatorKind::kProject) {
+      join->type = JoinType::kLeft;
+    }
+  }
+  return join;
+}
+
+LogicalOperatorPtr Decorrelator::decorrelateJoin(std::unique_ptr<LogicalJoin> join) {
+  std::set<ColumnId> outer = outputIds(*join->children[0]);
+  Pulled pulled = pullUp(join->children[1], outer);
+  if (subtreeReadsAny(*join->children[1], outer)) {
+    unsupported("an outer column is read where its predicate cannot be pulled out of the subquery");
+  }
+  for (auto& predicate : pulled.predicates) join->conditions.push_back(std::move(predicate));
+  join->dependent = false;
+  if (!pulled.groupedScalarAggregate) return join;
+  if (join->type == JoinType::kSingle) {
+    if (!pulled.uniquePerOuterRow) unsupported("a scalar subquery that may return several rows per outer row");
+    join->type = JoinType::kLeft;
+    return patchEmptyAggregate(std::move(join));
+  }
+  unsupported("EXISTS or IN over an aggregate without GROUP BY that reads the outer query");
+}
+
+Decorrelator::Pulled Decorrelator::pullUp(LogicalOperatorPtr& op, const std::set<ColumnId>& outer) {
+  if (!subtreeReadsAny(*op, outer)) return {};
+  switch (op->kind()) {
+    case LogicalOperatorKind::kFilter: {
+      auto& filter = static_cast<LogicalFilter&>(*op);
+      Pulled pulled = pullUp(filter.children[0], outer);
+      std::vector<ExpressionPtr> kept;
+      for (auto& condition : filter.conditions) {
+        (readsAny(*condition, outer) ? pulled.predicates : kept).push_back(std::move(condition));
+      }
+      if (kept.empty()) {
+        op = std::move(filter.children[0]);
+      } else {
+        filter.conditions = std::move(kept);
+      }
+      return pulled;
+    }
+    case LogicalOperatorKind::kProject: {
+      auto& project = static_cast<LogicalProject&>(*op);
+      if (readsAny(project, outer)) unsupported("an outer column in the subquery's select list");
+      Pulled pulled = pullUp(project.children[0], outer);
+      // Pass through what the pulled predicates read, under the same ids.
+      std::set<ColumnId> produced = outputIds(project);
+      std::vector<PlanColumn> inputs = project.children[0]->outputColumns();
+      for (const auto& predicate : pulled.predicates) {
+        for (ColumnId id : columnsOf(*predicate)) {
+          if (outer.contains(id) || produced.contains(id)) continue;
+          for (const auto& input : inputs) {
+            if (input.id != id) continue;
+            project.expressions.push_back(columnRef(input));
+            project.ids.push_back(id);
+            project.names.push_back(input.name);
+            produced.insert(id);
+          }
+        }
+      }
+      return pulled;
+    }
+    case LogicalOperatorKind::kAggregate: {
+      auto& aggregate = static_cast<LogicalAggregate&>(*op);
+      if (readsAny(aggregate, outer)) unsupported("an outer column inside an aggregate or GROUP BY");
+      bool hadGroups = !aggregate.groups.empty();
+      Pulled pulled = pullUp(aggregate.children[0], outer);
+      for (auto& predicate : pulled.predicates) {
+        // Only inner = outer can become a grouping key.
+        const auto* function = predicate->kind() == ExpressionKind::kFunction
+                                   ? static_cast<const FunctionExpression*>(predicate.get())
+                                   : nullptr;
+        if (function == nullptr || function->function() != ScalarFunction::kEqual) {
+          unsupported("a correlated predicate other than an equality below an aggregate");
+        }
+        const Expression* inner = function->arguments()[0].get();
+        const Expression* outerSide = function->arguments()[1].get();
+        if (readsAny(*inner, outer)) std::swap(inner, outerSide);
+        if (readsAny(*inner, outer) || !readsOnly(*outerSide, outer)) {
+          unsupported("a correlated equality that mixes inner and outer columns on one side");
+        }
+        std::optional<PlanColumn> key;
+        for (size_t i = 0; i < aggregate.groups.size(); ++i) {
+          if (sameExpression(*aggregate.groups[i], *inner)) {
+            key = PlanColumn{aggregate.groupIds[i], inner->type(), aggregate.groupNames[i]};
+          }
+        }
+        if (!key) {
+          key = PlanColumn{ids_.next(), inner->type(), inner->toString()};
+          aggregate.groups.push_back(copyExpression(*inner));
+          aggregate.groupIds.push_back(key->id);
+          aggregate.groupNames.push_back(key->name);
+        }
+        std::vector<ExpressionPtr> arguments;
+        arguments.push_back(columnRef(*key));
+        arguments.push_back(copyExpression(*outerSide));
+        predicate =
+            std::make_unique<FunctionExpression>(ScalarFunction::kEqual, std::move(arguments), LogicalType::boolean());
+      }
+      pulled.groupedScalarAggregate = !hadGroups;
+      pulled.uniquePerOuterRow = !hadGroups;
+      return pulled;
+    }
+    case LogicalOperatorKind::kJoin: {
+      auto& join = static_cast<LogicalJoin&>(*op);
+      Pulled pulled = pullUp(join.children[0], outer);
+      if (join.type == JoinType::kInner) {
+        Pulled right = pullUp(join.children[1], outer);
+        for (auto& predicate : right.predicates) pulled.predicates.push_back(std::move(predicate));
+        std::vector<ExpressionPtr> kept;
+        for (auto& condition : join.conditions) {
+          (readsAny(*condition, outer) ? pulled.predicates : kept).push_back(std::move(condition));
+        }
+        join.conditions = std::move(kept);
+      } else if (subtreeReadsAny(*join.children[1], outer) || readsAny(join, outer)) {
+        unsupported("an outer column on the inner side of an outer, semi or anti join");
+      }
+      pulled.groupedScalarAggregate = false;
+      pulled.uniquePerOuterRow = false;
+      return pulled;
+    }
+    case LogicalOperatorKind::kSort: {
+      if (readsAny(*op, outer)) unsupported("an outer column in ORDER BY");
+      // Without a LIMIT the order of a subquery's rows does not matter.
+      LogicalOperatorPtr child = std::move(op->children[0]);
+      op = std::move(child);
+      return pullUp(op, outer);
+    }
+    case LogicalOperatorKind::kLimit:
+      unsupported("LIMIT or OFFSET in a subquery that reads the outer query");
+    case LogicalOperatorKind::kUnionAll:
+      unsupported("UNION in a subquery that reads the outer query");
+    default:
+      unsupported("an outer column in a table scan");
+  }
+}
+
+LogicalOperatorPtr Decorrelator::patchEmptyAggregate(std::unique_ptr<LogicalJoin> join) {
+  if (join->children[1]->kind() != LogicalOperatorKind::kProject ||
+      join->children[1]->children[0]->kind() != LogicalOperatorKind::kAggregate) {
+    unsupported("a scalar subquery with HAVING over an aggregate without GROUP BY");
+  }
+  auto& project = static_cast<LogicalProject&>(*join->children[1]);
+  const auto& aggregate = static_cast<const LogicalAggregate&>(*project.children[0]);
+  // The subquery's value over no rows: COUNT is 0, every other aggregate NULL.
+  ExpressionPtr emptyValue = rewriteExpression(*project.expressions[0], [&](const Expression& node) -> ExpressionPtr {
+    if (node.kind() != ExpressionKind::kColumnRef) return nullptr;
+    auto id = static_cast<ColumnId>(static_cast<const engine::ColumnRefExpression&>(node).columnIndex());
+    for (const auto& call : aggregate.aggregates) {
+      if (call.id != id) continue;
+      bool count =
+          call.function == engine::AggregateFunction::kCount || call.function == engine::AggregateFunction::kCountStar;
+      return std::make_unique<engine::ConstantExpression>(count ? engine::Value::bigInt(0)
+                                                                : engine::Value::null(call.resultType));
+    }
+    return std::make_unique<engine::ConstantExpression>(engine::Value::null(node.type()));
+  });
+  engine::ExpressionEvaluator evaluator;
+  engine::Vector value = evaluator.evaluate(*emptyValue, engine::Chunk(1));
+  if (value.isNull(0)) return join;
+
+  // Rename the subquery's value, add a TRUE marker that is NULL for outer rows without a group,
+  // and put the empty-input value there above the join.
+  PlanColumn result{project.ids[0], project.expressions[0]->type(), project.names[0]};
+  ColumnId renamed = ids_.next();
+  project.ids[0] = renamed;
+  PlanColumn marker{ids_.next(), LogicalType::boolean(), "matched"};
+  project.expressions.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::boolean(true)));
+  project.ids.push_back(marker.id);
+  project.names.push_back(marker.name);
+
+  auto patch = std::make_unique<LogicalProject>();
+  for (const auto& column : join->outputColumns()) {
+    if (column.id == marker.id) continue;
+    if (column.id != renamed) {
+      patch->expressions.push_back(columnRef(column));
+      patch->ids.push_back(column.id);
+      patch->names.push_back(column.name);
+      continue;
+    }
+    std::vector<ExpressionPtr> arguments;
+    std::vector<ExpressionPtr> isNull;
+    isNull.push_back(columnRef(marker));
+    arguments.push_back(
+        std::make_unique<FunctionExpression>(ScalarFunction::kIsNull, std::move(isNull), LogicalType::boolean()));
+    arguments.push_back(std::make_unique<engine::ConstantExpression>(value.getValue(0)));
+    arguments.push_back(columnRef(column));
+    patch->expressions.push_back(
+        std::make_unique<FunctionExpression>(ScalarFunction::kCase, std::move(arguments), result.type));
+    patch->ids.push_back(result.id);
+    patch->names.push_back(result.name);
+  }
+  patch->children.push_back(std::move(join));
+  return patch;
+}
+
+}  // namespace shoal::sql

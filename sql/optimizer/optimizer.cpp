@@ -1,0 +1,24 @@
+#include "sql/optimizer/optimizer.h"
+#include "common/status.h"
+
+#include "sql/optimizer/cardinality_estimator.h"
+#include "sql/optimizer/constant_folder.h"
+#include "sql/optimizer/decorrelator.h"
+#include "sql/optimizer/join_order_optimizer.h"
+#include "sql/optimizer/predicate_pushdown.h"
+#include "sql/optimizer/projection_pruner.h"
+
+namespace shoal::sql {
+
+void optimize(LogicalPlan& plan) {
+  ColumnIdGenerator ids(nextFreeColumnId(*plan.root));
+  plan.root = Decorrelator(ids).run(std::move(plan.root));
+  foldConstants(*plan.root);
+  plan.root = PredicatePushdown().run(std::move(plan.root));
+  plan.root = JoinOrderOptimizer().run(std::move(plan.root));
+  pruneColumns(*plan.root);
+  removeRedundantProjections(plan);
+  CardinalityEstimator().estimate(*plan.root);
+}
+
+}  // namespace shoal::sql

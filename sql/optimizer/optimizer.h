@@ -1,0 +1,13 @@
+#pragma once
+
+#include "sql/plan/logical_operator.h"
+
+namespace shoal::sql {
+
+/// Rewrites a bound plan into the plan to run, in order: decorrelation of
+/// every subquery, constant folding, predicate pushdown with outer-join
+/// simplification, cost-based join ordering with build-side choice, column
+/// pruning, and the final row estimates that EXPLAIN prints.
+void optimize(LogicalPlan& plan);
+
+}  // namespace shoal::sql

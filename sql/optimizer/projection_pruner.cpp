@@ -1,0 +1,130 @@
+#include "sql/optimizer/projection_pruner.h"
+#include "common/status.h"
+
+#include <algorithm>
+#include <map>
+
+#include "sql/plan/expression_rewriting.h"
+#include "sql/plan/plan_walker.h"
+
+namespace shoal::sql {
+
+namespace {
+
+void prune(LogicalOperator& op, std::set<ColumnId> required) {
+  switch (op.kind()) {
+    case LogicalOperatorKind::kScan: {
+      auto& scan = static_cast<LogicalScan&>(op);
+      for (const auto& filter : scan.filters) collectColumns(*filter, required);
+      std::vector<PlanColumn> columns;
+      std::vector<size_t> tableColumns;
+      for (size_t i = 0; i < scan.columns.size(); ++i) {
+        if (!required.contains(scan.columns[i].id)) continue;
+        columns.push_back(scan.columns[i]);
+        tableColumns.push_back(scan.tableColumns[i]);
+      }
+      scan.columns = std::move(columns);
+      scan.tableColumns = std::move(tableColumns);
+      return;
+    }
+    case LogicalOperatorKind::kProject: {
+      auto& project = static_cast<LogicalProject&>(op);
+      LogicalProject kept;
+      std::set<ColumnId> childRequired;
+      for (size_t i = 0; i < project.ids.size(); ++i) {
+        if (!required.contains(project.ids[i])) continue;
+        collectColumns(*project.expressions[i], childRequired);
+        kept.expressions.push_back(std::move(project.expressions[i]));
+        kept.ids.push_back(project.ids[i]);
+        kept.names.push_back(project.names[i]);
+      }
+      project.expressions = std::move(kept.expressions);
+      project.ids = std::move(kept.ids);
+      project.names = std::move(kept.names);
+      prune(*project.children[0], std::move(childRequired));
+      return;
+    }
+    case LogicalOperatorKind::kAggregate: {
+      auto& aggregate = static_cast<LogicalAggregate&>(op);
+      std::erase_if(aggregate.aggregates, [&](const AggregateCall& call) { return !required.contains(call.id); });
+      std::set<ColumnId> childRequired;
+      for (const auto& group : aggregate.groups) collectColumns(*group, childRequired);
+      for (const auto& call : aggregate.aggregates) {
+        if (call.argument) collectColumns(*call.argument, childRequired);
+      }
+      prune(*aggregate.children[0], std::move(childRequired));
+      return;
+    }
+    case LogicalOperatorKind::kUnionAll: {
+      for (auto& child : op.children) prune(*child, outputIds(*child));
+      return;
+    }
+    default: {
+      // Filters, joins, sorts and limits pass columns through: add what they read themselves.
+      forEachExpression(op, [&](const engine::Expression& expression) { collectColumns(expression, required); });
+      for (auto& child : op.children) {
+        std::set<ColumnId> childRequired;
+        for (ColumnId id : outputIds(*child)) {
+          if (required.contains(id)) childRequired.insert(id);
+        }
+        prune(*child, std::move(childRequired));
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void pruneColumns(LogicalOperator& root) {
+  prune(root, outputIds(root));
+}
+
+namespace {
+
+bool onlyRenames(const LogicalProject& project) {
+  return std::all_of(project.expressions.begin(), project.expressions.end(),
+                     [](const engine::ExpressionPtr& e) { return e->kind() == engine::ExpressionKind::kColumnRef; });
+}
+
+/// Removes one redundant projection under `op` (not `op` itself), renaming what reads it; false when none is left.
+bool removeOne(LogicalOperator& op, LogicalOperator& root, const LogicalOperator* keep) {
+  for (auto& child : op.children) {
+    if (child->kind() == LogicalOperatorKind::kProject && op.kind() != LogicalOperatorKind::kUnionAll &&
+        child.get() != keep) {
+      auto& project = static_cast<LogicalProject&>(*child);
+      bool mergeIntoParent = op.kind() == LogicalOperatorKind::kProject;
+      if (mergeIntoParent || onlyRenames(project)) {
+        std::map<ColumnId, engine::ExpressionPtr> replacements;
+        for (size_t i = 0; i < project.ids.size(); ++i)
+          replacements[project.ids[i]] = std::move(project.expressions[i]);
+        LogicalOperatorPtr grandchild = std::move(project.children[0]);
+        child = std::move(grandchild);
+        rewritePlanExpressions(root, [&](const engine::Expression& expression) {
+          return remapColumns(expression, [&](ColumnId id) -> engine::ExpressionPtr {
+            auto found = replacements.find(id);
+            return found == replacements.end() ? nullptr : copyExpression(*found->second);
+          });
+        });
+        return true;
+      }
+    }
+    if (removeOne(*child, root, keep)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void removeRedundantProjections(LogicalPlan& plan) {
+  // The projection under the root's sorts, limits and filters decides the client's column order.
+  const LogicalOperator* keep = plan.root.get();
+  while (keep->kind() == LogicalOperatorKind::kSort || keep->kind() == LogicalOperatorKind::kLimit ||
+         keep->kind() == LogicalOperatorKind::kFilter) {
+    keep = keep->children[0].get();
+  }
+  while (removeOne(*plan.root, *plan.root, keep)) {
+  }
+}
+
+}  // namespace shoal::sql

@@ -1,0 +1,191 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/aggregate/aggregate_function.h"
+#include "engine/expression/expression.h"
+#include "sql/binder/catalog_reader.h"
+
+namespace shoal::sql {
+
+/// Names one column of a query, unique within it. Expressions of the logical
+/// plan refer to columns by id (a ColumnRefExpression whose columnIndex is the
+/// id), never by position, so that rewrites can move operators freely; a
+/// reference to an id that the operator's inputs do not produce is a correlated
+/// (outer) reference.
+using ColumnId = uint32_t;
+
+struct PlanColumn {
+  ColumnId id;
+  engine::LogicalType type;
+  std::string name;
+};
+
+enum class LogicalOperatorKind { kScan, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit, kUnionAll };
+
+class LogicalOperator;
+using LogicalOperatorPtr = std::unique_ptr<LogicalOperator>;
+
+/// A node of the logical plan: what the binder builds and the optimizer rewrites.
+class LogicalOperator {
+ public:
+  virtual ~LogicalOperator() = default;
+
+  LogicalOperatorKind kind() const { return kind_; }
+  /// The columns this operator produces, in order.
+  virtual std::vector<PlanColumn> outputColumns() const = 0;
+
+  std::vector<LogicalOperatorPtr> children;
+  /// The optimizer's estimate of the rows this operator produces (negative: not estimated yet).
+  double estimatedRows = -1;
+
+ protected:
+  explicit LogicalOperator(LogicalOperatorKind kind) : kind_(kind) {}
+
+ private:
+  LogicalOperatorKind kind_;
+};
+
+/// Reads some columns of a table (or system view); `filters` are conjuncts the
+/// scan applies itself, where zone maps can skip segments.
+class LogicalScan final : public LogicalOperator {
+ public:
+  LogicalScan() : LogicalOperator(LogicalOperatorKind::kScan) {}
+  std::vector<PlanColumn> outputColumns() const override { return columns; }
+
+  TableDescription table;
+  /// The alias the query gave it (or its name), for EXPLAIN.
+  std::string alias;
+  /// tableColumns[i] is the table column that output column i reads.
+  std::vector<size_t> tableColumns;
+  std::vector<PlanColumn> columns;
+  std::vector<engine::ExpressionPtr> filters;
+};
+
+/// One row of no columns: the input of a SELECT without FROM.
+class LogicalSingleRow final : public LogicalOperator {
+ public:
+  LogicalSingleRow() : LogicalOperator(LogicalOperatorKind::kSingleRow) {}
+  std::vector<PlanColumn> outputColumns() const override { return {}; }
+};
+
+class LogicalFilter final : public LogicalOperator {
+ public:
+  LogicalFilter() : LogicalOperator(LogicalOperatorKind::kFilter) {}
+  std::vector<PlanColumn> outputColumns() const override { return children[0]->outputColumns(); }
+
+  /// Conjuncts: a row passes when every one is TRUE.
+  std::vector<engine::ExpressionPtr> conditions;
+};
+
+/// Computes new columns; only they are output.
+class LogicalProject final : public LogicalOperator {
+ public:
+  LogicalProject() : LogicalOperator(LogicalOperatorKind::kProject) {}
+  std::vector<PlanColumn> outputColumns() const override;
+
+  std::vector<engine::ExpressionPtr> expressions;
+  std::vector<ColumnId> ids;
+  std::vector<std::string> names;
+};
+
+enum class JoinType {
+  kInner,
+  kLeft,   // left outer
+  kFull,   // full outer
+  kSemi,   // left rows with a match
+  kAnti,   // left rows without a match
+  kMark,   // every left row, plus a BOOLEAN mark: matched (TRUE), not (FALSE), or unknown (NULL)
+  kSingle  // left outer with at most one match, else 21000 (scalar subqueries)
+};
+
+std::string_view joinTypeName(JoinType type);
+
+/// Joins two inputs on the conjuncts in `conditions` (none: every pair).
+class LogicalJoin final : public LogicalOperator {
+ public:
+  LogicalJoin() : LogicalOperator(LogicalOperatorKind::kJoin) {}
+  std::vector<PlanColumn> outputColumns() const override;
+
+  JoinType type = JoinType::kInner;
+  std::vector<engine::ExpressionPtr> conditions;
+  /// The right input refers to columns of the left one: a subquery not yet
+  /// decorrelated. The optimizer removes every one.
+  bool dependent = false;
+  /// Mark joins and anti joins born of IN / NOT IN: a comparison that is NULL
+  /// (not FALSE) for every right row makes the mark NULL, so NOT IN over a set
+  /// holding NULL keeps no row.
+  bool nullAware = false;
+  /// The mark column of kMark.
+  ColumnId markId = 0;
+  std::string markName;
+  /// Which input the hash table is built from: the smaller, once the optimizer has chosen.
+  bool buildLeft = false;
+};
+
+struct AggregateCall {
+  engine::AggregateFunction function;
+  engine::ExpressionPtr argument;  // null for COUNT(*)
+  bool distinct = false;
+  engine::LogicalType resultType;
+  ColumnId id;
+  std::string name;
+};
+
+/// Groups by `groups` (none: one row over everything) and computes `aggregates`.
+/// Outputs the group columns, then the aggregates.
+class LogicalAggregate final : public LogicalOperator {
+ public:
+  LogicalAggregate() : LogicalOperator(LogicalOperatorKind::kAggregate) {}
+  std::vector<PlanColumn> outputColumns() const override;
+
+  std::vector<engine::ExpressionPtr> groups;
+  std::vector<ColumnId> groupIds;
+  std::vector<std::string> groupNames;
+  std::vector<AggregateCall> aggregates;
+};
+
+struct SortKey {
+  engine::ExpressionPtr expression;
+  bool ascending = true;
+  bool nullsFirst = false;
+};
+
+class LogicalSort final : public LogicalOperator {
+ public:
+  LogicalSort() : LogicalOperator(LogicalOperatorKind::kSort) {}
+  std::vector<PlanColumn> outputColumns() const override { return children[0]->outputColumns(); }
+
+  std::vector<SortKey> keys;
+};
+
+class LogicalLimit final : public LogicalOperator {
+ public:
+  LogicalLimit() : LogicalOperator(LogicalOperatorKind::kLimit) {}
+  std::vector<PlanColumn> outputColumns() const override { return children[0]->outputColumns(); }
+
+  std::optional<int64_t> limit;
+  int64_t offset = 0;
+};
+
+/// Concatenates its inputs; input i's column c becomes output column c.
+class LogicalUnionAll final : public LogicalOperator {
+ public:
+  LogicalUnionAll() : LogicalOperator(LogicalOperatorKind::kUnionAll) {}
+  std::vector<PlanColumn> outputColumns() const override { return columns; }
+
+  std::vector<PlanColumn> columns;
+};
+
+/// The plan of a query, with the names the client sees for its output columns.
+struct LogicalPlan {
+  LogicalOperatorPtr root;
+  /// Output column i is root's column i, named columnNames[i].
+  std::vector<std::string> columnNames;
+};
+
+}  // namespace shoal::sql

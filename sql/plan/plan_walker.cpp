@@ -1,0 +1,69 @@
+#include "sql/plan/plan_walker.h"
+
+#include "sql/plan/expression_rewriting.h"
+
+namespace shoal::sql {
+
+void forEachExpression(LogicalOperator& op, const std::function<void(engine::ExpressionPtr&)>& visit) {
+  switch (op.kind()) {
+    case LogicalOperatorKind::kScan:
+      for (auto& filter : static_cast<LogicalScan&>(op).filters) visit(filter);
+      return;
+    case LogicalOperatorKind::kFilter:
+      for (auto& condition : static_cast<LogicalFilter&>(op).conditions) visit(condition);
+      return;
+    case LogicalOperatorKind::kProject:
+      for (auto& expression : static_cast<LogicalProject&>(op).expressions) visit(expression);
+      return;
+    case LogicalOperatorKind::kJoin:
+      for (auto& condition : static_cast<LogicalJoin&>(op).conditions) visit(condition);
+      return;
+    case LogicalOperatorKind::kAggregate: {
+      auto& aggregate = static_cast<LogicalAggregate&>(op);
+      for (auto& group : aggregate.groups) visit(group);
+      for (auto& call : aggregate.aggregates) {
+        if (call.argument) visit(call.argument);
+      }
+      return;
+    }
+    case LogicalOperatorKind::kSort:
+      for (auto& key : static_cast<LogicalSort&>(op).keys) visit(key.expression);
+      return;
+    default:
+      return;
+  }
+}
+
+void forEachExpression(const LogicalOperator& op, const std::function<void(const engine::Expression&)>& visit) {
+  forEachExpression(const_cast<LogicalOperator&>(op), [&](engine::ExpressionPtr& expression) { visit(*expression); });
+}
+
+void rewritePlanExpressions(LogicalOperator& root,
+                            const std::function<engine::ExpressionPtr(const engine::Expression&)>& rewrite) {
+  forEachExpression(root, [&](engine::ExpressionPtr& expression) { expression = rewrite(*expression); });
+  for (auto& child : root.children) rewritePlanExpressions(*child, rewrite);
+}
+
+void collectProducedColumns(const LogicalOperator& root, std::set<ColumnId>& ids) {
+  for (const auto& column : root.outputColumns()) ids.insert(column.id);
+  // Operators that pass columns through produce nothing new, but their inputs may produce hidden ones.
+  for (const auto& child : root.children) collectProducedColumns(*child, ids);
+}
+
+std::set<ColumnId> freeColumns(const LogicalOperator& root) {
+  std::set<ColumnId> produced;
+  collectProducedColumns(root, produced);
+  std::set<ColumnId> free;
+  std::function<void(const LogicalOperator&)> walk = [&](const LogicalOperator& op) {
+    forEachExpression(op, [&](const engine::Expression& expression) {
+      for (ColumnId id : columnsOf(expression)) {
+        if (!produced.contains(id)) free.insert(id);
+      }
+    });
+    for (const auto& child : op.children) walk(*child);
+  };
+  walk(root);
+  return free;
+}
+
+}  // namespace shoal::sql
