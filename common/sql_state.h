@@ -18,6 +18,7 @@ struct SqlState {
   static constexpr std::string_view kCardinalityViolation = "21000";
   // Class 22: data exception.
   static constexpr std::string_view kInvalidRowCountInLimit = "2201W";
+  static constexpr std::string_view kInvalidRowCountInOffset = "2201X";
   static constexpr std::string_view kDataException = "22000";
   static constexpr std::string_view kNumericValueOutOfRange = "22003";
   static constexpr std::string_view kInvalidDatetimeFormat = "22007";

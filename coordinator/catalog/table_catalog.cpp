@@ -264,7 +264,10 @@ bool TableCatalog::dropView(std::string_view name, bool ifExists) {
   auto it = views_.find(name);
   if (it == views_.end()) {
     if (ifExists) return false;
-    if (tables_.contains(name)) SHOAL_USER_FAIL(SqlState::kWrongObjectType, "\"{}\" is not a view", name);
+    if (tables_.contains(name)) {
+      throw ShoalError(Status(SqlState::kWrongObjectType, fmt::format("\"{}\" is not a view", name))
+                           .withHint("Use DROP TABLE to remove a table."));
+    }
     SHOAL_USER_FAIL(SqlState::kUndefinedTable, "view \"{}\" does not exist", name);
   }
   views_.erase(it);

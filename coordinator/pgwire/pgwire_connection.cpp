@@ -296,6 +296,33 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
   }
 }
 
+namespace {
+
+/// A simple query has no parameter values: the first $n in it (outside quotes) is an error, as in PostgreSQL.
+[[noreturn]] void failUnsuppliedParameter(const sql::ParsedScript& script) {
+  const std::string& text = script.text();
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '$' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
+      size_t end = i + 1;
+      while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+      throw ShoalError(Status(SqlState::kUndefinedParameter,
+                              fmt::format("there is no parameter ${}", text.substr(i + 1, end - i - 1)),
+                              sql::characterPosition(text, static_cast<int>(i))));
+    }
+  }
+  SHOAL_USER_FAIL(SqlState::kUndefinedParameter, "there is no parameter $1");
+}
+
+}  // namespace
+
 void PgwireConnection::handleSimpleQuery(std::string_view text) {
   try {
     auto script = std::make_shared<const sql::ParsedScript>(sql::ParsedScript::parse(std::string(text)));
@@ -305,6 +332,7 @@ void PgwireConnection::handleSimpleQuery(std::string_view text) {
     }
     for (size_t index = 0; index < script->numStatements(); ++index) {
       auto statement = session_->prepare(script, index);
+      if (statement->bound && !statement->bound->parameterTypes.empty()) failUnsuppliedParameter(*script);
       runAndSendAll(*statement);
     }
   } catch (ShoalError& error) {
@@ -340,6 +368,14 @@ void PgwireConnection::runAndSendAll(const PreparedStatement& statement) {
 }
 
 void PgwireConnection::sendOutcomeMessages(const StatementOutcome& outcome) {
+  if (outcome.deallocate) {
+    if (outcome.deallocate->empty()) {
+      statements_.clear();
+    } else if (statements_.erase(*outcome.deallocate) == 0) {
+      SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist",
+                      *outcome.deallocate);
+    }
+  }
   for (const auto& notice : outcome.notices) {
     sendNotice(notice);
   }

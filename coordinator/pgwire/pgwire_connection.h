@@ -63,6 +63,7 @@ class PgwireConnection {
   void runAndSendAll(const PreparedStatement& statement);
   /// Enters copy-in mode (CopyInResponse) and returns the CopyData stream as COPY's input.
   std::unique_ptr<CopyInput> openCopyIn(size_t numColumns);
+  /// Sends the notices and setting changes, and forgets what DEALLOCATE names (26000 when it names nothing).
   void sendOutcomeMessages(const StatementOutcome& outcome);
   void sendRowDescription(const std::vector<ResultColumn>& columns, const std::vector<WireFormat>& formats);
   /// Sends rows [begin, end) of the result; returns how many it sent.

@@ -70,6 +70,15 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           StatementOutcome outcome;
           outcome.commandTag = bound.commandTag;
           return outcome;
+        } else if constexpr (std::is_same_v<Command, sql::Deallocate>) {
+          StatementOutcome outcome;
+          outcome.deallocate = command.name;
+          outcome.commandTag = bound.commandTag;
+          if (command.resetSettings) {
+            settings_.resetAll();
+            for (auto& [name, value] : settings_.startupReport()) outcome.parameterChanges.emplace_back(name, value);
+          }
+          return outcome;
         } else if constexpr (std::is_same_v<Command, sql::DropView>) {
           StatementOutcome outcome;
           for (const auto& name : command.names) {

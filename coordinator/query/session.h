@@ -38,6 +38,8 @@ struct StatementOutcome {
   std::vector<Notice> notices;
   /// Reported settings that changed (pgwire ParameterStatus).
   std::vector<std::pair<std::string, std::string>> parameterChanges;
+  /// DEALLOCATE: the prepared statement the connection forgets ("": all of them).
+  std::optional<std::string> deallocate;
 };
 
 /// The protocol-independent state of one client connection: settings, the

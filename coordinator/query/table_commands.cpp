@@ -78,6 +78,10 @@ std::string runDropTable(ClusterContext& cluster, const sql::DropTable& command,
       if (cluster.systemCatalog.findTable(name)) {
         SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "\"{}\" is a system view and cannot be dropped", name);
       }
+      if (cluster.tables.findView(name)) {
+        throw ShoalError(Status(SqlState::kWrongObjectType, fmt::format("\"{}\" is not a table", name))
+                             .withHint("Use DROP VIEW to remove a view."));
+      }
       SHOAL_USER_FAIL(SqlState::kUndefinedTable, "table \"{}\" does not exist", name);
     }
   }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,13 @@ class BindScope {
     for (const auto& entry : other.entries_) entries_.push_back(entry);
   }
   const std::vector<Entry>& entries() const { return entries_; }
+  /// Records a FROM item's name; false when an item of this scope already has it.
+  bool addRelation(const std::string& relation) {
+    if (std::find(relations_.begin(), relations_.end(), relation) != relations_.end()) return false;
+    relations_.push_back(relation);
+    return true;
+  }
+  const std::vector<std::string>& relations() const { return relations_; }
   const BindScope* outer() const { return outer_; }
   bool hasRelation(std::string_view relation) const;
 
@@ -58,6 +66,7 @@ class BindScope {
 
   const BindScope* outer_;
   std::vector<Entry> entries_;
+  std::vector<std::string> relations_;
 };
 
 /// Levenshtein distance, for "did you mean" hints.

@@ -1,5 +1,7 @@
 #include "sql/binder/binder.h"
 
+#include <map>
+
 #include "engine/expression/cast.h"
 #include "engine/expression/expression_evaluator.h"
 #include "pg_query/pg_query.pb.h"
@@ -25,6 +27,35 @@ std::string settingValueText(const pg_query::Node& node) {
   }
   if (node.has_type_cast()) return settingValueText(node.type_cast().arg());
   return "";
+}
+
+/// "UPDATE" for UpdateStmt: what the user wrote, not the parse tree's node name.
+std::string statementName(const std::string& node) {
+  static const std::map<std::string, std::string, std::less<>> kNames = {{"UpdateStmt", "UPDATE"},
+                                                                         {"DeleteStmt", "DELETE"},
+                                                                         {"MergeStmt", "MERGE"},
+                                                                         {"AlterTableStmt", "ALTER TABLE"},
+                                                                         {"IndexStmt", "CREATE INDEX"},
+                                                                         {"CreateSchemaStmt", "CREATE SCHEMA"},
+                                                                         {"CreateTableAsStmt", "CREATE TABLE AS"},
+                                                                         {"PrepareStmt", "PREPARE"},
+                                                                         {"ExecuteStmt", "EXECUTE"},
+                                                                         {"GrantStmt", "GRANT"},
+                                                                         {"CreateFunctionStmt", "CREATE FUNCTION"},
+                                                                         {"CreateSeqStmt", "CREATE SEQUENCE"},
+                                                                         {"RenameStmt", "ALTER ... RENAME"},
+                                                                         {"DeclareCursorStmt", "DECLARE CURSOR"},
+                                                                         {"FetchStmt", "FETCH"},
+                                                                         {"ListenStmt", "LISTEN"},
+                                                                         {"NotifyStmt", "NOTIFY"},
+                                                                         {"LockStmt", "LOCK"},
+                                                                         {"VacuumStmt", "VACUUM/ANALYZE"},
+                                                                         {"CommentStmt", "COMMENT"},
+                                                                         {"DoStmt", "DO"}};
+  auto found = kNames.find(node);
+  if (found != kNames.end()) return found->second;
+  std::string name = node.ends_with("Stmt") ? node.substr(0, node.size() - 4) : node;
+  return "statement " + name;
 }
 
 }  // namespace
@@ -169,14 +200,27 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindCall(node.call_stmt());
       bound.commandTag = "CALL";
       break;
+    case pg_query::Node::kDeallocateStmt:
+      bound.command = Deallocate{node.deallocate_stmt().name(), false};
+      bound.commandTag = "DEALLOCATE";
+      if (node.deallocate_stmt().name().empty()) bound.commandTag = "DEALLOCATE ALL";
+      break;
+    case pg_query::Node::kDiscardStmt:
+      if (node.discard_stmt().target() != pg_query::DISCARD_ALL &&
+          node.discard_stmt().target() != pg_query::DISCARD_PLANS) {
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "only DISCARD ALL and DISCARD PLANS are supported");
+      }
+      bound.command = Deallocate{"", node.discard_stmt().target() == pg_query::DISCARD_ALL};
+      bound.commandTag = node.discard_stmt().target() == pg_query::DISCARD_ALL ? "DISCARD ALL" : "DISCARD PLANS";
+      break;
     case pg_query::Node::kVariableShowStmt:
       bound.command = ShowVariable{node.variable_show_stmt().name()};
       bound.commandTag = "SHOW";
       break;
     default: {
       const auto* field = node.GetDescriptor()->FindFieldByNumber(node.node_case());
-      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "statement {} is not supported yet",
-                      field ? field->message_type()->name() : "?");
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "{} is not supported yet",
+                      statementName(field ? field->message_type()->name() : "?"));
     }
   }
   // Parameters nothing gave a type to are text, as PostgreSQL resolves them.

@@ -67,6 +67,13 @@ struct DropView {
   bool ifExists = false;
 };
 
+/// DEALLOCATE [PREPARE] name | ALL, and DISCARD ALL / PLANS (which also forget prepared statements).
+struct Deallocate {
+  std::string name;  // empty: every prepared statement
+  /// DISCARD ALL: settings go back to their defaults too.
+  bool resetSettings = false;
+};
+
 enum class TransactionAction { kBegin, kCommit, kRollback };
 
 struct TransactionCommand {
@@ -134,8 +141,8 @@ struct TpchLoad {
 
 /// A statement ready to run: what the session needs, with no parse tree left.
 struct BoundStatement {
-  std::variant<BoundQuery, Explain, CreateView, DropView, TransactionCommand, SetVariable, ShowVariable, CreateTable,
-               DropTable, TruncateTable, InsertValues, CopyFrom, TpchLoad>
+  std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
+               CreateTable, DropTable, TruncateTable, InsertValues, CopyFrom, TpchLoad>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "engine/expression/cast.h"
 #include "engine/types/text_format.h"
@@ -163,9 +164,18 @@ ExpressionPtr ExpressionBinder::bind(const pg_query::Node& node) {
     case pg_query::Node::kSubLink:
       return bindSubLink(node);
     default: {
+      static const std::map<std::string, std::string, std::less<>> kNames = {
+          {"MinMaxExpr", "GREATEST and LEAST are"},  {"A_ArrayExpr", "arrays are"},
+          {"CollateClause", "COLLATE is"},           {"RowExpr", "row constructors are"},
+          {"GroupingFunc", "GROUPING() is"},         {"SQLValueFunction", "CURRENT_DATE and friends are"},
+          {"BooleanTest", "IS TRUE / IS FALSE are"}, {"A_Indirection", "subscripts and field selection are"},
+          {"XmlExpr", "XML functions are"}};
       const auto* field = node.GetDescriptor()->FindFieldByNumber(node.node_case());
+      std::string nodeName = field ? field->message_type()->name() : "?";
+      auto found = kNames.find(nodeName);
       fail(SqlState::kFeatureNotSupported, locationOf(node),
-           fmt::format("expression {} is not supported yet", field ? field->message_type()->name() : "?"));
+           found != kNames.end() ? fmt::format("{} not supported yet", found->second)
+                                 : fmt::format("expression {} is not supported yet", nodeName));
     }
   }
 }
@@ -360,6 +370,22 @@ ExpressionPtr ExpressionBinder::bindComparison(ScalarFunction function, Expressi
   } else if (isUnknown(right)) {
     right = coerce(std::move(right), left->type(), location);
   }
+  // A numeric constant that a DECIMAL column's type holds exactly takes that type, so the
+  // column is compared as stored instead of being cast on every row (l_discount > 0.05).
+  auto absorbConstant = [](ExpressionPtr& constant, const ExpressionPtr& other) {
+    if (constant->kind() != ExpressionKind::kConstant || other->type().id() != TypeId::kDecimal) return;
+    const Value& value = static_cast<const ConstantExpression&>(*constant).value();
+    const LogicalType& type = value.type();
+    bool exact = type.isIntegral() || (type.id() == TypeId::kDecimal && type.scale() <= other->type().scale());
+    if (value.isNull() || !exact) return;
+    try {
+      constant = std::make_unique<ConstantExpression>(engine::parseValue(value.toString(), other->type()));
+    } catch (const ShoalError&) {
+      // Out of the column type's range: keep the wider comparison.
+    }
+  };
+  absorbConstant(right, left);
+  absorbConstant(left, right);
   auto common = comparisonType(left->type(), right->type());
   if (!common) {
     failNoOperator(engine::scalarFunctionName(function), left->type(), right->type(), location);
@@ -426,7 +452,10 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
     fail(SqlState::kFeatureNotSupported, typeName.location(), "array types are not supported");
   }
   try {
-    if (name == "int4" || name == "int" || name == "integer" || name == "int2" || name == "smallint") {
+    if (name == "int2" || name == "smallint") {
+      fail(SqlState::kFeatureNotSupported, typeName.location(), "type smallint is not supported; use integer");
+    }
+    if (name == "int4" || name == "int" || name == "integer") {
       return LogicalType::integer();
     }
     if (name == "int8" || name == "bigint") return LogicalType::bigInt();
@@ -452,6 +481,10 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
       return LogicalType::character(static_cast<uint32_t>(length));
     }
     if (name == "date") return LogicalType::date();
+    if (name == "interval") {
+      fail(SqlState::kFeatureNotSupported, typeName.location(),
+           "type interval is supported only in date arithmetic (date + interval '3' month)");
+    }
     if (name == "bool" || name == "boolean") return LogicalType::boolean();
   } catch (ShoalError& error) {
     fail(error.status().sqlState(), typeName.location(), error.status().message());
@@ -501,7 +534,11 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
       {"avg", engine::AggregateFunction::kAvg},
       {"min", engine::AggregateFunction::kMin},
       {"max", engine::AggregateFunction::kMax}};
-  if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end() && !call.has_over()) {
+  if (call.has_over()) {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         fmt::format("window functions are not supported yet: {}() OVER (...)", name));
+  }
+  if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end()) {
     return bindAggregate(node, aggregate->second);
   }
   if (name == "extract" || name == "date_part") {
@@ -510,9 +547,8 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   if (name == "substring" || name == "substr") {
     return bindSubstring(node);
   }
-  if (call.agg_star() || call.agg_distinct() || call.has_over() || call.has_agg_filter()) {
-    fail(SqlState::kFeatureNotSupported, call.location(),
-         fmt::format("aggregate and window functions are not supported yet: {}", name));
+  if (call.agg_star() || call.agg_distinct() || call.has_agg_filter()) {
+    fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function {} is not an aggregate", name));
   }
   std::vector<ExpressionPtr> arguments;
   for (const auto& argument : call.args()) {
@@ -727,9 +763,19 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
       if (expr.kind() == pg_query::AEXPR_NOT_DISTINCT) return notDistinct;
       return makeFunction(ScalarFunction::kNot, LogicalType::boolean(), std::move(notDistinct));
     }
-    default:
-      fail(SqlState::kFeatureNotSupported, location,
-           fmt::format("{} expressions are not supported yet", pg_query::A_Expr_Kind_Name(expr.kind())));
+    default: {
+      static const std::map<pg_query::A_Expr_Kind, std::string_view> kNames = {
+          {pg_query::AEXPR_ILIKE, "ILIKE"},
+          {pg_query::AEXPR_SIMILAR, "SIMILAR TO"},
+          {pg_query::AEXPR_OP_ANY, "op ANY (array)"},
+          {pg_query::AEXPR_OP_ALL, "op ALL (array)"},
+          {pg_query::AEXPR_BETWEEN_SYM, "BETWEEN SYMMETRIC"},
+          {pg_query::AEXPR_NOT_BETWEEN_SYM, "NOT BETWEEN SYMMETRIC"}};
+      auto found = kNames.find(expr.kind());
+      std::string feature =
+          found != kNames.end() ? std::string(found->second) : std::string(pg_query::A_Expr_Kind_Name(expr.kind()));
+      fail(SqlState::kFeatureNotSupported, location, fmt::format("{} is not supported yet", feature));
+    }
   }
 }
 
@@ -813,6 +859,14 @@ ExpressionPtr ExpressionBinder::bindExtract(const pg_query::Node& node) {
   } else if (field == "day") {
     function = ScalarFunction::kExtractDay;
   } else {
+    static const std::set<std::string, std::less<>> kPostgresUnits = {
+        "century", "decade",   "dow",          "doy",           "epoch",          "hour",   "isodow",
+        "isoyear", "julian",   "microseconds", "millennium",    "milliseconds",   "minute", "quarter",
+        "second",  "timezone", "week",         "timezone_hour", "timezone_minute"};
+    if (!kPostgresUnits.contains(field)) {
+      fail(SqlState::kInvalidParameterValue, call.location(),
+           fmt::format("unit \"{}\" not recognized for type date", field));
+    }
     fail(SqlState::kFeatureNotSupported, call.location(),
          fmt::format("EXTRACT({} FROM date) is not supported; YEAR, MONTH and DAY are", field));
   }

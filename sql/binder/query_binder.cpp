@@ -56,7 +56,7 @@ void QueryBinder::rejectUnsupportedClauses(const pg_query::SelectStmt& select) c
          "SELECT DISTINCT ON");
   reject(select.limit_option() == pg_query::LIMIT_OPTION_WITH_TIES, "FETCH ... WITH TIES");
   for (const auto& group : select.group_clause()) {
-    reject(group.has_grouping_set(), "GROUPING SETS, ROLLUP and CUBE are");
+    reject(group.has_grouping_set(), "GROUPING SETS, ROLLUP and CUBE");
   }
 }
 
@@ -80,6 +80,13 @@ void QueryBinder::registerCtes(const pg_query::SelectStmt& select, CteScope& sto
 
 // --- FROM ---------------------------------------------------------------------------------------
 
+void QueryBinder::addRelation(BindScope& scope, const std::string& relation) const {
+  // PostgreSQL reports this one without a position.
+  if (!scope.addRelation(relation)) {
+    fail(SqlState::kDuplicateAlias, -1, fmt::format("table name \"{}\" specified more than once", relation));
+  }
+}
+
 LogicalOperatorPtr QueryBinder::renameRelation(LogicalPlan plan, const std::string& relation,
                                                const std::vector<std::string>& aliases, int location,
                                                BindScope& scope) {
@@ -89,6 +96,7 @@ LogicalOperatorPtr QueryBinder::renameRelation(LogicalPlan plan, const std::stri
          fmt::format("table \"{}\" has {} columns available but {} columns specified", relation, columns.size(),
                      aliases.size()));
   }
+  addRelation(scope, relation);
   auto project = std::make_unique<LogicalProject>();
   for (size_t i = 0; i < columns.size(); ++i) {
     std::string name = i < aliases.size() ? aliases[i] : plan.columnNames[i];
@@ -159,6 +167,7 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
          fmt::format("table \"{}\" has {} columns available but {} columns specified", relation, table->columns.size(),
                      aliases.size()));
   }
+  addRelation(scope, relation);
   auto scan = std::make_unique<LogicalScan>();
   scan->alias = relation;
   for (size_t i = 0; i < table->columns.size(); ++i) {
@@ -211,6 +220,12 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
     fail(SqlState::kFeatureNotSupported, -1, "FULL JOIN with USING or NATURAL is not supported yet");
   }
   // USING columns are seen once, from the preserved side; the other copy stays reachable qualified.
+  for (const auto& relation : leftScope.relations()) joined.addRelation(relation);
+  for (const auto& relation : rightScope.relations()) {
+    if (!joined.addRelation(relation)) {
+      fail(SqlState::kDuplicateAlias, -1, fmt::format("table name \"{}\" specified more than once", relation));
+    }
+  }
   for (const auto& entry : leftScope.entries()) joined.add(entry, rightJoin && usingSet.contains(entry.name));
   for (const auto& entry : rightScope.entries()) joined.add(entry, !rightJoin && usingSet.contains(entry.name));
   for (const auto& name : usingColumns) {
@@ -228,7 +243,7 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
                        leftColumn == nullptr ? "left" : "right"));
     }
     std::vector<PendingSubquery> none;
-    ExpressionBinder binder = makeBinder(none, "JOIN/USING");
+    ExpressionBinder binder = makeBinder(none, "JOIN conditions");
     op->conditions.push_back(
         binder.bindComparisonOperator("=", columnRef(leftColumn->column), columnRef(rightColumn->column), -1));
   }
@@ -237,7 +252,7 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
     ExpressionBinder binder(
         text_, [&joined, errors](const pg_query::ColumnRef& ref) { return joined.resolve(ref, *errors); },
         parameterTypes_);
-    binder.setClause("JOIN/ON");
+    binder.setClause("JOIN conditions");
     ExpressionPtr condition = binder.bind(join.quals());
     int location = ExpressionBinder::locationOf(join.quals());
     if (condition->type().id() == TypeId::kUnknown)
@@ -255,6 +270,7 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
     op->children.push_back(std::move(left));
     op->children.push_back(std::move(right));
   }
+  for (const auto& relation : joined.relations()) addRelation(scope, relation);
   scope.append(joined);
   return op;
 }
@@ -307,7 +323,7 @@ ExpressionPtr QueryBinder::bindSubquery(const pg_query::SubLink& link, Expressio
   auto needOneColumn = [&] {
     if (columns.size() != 1) {
       fail(SqlState::kSyntaxError, link.location(),
-           columns.empty() ? "subquery must return a column" : "subquery has too many columns");
+           columns.empty() ? "subquery must return a column" : "subquery must return only one column");
     }
   };
   auto markColumn = [&](std::string name) {
@@ -384,16 +400,19 @@ std::optional<int64_t> QueryBinder::bindLimit(const pg_query::Node& node, std::s
   if (expression->kind() != engine::ExpressionKind::kConstant && expression->kind() != engine::ExpressionKind::kCast) {
     fail(SqlState::kFeatureNotSupported, location, fmt::format("{} must be a constant", clause));
   }
-  if (!columnsOf(*expression).empty() || !none.empty()) {
-    fail(SqlState::kFeatureNotSupported, location, fmt::format("{} must be a constant", clause));
+  if (!columnsOf(*expression).empty()) {
+    fail(SqlState::kInvalidColumnReference, location, fmt::format("argument of {} must not contain variables", clause));
   }
+  if (!none.empty())
+    fail(SqlState::kFeatureNotSupported, location, fmt::format("subqueries in {} are not supported yet", clause));
   expression = binder.coerce(std::move(expression), LogicalType::bigInt(), location);
   engine::ExpressionEvaluator evaluator;
   engine::Vector value = evaluator.evaluate(*expression, engine::Chunk(1));
   if (value.isNull(0)) return std::nullopt;
   int64_t count = value.data<int64_t>()[0];
   if (count < 0) {
-    fail(SqlState::kInvalidRowCountInLimit, location, fmt::format("{} must not be negative", clause));
+    fail(clause == "OFFSET" ? SqlState::kInvalidRowCountInOffset : SqlState::kInvalidRowCountInLimit, location,
+         fmt::format("{} must not be negative", clause));
   }
   return count;
 }
@@ -406,6 +425,7 @@ namespace {
 struct SelectItem {
   ExpressionPtr expression;
   std::string name;
+  int location = -1;
 };
 
 }  // namespace
@@ -432,7 +452,6 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   }
   if (!plan) plan = std::make_unique<LogicalSingleRow>();
   std::set<ColumnId> fromIds = outputIds(*plan);
-
   if (select.has_where_clause()) {
     std::vector<PendingSubquery> pending;
     ExpressionBinder binder = makeBinder(pending, "WHERE");
@@ -486,13 +505,15 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
       }
       for (const auto& entry : scope_.entries()) {
         if (!relation.empty() ? entry.relation != relation : entry.hiddenUnqualified) continue;
-        items.push_back({columnRef(entry.column), entry.name});
+        items.push_back({columnRef(entry.column), entry.name, target.location()});
       }
       continue;
     }
-    ExpressionPtr expression = selectBinder.resolveUnknown(selectBinder.bind(value), target.location());
+    ExpressionPtr expression = selectBinder.bind(value);
+    if (!keepUntypedOutputs_) expression = selectBinder.resolveUnknown(std::move(expression), target.location());
     items.push_back(
-        {std::move(expression), target.name().empty() ? ExpressionBinder::columnNameOf(value) : target.name()});
+        {std::move(expression), target.name().empty() ? ExpressionBinder::columnNameOf(value) : target.name(),
+         ExpressionBinder::locationOf(value) >= 0 ? ExpressionBinder::locationOf(value) : target.location()});
   }
 
   // GROUP BY: input columns first, then output names and ordinals, as PostgreSQL resolves them.
@@ -506,6 +527,13 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
       if (ordinal < 1 || static_cast<size_t>(ordinal) > items.size()) {
         fail(SqlState::kInvalidColumnReference, location,
              fmt::format("GROUP BY position {} is not in select list", ordinal));
+      }
+      for (ColumnId id : columnsOf(*items[ordinal - 1].expression)) {
+        if (std::any_of(aggregates.begin(), aggregates.end(),
+                        [&](const AggregateCall& call) { return call.id == id; })) {
+          fail(SqlState::kGroupingError, items[ordinal - 1].location,
+               "aggregate functions are not allowed in GROUP BY");
+        }
       }
       groups.push_back(copyExpression(*items[ordinal - 1].expression));
       continue;
@@ -599,7 +627,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
           fail(SqlState::kInvalidColumnReference, location,
                "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
         }
-        items.push_back({std::move(expression), "?order?"});
+        items.push_back({std::move(expression), "?order?", location});
         column = items.size() - 1;
       }
     }
@@ -738,6 +766,8 @@ LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
   ctes_ = ctes.get();
   QueryBinder leftBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_);
   QueryBinder rightBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_);
+  leftBinder.keepUntypedOutputs();
+  rightBinder.keepUntypedOutputs();
   LogicalPlan left = leftBinder.bind(select.larg());
   LogicalPlan right = rightBinder.bind(select.rarg());
   std::vector<PlanColumn> leftColumns = left.root->outputColumns();
@@ -753,6 +783,19 @@ LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
     unionAll->columns.push_back({ids_.next(), columnTypes.back(), left.columnNames[i]});
   }
   for (auto* side : {&left, &right}) {
+    // An untyped literal takes the UNION's type where the select list computes it.
+    LogicalOperator* below = side->root.get();
+    while (below->kind() == LogicalOperatorKind::kSort || below->kind() == LogicalOperatorKind::kLimit) {
+      below = below->children[0].get();
+    }
+    if (below->kind() == LogicalOperatorKind::kProject) {
+      auto& project = static_cast<LogicalProject&>(*below);
+      for (size_t i = 0; i < project.expressions.size() && i < columnTypes.size(); ++i) {
+        if (project.expressions[i]->type().id() == TypeId::kUnknown) {
+          project.expressions[i] = types.coerce(std::move(project.expressions[i]), columnTypes[i], -1);
+        }
+      }
+    }
     std::vector<PlanColumn> columns = side->root->outputColumns();
     auto cast = std::make_unique<LogicalProject>();
     for (size_t i = 0; i < columns.size(); ++i) {
@@ -791,6 +834,14 @@ LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
         for (size_t i = 0; i < output.size(); ++i) {
           if (output[i].name == node.column_ref().fields(0).string().sval()) column = i;
         }
+      }
+      if (!column && node.has_a_const() && node.a_const().has_ival()) {
+        fail(SqlState::kInvalidColumnReference, location,
+             fmt::format("ORDER BY position {} is not in select list", node.a_const().ival().ival()));
+      }
+      if (!column && node.has_column_ref()) {
+        fail(SqlState::kUndefinedColumn, location,
+             fmt::format("column \"{}\" does not exist", ExpressionBinder::columnNameOf(node)));
       }
       if (!column) {
         fail(SqlState::kFeatureNotSupported, location,

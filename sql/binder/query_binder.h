@@ -50,6 +50,9 @@ class QueryBinder {
 
   LogicalPlan bind(const pg_query::SelectStmt& select);
 
+  /// Leaves untyped literals in the select list untyped, for a UNION to give them the other branch's type.
+  void keepUntypedOutputs() { keepUntypedOutputs_ = true; }
+
  private:
   struct PendingSubquery {
     JoinType type;
@@ -72,6 +75,8 @@ class QueryBinder {
   LogicalOperatorPtr renameRelation(LogicalPlan plan, const std::string& relation,
                                     const std::vector<std::string>& aliases, int location, BindScope& scope);
 
+  /// Registers a FROM item's name in `scope`; 42712 when the scope has it already.
+  void addRelation(BindScope& scope, const std::string& relation) const;
   /// An expression binder over the FROM scope that collects subqueries into `pending`.
   ExpressionBinder makeBinder(std::vector<PendingSubquery>& pending, std::string clause);
   engine::ExpressionPtr bindSubquery(const pg_query::SubLink& link, ExpressionBinder& binder,
@@ -90,6 +95,7 @@ class QueryBinder {
   const CteScope* ctes_;
   /// The FROM items of the query being bound.
   BindScope scope_;
+  bool keepUntypedOutputs_ = false;
   /// CTEs of the query being bound; keeps the view texts they parse alive.
   std::vector<std::unique_ptr<CteScope>> cteStorage_;
 };
