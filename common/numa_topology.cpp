@@ -21,6 +21,13 @@ NumaTopology NumaTopology::fake(uint32_t numNodes) {
   return NumaTopology(numNodes, true);
 }
 
+uint32_t NumaTopology::nodeOfCpu(uint32_t cpu) const {
+  if (fake_) return cpu % numNodes_;
+  if (numNodes_ == 1) return 0;
+  int node = numa_node_of_cpu(static_cast<int>(cpu));
+  return node < 0 ? 0 : static_cast<uint32_t>(node) % numNodes_;
+}
+
 void* NumaTopology::allocate(size_t bytes, uint32_t node) const {
   SHOAL_CHECK(node < numNodes_, "NUMA node {} of {}", node, numNodes_);
   if (bytes == 0) bytes = 1;

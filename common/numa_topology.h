@@ -19,6 +19,9 @@ class NumaTopology {
   uint32_t numNodes() const { return numNodes_; }
   bool isFake() const { return fake_; }
 
+  /// The node a CPU belongs to (a fake topology deals CPUs round-robin over its nodes).
+  uint32_t nodeOfCpu(uint32_t cpu) const;
+
   /// Allocates `bytes` uninitialized bytes on `node` (callers overwrite them all); release with `release`.
   void* allocate(size_t bytes, uint32_t node) const;
   void release(void* memory, size_t bytes) const;

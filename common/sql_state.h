@@ -57,6 +57,7 @@ struct SqlState {
   static constexpr std::string_view kWrongObjectType = "42809";
   static constexpr std::string_view kInvalidTableDefinition = "42P16";
   // Class 53 / 57: resources and operator intervention.
+  static constexpr std::string_view kOutOfMemory = "53200";
   static constexpr std::string_view kTooManyConnections = "53300";
   static constexpr std::string_view kQueryCanceled = "57014";
   static constexpr std::string_view kAdminShutdown = "57P01";

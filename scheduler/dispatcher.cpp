@@ -1,0 +1,167 @@
+#include "scheduler/dispatcher.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <limits>
+
+#include "common/logging.h"
+
+namespace shoal::scheduler {
+
+Dispatcher::Dispatcher(uint32_t threads, NumaTopology topology) : topology_(topology) {
+  uint32_t cpus = std::max<uint32_t>(std::thread::hardware_concurrency(), 1);
+  if (threads == 0) threads = cpus;
+  for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this, i, cpus] { threadMain(i, i % cpus); });
+}
+
+Dispatcher::~Dispatcher() {
+  std::vector<std::shared_ptr<QueryExecution>> left;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    for (auto& query : queries_) query->fail(Status(SqlState::kAdminShutdown, "the worker is shutting down"));
+  }
+  workAvailable_.notify_all();
+  for (auto& thread : threads_) thread.join();
+  {
+    std::lock_guard lock(mutex_);
+    left.swap(queries_);
+  }
+  for (auto& query : left) {
+    query->dispatcher_ = nullptr;
+    query->completeLocked();
+  }
+}
+
+void Dispatcher::reap(const std::shared_ptr<QueryExecution>& query) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!query->cancelled() || query->runningMorsels() != 0) return;
+    if (std::find(queries_.begin(), queries_.end(), query) == queries_.end()) return;
+    std::erase(queries_, query);
+  }
+  query->completeLocked();
+}
+
+std::shared_ptr<QueryExecution> Dispatcher::submit(std::vector<PipelineJob> jobs, uint32_t priority,
+                                                   uint64_t memoryLimitBytes) {
+  auto query = std::make_shared<QueryExecution>(std::move(jobs), priority, memoryLimitBytes);
+  query->dispatcher_ = this;
+  {
+    std::lock_guard lock(mutex_);
+    if (query->jobs_.empty()) {
+      query->completeLocked();
+      return query;
+    }
+    for (size_t i = 0; i < query->jobs_.size(); ++i) {
+      if (query->jobs_[i]->waitingFor == 0) query->makeReadyLocked(i, topology_.numNodes());
+    }
+    queries_.push_back(query);
+  }
+  workAvailable_.notify_all();
+  // Jobs without morsels finish at once; that may ready others.
+  for (size_t i = 0; i < query->jobs_.size(); ++i) {
+    bool empty = false;
+    {
+      std::lock_guard lock(mutex_);
+      auto& state = *query->jobs_[i];
+      empty = state.ready && !state.finished && state.job.morsels.empty() && state.unfinished.load() == 0;
+      if (empty) state.unfinished.store(1);  // completeMorsel counts it down
+    }
+    if (empty) completeMorsel(query, i);
+  }
+  return query;
+}
+
+std::optional<std::tuple<std::shared_ptr<QueryExecution>, size_t, Morsel>> Dispatcher::pickLocked(uint32_t node) {
+  // Serve the query with the fewest running morsels per unit of priority: elastic, priority-weighted sharing.
+  std::vector<std::shared_ptr<QueryExecution>> order = queries_;
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return static_cast<double>(a->runningMorsels()) / a->priority() <
+           static_cast<double>(b->runningMorsels()) / b->priority();
+  });
+  for (auto& query : order) {
+    if (auto claimed = query->claimLocked(node)) {
+      query->running_.fetch_add(1, std::memory_order_relaxed);
+      return std::tuple{query, claimed->first, claimed->second};
+    }
+  }
+  return std::nullopt;
+}
+
+void Dispatcher::threadMain(uint32_t index, uint32_t cpu) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  CPU_SET(cpu, &cpus);
+  pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);  // best effort: a container may forbid it
+  uint32_t node = topology_.nodeOfCpu(cpu);
+  if (topology_.isFake()) node = index % topology_.numNodes();
+  while (true) {
+    std::optional<std::tuple<std::shared_ptr<QueryExecution>, size_t, Morsel>> task;
+    {
+      std::unique_lock lock(mutex_);
+      workAvailable_.wait(lock, [&] { return stopping_ || (task = pickLocked(node)).has_value(); });
+      if (!task && stopping_) return;
+    }
+    auto& [query, job, morsel] = *task;
+    busy_.fetch_add(1, std::memory_order_relaxed);
+    WorkerContext context(index, node, &query->cancelled_);
+    try {
+      query->jobs_[job]->job.runMorsel(morsel, context);
+    } catch (const ShoalError& error) {
+      query->fail(error.status());
+    } catch (const std::bad_alloc&) {
+      query->fail(Status(SqlState::kOutOfMemory, "out of memory"));
+    }
+    busy_.fetch_sub(1, std::memory_order_relaxed);
+    query->running_.fetch_sub(1, std::memory_order_relaxed);
+    completeMorsel(query, job);
+  }
+}
+
+void Dispatcher::completeMorsel(const std::shared_ptr<QueryExecution>& query, size_t job) {
+  auto& state = *query->jobs_[job];
+  bool lastMorsel = state.unfinished.fetch_sub(1, std::memory_order_acq_rel) == 1;
+  if (!lastMorsel && !query->cancelled()) return;
+  if (lastMorsel && state.job.finish && !query->cancelled()) {
+    try {
+      state.job.finish();
+    } catch (const ShoalError& error) {
+      query->fail(error.status());
+    }
+  }
+  std::vector<size_t> nowEmpty;
+  bool complete = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (lastMorsel && !state.finished) {
+      state.finished = true;
+      --query->jobsLeft_;
+      for (size_t dependent : state.dependents) {
+        auto& next = *query->jobs_[dependent];
+        if (--next.waitingFor == 0) {
+          query->makeReadyLocked(dependent, topology_.numNodes());
+          if (next.job.morsels.empty()) {
+            next.unfinished.store(1);
+            nowEmpty.push_back(dependent);
+          }
+        }
+      }
+    }
+    // Done when every job finished, or when cancelled and no morsel of it still runs.
+    bool drained = query->cancelled() && query->runningMorsels() == 0;
+    if ((query->jobsLeft_ == 0 || drained) && std::find(queries_.begin(), queries_.end(), query) != queries_.end()) {
+      std::erase(queries_, query);
+      complete = true;
+    }
+  }
+  if (complete) {
+    query->completeLocked();
+    return;
+  }
+  workAvailable_.notify_all();
+  for (size_t empty : nowEmpty) completeMorsel(query, empty);
+}
+
+}  // namespace shoal::scheduler

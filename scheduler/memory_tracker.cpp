@@ -1,0 +1,20 @@
+#include "scheduler/memory_tracker.h"
+
+#include "common/status.h"
+
+namespace shoal::scheduler {
+
+void MemoryTracker::reserve(uint64_t bytes) {
+  uint64_t used = usedBytes_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  if (limitBytes_ != 0 && used > limitBytes_) {
+    usedBytes_.fetch_sub(bytes, std::memory_order_relaxed);
+    SHOAL_USER_FAIL(SqlState::kOutOfMemory,
+                    "query needs more than its memory limit of {} MB (SET query_memory_limit_mb to raise it)",
+                    limitBytes_ >> 20);
+  }
+  uint64_t peak = peakBytes_.load(std::memory_order_relaxed);
+  while (used > peak && !peakBytes_.compare_exchange_weak(peak, used, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace shoal::scheduler
