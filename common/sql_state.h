@@ -58,6 +58,9 @@ struct SqlState {
   static constexpr std::string_view kInvalidTableDefinition = "42P16";
   // Class 53 / 57: resources and operator intervention.
   static constexpr std::string_view kOutOfMemory = "53200";
+  // Class 54: program limit exceeded.
+  static constexpr std::string_view kProgramLimitExceeded = "54000";
+  static constexpr std::string_view kStatementTooComplex = "54001";
   static constexpr std::string_view kTooManyConnections = "53300";
   static constexpr std::string_view kQueryCanceled = "57014";
   static constexpr std::string_view kAdminShutdown = "57P01";

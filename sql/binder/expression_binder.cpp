@@ -835,6 +835,10 @@ ExpressionPtr ExpressionBinder::bindSubLink(const pg_query::Node& node) {
     fail(SqlState::kFeatureNotSupported, node.sub_link().location(),
          fmt::format("subqueries are not supported in {}", clause_));
   }
+  if (insideAggregate_) {
+    fail(SqlState::kFeatureNotSupported, node.sub_link().location(),
+         "subqueries inside aggregate arguments are not supported yet");
+  }
   return subqueryBinder_(node.sub_link(), *this);
 }
 

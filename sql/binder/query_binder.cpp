@@ -15,9 +15,9 @@ using engine::ExpressionPtr;
 using engine::LogicalType;
 using engine::TypeId;
 
-const pg_query::CommonTableExpr* CteScope::find(std::string_view name) const {
+const CteScope* CteScope::find(std::string_view wanted) const {
   for (const CteScope* scope = this; scope != nullptr; scope = scope->parent) {
-    if (auto found = scope->definitions.find(name); found != scope->definitions.end()) return found->second;
+    if (scope->name == wanted) return scope;
   }
   return nullptr;
 }
@@ -60,21 +60,26 @@ void QueryBinder::rejectUnsupportedClauses(const pg_query::SelectStmt& select) c
   }
 }
 
-void QueryBinder::registerCtes(const pg_query::SelectStmt& select, CteScope& storage) {
+void QueryBinder::registerCtes(const pg_query::SelectStmt& select) {
   if (!select.has_with_clause()) return;
+  std::set<std::string> names;
   if (select.with_clause().recursive()) {
     fail(SqlState::kFeatureNotSupported, select.with_clause().location(), "WITH RECURSIVE is not supported yet");
   }
   for (const auto& node : select.with_clause().ctes()) {
     const auto& cte = node.common_table_expr();
-    if (storage.definitions.contains(cte.ctename())) {
+    if (!names.insert(cte.ctename()).second) {
       fail(SqlState::kDuplicateAlias, cte.location(),
            fmt::format("WITH query name \"{}\" specified more than once", cte.ctename()));
     }
     if (!cte.ctequery().has_select_stmt()) {
       fail(SqlState::kFeatureNotSupported, cte.location(), "only SELECT is supported in WITH");
     }
-    storage.definitions.emplace(cte.ctename(), &cte);
+    auto& scope = cteStorage_.emplace_back(std::make_unique<CteScope>());
+    scope->name = cte.ctename();
+    scope->definition = &cte;
+    scope->parent = ctes_;
+    ctes_ = scope.get();
   }
 }
 
@@ -125,9 +130,10 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
   std::vector<std::string> aliases =
       range.has_alias() ? aliasNames(range.alias().colnames()) : std::vector<std::string>{};
   if (range.schemaname().empty()) {
-    if (const auto* cte = ctes_ ? ctes_->find(range.relname()) : nullptr) {
-      // Each reference binds the WITH query anew: it is inlined, with its own column ids.
-      QueryBinder binder(catalog_, text_, parameterTypes_, ids_, nullptr, ctes_);
+    if (const auto* found = ctes_ ? ctes_->find(range.relname()) : nullptr) {
+      // Each reference binds the WITH query anew, where it was defined: inlined, with its own column ids.
+      const pg_query::CommonTableExpr* cte = found->definition;
+      QueryBinder binder(catalog_, text_, parameterTypes_, ids_, nullptr, found->parent);
       LogicalPlan plan = binder.bind(cte->ctequery().select_stmt());
       std::vector<std::string> cteAliases = aliasNames(cte->aliascolnames());
       if (aliases.empty()) aliases = cteAliases;
@@ -207,11 +213,20 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
   if (join.has_alias()) fail(SqlState::kFeatureNotSupported, -1, "aliases on JOIN expressions are not supported yet");
   bool rightJoin = join.jointype() == pg_query::JOIN_RIGHT;
   BindScope joined(outer_);
+  // USING and NATURAL match the columns each side shows by its bare name (not ones an earlier USING hid).
+  auto visible = [](const BindScope& side, const std::string& name) {
+    std::vector<const BindScope::Entry*> found;
+    for (const auto& entry : side.entries()) {
+      if (entry.name == name && !entry.hiddenUnqualified) found.push_back(&entry);
+    }
+    return found;
+  };
   std::vector<std::string> usingColumns = aliasNames(join.using_clause());
   if (join.is_natural()) {
     for (const auto& entry : leftScope.entries()) {
-      for (const auto& other : rightScope.entries()) {
-        if (entry.name == other.name) usingColumns.push_back(entry.name);
+      if (entry.hiddenUnqualified || !visible(rightScope, entry.name).size()) continue;
+      if (std::find(usingColumns.begin(), usingColumns.end(), entry.name) == usingColumns.end()) {
+        usingColumns.push_back(entry.name);
       }
     }
   }
@@ -219,33 +234,50 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
   if (!usingColumns.empty() && op->type == JoinType::kFull) {
     fail(SqlState::kFeatureNotSupported, -1, "FULL JOIN with USING or NATURAL is not supported yet");
   }
-  // USING columns are seen once, from the preserved side; the other copy stays reachable qualified.
   for (const auto& relation : leftScope.relations()) joined.addRelation(relation);
   for (const auto& relation : rightScope.relations()) {
     if (!joined.addRelation(relation)) {
       fail(SqlState::kDuplicateAlias, -1, fmt::format("table name \"{}\" specified more than once", relation));
     }
   }
-  for (const auto& entry : leftScope.entries()) joined.add(entry, rightJoin && usingSet.contains(entry.name));
-  for (const auto& entry : rightScope.entries()) joined.add(entry, !rightJoin && usingSet.contains(entry.name));
+  std::vector<std::pair<const BindScope::Entry*, const BindScope::Entry*>> usingPairs;
   for (const auto& name : usingColumns) {
-    const BindScope::Entry* leftColumn = nullptr;
-    const BindScope::Entry* rightColumn = nullptr;
-    for (const auto& entry : leftScope.entries()) {
-      if (entry.name == name) leftColumn = &entry;
-    }
-    for (const auto& entry : rightScope.entries()) {
-      if (entry.name == name) rightColumn = &entry;
-    }
-    if (leftColumn == nullptr || rightColumn == nullptr) {
+    auto leftColumns = visible(leftScope, name);
+    auto rightColumns = visible(rightScope, name);
+    if (leftColumns.empty() || rightColumns.empty()) {
       fail(SqlState::kUndefinedColumn, -1,
            fmt::format("column \"{}\" specified in USING clause does not exist in {} table", name,
-                       leftColumn == nullptr ? "left" : "right"));
+                       leftColumns.empty() ? "left" : "right"));
     }
+    if (leftColumns.size() > 1 || rightColumns.size() > 1) {
+      fail(SqlState::kAmbiguousColumn, -1,
+           fmt::format("common column name \"{}\" appears more than once in {} table", name,
+                       leftColumns.size() > 1 ? "left" : "right"));
+    }
+    usingPairs.emplace_back(leftColumns[0], rightColumns[0]);
     std::vector<PendingSubquery> none;
     ExpressionBinder binder = makeBinder(none, "JOIN conditions");
     op->conditions.push_back(
-        binder.bindComparisonOperator("=", columnRef(leftColumn->column), columnRef(rightColumn->column), -1));
+        binder.bindComparisonOperator("=", columnRef(leftColumns[0]->column), columnRef(rightColumns[0]->column), -1));
+  }
+  // As in PostgreSQL, SELECT * shows the USING columns first (from the side the join keeps), then the rest of
+  // each side. The other copy of a USING column stays reachable qualified; what an earlier USING hid stays hidden.
+  std::set<const BindScope::Entry*> usingEntries;
+  for (const auto& [leftColumn, rightColumn] : usingPairs) {
+    const BindScope::Entry* kept = rightJoin ? rightColumn : leftColumn;
+    joined.add(*kept, false);
+    usingEntries.insert(leftColumn);
+    usingEntries.insert(rightColumn);
+  }
+  for (const auto* side : {&leftScope, &rightScope}) {
+    for (const auto& entry : side->entries()) {
+      if (usingEntries.contains(&entry)) {
+        bool kept = (side == &rightScope) == rightJoin;
+        if (!kept) joined.add(entry, true);
+        continue;
+      }
+      joined.add(entry, entry.hiddenUnqualified);
+    }
   }
   if (join.has_quals()) {
     auto errors = std::make_shared<ExpressionBinder>(text_, std::vector<ColumnDescription>{}, parameterTypes_);
@@ -359,9 +391,8 @@ ExpressionPtr QueryBinder::bindSubquery(const pg_query::SubLink& link, Expressio
         op = negation->second;
       }
       ExpressionPtr test = binder.bind(link.testexpr());
-      subquery.conditions.push_back(
-          binder.bindComparisonOperator(op, std::move(test), columnRef(columns[0]), link.location()));
-      subquery.nullAware = true;
+      subquery.nullAwareCondition =
+          binder.bindComparisonOperator(op, std::move(test), columnRef(columns[0]), link.location());
       PlanColumn mark = markColumn(all ? "all" : "any");
       pending.push_back(std::move(subquery));
       if (!all) return columnRef(mark);
@@ -382,7 +413,7 @@ LogicalOperatorPtr QueryBinder::attachSubqueries(LogicalOperatorPtr input, std::
     join->conditions = std::move(subquery.conditions);
     join->markId = subquery.markId;
     join->markName = "mark";
-    join->nullAware = subquery.nullAware;
+    join->nullAwareCondition = std::move(subquery.nullAwareCondition);
     join->dependent = !freeColumns(*subquery.plan).empty();
     join->children.push_back(std::move(input));
     join->children.push_back(std::move(subquery.plan));
@@ -432,10 +463,7 @@ struct SelectItem {
 
 LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   rejectUnsupportedClauses(select);
-  auto& ctes = cteStorage_.emplace_back(std::make_unique<CteScope>());
-  ctes->parent = ctes_;
-  registerCtes(select, *ctes);
-  ctes_ = ctes.get();
+  registerCtes(select);
 
   // FROM: comma-separated items are joined with no condition; the optimizer finds the predicates.
   LogicalOperatorPtr plan;
@@ -517,6 +545,23 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   }
 
   // GROUP BY: input columns first, then output names and ordinals, as PostgreSQL resolves them.
+  // A select-list entry named in GROUP BY (by position or alias) must not hold an aggregate or a subquery.
+  auto groupableCopy = [&](const SelectItem& item) {
+    std::set<ColumnId> subqueryColumns;
+    for (const auto& subquery : selectSubqueries) {
+      for (ColumnId id : outputIds(*subquery.plan)) subqueryColumns.insert(id);
+      if (subquery.type == JoinType::kMark) subqueryColumns.insert(subquery.markId);
+    }
+    for (ColumnId id : columnsOf(*item.expression)) {
+      if (std::any_of(aggregates.begin(), aggregates.end(), [&](const AggregateCall& call) { return call.id == id; })) {
+        fail(SqlState::kGroupingError, item.location, "aggregate functions are not allowed in GROUP BY");
+      }
+      if (subqueryColumns.contains(id)) {
+        fail(SqlState::kFeatureNotSupported, item.location, "subqueries in GROUP BY are not supported yet");
+      }
+    }
+    return copyExpression(*item.expression);
+  };
   std::vector<ExpressionPtr> groups;
   std::vector<PendingSubquery> groupSubqueries;
   ExpressionBinder groupBinder = makeBinder(groupSubqueries, "GROUP BY");
@@ -528,14 +573,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
         fail(SqlState::kInvalidColumnReference, location,
              fmt::format("GROUP BY position {} is not in select list", ordinal));
       }
-      for (ColumnId id : columnsOf(*items[ordinal - 1].expression)) {
-        if (std::any_of(aggregates.begin(), aggregates.end(),
-                        [&](const AggregateCall& call) { return call.id == id; })) {
-          fail(SqlState::kGroupingError, items[ordinal - 1].location,
-               "aggregate functions are not allowed in GROUP BY");
-        }
-      }
-      groups.push_back(copyExpression(*items[ordinal - 1].expression));
+      groups.push_back(groupableCopy(items[ordinal - 1]));
       continue;
     }
     if (groupNode.has_column_ref() && groupNode.column_ref().fields_size() == 1 &&
@@ -547,7 +585,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
         auto alias =
             std::find_if(items.begin(), items.end(), [&](const SelectItem& item) { return item.name == name; });
         if (alias != items.end()) {
-          groups.push_back(copyExpression(*alias->expression));
+          groups.push_back(groupableCopy(*alias));
           continue;
         }
       }
@@ -757,13 +795,11 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
 }
 
 LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
+  rejectUnsupportedClauses(select);
   if (select.op() != pg_query::SETOP_UNION) {
     fail(SqlState::kFeatureNotSupported, -1, "INTERSECT and EXCEPT are not supported yet");
   }
-  auto& ctes = cteStorage_.emplace_back(std::make_unique<CteScope>());
-  ctes->parent = ctes_;
-  registerCtes(select, *ctes);
-  ctes_ = ctes.get();
+  registerCtes(select);
   QueryBinder leftBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_);
   QueryBinder rightBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_);
   leftBinder.keepUntypedOutputs();

@@ -29,11 +29,15 @@ class ColumnIdGenerator {
   ColumnId next_ = 0;
 };
 
-/// The WITH queries visible at a point of a statement, innermost first.
+/// One WITH query and, through `parent`, those visible where it is defined:
+/// the ones defined before it, in its WITH clause and around it. Its body is
+/// bound with `parent`, so it never sees itself or what follows it.
 struct CteScope {
-  std::map<std::string, const pg_query::CommonTableExpr*, std::less<>> definitions;
+  std::string name;
+  const pg_query::CommonTableExpr* definition = nullptr;
   const CteScope* parent = nullptr;
-  const pg_query::CommonTableExpr* find(std::string_view name) const;
+  /// The innermost visible WITH query of that name.
+  const CteScope* find(std::string_view name) const;
 };
 
 /// Binds one SELECT (or UNION) into a logical plan: FROM items (tables, views,
@@ -59,13 +63,14 @@ class QueryBinder {
     LogicalOperatorPtr plan;
     std::vector<engine::ExpressionPtr> conditions;
     ColumnId markId = 0;
-    bool nullAware = false;
+    engine::ExpressionPtr nullAwareCondition;
   };
 
   LogicalPlan bindSetOperation(const pg_query::SelectStmt& select);
   LogicalPlan bindSimpleSelect(const pg_query::SelectStmt& select);
   void rejectUnsupportedClauses(const pg_query::SelectStmt& select) const;
-  void registerCtes(const pg_query::SelectStmt& select, CteScope& storage);
+  /// Makes the WITH queries of `select` visible to the rest of it.
+  void registerCtes(const pg_query::SelectStmt& select);
 
   /// Binds a FROM item; its columns are added to `scope`.
   LogicalOperatorPtr bindFromItem(const pg_query::Node& item, BindScope& scope);

@@ -279,6 +279,7 @@ void CardinalityEstimator::capDistinct(const LogicalOperator& op, double rows) {
 double CardinalityEstimator::estimateJoin(LogicalJoin& join, double leftRows, double rightRows) {
   std::vector<const Expression*> conditions;
   for (const auto& condition : join.conditions) conditions.push_back(condition.get());
+  if (join.nullAwareCondition) conditions.push_back(join.nullAwareCondition.get());
   double inner = joinRows(leftRows, rightRows, conditions);
   switch (join.type) {
     case JoinType::kInner:

@@ -97,6 +97,10 @@ Decorrelator::Pulled Decorrelator::pullUp(LogicalOperatorPtr& op, const std::set
     case LogicalOperatorKind::kFilter: {
       auto& filter = static_cast<LogicalFilter&>(*op);
       Pulled pulled = pullUp(filter.children[0], outer);
+      if (pulled.groupedScalarAggregate && readsAny(filter, outer)) {
+        // A failing HAVING makes the scalar subquery empty (NULL), which the COUNT patch would turn into 0.
+        unsupported("a HAVING that reads the outer query over an aggregate without GROUP BY");
+      }
       std::vector<ExpressionPtr> kept;
       for (auto& condition : filter.conditions) {
         (readsAny(*condition, outer) ? pulled.predicates : kept).push_back(std::move(condition));
@@ -134,6 +138,9 @@ Decorrelator::Pulled Decorrelator::pullUp(LogicalOperatorPtr& op, const std::set
       if (readsAny(aggregate, outer)) unsupported("an outer column inside an aggregate or GROUP BY");
       bool hadGroups = !aggregate.groups.empty();
       Pulled pulled = pullUp(aggregate.children[0], outer);
+      if (pulled.groupedScalarAggregate) {
+        unsupported("an aggregate over an aggregate without GROUP BY that reads the outer query");
+      }
       for (auto& predicate : pulled.predicates) {
         // Only inner = outer can become a grouping key.
         const auto* function = predicate->kind() == ExpressionKind::kFunction
@@ -172,16 +179,20 @@ Decorrelator::Pulled Decorrelator::pullUp(LogicalOperatorPtr& op, const std::set
     }
     case LogicalOperatorKind::kJoin: {
       auto& join = static_cast<LogicalJoin&>(*op);
+      if (join.type == JoinType::kFull) unsupported("a FULL JOIN inside a subquery that reads the outer query");
       Pulled pulled = pullUp(join.children[0], outer);
       if (join.type == JoinType::kInner) {
         Pulled right = pullUp(join.children[1], outer);
+        if (pulled.groupedScalarAggregate || right.groupedScalarAggregate) {
+          unsupported("a join with an aggregate without GROUP BY that reads the outer query");
+        }
         for (auto& predicate : right.predicates) pulled.predicates.push_back(std::move(predicate));
         std::vector<ExpressionPtr> kept;
         for (auto& condition : join.conditions) {
           (readsAny(*condition, outer) ? pulled.predicates : kept).push_back(std::move(condition));
         }
         join.conditions = std::move(kept);
-      } else if (subtreeReadsAny(*join.children[1], outer) || readsAny(join, outer)) {
+      } else if (subtreeReadsAny(*join.children[1], outer) || readsAny(join, outer) || pulled.groupedScalarAggregate) {
         unsupported("an outer column on the inner side of an outer, semi or anti join");
       }
       pulled.groupedScalarAggregate = false;

@@ -28,6 +28,10 @@ LogicalOperatorPtr JoinOrderOptimizer::run(LogicalOperatorPtr root) {
     std::vector<LogicalOperatorPtr> plans;
     std::vector<ExpressionPtr> expressions;
     collectRegion(std::move(root), plans, expressions);
+    if (plans.size() > kMaxRelations) {
+      SHOAL_USER_FAIL(SqlState::kProgramLimitExceeded, "a query may join at most {} tables at once, not {}",
+                      kMaxRelations, plans.size());
+    }
     std::vector<Relation> relations;
     for (auto& plan : plans) {
       double rows = estimator_.estimate(*plan);

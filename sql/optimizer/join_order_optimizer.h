@@ -17,6 +17,8 @@ namespace shoal::sql {
 class JoinOrderOptimizer {
  public:
   static constexpr size_t kMaxDynamicProgrammingRelations = 12;
+  /// Relation sets are 64-bit masks.
+  static constexpr size_t kMaxRelations = 64;
 
   LogicalOperatorPtr run(LogicalOperatorPtr root);
 

@@ -161,6 +161,10 @@ LogicalOperatorPtr PredicatePushdown::convertMarkJoins(LogicalOperatorPtr op) {
     }
     // WHERE x IN (...) keeps matched rows; WHERE NOT (x IN (...)) the rest, NULL-aware for NOT IN.
     join->type = test->second ? JoinType::kAnti : JoinType::kSemi;
+    if (join->type == JoinType::kSemi && join->nullAwareCondition) {
+      // Only TRUE matches count for a semi join: NULL and FALSE alike keep nothing.
+      join->conditions.push_back(std::move(join->nullAwareCondition));
+    }
   }
   filter.conditions = std::move(kept);
   if (filter.conditions.empty()) return std::move(filter.children[0]);

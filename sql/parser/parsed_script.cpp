@@ -5,6 +5,8 @@
 #include "common/status.h"
 #include "pg_query/pg_query.pb.h"
 
+#include <google/protobuf/io/coded_stream.h>
+
 namespace shoal::sql {
 
 ParsedScript::ParsedScript(ParsedScript&&) noexcept = default;
@@ -30,8 +32,14 @@ ParsedScript ParsedScript::parse(std::string text) {
     SHOAL_USER_FAIL(SqlState::kSyntaxError, "{}", message);
   }
   script.tree_ = std::make_unique<pg_query::ParseResult>();
-  if (!script.tree_->ParseFromArray(result.parse_tree.data, static_cast<int>(result.parse_tree.len))) {
-    SHOAL_USER_FAIL(SqlState::kInternalError, "could not decode the parse tree of libpg_query");
+  // Protobuf stops at 100 levels by default; long expressions (a + b + ... ) nest one level per operator.
+  constexpr int kMaxNesting = 2000;
+  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(result.parse_tree.data),
+                                               static_cast<int>(result.parse_tree.len));
+  input.SetRecursionLimit(kMaxNesting);
+  if (!script.tree_->ParseFromCodedStream(&input)) {
+    SHOAL_USER_FAIL(SqlState::kStatementTooComplex, "statement is too complex: it nests more than {} levels",
+                    kMaxNesting);
   }
   return script;
 }

@@ -116,10 +116,12 @@ class LogicalJoin final : public LogicalOperator {
   /// The right input refers to columns of the left one: a subquery not yet
   /// decorrelated. The optimizer removes every one.
   bool dependent = false;
-  /// Mark joins and anti joins born of IN / NOT IN: a comparison that is NULL
-  /// (not FALSE) for every right row makes the mark NULL, so NOT IN over a set
-  /// holding NULL keeps no row.
-  bool nullAware = false;
+  /// The comparison of IN / NOT IN / op ANY / op ALL, for mark and anti joins:
+  /// where it is NULL (not FALSE) for some right row and TRUE for none, the mark
+  /// is NULL, so NOT IN over a set holding NULL keeps no row. Kept apart from
+  /// `conditions`, which (correlation predicates) decide plainly which right
+  /// rows take part at all. Null when the join is not NULL-aware.
+  engine::ExpressionPtr nullAwareCondition;
   /// The mark column of kMark.
   ColumnId markId = 0;
   std::string markName;

@@ -69,7 +69,7 @@ class Printer {
         if (join.type == JoinType::kInner && join.conditions.empty()) return "CrossProduct";
         std::string name = hasEquiCondition(join) ? "HashJoin " : "NestedLoopJoin ";
         name += joinTypeName(join.type);
-        if (join.nullAware && (join.type == JoinType::kAnti || join.type == JoinType::kMark)) name += " (null-aware)";
+        if (join.nullAwareCondition) name += " (null-aware)";
         return name;
       }
       case LogicalOperatorKind::kAggregate:
@@ -107,6 +107,7 @@ class Printer {
         break;
       case LogicalOperatorKind::kJoin: {
         const auto& join = static_cast<const LogicalJoin&>(op);
+        if (join.nullAwareCondition) lines.push_back("null-aware on: " + join.nullAwareCondition->toString());
         if (!join.conditions.empty()) lines.push_back("on: " + expressionList(join.conditions));
         if (!(join.type == JoinType::kInner && join.conditions.empty())) {
           lines.push_back(std::string("build: ") + (join.buildLeft ? "left" : "right"));
@@ -160,7 +161,10 @@ bool hasEquiCondition(const LogicalJoin& join) {
     }
     return true;
   };
-  for (const auto& condition : join.conditions) {
+  std::vector<const Expression*> conditions;
+  for (const auto& condition : join.conditions) conditions.push_back(condition.get());
+  if (join.nullAwareCondition) conditions.push_back(join.nullAwareCondition.get());
+  for (const Expression* condition : conditions) {
     if (condition->kind() != engine::ExpressionKind::kFunction) continue;
     const auto& function = static_cast<const engine::FunctionExpression&>(*condition);
     if (function.function() != engine::ScalarFunction::kEqual) continue;

@@ -15,9 +15,12 @@ void forEachExpression(LogicalOperator& op, const std::function<void(engine::Exp
     case LogicalOperatorKind::kProject:
       for (auto& expression : static_cast<LogicalProject&>(op).expressions) visit(expression);
       return;
-    case LogicalOperatorKind::kJoin:
-      for (auto& condition : static_cast<LogicalJoin&>(op).conditions) visit(condition);
+    case LogicalOperatorKind::kJoin: {
+      auto& join = static_cast<LogicalJoin&>(op);
+      for (auto& condition : join.conditions) visit(condition);
+      if (join.nullAwareCondition) visit(join.nullAwareCondition);
       return;
+    }
     case LogicalOperatorKind::kAggregate: {
       auto& aggregate = static_cast<LogicalAggregate&>(op);
       for (auto& group : aggregate.groups) visit(group);

@@ -194,6 +194,54 @@ TEST(OptimizerTest, RenamingProjectionsGoButTheClientsColumnOrderStays) {
   EXPECT_EQ(columns[1].name, "k");
 }
 
+TEST(OptimizerTest, NotInKeepsTheNullsOfTheSubqueryEvenWithAConstantTest) {
+  // Filtering the subquery's rows by "5 = v" would drop its NULLs, which must make NOT IN keep nothing.
+  std::string plan = explain("SELECT k FROM r WHERE 5 NOT IN (SELECT v FROM s)");
+  EXPECT_TRUE(contains(plan, "null-aware on: (5 = v)")) << plan;
+  EXPECT_FALSE(contains(plan, "filter: (5 = v)")) << plan;
+  // Correlation predicates stay plain conditions next to the NULL-aware comparison.
+  std::string correlated = explain("SELECT k FROM r WHERE v NOT IN (SELECT v FROM s WHERE s.w = r.w)");
+  EXPECT_TRUE(contains(correlated, "null-aware on: (v = v)")) << correlated;
+  EXPECT_TRUE(contains(correlated, "on: (w = w)")) << correlated;
+}
+
+TEST(OptimizerTest, WithQueriesSeeWhatWasDefinedBeforeThemNotThemselves) {
+  // Inside its own body, t is the table t (PostgreSQL), not a recursion.
+  std::string plan = explain("WITH t AS (SELECT k FROM t WHERE k > 1) SELECT count(*) FROM t");
+  EXPECT_TRUE(contains(plan, "Scan t")) << plan;
+  // A WITH query is bound where it is defined, not where it is used.
+  std::string scoped =
+      explain("WITH x AS (SELECT k FROM t) SELECT * FROM (WITH t AS (SELECT 99 AS k) SELECT * FROM x) sub");
+  EXPECT_TRUE(contains(scoped, "Scan t")) << scoped;
+  EXPECT_FALSE(contains(scoped, "99")) << scoped;
+}
+
+TEST(OptimizerTest, ChainedUsingJoinsJoinOnTheMergedColumn) {
+  LogicalPlan plan = optimized("SELECT * FROM r AS r1 LEFT JOIN s AS s1 USING (k) LEFT JOIN t AS t1 USING (k)");
+  std::string text;
+  for (const auto& line : explainPlan(*plan.root, false)) text += line + "\n";
+  EXPECT_TRUE(contains(text, "(r1.k = t1.k)")) << text;
+  // PostgreSQL's SELECT *: the USING column once, first, then each side's other columns.
+  std::vector<std::string> expected = {"k", "v", "w", "v", "w", "v", "w"};
+  EXPECT_EQ(plan.columnNames, expected);
+  EXPECT_EQ(errorOf("SELECT * FROM r JOIN s USING (nope)").sqlState(), SqlState::kUndefinedColumn);
+}
+
+TEST(OptimizerTest, CorrelationShapesThatWouldChangeResultsAreRefused) {
+  // A HAVING that fails makes the scalar subquery NULL; the COUNT patch would say 0.
+  EXPECT_EQ(errorOf("SELECT k, (SELECT count(*) FROM s WHERE s.w = r.w HAVING count(*) > r.v) FROM r").sqlState(),
+            SqlState::kFeatureNotSupported);
+  EXPECT_EQ(errorOf("SELECT k FROM r WHERE EXISTS (SELECT 1 FROM (SELECT max(s.v) m FROM s WHERE s.w = r.w) x, t)")
+                .sqlState(),
+            SqlState::kFeatureNotSupported);
+  EXPECT_EQ(
+      errorOf("SELECT k, (SELECT count(*) FROM (SELECT * FROM s WHERE s.w = r.w) x FULL JOIN t ON x.v = t.v) FROM r")
+          .sqlState(),
+      SqlState::kFeatureNotSupported);
+  EXPECT_EQ(errorOf("SELECT sum((SELECT max(v) FROM s)) FROM r").sqlState(), SqlState::kFeatureNotSupported);
+  EXPECT_EQ(errorOf("SELECT count(*) AS c FROM r GROUP BY c").sqlState(), SqlState::kGroupingError);
+}
+
 TEST(OptimizerTest, ExplainVerboseShowsExpressionsAndColumns) {
   LogicalPlan plan = optimized("SELECT k * 2 AS doubled FROM t ORDER BY 1 DESC LIMIT 3");
   std::string text;
