@@ -649,10 +649,11 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
       const std::string& name = node.column_ref().fields(0).string().sval();
       for (size_t i = 0; i < visibleColumns; ++i) {
         if (items[i].name != name) continue;
-        if (column) {
+        // Two outputs of one name are ambiguous unless they compute the same thing (SELECT a, a ... ORDER BY a).
+        if (column && !sameExpression(*items[*column].expression, *items[i].expression)) {
           fail(SqlState::kAmbiguousColumn, location, fmt::format("ORDER BY \"{}\" is ambiguous", name));
         }
-        column = i;
+        if (!column) column = i;
       }
     }
     if (!column) {

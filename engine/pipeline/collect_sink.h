@@ -1,0 +1,39 @@
+#pragma once
+
+#include <mutex>
+
+#include "engine/pipeline/pipeline.h"
+
+namespace shoal::engine {
+
+/// Gathers a pipeline's rows (the end of a query on one node): each thread
+/// keeps its own chunks, and combine appends them to the result.
+class CollectSink final : public ChunkSink {
+ public:
+  std::unique_ptr<LocalSinkState> makeLocalState() const override;
+  void consume(Chunk& chunk, LocalSinkState& state) const override;
+  void combine(LocalSinkState& state) override;
+
+  /// The rows, once the pipeline finished.
+  std::vector<Chunk>& chunks() { return chunks_; }
+  size_t numRows() const;
+
+ private:
+  std::vector<Chunk> chunks_;
+};
+
+/// A source over chunks already in memory, one morsel per chunk (tests, small inputs).
+class ChunkListSource final : public ChunkSource {
+ public:
+  explicit ChunkListSource(std::vector<Chunk> chunks, uint32_t numaNodes = 1)
+      : chunks_(std::move(chunks)), numaNodes_(numaNodes) {}
+  size_t numMorsels() const override { return chunks_.size(); }
+  uint32_t morselNode(size_t morsel) const override { return static_cast<uint32_t>(morsel % numaNodes_); }
+  void produce(size_t morsel, const std::function<void(Chunk&)>& consume) const override;
+
+ private:
+  std::vector<Chunk> chunks_;
+  uint32_t numaNodes_;
+};
+
+}  // namespace shoal::engine

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "engine/vector/chunk.h"
+
+namespace shoal::engine {
+
+/// Per-thread state of a sink (a hash table being built, rows being collected).
+class LocalSinkState {
+ public:
+  virtual ~LocalSinkState() = default;
+};
+
+/// Where a pipeline's rows come from: a table scan, a finished hash
+/// aggregation, an exchange. Split into morsels that any thread may produce.
+class ChunkSource {
+ public:
+  virtual ~ChunkSource() = default;
+  /// How many morsels; asked once the pipelines this one depends on are done.
+  virtual size_t numMorsels() const = 0;
+  /// The NUMA node the morsel's data lives on.
+  virtual uint32_t morselNode(size_t /*morsel*/) const { return 0; }
+  /// Produces the morsel's rows as chunks of at most kVectorSize rows, each passed to `consume`.
+  virtual void produce(size_t morsel, const std::function<void(Chunk&)>& consume) const = 0;
+};
+
+/// A streaming step of a pipeline (filter, projection, hash-join probe):
+/// rewrites one chunk in place. Stateless, so every thread shares it.
+class ChunkOperator {
+ public:
+  virtual ~ChunkOperator() = default;
+  virtual void execute(Chunk& chunk) const = 0;
+};
+
+/// Where a pipeline ends (a pipeline breaker): every thread consumes into its
+/// own local state; when all morsels are done, the local states are combined
+/// into the sink's global state and finalized, once.
+class ChunkSink {
+ public:
+  virtual ~ChunkSink() = default;
+  virtual std::unique_ptr<LocalSinkState> makeLocalState() const = 0;
+  virtual void consume(Chunk& chunk, LocalSinkState& state) const = 0;
+  /// Called once per local state, one at a time, after the last morsel.
+  virtual void combine(LocalSinkState& state) = 0;
+  /// Called once, after every combine.
+  virtual void finalize() {}
+};
+
+/// Source, operators, sink; and the pipelines that must finish before this
+/// one starts (the build side before the probe side).
+struct Pipeline {
+  std::shared_ptr<ChunkSource> source;
+  std::vector<std::shared_ptr<ChunkOperator>> operators;
+  std::shared_ptr<ChunkSink> sink;
+  /// Indexes of pipelines of the same plan.
+  std::vector<size_t> dependencies;
+};
+
+}  // namespace shoal::engine

@@ -1,0 +1,48 @@
+#include "scheduler/pipeline_runner.h"
+
+namespace shoal::scheduler {
+
+std::shared_ptr<QueryExecution> PipelineRunner::start(std::vector<engine::Pipeline> pipelines, uint32_t priority,
+                                                      uint64_t memoryLimitBytes) {
+  std::vector<PipelineJob> jobs;
+  uint32_t threads = dispatcher_.numThreads();
+  for (size_t index = 0; index < pipelines.size(); ++index) {
+    auto pipeline = std::make_shared<engine::Pipeline>(std::move(pipelines[index]));
+    // Slot i belongs to dispatcher thread i alone while morsels run; finish reads them all after.
+    auto localStates = std::make_shared<std::vector<std::unique_ptr<engine::LocalSinkState>>>(threads);
+    PipelineJob job;
+    job.name = "pipeline " + std::to_string(index);
+    job.dependencies = pipeline->dependencies;
+    job.prepare = [pipeline] {
+      std::vector<Morsel> morsels;
+      size_t count = pipeline->source->numMorsels();
+      for (size_t morsel = 0; morsel < count; ++morsel) {
+        morsels.push_back({morsel, pipeline->source->morselNode(morsel)});
+      }
+      return morsels;
+    };
+    job.runMorsel = [pipeline, localStates](const Morsel& morsel, WorkerContext& context) {
+      auto& local = (*localStates)[context.threadIndex()];
+      if (!local) local = pipeline->sink->makeLocalState();
+      pipeline->source->produce(morsel.index, [&](engine::Chunk& chunk) {
+        context.checkCancelled();
+        for (const auto& op : pipeline->operators) {
+          if (chunk.size() == 0) return;
+          op->execute(chunk);
+        }
+        if (chunk.size() > 0) pipeline->sink->consume(chunk, *local);
+      });
+    };
+    job.finish = [pipeline, localStates] {
+      for (auto& local : *localStates) {
+        if (local) pipeline->sink->combine(*local);
+      }
+      localStates->clear();
+      pipeline->sink->finalize();
+    };
+    jobs.push_back(std::move(job));
+  }
+  return dispatcher_.submit(std::move(jobs), priority, memoryLimitBytes);
+}
+
+}  // namespace shoal::scheduler
