@@ -156,6 +156,14 @@ void ScalarAggregate::mergePartial(const Chunk& in, size_t row, size_t firstColu
   mergeMinMax(in.column(firstColumn + 2).getValue(row), in.column(firstColumn + 3).getValue(row));
 }
 
+void ScalarAggregate::mergeState(int64_t count, __int128 integerSum, bool sumOverflow, double doubleSum,
+                                 const Value& min, const Value& max) {
+  count_ += count;
+  if (sumOverflow || __builtin_add_overflow(integerSum_, integerSum, &integerSum_)) sumOverflow_ = true;
+  doubleSum_ += doubleSum;
+  mergeMinMax(min, max);
+}
+
 Value ScalarAggregate::finalize() const {
   auto overflow = [&]() {
     SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "{} out of range in {}", resultType_.toString(),

@@ -27,6 +27,10 @@ class ScalarAggregate {
   void writePartial(Chunk& out) const;
   /// Merges a partial state read from row `row` of columns [firstColumn, firstColumn + kPartialColumns) of `in`.
   void mergePartial(const Chunk& in, size_t row, size_t firstColumn);
+  /// Folds in the state of other rows given by its parts: non-NULL row count, integer (or decimal) sum at the
+  /// argument's scale, whether that sum overflowed, double sum, and the extremes (NULL values when none).
+  void mergeState(int64_t count, __int128 integerSum, bool sumOverflow, double doubleSum, const Value& min,
+                  const Value& max);
   /// The aggregate's value. Fails with 22003 when a sum overflows its result type.
   Value finalize() const;
 

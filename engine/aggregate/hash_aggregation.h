@@ -1,0 +1,56 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/aggregate/aggregate_function.h"
+#include "engine/pipeline/pipeline.h"
+
+namespace shoal::engine {
+
+/// One aggregate of a GROUP BY: its function, whether over DISTINCT values,
+/// and which input column holds its argument (none for COUNT(*)).
+struct GroupedAggregate {
+  AggregateFunction function;
+  bool distinct = false;
+  std::optional<size_t> argumentColumn;
+  LogicalType argumentType;
+  LogicalType resultType;
+};
+
+/// Hash aggregation as the morsel-driven paper does it. The input rows have
+/// the group keys in their first columns. Every thread pre-aggregates into
+/// its own table, split into partitions by the keys' hash (the sink); then
+/// each partition is merged across the threads' tables independently, one
+/// morsel per partition, and its groups emitted (the source of the next
+/// pipeline). Without keys it yields exactly one row, also over no input.
+class HashAggregation {
+ public:
+  static constexpr size_t kPartitions = 32;
+
+  HashAggregation(std::vector<LogicalType> keyTypes, std::vector<GroupedAggregate> aggregates);
+
+  /// The sink that pre-aggregates a pipeline's rows.
+  std::shared_ptr<ChunkSink> sink();
+  /// The source that merges and emits the groups, once the sink's pipeline finished.
+  std::shared_ptr<ChunkSource> source();
+  /// Output types: the keys, then the aggregates' results.
+  std::vector<LogicalType> outputTypes() const;
+
+  struct Accumulator;
+  struct Groups;
+
+ private:
+  friend class HashAggregationSink;
+  friend class HashAggregationSource;
+
+  std::vector<LogicalType> keyTypes_;
+  std::vector<GroupedAggregate> aggregates_;
+  /// Every thread's table, handed over by the sink's combine.
+  std::vector<std::unique_ptr<LocalSinkState>> tables_;
+};
+
+}  // namespace shoal::engine
