@@ -1,0 +1,69 @@
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "engine/expression/expression.h"
+#include "engine/pipeline/pipeline.h"
+
+namespace shoal::engine {
+
+enum class HashJoinType { kInner, kLeft, kSemi, kAnti, kMark, kSingle };
+
+/// A hash join as the morsel-driven paper builds it. The build pipeline's
+/// threads first store their rows in thread-local areas; once all are in,
+/// the exact size is known, and one directory of 2^k buckets is allocated
+/// and filled lock-free (compare-and-swap on the bucket heads). Each bucket
+/// pointer carries a 16-bit tag in its unused top bits: the union of one bit
+/// per entry chosen by its hash, so that most probes of absent keys are
+/// rejected without touching the chain.
+///
+/// Build rows have the key columns first, then the payload. Probe rows are
+/// matched on `probeKeys`; a pair of rows then also has to pass the
+/// `residual` condition (over probe columns followed by build columns),
+/// when there is one. Keys equal as SQL values; a NULL key matches nothing.
+class HashJoin {
+ public:
+  struct Options {
+    HashJoinType type = HashJoinType::kInner;
+    std::vector<LogicalType> buildTypes;  // keys, then payload
+    size_t numKeys = 0;
+    std::vector<size_t> probeKeys;
+    /// Over [probe columns..., build columns...]; null: none.
+    ExpressionPtr residual;
+    /// NOT IN / IN semantics for kAnti and kMark: a NULL key on either side makes "no match" unknown.
+    bool nullAware = false;
+  };
+
+  explicit HashJoin(Options options);
+  ~HashJoin();
+
+  /// The build pipeline's sink: stores rows per thread; its finalize builds the directory.
+  std::shared_ptr<ChunkSink> buildSink();
+  /// The probe pipeline's operator. Output: the probe columns, then the build payload (inner, left, single),
+  /// or a BOOLEAN mark (mark), or nothing more (semi, anti).
+  std::shared_ptr<ChunkOperator> probe();
+
+  size_t buildRows() const { return buildRows_; }
+
+  struct Entry;
+  struct StoredRows;
+
+ private:
+  friend class HashJoinBuildSink;
+  friend class HashJoinProbe;
+
+  void buildDirectory();
+  /// The first entry of the chain for `hash`, or null when the tag rules the key out.
+  const Entry* candidates(uint64_t hash) const;
+
+  Options options_;
+  std::vector<std::unique_ptr<StoredRows>> stored_;
+  std::unique_ptr<std::atomic<uintptr_t>[]> directory_;
+  uint64_t mask_ = 0;
+  size_t buildRows_ = 0;
+  bool buildHasNullKey_ = false;
+};
+
+}  // namespace shoal::engine
