@@ -1,0 +1,399 @@
+#include "sql/execution/pipeline_builder.h"
+
+#include <algorithm>
+
+#include "common/check.h"
+#include "common/status.h"
+#include "engine/aggregate/hash_aggregation.h"
+#include "engine/join/hash_join.h"
+#include "engine/pipeline/filter_operator.h"
+#include "engine/sort/sort.h"
+#include "sql/plan/expression_rewriting.h"
+
+namespace shoal::sql {
+
+using engine::ExpressionPtr;
+
+namespace {
+
+/// A pipeline under construction: its source and operators so far, the
+/// pipelines it must wait for, and which plan column each chunk column holds.
+struct Partial {
+  engine::Pipeline pipeline;
+  std::vector<ColumnId> layout;
+  std::vector<engine::LogicalType> types;
+};
+
+/// A source over the chunks other pipelines collected, known once they are done (UNION ALL).
+class CollectedSource final : public engine::ChunkSource {
+ public:
+  explicit CollectedSource(std::vector<std::shared_ptr<engine::CollectSink>> inputs) : inputs_(std::move(inputs)) {}
+  size_t numMorsels() const override {
+    size_t count = 0;
+    for (const auto& input : inputs_) count += input->chunks().size();
+    return count;
+  }
+  void produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const override {
+    for (const auto& input : inputs_) {
+      if (morsel < input->chunks().size()) {
+        engine::Chunk chunk = std::move(input->chunks()[morsel]);
+        consume(chunk);
+        return;
+      }
+      morsel -= input->chunks().size();
+    }
+  }
+
+ private:
+  std::vector<std::shared_ptr<engine::CollectSink>> inputs_;
+};
+
+class Builder {
+ public:
+  Builder(PhysicalPlan& plan, const ScanSourceFactory& scans) : plan_(plan), scans_(scans) {}
+
+  Partial build(const LogicalOperator& op) {
+    switch (op.kind()) {
+      case LogicalOperatorKind::kScan:
+        return buildScan(static_cast<const LogicalScan&>(op));
+      case LogicalOperatorKind::kSingleRow: {
+        Partial partial;
+        std::vector<engine::Chunk> chunks;
+        chunks.emplace_back(1);
+        partial.pipeline.source = std::make_shared<engine::ChunkListSource>(std::move(chunks));
+        return partial;
+      }
+      case LogicalOperatorKind::kFilter: {
+        Partial partial = build(*op.children[0]);
+        std::vector<ExpressionPtr> conditions;
+        for (const auto& condition : static_cast<const LogicalFilter&>(op).conditions) {
+          conditions.push_back(toPositions(*condition, partial.layout));
+        }
+        partial.pipeline.operators.push_back(std::make_shared<engine::FilterOperator>(std::move(conditions)));
+        return partial;
+      }
+      case LogicalOperatorKind::kProject: {
+        const auto& project = static_cast<const LogicalProject&>(op);
+        Partial partial = build(*op.children[0]);
+        std::vector<ExpressionPtr> expressions;
+        for (const auto& expression : project.expressions) expressions.push_back(copyExpression(*expression));
+        project_(partial, std::move(expressions), project.ids);
+        return partial;
+      }
+      case LogicalOperatorKind::kJoin:
+        return buildJoin(static_cast<const LogicalJoin&>(op));
+      case LogicalOperatorKind::kAggregate:
+        return buildAggregate(static_cast<const LogicalAggregate&>(op));
+      case LogicalOperatorKind::kSort:
+        return buildSort(static_cast<const LogicalSort&>(op), std::nullopt, 0);
+      case LogicalOperatorKind::kLimit: {
+        const auto& limit = static_cast<const LogicalLimit&>(op);
+        if (op.children[0]->kind() == LogicalOperatorKind::kSort) {
+          return buildSort(static_cast<const LogicalSort&>(*op.children[0]), limit.limit, limit.offset);
+        }
+        Partial child = build(*op.children[0]);
+        auto node = std::make_shared<engine::Limit>(limit.limit, limit.offset);
+        plan_.keepAlive.push_back(node);
+        return continueFrom(std::move(child), node->sink(), node->source());
+      }
+      case LogicalOperatorKind::kUnionAll: {
+        const auto& unionAll = static_cast<const LogicalUnionAll&>(op);
+        std::vector<std::shared_ptr<engine::CollectSink>> inputs;
+        std::vector<size_t> dependencies;
+        for (const auto& child : op.children) {
+          auto sink = std::make_shared<engine::CollectSink>();
+          inputs.push_back(sink);
+          dependencies.push_back(finish(build(*child), sink));
+        }
+        Partial partial;
+        partial.pipeline.source = std::make_shared<CollectedSource>(std::move(inputs));
+        partial.pipeline.dependencies = std::move(dependencies);
+        for (const auto& column : unionAll.columns) {
+          partial.layout.push_back(column.id);
+          partial.types.push_back(column.type);
+        }
+        return partial;
+      }
+    }
+    SHOAL_CHECK(false, "unknown logical operator");
+    return {};
+  }
+
+  /// Ends `partial` in `sink` as a finished pipeline; returns its index.
+  size_t finish(Partial partial, std::shared_ptr<engine::ChunkSink> sink) {
+    partial.pipeline.sink = std::move(sink);
+    plan_.pipelines.push_back(std::move(partial.pipeline));
+    return plan_.pipelines.size() - 1;
+  }
+
+  /// Replaces the chunk's columns by `expressions` (over plan ids), which become columns `ids`.
+  void project_(Partial& partial, std::vector<ExpressionPtr> expressions, const std::vector<ColumnId>& ids) {
+    std::vector<ExpressionPtr> positioned;
+    std::vector<engine::LogicalType> types;
+    for (const auto& expression : expressions) {
+      types.push_back(expression->type());
+      positioned.push_back(toPositions(*expression, partial.layout));
+    }
+    partial.pipeline.operators.push_back(std::make_shared<engine::ProjectionOperator>(std::move(positioned)));
+    partial.layout = ids;
+    partial.types = std::move(types);
+  }
+
+  ExpressionPtr toPositions(const engine::Expression& expression, const std::vector<ColumnId>& layout) const {
+    return rewriteExpression(expression, [&](const engine::Expression& node) -> ExpressionPtr {
+      if (node.kind() != engine::ExpressionKind::kColumnRef) return nullptr;
+      const auto& ref = static_cast<const engine::ColumnRefExpression&>(node);
+      auto found = std::find(layout.begin(), layout.end(), static_cast<ColumnId>(ref.columnIndex()));
+      SHOAL_CHECK(found != layout.end(), "column {} ({}) is not in the pipeline's rows", ref.columnIndex(), ref.name());
+      return std::make_unique<engine::ColumnRefExpression>(static_cast<size_t>(found - layout.begin()), ref.type(),
+                                                           ref.name());
+    });
+  }
+
+ private:
+  Partial continueFrom(Partial child, std::shared_ptr<engine::ChunkSink> sink,
+                       std::shared_ptr<engine::ChunkSource> source) {
+    std::vector<ColumnId> layout = child.layout;
+    std::vector<engine::LogicalType> types = child.types;
+    size_t index = finish(std::move(child), std::move(sink));
+    Partial partial;
+    partial.pipeline.source = std::move(source);
+    partial.pipeline.dependencies = {index};
+    partial.layout = std::move(layout);
+    partial.types = std::move(types);
+    return partial;
+  }
+
+  Partial buildScan(const LogicalScan& scan) {
+    Partial partial;
+    partial.pipeline.source = scans_(scan);
+    for (const auto& column : scan.columns) {
+      partial.layout.push_back(column.id);
+      partial.types.push_back(column.type);
+    }
+    if (!scan.filters.empty()) {
+      std::vector<ExpressionPtr> filters;
+      for (const auto& filter : scan.filters) filters.push_back(toPositions(*filter, partial.layout));
+      partial.pipeline.operators.push_back(std::make_shared<engine::FilterOperator>(std::move(filters)));
+    }
+    return partial;
+  }
+
+  Partial buildAggregate(const LogicalAggregate& aggregate) {
+    Partial child = build(*aggregate.children[0]);
+    // Rows for the aggregation: the group keys, then each aggregate's argument.
+    std::vector<ExpressionPtr> inputs;
+    std::vector<ColumnId> inputIds;
+    std::vector<engine::LogicalType> keyTypes;
+    for (const auto& group : aggregate.groups) {
+      keyTypes.push_back(group->type());
+      inputs.push_back(copyExpression(*group));
+      inputIds.push_back(static_cast<ColumnId>(inputIds.size()) | kScratchBit);
+    }
+    std::vector<engine::GroupedAggregate> calls;
+    for (const auto& call : aggregate.aggregates) {
+      engine::GroupedAggregate grouped{call.function, call.distinct, std::nullopt, engine::LogicalType::bigInt(),
+                                       call.resultType};
+      if (call.argument) {
+        grouped.argumentColumn = inputs.size();
+        grouped.argumentType = call.argument->type();
+        inputs.push_back(copyExpression(*call.argument));
+        inputIds.push_back(static_cast<ColumnId>(inputIds.size()) | kScratchBit);
+      }
+      calls.push_back(grouped);
+    }
+    project_(child, std::move(inputs), inputIds);
+    auto node = std::make_shared<engine::HashAggregation>(keyTypes, std::move(calls));
+    plan_.keepAlive.push_back(node);
+    Partial partial = continueFrom(std::move(child), node->sink(), node->source());
+    partial.layout = aggregate.groupIds;
+    partial.types = node->outputTypes();
+    for (const auto& call : aggregate.aggregates) partial.layout.push_back(call.id);
+    return partial;
+  }
+
+  Partial buildSort(const LogicalSort& sort, std::optional<int64_t> limit, int64_t offset) {
+    Partial child = build(*sort.children[0]);
+    std::vector<engine::SortColumn> keys;
+    for (const auto& key : sort.keys) {
+      ExpressionPtr positioned = toPositions(*key.expression, child.layout);
+      SHOAL_CHECK(positioned->kind() == engine::ExpressionKind::kColumnRef, "sort keys are columns");
+      keys.push_back(
+          {static_cast<const engine::ColumnRefExpression&>(*positioned).columnIndex(), key.ascending, key.nullsFirst});
+    }
+    auto node = std::make_shared<engine::Sort>(std::move(keys), limit, offset);
+    plan_.keepAlive.push_back(node);
+    return continueFrom(std::move(child), node->sink(), node->source());
+  }
+
+  Partial buildJoin(const LogicalJoin& join) {
+    if (join.type == JoinType::kFull) {
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "executing FULL OUTER JOIN is not supported yet");
+    }
+    Partial left = build(*join.children[0]);
+    Partial right = build(*join.children[1]);
+    std::set<ColumnId> leftIds(left.layout.begin(), left.layout.end());
+    std::set<ColumnId> rightIds(right.layout.begin(), right.layout.end());
+    auto within = [](const engine::Expression& e, const std::set<ColumnId>& ids) {
+      std::set<ColumnId> columns = columnsOf(e);
+      return !columns.empty() &&
+             std::all_of(columns.begin(), columns.end(), [&](ColumnId id) { return ids.contains(id); });
+    };
+    // Equalities between the inputs become hash keys; everything else is checked on matching pairs.
+    std::vector<ExpressionPtr> leftKeys;
+    std::vector<ExpressionPtr> rightKeys;
+    std::vector<const engine::Expression*> residual;
+    auto classify = [&](const engine::Expression& condition, bool mustBeKey) {
+      if (condition.kind() == engine::ExpressionKind::kFunction) {
+        const auto& function = static_cast<const engine::FunctionExpression&>(condition);
+        if (function.function() == engine::ScalarFunction::kEqual) {
+          const auto& a = *function.arguments()[0];
+          const auto& b = *function.arguments()[1];
+          if (within(a, leftIds) && within(b, rightIds)) {
+            leftKeys.push_back(copyExpression(a));
+            rightKeys.push_back(copyExpression(b));
+            return;
+          }
+          if (within(b, leftIds) && within(a, rightIds)) {
+            leftKeys.push_back(copyExpression(b));
+            rightKeys.push_back(copyExpression(a));
+            return;
+          }
+        }
+      }
+      if (mustBeKey) {
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
+                        "executing NOT IN / IN / ANY / ALL with a comparison other than = is not supported yet");
+      }
+      residual.push_back(&condition);
+    };
+    if (join.nullAwareCondition) classify(*join.nullAwareCondition, true);
+    for (const auto& condition : join.conditions) classify(*condition, false);
+    if (leftKeys.empty()) {
+      // No equality: every build row is a candidate (a nested-loop join on one constant key).
+      leftKeys.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::bigInt(0)));
+      rightKeys.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::bigInt(0)));
+    }
+    size_t numKeys = leftKeys.size();
+    size_t leftWidth = left.layout.size();
+
+    // Build rows: the keys, then every right column.
+    std::vector<ExpressionPtr> buildColumns = std::move(rightKeys);
+    std::vector<ColumnId> buildIds;
+    for (size_t i = 0; i < numKeys; ++i) buildIds.push_back(static_cast<ColumnId>(i) | kScratchBit);
+    for (size_t i = 0; i < right.layout.size(); ++i) {
+      buildColumns.push_back(columnRef({right.layout[i], right.types[i], "right"}));
+      buildIds.push_back(right.layout[i]);
+    }
+    std::vector<ColumnId> rightLayout = right.layout;
+    std::vector<engine::LogicalType> rightTypes = right.types;
+    project_(right, std::move(buildColumns), buildIds);
+
+    engine::HashJoin::Options options;
+    options.numKeys = numKeys;
+    options.buildTypes = right.types;
+    options.nullAware = join.nullAwareCondition != nullptr;
+    for (size_t i = 0; i < numKeys; ++i) options.probeKeys.push_back(leftWidth + i);
+    switch (join.type) {
+      case JoinType::kInner:
+        options.type = engine::HashJoinType::kInner;
+        break;
+      case JoinType::kLeft:
+        options.type = engine::HashJoinType::kLeft;
+        break;
+      case JoinType::kSemi:
+        options.type = engine::HashJoinType::kSemi;
+        break;
+      case JoinType::kAnti:
+        options.type = engine::HashJoinType::kAnti;
+        break;
+      case JoinType::kMark:
+        options.type = engine::HashJoinType::kMark;
+        break;
+      case JoinType::kSingle:
+        options.type = engine::HashJoinType::kSingle;
+        break;
+      case JoinType::kFull:
+        break;
+    }
+    // The residual sees [left columns, probe keys, build keys, right columns].
+    std::vector<ColumnId> pairLayout = left.layout;
+    for (size_t i = 0; i < numKeys; ++i) pairLayout.push_back(static_cast<ColumnId>(i) | kProbeKeyBit);
+    for (ColumnId id : buildIds) pairLayout.push_back(id);
+    if (!residual.empty()) {
+      std::vector<ExpressionPtr> conjuncts;
+      for (const auto* condition : residual) conjuncts.push_back(copyExpression(*condition));
+      options.residual = toPositions(*makeConjunction(std::move(conjuncts)), pairLayout);
+    }
+    auto node = std::make_shared<engine::HashJoin>(std::move(options));
+    plan_.keepAlive.push_back(node);
+    size_t buildPipeline = finish(std::move(right), node->buildSink());
+
+    // Probe rows: the left columns, then the keys.
+    std::vector<ExpressionPtr> probeColumns;
+    std::vector<ColumnId> probeIds = left.layout;
+    for (size_t i = 0; i < leftWidth; ++i) probeColumns.push_back(columnRef({left.layout[i], left.types[i], "left"}));
+    for (size_t i = 0; i < numKeys; ++i) {
+      probeColumns.push_back(std::move(leftKeys[i]));
+      probeIds.push_back(static_cast<ColumnId>(i) | kProbeKeyBit);
+    }
+    std::vector<engine::LogicalType> leftTypes = left.types;
+    project_(left, std::move(probeColumns), probeIds);
+    left.pipeline.operators.push_back(node->probe());
+    left.pipeline.dependencies.push_back(buildPipeline);
+
+    // What the probe emits, then the join's own output columns.
+    std::vector<ColumnId> emitted = probeIds;
+    std::vector<engine::LogicalType> emittedTypes = left.types;
+    std::vector<ColumnId> output(left.layout.begin(), left.layout.begin() + static_cast<std::ptrdiff_t>(leftWidth));
+    std::vector<engine::LogicalType> outputTypes = leftTypes;
+    if (join.type == JoinType::kInner || join.type == JoinType::kLeft || join.type == JoinType::kSingle) {
+      for (size_t i = 0; i < rightLayout.size(); ++i) {
+        emitted.push_back(rightLayout[i]);
+        emittedTypes.push_back(rightTypes[i]);
+        output.push_back(rightLayout[i]);
+        outputTypes.push_back(rightTypes[i]);
+      }
+    } else if (join.type == JoinType::kMark) {
+      emitted.push_back(join.markId);
+      emittedTypes.push_back(engine::LogicalType::boolean());
+      output.push_back(join.markId);
+      outputTypes.push_back(engine::LogicalType::boolean());
+    }
+    left.layout = emitted;
+    left.types = emittedTypes;
+    std::vector<ExpressionPtr> keep;
+    for (size_t i = 0; i < output.size(); ++i) keep.push_back(columnRef({output[i], outputTypes[i], "out"}));
+    project_(left, std::move(keep), output);
+    return left;
+  }
+
+  /// Ids for the pipeline's own helper columns (keys, aggregate inputs), out of the plan's id range.
+  static constexpr ColumnId kScratchBit = 0x80000000u;
+  static constexpr ColumnId kProbeKeyBit = 0x40000000u;
+
+  PhysicalPlan& plan_;
+  const ScanSourceFactory& scans_;
+};
+
+}  // namespace
+
+PhysicalPlan buildPipelines(const LogicalPlan& plan, const ScanSourceFactory& scans) {
+  PhysicalPlan physical;
+  Builder builder(physical, scans);
+  Partial root = builder.build(*plan.root);
+  // The client's columns, in order.
+  std::vector<PlanColumn> outputs = plan.root->outputColumns();
+  std::vector<ExpressionPtr> columns;
+  std::vector<ColumnId> ids;
+  for (const auto& column : outputs) {
+    columns.push_back(columnRef(column));
+    ids.push_back(column.id);
+  }
+  builder.project_(root, std::move(columns), ids);
+  physical.result = std::make_shared<engine::CollectSink>();
+  builder.finish(std::move(root), physical.result);
+  return physical;
+}
+
+}  // namespace shoal::sql
