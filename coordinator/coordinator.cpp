@@ -40,8 +40,9 @@ void Coordinator::start() {
   catalog_ = std::make_unique<SystemCatalog>(*registry_, *tables_);
   clusterCatalog_ = std::make_unique<ClusterCatalog>(*catalog_, *tables_);
   workers_ = std::make_unique<WorkerClients>(*registry_);
-  cluster_ = std::unique_ptr<ClusterContext>(
-      new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_, *workers_, options_.tpchGenerator});
+  dispatcher_ = std::make_unique<scheduler::Dispatcher>(0, NumaTopology::detect());
+  cluster_ = std::unique_ptr<ClusterContext>(new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_,
+                                                                *workers_, *dispatcher_, options_.tpchGenerator});
   controlService_ = std::make_unique<ControlService>(options_.clusterId, *registry_, options_.heartbeatIntervalMs);
 
   grpc::ServerBuilder builder;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "scheduler/dispatcher.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -59,6 +61,7 @@ class Coordinator {
   std::unique_ptr<TableCatalog> tables_;
   std::unique_ptr<ClusterCatalog> clusterCatalog_;
   std::unique_ptr<WorkerClients> workers_;
+  std::unique_ptr<scheduler::Dispatcher> dispatcher_;
   std::unique_ptr<ClusterContext> cluster_;
   std::unique_ptr<ControlService> controlService_;
   std::unique_ptr<grpc::Server> controlServer_;

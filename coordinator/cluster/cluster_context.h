@@ -8,6 +8,7 @@
 #include "coordinator/catalog/table_catalog.h"
 #include "coordinator/cluster/worker_clients.h"
 #include "coordinator/membership/member_registry.h"
+#include "scheduler/dispatcher.h"
 
 namespace shoal::coordinator {
 
@@ -20,6 +21,8 @@ struct ClusterContext {
   ClusterCatalog& catalog;
   MemberRegistry& registry;
   WorkerClients& workers;
+  /// Runs the pipelines of queries the coordinator executes itself.
+  scheduler::Dispatcher& dispatcher;
   /// tpchgen-cli, as the workers find it, for CALL tpch_load.
   std::string tpchGenerator;
   std::atomic<uint64_t> nextLoadId{1};

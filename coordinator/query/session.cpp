@@ -1,5 +1,6 @@
 #include "coordinator/query/session.h"
 
+#include "coordinator/query/plan_executor.h"
 #include "coordinator/query/select_executor.h"
 #include "coordinator/query/table_commands.h"
 #include "coordinator/query/tpch_loader.h"
@@ -24,10 +25,11 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
     prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
     if (auto* query = std::get_if<sql::BoundQuery>(&prepared->bound->command)) {
       sql::optimize(query->plan);
-      query->executable = sql::lowerToSingleTableSelect(query->plan);
-      const sql::BoundSelect& select = *query->executable;
-      for (size_t i = 0; i < select.projections.size(); ++i) {
-        prepared->resultColumns.push_back(ResultColumn{select.columnNames[i], select.projections[i]->type()});
+      // One-table scans and aggregates run as before, pushed whole to the workers; the rest on the dispatcher.
+      if (sql::isSingleTableSelect(query->plan)) query->executable = sql::lowerToSingleTableSelect(query->plan);
+      std::vector<sql::PlanColumn> outputs = query->plan.root->outputColumns();
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        prepared->resultColumns.push_back(ResultColumn{query->plan.columnNames[i], outputs[i].type});
       }
     } else if (auto* explain = std::get_if<sql::Explain>(&prepared->bound->command)) {
       sql::optimize(explain->plan);
@@ -57,9 +59,12 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
       [&](const auto& command) -> StatementOutcome {
         using Command = std::decay_t<decltype(command)>;
         if constexpr (std::is_same_v<Command, sql::BoundQuery>) {
-          SelectExecutor executor(cluster_, parameters, cancelRequested_);
           StatementOutcome outcome;
-          outcome.result = executor.run(*command.executable);
+          if (command.executable) {
+            outcome.result = SelectExecutor(cluster_, parameters, cancelRequested_).run(*command.executable);
+          } else {
+            outcome.result = PlanExecutor(cluster_, parameters, cancelRequested_).run(command.plan);
+          }
           outcome.commandTag = "SELECT " + std::to_string(outcome.result->numRows());
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::Explain>) {

@@ -50,7 +50,8 @@ class CollectedSource final : public engine::ChunkSource {
 
 class Builder {
  public:
-  Builder(PhysicalPlan& plan, const ScanSourceFactory& scans) : plan_(plan), scans_(scans) {}
+  Builder(PhysicalPlan& plan, const ScanSourceFactory& scans, PipelineOptions options)
+      : plan_(plan), scans_(scans), options_(options) {}
 
   Partial build(const LogicalOperator& op) {
     switch (op.kind()) {
@@ -141,6 +142,13 @@ class Builder {
 
   ExpressionPtr toPositions(const engine::Expression& expression, const std::vector<ColumnId>& layout) const {
     return rewriteExpression(expression, [&](const engine::Expression& node) -> ExpressionPtr {
+      if (node.kind() == engine::ExpressionKind::kParameter) {
+        size_t index = static_cast<const engine::ParameterExpression&>(node).index();
+        SHOAL_CHECK_LT(index, options_.parameters.size(), "parameter value");
+        ExpressionPtr value = std::make_unique<engine::ConstantExpression>(options_.parameters[index]);
+        if (value->type() == node.type()) return value;
+        return std::make_unique<engine::CastExpression>(std::move(value), node.type());
+      }
       if (node.kind() != engine::ExpressionKind::kColumnRef) return nullptr;
       const auto& ref = static_cast<const engine::ColumnRefExpression&>(node);
       auto found = std::find(layout.begin(), layout.end(), static_cast<ColumnId>(ref.columnIndex()));
@@ -171,7 +179,7 @@ class Builder {
       partial.layout.push_back(column.id);
       partial.types.push_back(column.type);
     }
-    if (!scan.filters.empty()) {
+    if (!scan.filters.empty() && !options_.scansApplyFilters) {
       std::vector<ExpressionPtr> filters;
       for (const auto& filter : scan.filters) filters.push_back(toPositions(*filter, partial.layout));
       partial.pipeline.operators.push_back(std::make_shared<engine::FilterOperator>(std::move(filters)));
@@ -374,13 +382,14 @@ class Builder {
 
   PhysicalPlan& plan_;
   const ScanSourceFactory& scans_;
+  PipelineOptions options_;
 };
 
 }  // namespace
 
-PhysicalPlan buildPipelines(const LogicalPlan& plan, const ScanSourceFactory& scans) {
+PhysicalPlan buildPipelines(const LogicalPlan& plan, const ScanSourceFactory& scans, PipelineOptions options) {
   PhysicalPlan physical;
-  Builder builder(physical, scans);
+  Builder builder(physical, scans, options);
   Partial root = builder.build(*plan.root);
   // The client's columns, in order.
   std::vector<PlanColumn> outputs = plan.root->outputColumns();

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "engine/pipeline/collect_sink.h"
@@ -25,10 +26,17 @@ struct PhysicalPlan {
   std::vector<std::shared_ptr<void>> keepAlive;
 };
 
+struct PipelineOptions {
+  /// The values of $1..$n, which the pipelines' expressions read as constants.
+  std::span<const engine::Value> parameters;
+  /// The scan sources apply the scans' filters themselves (pushed to the workers).
+  bool scansApplyFilters = false;
+};
+
 /// Builds the pipelines. Joins build their hash table from the right input;
 /// a join without an equality between its inputs runs as a hash join on a
 /// constant key with its conditions as the residual (a nested-loop join).
 /// FULL OUTER JOIN fails with 0A000.
-PhysicalPlan buildPipelines(const LogicalPlan& plan, const ScanSourceFactory& scans);
+PhysicalPlan buildPipelines(const LogicalPlan& plan, const ScanSourceFactory& scans, PipelineOptions options = {});
 
 }  // namespace shoal::sql

@@ -42,6 +42,22 @@ std::string_view unsupportedPart(const LogicalOperator& op) {
 
 }  // namespace
 
+bool isSingleTableSelect(const LogicalPlan& plan) {
+  const LogicalOperator* op = plan.root.get();
+  if (op->kind() == LogicalOperatorKind::kLimit) op = op->children[0].get();
+  if (op->kind() == LogicalOperatorKind::kProject) op = op->children[0].get();
+  if (op->kind() == LogicalOperatorKind::kAggregate) {
+    const auto& aggregate = static_cast<const LogicalAggregate&>(*op);
+    if (!aggregate.groups.empty()) return false;
+    for (const auto& call : aggregate.aggregates) {
+      if (call.distinct) return false;
+    }
+    op = op->children[0].get();
+  }
+  if (op->kind() == LogicalOperatorKind::kFilter) op = op->children[0].get();
+  return op->kind() == LogicalOperatorKind::kScan || op->kind() == LogicalOperatorKind::kSingleRow;
+}
+
 BoundSelect lowerToSingleTableSelect(const LogicalPlan& plan) {
   BoundSelect select;
   const LogicalOperator* op = plan.root.get();

@@ -12,4 +12,7 @@ namespace shoal::sql {
 /// execution engine of the engine issue.
 BoundSelect lowerToSingleTableSelect(const LogicalPlan& plan);
 
+/// True when lowerToSingleTableSelect takes the plan.
+bool isSingleTableSelect(const LogicalPlan& plan);
+
 }  // namespace shoal::sql

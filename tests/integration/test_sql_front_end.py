@@ -57,11 +57,17 @@ def test_explain_shows_decorrelated_joins_with_estimates(cluster, orders):
     verbose = explain(cluster, "VERBOSE SELECT id * 2 AS twice FROM fe_orders WHERE total > 100")
     assert "twice := (id * 2)" in verbose, verbose
     assert "filter: (total > 100.00)" in verbose, verbose
-    # Until the engine issue lands, plans beyond one table say so clearly.
-    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
-        with pytest.raises(psycopg.errors.FeatureNotSupported) as caught:
-            connection.execute("SELECT name FROM fe_customers ORDER BY name")
-        assert "ORDER BY" in str(caught.value)
+    # The plan runs: joins, subqueries, grouping and ordering.
+    rows = run(cluster, """SELECT c.name, sum(o.total) FROM fe_customers c JOIN fe_orders o ON o.customer = c.id
+                           WHERE EXISTS (SELECT 1 FROM fe_orders big WHERE big.customer = c.id AND big.total > 200)
+                           GROUP BY c.name ORDER BY 2 DESC""")
+    assert rows == [("ann", 255)]
+    assert run(cluster, "SELECT name FROM fe_customers ORDER BY name DESC LIMIT 2") == [("cy",), ("bob",)]
+    assert run(cluster, """SELECT id FROM fe_customers WHERE id NOT IN (SELECT customer FROM fe_orders)""") == []
+    assert run(cluster, """SELECT id FROM fe_customers WHERE id NOT IN
+                           (SELECT customer FROM fe_orders WHERE customer IS NOT NULL) ORDER BY id""") == [(3,)]
+    assert run(cluster, """SELECT c.id, (SELECT count(*) FROM fe_orders o WHERE o.customer = c.id)
+                           FROM fe_customers c ORDER BY 1""") == [(1, 2), (2, 1), (3, 0)]
 
 
 def test_a_psycopg_application_prepares_statements_and_deallocates_them(cluster, orders):

@@ -1,0 +1,156 @@
+#include "coordinator/query/plan_executor.h"
+
+#include <grpcpp/client_context.h>
+
+#include <chrono>
+
+#include "engine/pipeline/collect_sink.h"
+#include "engine/vector/chunk_codec.h"
+#include "proto/plan_codec.h"
+#include "proto/rpc_status.h"
+#include "scheduler/pipeline_runner.h"
+#include "sql/execution/pipeline_builder.h"
+#include "sql/plan/expression_rewriting.h"
+
+namespace shoal::coordinator {
+
+namespace {
+
+/// A user table's scan: one morsel per worker holding a partition, each read
+/// through the worker's Scan stream with the scan's filters and columns pushed down.
+class WorkerTableScan final : public engine::ChunkSource {
+ public:
+  WorkerTableScan(ClusterContext& cluster, const sql::LogicalScan& scan, std::span<const engine::Value> parameters)
+      : cluster_(cluster) {
+    auto table = cluster.tables.find(scan.table.name);
+    if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
+    addresses_ = cluster.workers.placementAddresses(*table);
+    if (table->distribution == Distribution::kReplicated) addresses_.resize(std::min<size_t>(addresses_.size(), 1));
+    fragment_.set_storage_id(table->storageId);
+    for (const auto& type : table->columnTypes()) *fragment_.add_column_types() = proto::encodeType(type);
+    // Plan column ids become table column positions.
+    auto toTableColumns = [&](const engine::Expression& expression) {
+      return sql::rewriteExpression(expression, [&](const engine::Expression& node) -> engine::ExpressionPtr {
+        if (node.kind() != engine::ExpressionKind::kColumnRef) return nullptr;
+        auto id = static_cast<sql::ColumnId>(static_cast<const engine::ColumnRefExpression&>(node).columnIndex());
+        for (size_t i = 0; i < scan.columns.size(); ++i) {
+          if (scan.columns[i].id == id) {
+            return std::make_unique<engine::ColumnRefExpression>(scan.tableColumns[i], node.type(),
+                                                                 scan.columns[i].name);
+          }
+        }
+        SHOAL_CHECK(false, "scan filter reads column {} the scan does not produce", id);
+        return nullptr;
+      });
+    };
+    if (!scan.filters.empty()) {
+      std::vector<engine::ExpressionPtr> filters;
+      for (const auto& filter : scan.filters) filters.push_back(toTableColumns(*filter));
+      *fragment_.mutable_filter() = proto::encodeExpression(*sql::makeConjunction(std::move(filters)), parameters);
+    }
+    for (size_t i = 0; i < scan.columns.size(); ++i) {
+      engine::ColumnRefExpression column(scan.tableColumns[i], scan.columns[i].type, scan.columns[i].name);
+      *fragment_.add_projections() = proto::encodeExpression(column, parameters);
+      types_.push_back(scan.columns[i].type);
+    }
+    // A scan of no columns (count(*)) still needs its rows: ask for a constant.
+    if (scan.columns.empty()) {
+      engine::ConstantExpression one(engine::Value::boolean(true));
+      *fragment_.add_projections() = proto::encodeExpression(one, parameters);
+      countOnly_ = true;
+    }
+    fragment_.set_limit(-1);
+  }
+
+  size_t numMorsels() const override { return addresses_.size(); }
+
+  void produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const override {
+    proto::ScanRequest request;
+    *request.mutable_fragment() = fragment_;
+    grpc::ClientContext context;
+    auto reader = cluster_.workers.dataStub(addresses_[morsel]).Scan(&context, request);
+    proto::ScanResponse response;
+    std::vector<engine::LogicalType> types = countOnly_ ? std::vector{engine::LogicalType::boolean()} : types_;
+    try {
+      while (reader->Read(&response)) {
+        engine::Chunk chunk = engine::decodeChunk(response.chunk(), types);
+        if (countOnly_) chunk = engine::Chunk(std::vector<engine::Vector>{}, chunk.size());
+        consume(chunk);
+      }
+    } catch (...) {
+      context.TryCancel();
+      reader->Finish();
+      throw;
+    }
+    grpc::Status status = reader->Finish();
+    if (!status.ok()) throw ShoalError(proto::fromGrpcStatus(status, addresses_[morsel]));
+  }
+
+ private:
+  ClusterContext& cluster_;
+  std::vector<std::string> addresses_;
+  proto::ScanFragment fragment_;
+  std::vector<engine::LogicalType> types_;
+  bool countOnly_ = false;
+};
+
+/// A system view's scan: the coordinator computes it; one morsel.
+class SystemViewScan final : public engine::ChunkSource {
+ public:
+  SystemViewScan(ClusterContext& cluster, const sql::LogicalScan& scan)
+      : cluster_(cluster), name_(scan.table.name), columns_(scan.tableColumns) {}
+  size_t numMorsels() const override { return 1; }
+  void produce(size_t, const std::function<void(engine::Chunk&)>& consume) const override {
+    for (auto& full : cluster_.systemCatalog.scan(name_)) {
+      std::vector<uint32_t> rows(full.size());
+      for (uint32_t i = 0; i < rows.size(); ++i) rows[i] = i;
+      engine::Chunk chunk(full.size());
+      for (size_t column : columns_) chunk.addColumn(full.column(column).select(rows));
+      consume(chunk);
+    }
+  }
+
+ private:
+  ClusterContext& cluster_;
+  std::string name_;
+  std::vector<size_t> columns_;
+};
+
+}  // namespace
+
+QueryResult PlanExecutor::run(const sql::LogicalPlan& plan) const {
+  // System views are scanned here and filtered by the pipeline; user tables are filtered by the workers.
+  bool anySystemView = false;
+  std::function<void(const sql::LogicalOperator&)> findViews = [&](const sql::LogicalOperator& op) {
+    if (op.kind() == sql::LogicalOperatorKind::kScan && static_cast<const sql::LogicalScan&>(op).table.isSystemView) {
+      anySystemView = true;
+    }
+    for (const auto& child : op.children) findViews(*child);
+  };
+  findViews(*plan.root);
+  sql::PipelineOptions options;
+  options.parameters = parameters_;
+  options.scansApplyFilters = !anySystemView;
+  sql::PhysicalPlan physical = sql::buildPipelines(
+      plan,
+      [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
+        if (scan.table.isSystemView) return std::make_shared<SystemViewScan>(cluster_, scan);
+        return std::make_shared<WorkerTableScan>(cluster_, scan, parameters_);
+      },
+      options);
+  scheduler::PipelineRunner runner(cluster_.dispatcher);
+  auto query = runner.start(std::move(physical.pipelines));
+  while (!query->waitFor(std::chrono::milliseconds(20))) {
+    if (cancelRequested_.load()) {
+      query->cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
+    }
+  }
+  QueryResult result;
+  std::vector<sql::PlanColumn> outputs = plan.root->outputColumns();
+  for (size_t i = 0; i < outputs.size(); ++i)
+    result.columns.push_back(ResultColumn{plan.columnNames[i], outputs[i].type});
+  result.chunks = std::move(physical.result->chunks());
+  return result;
+}
+
+}  // namespace shoal::coordinator
