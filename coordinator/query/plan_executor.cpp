@@ -118,7 +118,8 @@ class SystemViewScan final : public engine::ChunkSource {
 
 }  // namespace
 
-QueryResult PlanExecutor::run(const sql::LogicalPlan& plan) const {
+QueryResult PlanExecutor::run(const sql::LogicalPlan& plan,
+                              std::map<const sql::LogicalOperator*, uint64_t>* actualRows) const {
   // System views are scanned here and filtered by the pipeline; user tables are filtered by the workers.
   bool anySystemView = false;
   std::function<void(const sql::LogicalOperator&)> findViews = [&](const sql::LogicalOperator& op) {
@@ -131,6 +132,7 @@ QueryResult PlanExecutor::run(const sql::LogicalPlan& plan) const {
   sql::PipelineOptions options;
   options.parameters = parameters_;
   options.scansApplyFilters = !anySystemView;
+  options.countRows = actualRows != nullptr;
   sql::PhysicalPlan physical = sql::buildPipelines(
       plan,
       [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
@@ -144,6 +146,9 @@ QueryResult PlanExecutor::run(const sql::LogicalPlan& plan) const {
     if (cancelRequested_.load()) {
       query->cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
     }
+  }
+  if (actualRows != nullptr) {
+    for (const auto& [op, rows] : physical.rowCounts) (*actualRows)[op] = rows->load();
   }
   QueryResult result;
   std::vector<sql::PlanColumn> outputs = plan.root->outputColumns();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <span>
 
 #include "coordinator/cluster/cluster_context.h"
@@ -22,8 +23,9 @@ class PlanExecutor {
                const std::atomic<bool>& cancelRequested)
       : cluster_(cluster), parameters_(parameters), cancelRequested_(cancelRequested) {}
 
-  /// Runs `plan` (a copy: parameters are substituted into it) and returns its rows.
-  QueryResult run(const sql::LogicalPlan& plan) const;
+  /// Runs `plan` and returns its rows; with `actualRows`, also each operator's row count (EXPLAIN ANALYZE).
+  QueryResult run(const sql::LogicalPlan& plan,
+                  std::map<const sql::LogicalOperator*, uint64_t>* actualRows = nullptr) const;
 
  private:
   ClusterContext& cluster_;

@@ -33,7 +33,7 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
       }
     } else if (auto* explain = std::get_if<sql::Explain>(&prepared->bound->command)) {
       sql::optimize(explain->plan);
-      explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
+      if (!explain->analyze) explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
       prepared->resultColumns.push_back(ResultColumn{"QUERY PLAN", engine::LogicalType::text()});
     } else if (auto* show = std::get_if<sql::ShowVariable>(&prepared->bound->command)) {
       prepared->resultColumns.push_back(ResultColumn{show->name, engine::LogicalType::text()});
@@ -68,7 +68,7 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           outcome.commandTag = "SELECT " + std::to_string(outcome.result->numRows());
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::Explain>) {
-          return runExplain(command);
+          return runExplain(command, parameters);
         } else if constexpr (std::is_same_v<Command, sql::CreateView>) {
           cluster_.tables.createView(coordinator::ViewEntry{command.name, command.query, command.columnNames},
                                      command.orReplace);
@@ -193,7 +193,15 @@ StatementOutcome Session::runSet(const sql::SetVariable& command, const std::str
   return outcome;
 }
 
-StatementOutcome Session::runExplain(const sql::Explain& command) {
+StatementOutcome Session::runExplain(const sql::Explain& command, std::span<const engine::Value> parameters) {
+  if (command.analyze) {
+    // Run the query on the dispatcher, counting each operator's rows, and show them beside the estimates.
+    std::map<const sql::LogicalOperator*, uint64_t> actualRows;
+    PlanExecutor(cluster_, parameters, cancelRequested_).run(command.plan, &actualRows);
+    sql::Explain analyzed{sql::LogicalPlan{}, command.verbose, false,
+                          sql::explainPlan(*command.plan.root, command.verbose, &actualRows)};
+    return runExplain(analyzed, parameters);
+  }
   StatementOutcome outcome;
   engine::Vector lines(engine::LogicalType::text(), command.lines.size());
   for (size_t i = 0; i < command.lines.size(); ++i) lines.setString(i, command.lines[i]);

@@ -78,7 +78,7 @@ class Session {
  private:
   StatementOutcome runTransaction(const sql::TransactionCommand& command, const std::string& tag);
   StatementOutcome runSet(const sql::SetVariable& command, const std::string& tag);
-  StatementOutcome runExplain(const sql::Explain& command);
+  StatementOutcome runExplain(const sql::Explain& command, std::span<const engine::Value> parameters);
   StatementOutcome runShow(const sql::ShowVariable& command);
   template <class Command>
   StatementOutcome runTableStatement(const Command& command, std::span<const engine::Value> parameters,

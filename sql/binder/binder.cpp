@@ -81,10 +81,9 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
         bool enabled = !option.def_elem().has_arg() || settingValueText(option.def_elem().arg()) != "off";
         if (name == "verbose") {
           command.verbose = enabled;
-        } else if (name == "analyze" && enabled) {
-          SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
-                          "EXPLAIN ANALYZE needs the execution engine, which is not built yet");
-        } else if (name != "costs" && name != "analyze") {
+        } else if (name == "analyze") {
+          command.analyze = enabled;
+        } else if (name != "costs") {
           SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "EXPLAIN option \"{}\" is not supported", name);
         }
       }

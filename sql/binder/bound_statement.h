@@ -49,6 +49,8 @@ struct BoundQuery {
 struct Explain {
   LogicalPlan plan;
   bool verbose = false;
+  /// EXPLAIN ANALYZE: run the query and show each operator's actual rows.
+  bool analyze = false;
   /// The text EXPLAIN returns, one row per line (set by the session once it has optimized the plan).
   std::vector<std::string> lines;
 };

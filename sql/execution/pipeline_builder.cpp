@@ -7,6 +7,7 @@
 #include "engine/aggregate/hash_aggregation.h"
 #include "engine/join/hash_join.h"
 #include "engine/pipeline/filter_operator.h"
+#include "engine/pipeline/row_counter.h"
 #include "engine/sort/sort.h"
 #include "sql/plan/expression_rewriting.h"
 
@@ -54,6 +55,16 @@ class Builder {
       : plan_(plan), scans_(scans), options_(options) {}
 
   Partial build(const LogicalOperator& op) {
+    Partial partial = buildOperator(op);
+    if (options_.countRows) {
+      auto rows = std::make_shared<std::atomic<uint64_t>>(0);
+      plan_.rowCounts[&op] = rows;
+      partial.pipeline.operators.push_back(std::make_shared<engine::RowCounter>(rows));
+    }
+    return partial;
+  }
+
+  Partial buildOperator(const LogicalOperator& op) {
     switch (op.kind()) {
       case LogicalOperatorKind::kScan:
         return buildScan(static_cast<const LogicalScan&>(op));

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <vector>
@@ -24,6 +26,8 @@ struct PhysicalPlan {
   std::shared_ptr<engine::CollectSink> result;
   /// Operators with shared state (hash tables, sort runs) that the pipelines point into.
   std::vector<std::shared_ptr<void>> keepAlive;
+  /// With PipelineOptions::countRows: the rows each logical operator produced, once the pipelines ran.
+  std::map<const LogicalOperator*, std::shared_ptr<std::atomic<uint64_t>>> rowCounts;
 };
 
 struct PipelineOptions {
@@ -31,6 +35,8 @@ struct PipelineOptions {
   std::span<const engine::Value> parameters;
   /// The scan sources apply the scans' filters themselves (pushed to the workers).
   bool scansApplyFilters = false;
+  /// Count every logical operator's output rows (EXPLAIN ANALYZE).
+  bool countRows = false;
 };
 
 /// Builds the pipelines. Joins build their hash table from the right input;

@@ -243,29 +243,39 @@ double CardinalityEstimator::selectivity(const Expression& predicate) const {
 }
 
 double CardinalityEstimator::joinRows(double leftRows, double rightRows,
-                                      const std::vector<const Expression*>& conditions) const {
+                                      const std::vector<const Expression*>& conditions,
+                                      const std::function<bool(ColumnId)>& onLeft) const {
   double rows = leftRows * rightRows;
+  // Equalities between the inputs form one composite key: each side's distinct keys are the product of its
+  // columns' distinct counts, capped by its rows (partsupp's (partkey, suppkey) is unique, not 200k x 10k
+  // times rarer). Containment: each key of the smaller domain finds its match in the larger.
+  double leftKeys = 1;
+  double rightKeys = 1;
+  bool equiJoin = false;
   for (const Expression* condition : conditions) {
-    bool equiJoin = false;
+    bool handled = false;
     if (condition->kind() == ExpressionKind::kFunction) {
       const auto& function = static_cast<const FunctionExpression&>(*condition);
       if (function.function() == ScalarFunction::kEqual) {
-        auto a = columnIdOf(*function.arguments()[0]);
-        auto b = columnIdOf(*function.arguments()[1]);
-        if (a && b) {
-          // Containment: each value of the smaller domain finds its match in the larger.
-          double distinctA = distinctOf(*function.arguments()[0], std::max(leftRows, rightRows));
-          double distinctB = distinctOf(*function.arguments()[1], std::max(leftRows, rightRows));
-          double distinct = std::max(distinctA, distinctB);
-          if (distinct > 0) {
-            rows /= distinct;
-            equiJoin = true;
+        const Expression* a = function.arguments()[0].get();
+        const Expression* b = function.arguments()[1].get();
+        auto idA = columnIdOf(*a);
+        auto idB = columnIdOf(*b);
+        if (idA && idB) {
+          if (onLeft && !onLeft(*idA)) std::swap(a, b);
+          double distinctA = distinctOf(*a, leftRows);
+          double distinctB = distinctOf(*b, rightRows);
+          if (distinctA > 0 && distinctB > 0) {
+            leftKeys *= distinctA;
+            rightKeys *= distinctB;
+            equiJoin = handled = true;
           }
         }
       }
     }
-    if (!equiJoin) rows *= selectivity(*condition);
+    if (!handled) rows *= selectivity(*condition);
   }
+  if (equiJoin) rows /= std::max({std::min(leftKeys, leftRows), std::min(rightKeys, rightRows), 1.0});
   return std::max(rows, 1.0);
 }
 
@@ -280,7 +290,8 @@ double CardinalityEstimator::estimateJoin(LogicalJoin& join, double leftRows, do
   std::vector<const Expression*> conditions;
   for (const auto& condition : join.conditions) conditions.push_back(condition.get());
   if (join.nullAwareCondition) conditions.push_back(join.nullAwareCondition.get());
-  double inner = joinRows(leftRows, rightRows, conditions);
+  std::set<ColumnId> left = outputIds(*join.children[0]);
+  double inner = joinRows(leftRows, rightRows, conditions, [&](ColumnId id) { return left.contains(id); });
   switch (join.type) {
     case JoinType::kInner:
       return inner;

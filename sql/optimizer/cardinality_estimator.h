@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "sql/plan/logical_operator.h"
 
@@ -30,8 +31,10 @@ class CardinalityEstimator {
   double selectivity(const engine::Expression& predicate) const;
   /// The fraction of rows all of `conjuncts` keep; range bounds on one column combine into one interval.
   double selectivity(const std::vector<const engine::Expression*>& conjuncts) const;
-  /// Rows of an inner join of inputs with `leftRows` and `rightRows` rows under `conditions`.
-  double joinRows(double leftRows, double rightRows, const std::vector<const engine::Expression*>& conditions) const;
+  /// Rows of an inner join of inputs with `leftRows` and `rightRows` rows under `conditions`; `onLeft` tells
+  /// which input a column comes from.
+  double joinRows(double leftRows, double rightRows, const std::vector<const engine::Expression*>& conditions,
+                  const std::function<bool(ColumnId)>& onLeft) const;
 
   const ColumnEstimate* column(ColumnId id) const;
   /// The distinct values of `expression` (a column), capped by `rows`; negative when unknown.

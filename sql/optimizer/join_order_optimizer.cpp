@@ -106,6 +106,15 @@ LogicalOperatorPtr JoinOrderOptimizer::orderRegion(std::vector<Relation> relatio
     return conditions;
   };
 
+  // Whether a column belongs to one of the relations in `set`.
+  auto inSet = [&](uint64_t set) {
+    return [&relations, set](ColumnId id) {
+      for (size_t i = 0; i < relations.size(); ++i) {
+        if ((set >> i & 1) && relations[i].columns.contains(id)) return true;
+      }
+      return false;
+    };
+  };
   struct Entry {
     double cost = std::numeric_limits<double>::infinity();
     double rows = 0;
@@ -123,7 +132,7 @@ LogicalOperatorPtr JoinOrderOptimizer::orderRegion(std::vector<Relation> relatio
         if (!std::isfinite(best[left].cost) || !std::isfinite(best[right].cost)) continue;
         auto conditions = conditionsBetween(left, right);
         if (conditions.empty()) continue;  // no cross products
-        double rows = estimator_.joinRows(best[left].rows, best[right].rows, conditions);
+        double rows = estimator_.joinRows(best[left].rows, best[right].rows, conditions, inSet(left));
         double cost = best[left].cost + best[right].cost + rows;
         if (cost < best[set].cost) best[set] = {cost, rows, left};
       }
@@ -172,7 +181,7 @@ LogicalOperatorPtr JoinOrderOptimizer::orderRegion(std::vector<Relation> relatio
         for (size_t j = i + 1; j < parts.size(); ++j) {
           auto conditions = conditionsBetween(parts[i].set, parts[j].set);
           if (conditions.empty()) continue;
-          double rows = estimator_.joinRows(parts[i].rows, parts[j].rows, conditions);
+          double rows = estimator_.joinRows(parts[i].rows, parts[j].rows, conditions, inSet(parts[i].set));
           if (rows < bestRows) {
             bestRows = rows;
             bestI = i;

@@ -33,12 +33,18 @@ std::string aggregateText(const AggregateCall& call) {
 
 class Printer {
  public:
-  explicit Printer(bool verbose) : verbose_(verbose) {}
+  Printer(bool verbose, const std::map<const LogicalOperator*, uint64_t>* actualRows)
+      : verbose_(verbose), actualRows_(actualRows) {}
 
   void print(const LogicalOperator& op, size_t depth) {
     std::string indent = depth == 0 ? "" : std::string(depth * 6 - 4, ' ') + "->  ";
     std::string detailIndent(depth == 0 ? 2 : depth * 6 + 2, ' ');
-    lines_.push_back(indent + title(op) + fmt::format("  (rows={:.0f})", std::round(op.estimatedRows)));
+    std::string rows = fmt::format("rows={:.0f}", std::round(op.estimatedRows));
+    if (actualRows_ != nullptr) {
+      auto actual = actualRows_->find(&op);
+      if (actual != actualRows_->end()) rows += fmt::format(" actual={}", actual->second);
+    }
+    lines_.push_back(indent + title(op) + "  (" + rows + ")");
     for (const auto& detail : details(op)) lines_.push_back(detailIndent + detail);
     if (verbose_) {
       std::vector<std::string> names;
@@ -145,6 +151,7 @@ class Printer {
   }
 
   bool verbose_;
+  const std::map<const LogicalOperator*, uint64_t>* actualRows_;
   std::vector<std::string> lines_;
 };
 
@@ -175,8 +182,9 @@ bool hasEquiCondition(const LogicalJoin& join) {
   return false;
 }
 
-std::vector<std::string> explainPlan(const LogicalOperator& root, bool verbose) {
-  Printer printer(verbose);
+std::vector<std::string> explainPlan(const LogicalOperator& root, bool verbose,
+                                     const std::map<const LogicalOperator*, uint64_t>* actualRows) {
+  Printer printer(verbose, actualRows);
   printer.print(root, 0);
   return printer.take();
 }

@@ -70,6 +70,16 @@ def test_explain_shows_decorrelated_joins_with_estimates(cluster, orders):
                            FROM fe_customers c ORDER BY 1""") == [(1, 2), (2, 1), (3, 0)]
 
 
+def test_explain_analyze_shows_actual_rows_next_to_the_estimates(cluster, orders):
+    plan = explain(cluster, """ANALYZE SELECT c.region, count(*) FROM fe_customers c JOIN fe_orders o ON o.customer = c.id
+                               GROUP BY c.region""")
+    assert "HashJoin INNER  (rows=" in plan, plan
+    join_line = next(line for line in plan.splitlines() if "HashJoin INNER" in line)
+    assert join_line.endswith("actual=3)"), plan  # orders 10, 11 and 12 have customers
+    scan_line = next(line for line in plan.splitlines() if "Scan fe_orders" in line)
+    assert scan_line.endswith("actual=4)"), plan
+
+
 def test_a_psycopg_application_prepares_statements_and_deallocates_them(cluster, orders):
     """psycopg prepares a statement after five runs and sends DEALLOCATE ALL after DDL."""
     with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
