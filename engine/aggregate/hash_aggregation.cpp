@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/aggregate/scalar_aggregate.h"
+#include "engine/vector/key_bytes.h"
 
 namespace shoal::engine {
 
@@ -39,42 +40,10 @@ struct Table final : LocalSinkState {
   std::vector<HashAggregation::Groups> partitions{HashAggregation::kPartitions};
 };
 
-/// Appends a NULL flag and the value's bytes; equal values give equal bytes (-0.0 is 0.0, every NaN alike).
+/// Appends a NULL flag and, for a value, its key bytes.
 void appendValue(const Vector& vector, size_t row, std::string& out) {
-  if (vector.isNull(row)) {
-    out.push_back(0);
-    return;
-  }
-  out.push_back(1);
-  auto raw = [&](const auto& value) { out.append(reinterpret_cast<const char*>(&value), sizeof(value)); };
-  switch (vector.type().physicalType()) {
-    case PhysicalType::kBool:
-      raw(vector.data<uint8_t>()[row]);
-      break;
-    case PhysicalType::kInt32:
-      raw(vector.data<int32_t>()[row]);
-      break;
-    case PhysicalType::kInt64:
-      raw(vector.data<int64_t>()[row]);
-      break;
-    case PhysicalType::kInt128:
-      raw(vector.data<__int128>()[row]);
-      break;
-    case PhysicalType::kDouble: {
-      double value = vector.data<double>()[row];
-      if (value == 0) value = 0;  // -0.0
-      if (std::isnan(value)) value = std::numeric_limits<double>::quiet_NaN();
-      raw(value);
-      break;
-    }
-    case PhysicalType::kString: {
-      std::string_view text = vector.data<StringRef>()[row].view();
-      auto length = static_cast<uint32_t>(text.size());
-      raw(length);
-      out.append(text);
-      break;
-    }
-  }
+  out.push_back(vector.isNull(row) ? 0 : 1);
+  if (!vector.isNull(row)) appendKeyBytes(vector, row, out);
 }
 
 /// A number of an integral, decimal, date or boolean value, widened.
@@ -217,7 +186,7 @@ HashAggregation::Accumulator undistinct(const GroupedAggregate& spec, const Hash
         break;
       }
       case PhysicalType::kInt32: {
-        int32_t v;
+        int64_t v;  // key bytes widen INTEGER to 64 bits
         std::memcpy(&v, value, sizeof(v));
         accumulate(spec, plain, physical, v, 0, {});
         break;

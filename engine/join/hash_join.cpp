@@ -9,6 +9,7 @@
 #include "common/hashing.h"
 #include "common/status.h"
 #include "engine/expression/expression_evaluator.h"
+#include "engine/vector/key_bytes.h"
 
 namespace shoal::engine {
 
@@ -21,42 +22,13 @@ uintptr_t tagOf(uint64_t hash) {
   return uintptr_t{1} << (48 + (hash >> 60));
 }
 
-/// The key's bytes (equal SQL values give equal bytes), or false when a key is NULL.
+/// The key's bytes, or false when a key column is NULL (it matches nothing).
 bool keyBytes(const Chunk& chunk, const std::vector<size_t>& columns, size_t row, std::string& out) {
   out.clear();
   for (size_t column : columns) {
     const Vector& vector = chunk.column(column);
     if (vector.isNull(row)) return false;
-    auto raw = [&](const auto& value) { out.append(reinterpret_cast<const char*>(&value), sizeof(value)); };
-    switch (vector.type().physicalType()) {
-      case PhysicalType::kBool:
-        raw(vector.data<uint8_t>()[row]);
-        break;
-      case PhysicalType::kInt32:
-        // INTEGER and BIGINT keys meet as 64-bit values.
-        raw(static_cast<int64_t>(vector.data<int32_t>()[row]));
-        break;
-      case PhysicalType::kInt64:
-        raw(vector.data<int64_t>()[row]);
-        break;
-      case PhysicalType::kInt128:
-        raw(vector.data<__int128>()[row]);
-        break;
-      case PhysicalType::kDouble: {
-        double value = vector.data<double>()[row];
-        if (value == 0) value = 0;
-        if (std::isnan(value)) value = std::numeric_limits<double>::quiet_NaN();
-        raw(value);
-        break;
-      }
-      case PhysicalType::kString: {
-        std::string_view text = vector.data<StringRef>()[row].view();
-        auto length = static_cast<uint32_t>(text.size());
-        raw(length);
-        out.append(text);
-        break;
-      }
-    }
+    appendKeyBytes(vector, row, out);
   }
   return true;
 }

@@ -450,7 +450,24 @@ std::optional<int64_t> QueryBinder::bindLimit(const pg_query::Node& node, std::s
 
 // --- SELECT ---------------------------------------------------------------------------------------
 
+LogicalOperatorPtr QueryBinder::addLimit(const pg_query::SelectStmt& select, LogicalOperatorPtr plan) {
+  std::optional<int64_t> limit = select.has_limit_count() ? bindLimit(select.limit_count(), "LIMIT") : std::nullopt;
+  int64_t offset = select.has_limit_offset() ? bindLimit(select.limit_offset(), "OFFSET").value_or(0) : 0;
+  if (!limit && offset == 0) return plan;
+  auto op = std::make_unique<LogicalLimit>();
+  op->limit = limit;
+  op->offset = offset;
+  op->children.push_back(std::move(plan));
+  return op;
+}
+
 namespace {
+
+/// PostgreSQL: NULLs sort as larger than any value unless told otherwise.
+bool sortsNullsFirst(const pg_query::SortBy& sortBy) {
+  if (sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_DEFAULT) return sortBy.sortby_dir() == pg_query::SORTBY_DESC;
+  return sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_FIRST;
+}
 
 /// A select-list entry: the bound expression (over FROM, or aggregate results) and its output name.
 struct SelectItem {
@@ -630,10 +647,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
       fail(SqlState::kFeatureNotSupported, sortBy.location(), "ORDER BY ... USING is not supported");
     }
     bool ascending = sortBy.sortby_dir() != pg_query::SORTBY_DESC;
-    // PostgreSQL: NULLs sort as larger than any value unless told otherwise.
-    bool nullsFirst = sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_DEFAULT
-                          ? !ascending
-                          : sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_FIRST;
+    bool nullsFirst = sortsNullsFirst(sortBy);
     const auto& node = sortBy.node();
     int location = ExpressionBinder::locationOf(node);
     std::optional<size_t> column;
@@ -768,15 +782,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
     plan = std::move(sort);
   }
 
-  std::optional<int64_t> limit = select.has_limit_count() ? bindLimit(select.limit_count(), "LIMIT") : std::nullopt;
-  int64_t offset = select.has_limit_offset() ? bindLimit(select.limit_offset(), "OFFSET").value_or(0) : 0;
-  if (limit || offset > 0) {
-    auto op = std::make_unique<LogicalLimit>();
-    op->limit = limit;
-    op->offset = offset;
-    op->children.push_back(std::move(plan));
-    plan = std::move(op);
-  }
+  plan = addLimit(select, std::move(plan));
 
   LogicalPlan result;
   if (projected.size() > visibleColumns) {
@@ -884,24 +890,13 @@ LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
         fail(SqlState::kFeatureNotSupported, location,
              "ORDER BY on a UNION result must name an output column or its position");
       }
-      bool ascending = sortBy.sortby_dir() != pg_query::SORTBY_DESC;
-      bool nullsFirst = sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_DEFAULT
-                            ? !ascending
-                            : sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_FIRST;
-      sort->keys.push_back({columnRef(output[*column]), ascending, nullsFirst});
+      sort->keys.push_back(
+          {columnRef(output[*column]), sortBy.sortby_dir() != pg_query::SORTBY_DESC, sortsNullsFirst(sortBy)});
     }
     sort->children.push_back(std::move(plan));
     plan = std::move(sort);
   }
-  std::optional<int64_t> limit = select.has_limit_count() ? bindLimit(select.limit_count(), "LIMIT") : std::nullopt;
-  int64_t offset = select.has_limit_offset() ? bindLimit(select.limit_offset(), "OFFSET").value_or(0) : 0;
-  if (limit || offset > 0) {
-    auto op = std::make_unique<LogicalLimit>();
-    op->limit = limit;
-    op->offset = offset;
-    op->children.push_back(std::move(plan));
-    plan = std::move(op);
-  }
+  plan = addLimit(select, std::move(plan));
   LogicalPlan result;
   result.root = std::move(plan);
   result.columnNames = std::move(left.columnNames);

@@ -90,6 +90,8 @@ class QueryBinder {
   LogicalOperatorPtr attachSubqueries(LogicalOperatorPtr input, std::vector<PendingSubquery>& pending);
 
   std::optional<int64_t> bindLimit(const pg_query::Node& node, std::string_view clause);
+  /// Puts the statement's LIMIT and OFFSET (if any) on top of `plan`.
+  LogicalOperatorPtr addLimit(const pg_query::SelectStmt& select, LogicalOperatorPtr plan);
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
 
   const CatalogReader& catalog_;
