@@ -50,10 +50,12 @@ struct HashJoin::Entry {
   const Chunk* source = nullptr;
 };
 
-/// One thread's build rows: its chunks, and an entry per row with a non-NULL key.
+/// One thread's build rows: its chunks, and an entry per row with a non-NULL key. Rows with a NULL key never
+/// match, but NOT IN needs them when a residual condition decides which build rows count for a probe row.
 struct HashJoin::StoredRows final : LocalSinkState {
   std::vector<Chunk> chunks;
   std::vector<Entry> entries;
+  std::vector<Entry> nullKeyEntries;
   bool sawNullKey = false;
 };
 
@@ -72,6 +74,12 @@ class HashJoinBuildSink final : public ChunkSink {
     for (size_t row = 0; row < chunk.size(); ++row) {
       if (!keyBytes(chunk, keys, row, key)) {
         stored.sawNullKey = true;
+        if (join_.options_.nullAware && join_.options_.residual) {
+          HashJoin::Entry entry;
+          entry.chunk = chunkIndex;
+          entry.row = static_cast<uint32_t>(row);
+          stored.nullKeyEntries.push_back(std::move(entry));
+        }
         continue;
       }
       HashJoin::Entry entry;
@@ -117,8 +125,15 @@ void HashJoin::buildDirectory() {
   directory_ = std::make_unique<std::atomic<uintptr_t>[]>(buckets);
   for (uint64_t i = 0; i < buckets; ++i) directory_[i].store(0, std::memory_order_relaxed);
   // Lock-free inserts: every thread's area could go in parallel; here the finishing thread inserts them all.
+  bool keepAll = options_.nullAware && options_.residual;
   for (auto& stored : stored_) {
+    for (auto& entry : stored->nullKeyEntries) {
+      entry.source = &stored->chunks[entry.chunk];
+      nullKeyEntries_.push_back(&entry);
+      allEntries_.push_back(&entry);
+    }
     for (auto& entry : stored->entries) {
+      if (keepAll) allEntries_.push_back(&entry);
       entry.source = &stored->chunks[entry.chunk];
       auto& bucket = directory_[entry.hash & mask_];
       uintptr_t head = bucket.load(std::memory_order_relaxed);
@@ -177,6 +192,8 @@ class HashJoinProbe final : public ChunkOperator {
     }
     std::vector<uint32_t> matches(probeRows, 0);
     for (uint32_t row : pairProbe) ++matches[row];
+    std::vector<uint8_t> unknown =
+        options.nullAware ? unknownRows(chunk, matches, probeKeyNull) : std::vector<uint8_t>(probeRows, 0);
 
     switch (options.type) {
       case HashJoinType::kInner:
@@ -186,7 +203,6 @@ class HashJoinProbe final : public ChunkOperator {
       case HashJoinType::kAnti: {
         bool anti = options.type == HashJoinType::kAnti;
         std::vector<uint32_t> kept;
-        bool buildEmpty = join_.buildRows_ == 0 && !join_.buildHasNullKey_;
         for (uint32_t row = 0; row < probeRows; ++row) {
           bool matched = matches[row] > 0;
           if (!anti) {
@@ -194,8 +210,8 @@ class HashJoinProbe final : public ChunkOperator {
             continue;
           }
           if (matched) continue;
-          // NOT IN: an unknown comparison (a NULL on either side) is not "no match" — unless the set is empty.
-          if (options.nullAware && !buildEmpty && (probeKeyNull[row] || join_.buildHasNullKey_)) continue;
+          // NOT IN: an unknown comparison (a NULL on either side) is not "no match".
+          if (unknown[row]) continue;
           kept.push_back(row);
         }
         chunk = selectRows(chunk, kept);
@@ -203,12 +219,9 @@ class HashJoinProbe final : public ChunkOperator {
       }
       case HashJoinType::kMark: {
         Vector mark(LogicalType::boolean(), probeRows);
-        bool buildEmpty = join_.buildRows_ == 0 && !join_.buildHasNullKey_;
         for (uint32_t row = 0; row < probeRows; ++row) {
-          bool matched = matches[row] > 0;
-          bool unknown = !matched && options.nullAware && !buildEmpty && (probeKeyNull[row] || join_.buildHasNullKey_);
-          mark.data<uint8_t>()[row] = matched ? 1 : 0;
-          mark.setNull(row, unknown);
+          mark.data<uint8_t>()[row] = matches[row] > 0 ? 1 : 0;
+          mark.setNull(row, unknown[row] != 0);
         }
         chunk.addColumn(std::move(mark));
         return;
@@ -239,6 +252,37 @@ class HashJoinProbe final : public ChunkOperator {
   }
 
  private:
+  /// For NOT IN / IN: the unmatched probe rows whose "no match" is unknown — some build row that takes part (passes
+  /// the residual, when there is one) has a NULL key, or the probe key is NULL and some build row takes part.
+  std::vector<uint8_t> unknownRows(const Chunk& chunk, const std::vector<uint32_t>& matches,
+                                   const std::vector<uint8_t>& probeKeyNull) const {
+    const auto& options = join_.options_;
+    std::vector<uint8_t> unknown(chunk.size(), 0);
+    if (!options.residual) {
+      bool buildEmpty = join_.buildRows_ == 0 && !join_.buildHasNullKey_;
+      for (size_t row = 0; row < chunk.size(); ++row) {
+        unknown[row] = matches[row] == 0 && !buildEmpty && (probeKeyNull[row] || join_.buildHasNullKey_);
+      }
+      return unknown;
+    }
+    std::vector<uint32_t> pairProbe;
+    std::vector<const HashJoin::Entry*> pairBuild;
+    for (uint32_t row = 0; row < chunk.size(); ++row) {
+      if (matches[row] != 0) continue;
+      for (const auto* entry : probeKeyNull[row] ? join_.allEntries_ : join_.nullKeyEntries_) {
+        pairProbe.push_back(row);
+        pairBuild.push_back(entry);
+      }
+    }
+    if (pairProbe.empty()) return unknown;
+    Chunk pairs = pairChunk(chunk, pairProbe, pairBuild, true);
+    Vector passes = ExpressionEvaluator().evaluate(*options.residual, pairs);
+    for (size_t i = 0; i < pairProbe.size(); ++i) {
+      if (!passes.isNull(i) && passes.data<uint8_t>()[i] != 0) unknown[pairProbe[i]] = 1;
+    }
+    return unknown;
+  }
+
   static Chunk selectRows(const Chunk& chunk, const std::vector<uint32_t>& rows) {
     Chunk selected(rows.size());
     for (size_t column = 0; column < chunk.numColumns(); ++column)

@@ -64,6 +64,9 @@ class HashJoin {
   uint64_t mask_ = 0;
   size_t buildRows_ = 0;
   bool buildHasNullKey_ = false;
+  /// With a NULL-aware join and a residual: the build rows with a NULL key, and every build row.
+  std::vector<const Entry*> nullKeyEntries_;
+  std::vector<const Entry*> allEntries_;
 };
 
 }  // namespace shoal::engine

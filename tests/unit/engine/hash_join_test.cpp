@@ -165,6 +165,24 @@ TEST(HashJoinTest, NotInKeepsNoRowOnceTheSetHoldsANull) {
   EXPECT_EQ(run(std::move(third), probe, {}).size(), 3u);
 }
 
+TEST(HashJoinTest, ACorrelatedNotInOnlyCountsTheNullsOfItsOwnRows) {
+  // probe.key NOT IN (SELECT build.key FROM build WHERE build.payload = probe.payload)
+  auto correlation = [] {
+    std::vector<ExpressionPtr> arguments;
+    arguments.push_back(std::make_unique<ColumnRefExpression>(1, LogicalType::bigInt(), "probe.payload"));
+    arguments.push_back(std::make_unique<ColumnRefExpression>(3, LogicalType::bigInt(), "build.payload"));
+    return std::make_unique<FunctionExpression>(ScalarFunction::kEqual, std::move(arguments), LogicalType::boolean());
+  };
+  std::vector<std::pair<Key, int64_t>> probe = {{1, 5}, {3, 6}, {Key(), 7}, {Key(), 5}};
+  std::vector<std::pair<Key, int64_t>> build = {{Key(), 6}, {2, 5}};
+  HashJoin::Options options;
+  options.type = HashJoinType::kAnti;
+  options.nullAware = true;
+  options.residual = correlation();
+  // 1 NOT IN (2): true. 3 NOT IN (NULL): unknown. NULL NOT IN (empty set): true. NULL NOT IN (2): unknown.
+  EXPECT_EQ(asText(run(std::move(options), probe, build)), (std::multiset<std::string>{"1|5|", "NULL|7|"}));
+}
+
 TEST(HashJoinTest, MarksAreTrueFalseOrUnknownAsInPostgres) {
   std::vector<std::pair<Key, int64_t>> probe = {{1, 1}, {2, 2}, {Key(), 3}};
   HashJoin::Options options;
