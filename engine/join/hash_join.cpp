@@ -305,7 +305,7 @@ class HashJoinProbe final : public ChunkOperator {
           values.setNull(i, true);
           continue;
         }
-        values.setValue(i, entry->source->column(column).getValue(entry->row));
+        values.copyRow(i, entry->source->column(column), entry->row);
       }
       out.addColumn(std::move(values));
     }

@@ -73,7 +73,7 @@ Chunk gather(const std::vector<Chunk>& chunks, const std::vector<RowRef>& rows, 
     Vector values(chunks[0].column(column).type(), count);
     for (size_t i = 0; i < count; ++i) {
       const RowRef& ref = rows[begin + i];
-      values.setValue(i, chunks[ref.chunk].column(column).getValue(ref.row));
+      values.copyRow(i, chunks[ref.chunk].column(column), ref.row);
     }
     out.addColumn(std::move(values));
   }

@@ -165,4 +165,32 @@ std::string Vector::toString() const {
   return text + (size_ > kRowsShown ? ", ...]" : "]");
 }
 
+void Vector::copyRow(size_t row, const Vector& from, size_t fromRow) {
+  if (from.isNull(fromRow)) {
+    setNull(row, true);
+    return;
+  }
+  setNull(row, false);
+  switch (type_.physicalType()) {
+    case PhysicalType::kBool:
+      data<uint8_t>()[row] = from.data<uint8_t>()[fromRow];
+      break;
+    case PhysicalType::kInt32:
+      data<int32_t>()[row] = from.data<int32_t>()[fromRow];
+      break;
+    case PhysicalType::kInt64:
+      data<int64_t>()[row] = from.data<int64_t>()[fromRow];
+      break;
+    case PhysicalType::kInt128:
+      data<int128_t>()[row] = from.data<int128_t>()[fromRow];
+      break;
+    case PhysicalType::kDouble:
+      data<double>()[row] = from.data<double>()[fromRow];
+      break;
+    case PhysicalType::kString:
+      setString(row, from.data<StringRef>()[fromRow].view());
+      break;
+  }
+}
+
 }  // namespace shoal::engine

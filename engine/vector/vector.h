@@ -61,6 +61,9 @@ class Vector {
   /// Returns a new vector holding the given rows of this one, in that order.
   Vector select(std::span<const uint32_t> rows) const;
 
+  /// Copies row `fromRow` of `from` (same physical type) into row `row`, NULL included, without a Value.
+  void copyRow(size_t row, const Vector& from, size_t fromRow);
+
   /// Dumps type, size and the first values, for error messages and debugging.
   std::string toString() const;
 
