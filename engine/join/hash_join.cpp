@@ -190,10 +190,27 @@ class HashJoinProbe final : public ChunkOperator {
       pairProbe.resize(kept);
       pairBuild.resize(kept);
     }
+    std::vector<uint8_t> unknown(probeRows, 0);
+    if (options.nullAwareComparison && !pairProbe.empty()) {
+      Chunk pairs = pairChunk(chunk, pairProbe, pairBuild, true);
+      Vector compared = ExpressionEvaluator().evaluate(*options.nullAwareComparison, pairs);
+      size_t kept = 0;
+      for (size_t i = 0; i < pairProbe.size(); ++i) {
+        if (compared.isNull(i)) unknown[pairProbe[i]] = 1;
+        if (compared.isNull(i) || compared.data<uint8_t>()[i] == 0) continue;
+        pairProbe[kept] = pairProbe[i];
+        pairBuild[kept] = pairBuild[i];
+        ++kept;
+      }
+      pairProbe.resize(kept);
+      pairBuild.resize(kept);
+    }
     std::vector<uint32_t> matches(probeRows, 0);
     for (uint32_t row : pairProbe) ++matches[row];
-    std::vector<uint8_t> unknown =
-        options.nullAware ? unknownRows(chunk, matches, probeKeyNull) : std::vector<uint8_t>(probeRows, 0);
+    if (options.nullAware && !options.nullAwareComparison) unknown = unknownRows(chunk, matches, probeKeyNull);
+    for (uint32_t row = 0; row < probeRows; ++row) {
+      if (matches[row] > 0) unknown[row] = 0;
+    }
 
     switch (options.type) {
       case HashJoinType::kInner:

@@ -34,6 +34,10 @@ class HashJoin {
     ExpressionPtr residual;
     /// NOT IN / IN semantics for kAnti and kMark: a NULL key on either side makes "no match" unknown.
     bool nullAware = false;
+    /// For a correlated NOT IN / IN, whose correlation equalities are the keys: the IN comparison itself, over
+    /// [probe columns..., build columns...]. Per probe row, over the build rows that take part (same keys,
+    /// passing the residual): TRUE for one is a match; else NULL for one makes the answer unknown; else no match.
+    ExpressionPtr nullAwareComparison;
   };
 
   explicit HashJoin(Options options);

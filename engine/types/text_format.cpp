@@ -372,12 +372,15 @@ Value parseValue(std::string_view text, const LogicalType& type) {
 }
 
 Value parseNumericLiteral(std::string_view text) {
-  bool allDigits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  // The grammar folds a minus sign into the literal ("-2147483648"): it is still an integer, as in PostgreSQL.
+  std::string_view digits = !text.empty() && text[0] == '-' ? text.substr(1) : text;
+  bool allDigits =
+      !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (allDigits) {
     int64_t value = 0;
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error == std::errc() && end == text.data() + text.size()) {
-      if (value <= std::numeric_limits<int32_t>::max()) {
+      if (value <= std::numeric_limits<int32_t>::max() && value >= std::numeric_limits<int32_t>::min()) {
         return Value::integer(static_cast<int32_t>(value));
       }
       return Value::bigInt(value);

@@ -352,11 +352,14 @@ ExpressionPtr QueryBinder::bindSubquery(const pg_query::SubLink& link, Expressio
   std::vector<PlanColumn> columns = plan.root->outputColumns();
   PendingSubquery subquery;
   subquery.plan = std::move(plan.root);
+  // PostgreSQL words it per kind: a scalar subquery "must return only one column", IN's "has too many columns".
   auto needOneColumn = [&] {
-    if (columns.size() != 1) {
-      fail(SqlState::kSyntaxError, link.location(),
-           columns.empty() ? "subquery must return a column" : "subquery must return only one column");
-    }
+    if (columns.size() == 1) return;
+    bool scalar = link.sub_link_type() == pg_query::EXPR_SUBLINK;
+    fail(SqlState::kSyntaxError, link.location(),
+         columns.empty() ? "subquery must return a column"
+         : scalar        ? "subquery must return only one column"
+                         : "subquery has too many columns");
   };
   auto markColumn = [&](std::string name) {
     subquery.type = JoinType::kMark;

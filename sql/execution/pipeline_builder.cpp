@@ -286,7 +286,10 @@ class Builder {
       }
       residual.push_back(&condition);
     };
-    if (join.nullAwareCondition) classify(*join.nullAwareCondition, true);
+    // An uncorrelated NOT IN hashes on its comparison; a correlated one hashes on the correlation and checks the
+    // comparison per pair, so that only the NULLs of the rows that take part make the answer unknown.
+    bool comparisonPerPair = join.nullAwareCondition && !join.conditions.empty();
+    if (join.nullAwareCondition && !comparisonPerPair) classify(*join.nullAwareCondition, true);
     for (const auto& condition : join.conditions) classify(*condition, false);
     if (leftKeys.empty()) {
       // No equality: every build row is a candidate (a nested-loop join on one constant key).
@@ -344,6 +347,7 @@ class Builder {
       for (const auto* condition : residual) conjuncts.push_back(copyExpression(*condition));
       options.residual = toPositions(*makeConjunction(std::move(conjuncts)), pairLayout);
     }
+    if (comparisonPerPair) options.nullAwareComparison = toPositions(*join.nullAwareCondition, pairLayout);
     auto node = std::make_shared<engine::HashJoin>(std::move(options));
     plan_.keepAlive.push_back(node);
     size_t buildPipeline = finish(std::move(right), node->buildSink());

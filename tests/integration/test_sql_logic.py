@@ -58,13 +58,8 @@ KNOWN_BUGS = {
         "padding; boolean::text is t/f, not true/false",
         [31, 40, 48, 57, 63, 69, 74]),
     "known_bugs_in_subqueries.test": (
-        "correlated NOT IN / IN: a NULL among other groups' values makes unmatched rows NULL, and a NULL tested "
-        "value against an empty group gives NULL; a row-valued IN subquery fails with 42601",
-        [43, 53, 61, 67, 77, 86, 91]),
-    "known_bugs_negative_literals.test": (
-        "a negated integer literal beyond 2147483647 is typed numeric, not integer or bigint: its division does not "
-        "truncate and its overflow does not raise 22003",
-        [11, 17, 23, 29, 35, 41]),
+        "a row-valued IN subquery fails with 42601",
+        [40, 45]),
     "known_bugs_numeric_scale.test": (
         "numeric division and AVG keep 16 fractional digits, not PostgreSQL's 16 significant ones; CASE, COALESCE "
         "and UNION pad values to one scale; n / 3 and avg(n) of numeric(38,0) overflow",
