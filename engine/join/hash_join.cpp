@@ -50,12 +50,10 @@ struct HashJoin::Entry {
   const Chunk* source = nullptr;
 };
 
-/// One thread's build rows: its chunks, and an entry per row with a non-NULL key. Rows with a NULL key never
-/// match, but NOT IN needs them when a residual condition decides which build rows count for a probe row.
+/// One thread's build rows: its chunks, and an entry per row with a non-NULL key (a NULL key matches nothing).
 struct HashJoin::StoredRows final : LocalSinkState {
   std::vector<Chunk> chunks;
   std::vector<Entry> entries;
-  std::vector<Entry> nullKeyEntries;
   bool sawNullKey = false;
 };
 
@@ -74,12 +72,6 @@ class HashJoinBuildSink final : public ChunkSink {
     for (size_t row = 0; row < chunk.size(); ++row) {
       if (!keyBytes(chunk, keys, row, key)) {
         stored.sawNullKey = true;
-        if (join_.options_.nullAware && join_.options_.residual) {
-          HashJoin::Entry entry;
-          entry.chunk = chunkIndex;
-          entry.row = static_cast<uint32_t>(row);
-          stored.nullKeyEntries.push_back(std::move(entry));
-        }
         continue;
       }
       HashJoin::Entry entry;
@@ -125,15 +117,8 @@ void HashJoin::buildDirectory() {
   directory_ = std::make_unique<std::atomic<uintptr_t>[]>(buckets);
   for (uint64_t i = 0; i < buckets; ++i) directory_[i].store(0, std::memory_order_relaxed);
   // Lock-free inserts: every thread's area could go in parallel; here the finishing thread inserts them all.
-  bool keepAll = options_.nullAware && options_.residual;
   for (auto& stored : stored_) {
-    for (auto& entry : stored->nullKeyEntries) {
-      entry.source = &stored->chunks[entry.chunk];
-      nullKeyEntries_.push_back(&entry);
-      allEntries_.push_back(&entry);
-    }
     for (auto& entry : stored->entries) {
-      if (keepAll) allEntries_.push_back(&entry);
       entry.source = &stored->chunks[entry.chunk];
       auto& bucket = directory_[entry.hash & mask_];
       uintptr_t head = bucket.load(std::memory_order_relaxed);
@@ -178,37 +163,21 @@ class HashJoinProbe final : public ChunkOperator {
       }
     }
     if (options.residual && !pairProbe.empty()) {
-      Chunk pairs = pairChunk(chunk, pairProbe, pairBuild, true);
-      Vector passes = ExpressionEvaluator().evaluate(*options.residual, pairs);
-      size_t kept = 0;
-      for (size_t i = 0; i < pairProbe.size(); ++i) {
-        if (passes.isNull(i) || passes.data<uint8_t>()[i] == 0) continue;
-        pairProbe[kept] = pairProbe[i];
-        pairBuild[kept] = pairBuild[i];
-        ++kept;
-      }
-      pairProbe.resize(kept);
-      pairBuild.resize(kept);
+      keepPairs(chunk, *options.residual, pairProbe, pairBuild, nullptr);
     }
+    // A NULL-aware comparison checked per pair: NULL for a pair makes its probe row's "no match" unknown.
     std::vector<uint8_t> unknown(probeRows, 0);
     if (options.nullAwareComparison && !pairProbe.empty()) {
-      Chunk pairs = pairChunk(chunk, pairProbe, pairBuild, true);
-      Vector compared = ExpressionEvaluator().evaluate(*options.nullAwareComparison, pairs);
-      size_t kept = 0;
-      for (size_t i = 0; i < pairProbe.size(); ++i) {
-        if (compared.isNull(i)) unknown[pairProbe[i]] = 1;
-        if (compared.isNull(i) || compared.data<uint8_t>()[i] == 0) continue;
-        pairProbe[kept] = pairProbe[i];
-        pairBuild[kept] = pairBuild[i];
-        ++kept;
-      }
-      pairProbe.resize(kept);
-      pairBuild.resize(kept);
+      keepPairs(chunk, *options.nullAwareComparison, pairProbe, pairBuild, &unknown);
     }
     std::vector<uint32_t> matches(probeRows, 0);
     for (uint32_t row : pairProbe) ++matches[row];
-    if (options.nullAware && !options.nullAwareComparison) unknown = unknownRows(chunk, matches, probeKeyNull);
+    // A NULL-aware hash key: a NULL on either side makes "no match" unknown, unless the build side is empty.
+    bool buildEmpty = join_.buildRows_ == 0 && !join_.buildHasNullKey_;
     for (uint32_t row = 0; row < probeRows; ++row) {
+      if (options.nullAware && !options.nullAwareComparison && !buildEmpty) {
+        unknown[row] = probeKeyNull[row] || join_.buildHasNullKey_;
+      }
       if (matches[row] > 0) unknown[row] = 0;
     }
 
@@ -269,35 +238,20 @@ class HashJoinProbe final : public ChunkOperator {
   }
 
  private:
-  /// For NOT IN / IN: the unmatched probe rows whose "no match" is unknown — some build row that takes part (passes
-  /// the residual, when there is one) has a NULL key, or the probe key is NULL and some build row takes part.
-  std::vector<uint8_t> unknownRows(const Chunk& chunk, const std::vector<uint32_t>& matches,
-                                   const std::vector<uint8_t>& probeKeyNull) const {
-    const auto& options = join_.options_;
-    std::vector<uint8_t> unknown(chunk.size(), 0);
-    if (!options.residual) {
-      bool buildEmpty = join_.buildRows_ == 0 && !join_.buildHasNullKey_;
-      for (size_t row = 0; row < chunk.size(); ++row) {
-        unknown[row] = matches[row] == 0 && !buildEmpty && (probeKeyNull[row] || join_.buildHasNullKey_);
-      }
-      return unknown;
-    }
-    std::vector<uint32_t> pairProbe;
-    std::vector<const HashJoin::Entry*> pairBuild;
-    for (uint32_t row = 0; row < chunk.size(); ++row) {
-      if (matches[row] != 0) continue;
-      for (const auto* entry : probeKeyNull[row] ? join_.allEntries_ : join_.nullKeyEntries_) {
-        pairProbe.push_back(row);
-        pairBuild.push_back(entry);
-      }
-    }
-    if (pairProbe.empty()) return unknown;
-    Chunk pairs = pairChunk(chunk, pairProbe, pairBuild, true);
-    Vector passes = ExpressionEvaluator().evaluate(*options.residual, pairs);
+  /// Keeps the pairs for which `condition` is TRUE; with `unknown`, marks the probe rows of pairs where it is NULL.
+  void keepPairs(const Chunk& chunk, const Expression& condition, std::vector<uint32_t>& pairProbe,
+                 std::vector<const HashJoin::Entry*>& pairBuild, std::vector<uint8_t>* unknown) const {
+    Vector verdict = ExpressionEvaluator().evaluate(condition, pairChunk(chunk, pairProbe, pairBuild, true));
+    size_t kept = 0;
     for (size_t i = 0; i < pairProbe.size(); ++i) {
-      if (!passes.isNull(i) && passes.data<uint8_t>()[i] != 0) unknown[pairProbe[i]] = 1;
+      if (verdict.isNull(i) && unknown != nullptr) (*unknown)[pairProbe[i]] = 1;
+      if (verdict.isNull(i) || verdict.data<uint8_t>()[i] == 0) continue;
+      pairProbe[kept] = pairProbe[i];
+      pairBuild[kept] = pairBuild[i];
+      ++kept;
     }
-    return unknown;
+    pairProbe.resize(kept);
+    pairBuild.resize(kept);
   }
 
   static Chunk selectRows(const Chunk& chunk, const std::vector<uint32_t>& rows) {

@@ -32,7 +32,8 @@ class HashJoin {
     std::vector<size_t> probeKeys;
     /// Over [probe columns..., build columns...]; null: none.
     ExpressionPtr residual;
-    /// NOT IN / IN semantics for kAnti and kMark: a NULL key on either side makes "no match" unknown.
+    /// NOT IN / IN semantics for kAnti and kMark: a NULL key on either side makes "no match" unknown
+    /// (uncorrelated NOT IN, hashed on its comparison).
     bool nullAware = false;
     /// For a correlated NOT IN / IN, whose correlation equalities are the keys: the IN comparison itself, over
     /// [probe columns..., build columns...]. Per probe row, over the build rows that take part (same keys,
@@ -68,9 +69,6 @@ class HashJoin {
   uint64_t mask_ = 0;
   size_t buildRows_ = 0;
   bool buildHasNullKey_ = false;
-  /// With a NULL-aware join and a residual: the build rows with a NULL key, and every build row.
-  std::vector<const Entry*> nullKeyEntries_;
-  std::vector<const Entry*> allEntries_;
 };
 
 }  // namespace shoal::engine

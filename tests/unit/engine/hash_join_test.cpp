@@ -16,8 +16,9 @@ namespace {
 
 using Key = std::optional<int64_t>;
 
-/// Rows of (key, payload) in chunks of up to 700 rows.
-std::vector<Chunk> table(const std::vector<std::pair<Key, int64_t>>& rows, LogicalType keyType) {
+/// Rows of (key, payload) in chunks of up to 700 rows; the payload may be NULL when it is a Key.
+template <class Payload>
+std::vector<Chunk> table(const std::vector<std::pair<Key, Payload>>& rows, LogicalType keyType) {
   std::vector<Chunk> chunks;
   for (size_t begin = 0; begin < rows.size(); begin += 700) {
     size_t count = std::min<size_t>(700, rows.size() - begin);
@@ -31,7 +32,11 @@ std::vector<Chunk> table(const std::vector<std::pair<Key, int64_t>>& rows, Logic
         keys.setValue(
             i, keyType == LogicalType::integer() ? Value::integer(static_cast<int32_t>(*key)) : Value::bigInt(*key));
       }
-      payload.setValue(i, Value::bigInt(value));
+      if constexpr (std::is_same_v<Payload, Key>) {
+        payload.setValue(i, value ? Value::bigInt(*value) : Value::null(LogicalType::bigInt()));
+      } else {
+        payload.setValue(i, Value::bigInt(value));
+      }
     }
     Chunk chunk(count);
     chunk.addColumn(std::move(keys));
@@ -41,8 +46,9 @@ std::vector<Chunk> table(const std::vector<std::pair<Key, int64_t>>& rows, Logic
   return chunks;
 }
 
-std::vector<std::vector<Value>> run(HashJoin::Options options, const std::vector<std::pair<Key, int64_t>>& probe,
-                                    const std::vector<std::pair<Key, int64_t>>& build) {
+template <class Payload>
+std::vector<std::vector<Value>> runRows(HashJoin::Options options, const std::vector<std::pair<Key, Payload>>& probe,
+                                        const std::vector<std::pair<Key, Payload>>& build) {
   LogicalType probeKeyType = LogicalType::integer();  // INTEGER probe keys meet BIGINT build keys
   options.buildTypes = {LogicalType::bigInt(), LogicalType::bigInt()};
   options.numKeys = 1;
@@ -69,6 +75,17 @@ std::vector<std::vector<Value>> run(HashJoin::Options options, const std::vector
     }
   }
   return rows;
+}
+
+std::vector<std::vector<Value>> run(HashJoin::Options options, const std::vector<std::pair<Key, int64_t>>& probe,
+                                    const std::vector<std::pair<Key, int64_t>>& build) {
+  return runRows(std::move(options), probe, build);
+}
+
+/// The same with payloads that may be NULL.
+std::vector<std::vector<Value>> runNullable(HashJoin::Options options, const std::vector<std::pair<Key, Key>>& probe,
+                                            const std::vector<std::pair<Key, Key>>& build) {
+  return runRows(std::move(options), probe, build);
 }
 
 /// A row as text, for order-independent comparison.
@@ -166,21 +183,21 @@ TEST(HashJoinTest, NotInKeepsNoRowOnceTheSetHoldsANull) {
 }
 
 TEST(HashJoinTest, ACorrelatedNotInOnlyCountsTheNullsOfItsOwnRows) {
-  // probe.key NOT IN (SELECT build.key FROM build WHERE build.payload = probe.payload)
-  auto correlation = [] {
+  // x NOT IN (SELECT y FROM build WHERE build.g = probe.g): hashed on g, the comparison x = y checked per pair.
+  // Rows are (g, x) and (g, y).
+  auto comparison = [] {
     std::vector<ExpressionPtr> arguments;
-    arguments.push_back(std::make_unique<ColumnRefExpression>(1, LogicalType::bigInt(), "probe.payload"));
-    arguments.push_back(std::make_unique<ColumnRefExpression>(3, LogicalType::bigInt(), "build.payload"));
+    arguments.push_back(std::make_unique<ColumnRefExpression>(1, LogicalType::bigInt(), "probe.x"));
+    arguments.push_back(std::make_unique<ColumnRefExpression>(3, LogicalType::bigInt(), "build.y"));
     return std::make_unique<FunctionExpression>(ScalarFunction::kEqual, std::move(arguments), LogicalType::boolean());
   };
-  std::vector<std::pair<Key, int64_t>> probe = {{1, 5}, {3, 6}, {Key(), 7}, {Key(), 5}};
-  std::vector<std::pair<Key, int64_t>> build = {{Key(), 6}, {2, 5}};
+  std::vector<std::pair<Key, Key>> probe = {{5, 1}, {6, 3}, {7, Key()}, {5, Key()}};
+  std::vector<std::pair<Key, Key>> build = {{6, Key()}, {5, 2}};
   HashJoin::Options options;
   options.type = HashJoinType::kAnti;
-  options.nullAware = true;
-  options.residual = correlation();
+  options.nullAwareComparison = comparison();
   // 1 NOT IN (2): true. 3 NOT IN (NULL): unknown. NULL NOT IN (empty set): true. NULL NOT IN (2): unknown.
-  EXPECT_EQ(asText(run(std::move(options), probe, build)), (std::multiset<std::string>{"1|5|", "NULL|7|"}));
+  EXPECT_EQ(asText(runNullable(std::move(options), probe, build)), (std::multiset<std::string>{"5|1|", "7|NULL|"}));
 }
 
 TEST(HashJoinTest, MarksAreTrueFalseOrUnknownAsInPostgres) {
