@@ -249,12 +249,12 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
 
   for (int i = 1; i <= options.numWorkers; ++i) {
     std::string name = fmt::format("worker-{}", i);
-    children.push_back(
-        spawn(name,
-              {shoalExecutable, "--log-level", options.logLevel, "worker", "--coordinator", controlAddress,
-               "--cluster-id", options.clusterId, "--listen-host", options.host, "--node-name", name, "--numa-nodes",
-               std::to_string(options.numaNodes), "--data-dir", (dataDir / name).string()},
-              (logDir / (name + ".log")).string()));
+    children.push_back(spawn(name,
+                             {shoalExecutable, "--log-level", options.logLevel, "worker", "--coordinator",
+                              controlAddress, "--cluster-id", options.clusterId, "--listen-host", options.host,
+                              "--node-name", name, "--numa-nodes", std::to_string(options.numaNodes), "--data-dir",
+                              (dataDir / name).string(), "--threads", std::to_string(options.threads)},
+                             (logDir / (name + ".log")).string()));
   }
 
   auto channel = grpc::CreateChannel(controlAddress, grpc::InsecureChannelCredentials());

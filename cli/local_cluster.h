@@ -16,6 +16,8 @@ struct LocalClusterOptions {
   std::string tpchGenerator;
   /// Passed to every worker's --numa-nodes (0: the machine's own topology).
   uint32_t numaNodes = 0;
+  /// Each worker's query threads (0: one per hardware thread).
+  uint32_t threads = 0;
   /// TPC-H scale factor to load before the cluster is announced ready, unless the data directory already
   /// holds TPC-H (0: load nothing).
   double tpchScaleFactor = 0;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <climits>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -12,6 +13,7 @@
 
 #include "bench/network_benchmark.h"
 #include "cli/local_cluster.h"
+#include "cli/repo_script.h"
 #include "cli/sql_client.h"
 #include "cli/termination_signals.h"
 #include "common/logging.h"
@@ -97,6 +99,8 @@ int main(int argc, char** argv) {
       ->add_option("--numa-nodes", workerOptions.numaNodes,
                    "NUMA nodes to place data on (0: the machine's own; N: simulate N nodes)")
       ->capture_default_str();
+  workerCommand->add_option("--threads", workerOptions.threads, "Query threads (0: one per hardware thread)")
+      ->capture_default_str();
   workerCommand->add_option("--debug-protocol-version", workerOptions.debugProtocolVersion,
                             "Test only: present this control protocol version");
 
@@ -119,6 +123,8 @@ int main(int argc, char** argv) {
   localCommand
       ->add_option("--numa-nodes", localOptions.numaNodes,
                    "Each worker's --numa-nodes (0: the machine's own; N: simulate N nodes)")
+      ->capture_default_str();
+  localCommand->add_option("--threads", localOptions.threads, "Each worker's --threads (0: one per hardware thread)")
       ->capture_default_str();
 
   double loadScaleFactor = 1;
@@ -174,7 +180,44 @@ int main(int argc, char** argv) {
   netCommand->add_option("--json", netOptions.jsonPath, "Write the report as JSON to this file");
   netNodeCommand->add_option("--node-id", netNodeId, "This node's id (0-based)")->required();
 
+  // `bench tpch` is a Python script (it drives DuckDB's Python package); these flags are passed to it.
+  auto* tpchBenchCommand = benchCommand->add_subcommand(
+      "tpch",
+      "TPC-H's 22 queries on a local cluster against DuckDB over the same data (best of 3, answers checked), "
+      "and optionally 1- vs 2-thread scaling");
+  struct ForwardedOption {
+    const char* name;
+    const char* help;
+    const char* defaultValue;
+  };
+  static const ForwardedOption kTpchBenchOptions[] = {
+      {"--sf", "TPC-H scale factor", "1"},
+      {"--workers", "Worker processes", "1"},
+      {"--threads", "Query threads per worker (0: one per core)", "0"},
+      {"--repeat", "Runs per query and engine; the best counts", "3"},
+      {"--queries", "Queries to run, e.g. 1-22 or 1,6,9", "1-22"},
+      {"--scaling", "Queries to time with 1 and then 2 threads per worker, e.g. 1,6", ""},
+      {"--json", "Write the results as JSON to this file", ""},
+      {"--data-dir", "The cluster's directory, kept for later runs (default: a scratch one)", ""},
+      {"--tbl-dir", "DuckDB's .tbl files, written there if missing (default: a scratch directory)", ""},
+  };
+  static std::map<std::string, std::string> tpchBenchValues;
+  for (const auto& option : kTpchBenchOptions) {
+    tpchBenchValues[option.name] = option.defaultValue;
+    tpchBenchCommand->add_option(option.name, tpchBenchValues[option.name], option.help)->capture_default_str();
+  }
+
   CLI11_PARSE(app, argc, argv);
+
+  if (*tpchBenchCommand) {
+    std::vector<std::string> arguments = {"--shoal", ownExecutablePath()};
+    for (const auto& [name, value] : tpchBenchValues) {
+      if (value.empty()) continue;
+      arguments.push_back(name);
+      arguments.push_back(value);
+    }
+    return cli::execRepoScript(ownExecutablePath(), "bench/tpch_bench.py", arguments);
+  }
 
   if (*benchCommand) {
     try {

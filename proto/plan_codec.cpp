@@ -96,7 +96,14 @@ ExpressionProto encodeExpression(const engine::Expression& expression, std::span
     case engine::ExpressionKind::kParameter: {
       size_t index = static_cast<const engine::ParameterExpression&>(expression).index();
       SHOAL_CHECK(index < parameters.size(), "parameter ${} of {}", index + 1, parameters.size());
-      *proto.mutable_constant() = encodeValue(parameters[index]);
+      if (parameters[index].type() == expression.type()) {
+        *proto.mutable_constant() = encodeValue(parameters[index]);
+      } else {
+        // The value as the client sent it, cast to the type the statement expects there.
+        ExpressionProto* value = proto.mutable_cast_child();
+        *value->mutable_type() = encodeType(parameters[index].type());
+        *value->mutable_constant() = encodeValue(parameters[index]);
+      }
       break;
     }
     case engine::ExpressionKind::kColumnRef: {
@@ -122,6 +129,12 @@ ExpressionProto encodeExpression(const engine::Expression& expression, std::span
 }
 
 engine::ExpressionPtr decodeExpression(const ExpressionProto& proto, std::span<const LogicalType> columnTypes) {
+  return decodeExpression(proto, [&](uint32_t index, const LogicalType& type) {
+    return index < columnTypes.size() && columnTypes[index] == type;
+  });
+}
+
+engine::ExpressionPtr decodeExpression(const ExpressionProto& proto, const ColumnCheck& columnExists) {
   LogicalType type = decodeType(proto.type());
   switch (proto.kind_case()) {
     case ExpressionProto::kConstant: {
@@ -131,13 +144,13 @@ engine::ExpressionPtr decodeExpression(const ExpressionProto& proto, std::span<c
     }
     case ExpressionProto::kColumn: {
       uint32_t index = proto.column().index();
-      if (index >= columnTypes.size() || columnTypes[index] != type) {
+      if (!columnExists(index, type)) {
         SHOAL_USER_FAIL(SqlState::kDataCorrupted, "plan column reference {} does not match the input", index);
       }
       return std::make_unique<engine::ColumnRefExpression>(index, type, proto.column().name());
     }
     case ExpressionProto::kCastChild:
-      return std::make_unique<engine::CastExpression>(decodeExpression(proto.cast_child(), columnTypes), type);
+      return std::make_unique<engine::CastExpression>(decodeExpression(proto.cast_child(), columnExists), type);
     case ExpressionProto::kFunction: {
       uint32_t function = proto.function().function();
       if (function > static_cast<uint32_t>(engine::kLastScalarFunction)) {
@@ -145,7 +158,7 @@ engine::ExpressionPtr decodeExpression(const ExpressionProto& proto, std::span<c
       }
       std::vector<engine::ExpressionPtr> arguments;
       for (const auto& argument : proto.function().arguments()) {
-        arguments.push_back(decodeExpression(argument, columnTypes));
+        arguments.push_back(decodeExpression(argument, columnExists));
       }
       return std::make_unique<engine::FunctionExpression>(static_cast<engine::ScalarFunction>(function),
                                                           std::move(arguments), type);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <span>
 
 #include "engine/expression/expression.h"
@@ -21,5 +22,8 @@ engine::Value decodeValue(const ValueProto& proto);
 ExpressionProto encodeExpression(const engine::Expression& expression, std::span<const engine::Value> parameters);
 /// `columnTypes` are the types of the input the expression reads.
 engine::ExpressionPtr decodeExpression(const ExpressionProto& proto, std::span<const engine::LogicalType> columnTypes);
+/// Whether the input has a column `index` of `type` (a position, or a plan column id).
+using ColumnCheck = std::function<bool(uint32_t index, const engine::LogicalType& type)>;
+engine::ExpressionPtr decodeExpression(const ExpressionProto& proto, const ColumnCheck& columnExists);
 
 }  // namespace shoal::proto

@@ -58,7 +58,9 @@ void Worker::start() {
     spdlog::info("recovered {} table partition(s), {} rows, from {}", storage_->partitions().size(), recoveredRows,
                  options_.dataDir);
   service_ = std::make_unique<WorkerControlService>();
-  dataService_ = std::make_unique<WorkerDataService>(*storage_);
+  dispatcher_ = std::make_unique<scheduler::Dispatcher>(options_.threads, topology);
+  spdlog::info("running queries on {} thread(s)", dispatcher_->numThreads());
+  dataService_ = std::make_unique<WorkerDataService>(*storage_, *dispatcher_);
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);

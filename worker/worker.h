@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include "scheduler/dispatcher.h"
+
 namespace grpc {
 class Server;
 }
@@ -35,6 +37,8 @@ struct WorkerOptions {
   uint32_t numaNodes = 0;
   /// Where table partitions are kept across restarts (empty: in memory only).
   std::string dataDir;
+  /// Query threads (the dispatcher's); 0: one per hardware thread.
+  uint32_t threads = 0;
 };
 
 /// The worker role: serves WorkerControl, registers with the coordinator and
@@ -59,6 +63,7 @@ class Worker {
   WorkerOptions options_;
   std::unique_ptr<PartitionStore> store_;
   std::unique_ptr<StorageManager> storage_;
+  std::unique_ptr<scheduler::Dispatcher> dispatcher_;
   std::unique_ptr<WorkerControlService> service_;
   std::unique_ptr<WorkerDataService> dataService_;
   std::unique_ptr<grpc::Server> server_;

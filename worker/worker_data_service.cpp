@@ -15,6 +15,7 @@
 #include "worker/loading/row_router.h"
 #include "worker/loading/text_loader.h"
 #include "worker/loading/tpch_generator.h"
+#include "worker/plan_executor.h"
 #include "worker/scan_executor.h"
 #include "worker/storage/delimited_text_parser.h"
 
@@ -159,6 +160,28 @@ grpc::Status WorkerDataService::Scan(grpc::ServerContext* context, const proto::
           }
         },
         [&] { return context->IsCancelled(); });
+  });
+}
+
+grpc::Status WorkerDataService::ExecutePlan(grpc::ServerContext* context, const proto::ExecutePlanRequest* request,
+                                            grpc::ServerWriter<proto::ExecutePlanResponse>* writer) {
+  return proto::serveRpc([&] {
+    proto::ExecutePlanResponse response;
+    std::vector<uint64_t> rows =
+        PlanExecutor(storage_, dispatcher_)
+            .run(
+                *request,
+                [&](engine::Chunk& chunk) {
+                  response.mutable_chunk()->clear();
+                  engine::encodeChunk(chunk, *response.mutable_chunk());
+                  if (!writer->Write(response)) {
+                    SHOAL_USER_FAIL(SqlState::kQueryCanceled, "the coordinator stopped reading the result");
+                  }
+                },
+                [&] { return context->IsCancelled(); });
+    response.Clear();
+    for (uint64_t count : rows) response.add_operator_rows(count);
+    writer->Write(response);
   });
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "proto/storage.grpc.pb.h"
+#include "scheduler/dispatcher.h"
 #include "worker/peer_channels.h"
 #include "worker/storage/storage_manager.h"
 
@@ -11,10 +12,12 @@ namespace shoal::worker {
 
 /// The worker's data plane (proto/storage.proto): staging and committing
 /// loads, parsing COPY text and generating TPC-H data while routing each row
-/// to its owner, dropping storage, and running scan fragments.
+/// to its owner, dropping storage, running scan fragments, and running whole
+/// plans on `dispatcher`.
 class WorkerDataService final : public proto::WorkerData::Service {
  public:
-  explicit WorkerDataService(StorageManager& storage) : storage_(storage) {}
+  WorkerDataService(StorageManager& storage, scheduler::Dispatcher& dispatcher)
+      : storage_(storage), dispatcher_(dispatcher) {}
 
   /// This worker's own address, as placements name it; set once serving.
   void setSelfAddress(std::string address) { selfAddress_ = std::move(address); }
@@ -33,9 +36,12 @@ class WorkerDataService final : public proto::WorkerData::Service {
                            proto::DropStorageResponse* response) override;
   grpc::Status Scan(grpc::ServerContext* context, const proto::ScanRequest* request,
                     grpc::ServerWriter<proto::ScanResponse>* writer) override;
+  grpc::Status ExecutePlan(grpc::ServerContext* context, const proto::ExecutePlanRequest* request,
+                           grpc::ServerWriter<proto::ExecutePlanResponse>* writer) override;
 
  private:
   StorageManager& storage_;
+  scheduler::Dispatcher& dispatcher_;
   PeerChannels peers_;
   std::string selfAddress_;
 };

@@ -3,6 +3,9 @@
 #include <grpcpp/client_context.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 #include "engine/pipeline/collect_sink.h"
 #include "engine/vector/chunk_codec.h"
@@ -11,6 +14,7 @@
 #include "scheduler/pipeline_runner.h"
 #include "sql/execution/pipeline_builder.h"
 #include "sql/plan/expression_rewriting.h"
+#include "sql/plan/plan_serialization.h"
 
 namespace shoal::coordinator {
 
@@ -116,10 +120,117 @@ class SystemViewScan final : public engine::ChunkSource {
   std::vector<size_t> columns_;
 };
 
+void collectScans(const sql::LogicalOperator& op, std::vector<const sql::LogicalScan*>& scans) {
+  if (op.kind() == sql::LogicalOperatorKind::kScan) scans.push_back(static_cast<const sql::LogicalScan*>(&op));
+  for (const auto& child : op.children) collectScans(*child, scans);
+}
+
+constexpr auto kCancelPollInterval = std::chrono::milliseconds(10);
+
 }  // namespace
+
+std::optional<std::string> PlanExecutor::soleWorkerFor(const sql::LogicalPlan& plan) const {
+  std::vector<const sql::LogicalScan*> scans;
+  collectScans(*plan.root, scans);
+  std::optional<std::string> sole;
+  std::vector<std::vector<std::string>> replicatedPlacements;
+  for (const auto* scan : scans) {
+    if (scan->table.isSystemView) return std::nullopt;
+    auto table = cluster_.tables.find(scan->table.name);
+    if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan->table.name);
+    std::vector<std::string> addresses = cluster_.workers.placementAddresses(*table);
+    if (table->distribution == Distribution::kReplicated) {
+      replicatedPlacements.push_back(std::move(addresses));
+      continue;
+    }
+    // Partitions on more than one worker need exchanges between them (the distributed-execution issue).
+    if (addresses.empty()) return std::nullopt;
+    for (const auto& address : addresses) {
+      if (address != addresses[0]) return std::nullopt;
+    }
+    if (sole && *sole != addresses[0]) return std::nullopt;
+    sole = addresses[0];
+  }
+  for (const auto& addresses : replicatedPlacements) {
+    if (addresses.empty()) return std::nullopt;
+    if (!sole) sole = addresses[0];
+    if (std::find(addresses.begin(), addresses.end(), *sole) == addresses.end()) return std::nullopt;
+  }
+  return sole;
+}
+
+QueryResult PlanExecutor::runOnWorker(const sql::LogicalPlan& plan, const std::string& address,
+                                      std::map<const sql::LogicalOperator*, uint64_t>* actualRows) const {
+  proto::ExecutePlanRequest request;
+  *request.mutable_plan() = sql::encodePlan(plan, parameters_, [&](const sql::LogicalScan& scan) {
+    auto table = cluster_.tables.find(scan.table.name);
+    if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
+    return table->storageId;
+  });
+  request.set_count_rows(actualRows != nullptr);
+
+  QueryResult result;
+  std::vector<sql::PlanColumn> outputs = plan.root->outputColumns();
+  std::vector<engine::LogicalType> types;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    result.columns.push_back(ResultColumn{plan.columnNames[i], outputs[i].type});
+    types.push_back(outputs[i].type);
+  }
+
+  grpc::ClientContext context;
+  // Reading the stream blocks; a watcher turns the session's cancel flag into a cancelled RPC.
+  std::mutex mutex;
+  std::condition_variable finishedCondition;
+  bool finished = false;
+  std::thread cancelWatcher([&] {
+    std::unique_lock lock(mutex);
+    while (!finishedCondition.wait_for(lock, kCancelPollInterval, [&] { return finished; })) {
+      if (cancelRequested_.load()) {
+        context.TryCancel();
+        return;
+      }
+    }
+  });
+  auto stopWatcher = [&] {
+    {
+      std::lock_guard lock(mutex);
+      finished = true;
+    }
+    finishedCondition.notify_all();
+    if (cancelWatcher.joinable()) cancelWatcher.join();
+  };
+  auto reader = cluster_.workers.dataStub(address).ExecutePlan(&context, request);
+  proto::ExecutePlanResponse response;
+  std::vector<uint64_t> operatorRows;
+  try {
+    while (reader->Read(&response)) {
+      if (!response.chunk().empty()) result.chunks.push_back(engine::decodeChunk(response.chunk(), types));
+      if (response.operator_rows_size() > 0)
+        operatorRows.assign(response.operator_rows().begin(), response.operator_rows().end());
+    }
+  } catch (...) {
+    stopWatcher();
+    context.TryCancel();
+    reader->Finish();
+    throw;
+  }
+  grpc::Status status = reader->Finish();
+  stopWatcher();
+  if (cancelRequested_.load() && status.error_code() == grpc::StatusCode::CANCELLED) {
+    SHOAL_USER_FAIL(SqlState::kQueryCanceled, "canceling statement due to user request");
+  }
+  if (!status.ok()) throw ShoalError(proto::fromGrpcStatus(status, address));
+  if (actualRows != nullptr) {
+    std::vector<const sql::LogicalOperator*> operators = sql::operatorsInPreOrder(*plan.root);
+    for (size_t i = 0; i < operators.size() && i < operatorRows.size(); ++i)
+      (*actualRows)[operators[i]] = operatorRows[i];
+  }
+  return result;
+}
 
 QueryResult PlanExecutor::run(const sql::LogicalPlan& plan,
                               std::map<const sql::LogicalOperator*, uint64_t>* actualRows) const {
+  if (auto worker = soleWorkerFor(plan)) return runOnWorker(plan, *worker, actualRows);
   // System views are scanned here and filtered by the pipeline; user tables are filtered by the workers.
   bool anySystemView = false;
   std::function<void(const sql::LogicalOperator&)> findViews = [&](const sql::LogicalOperator& op) {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <map>
+#include <optional>
 #include <span>
 
 #include "coordinator/cluster/cluster_context.h"
@@ -10,12 +11,15 @@
 
 namespace shoal::coordinator {
 
-/// Runs an optimized plan on the coordinator's own morsel dispatcher: each
-/// table scan reads its table from the workers that hold it (one morsel per
-/// worker, with the scan's filters and columns pushed to them), and joins,
-/// aggregations and sorts run here, on all the coordinator's cores. This is
-/// how plans beyond one table run until the distributed-execution issue
-/// ships fragments to the workers and exchanges rows between them.
+/// Runs an optimized plan. When one worker holds every row the plan reads
+/// (a one-worker cluster, or replicated tables), the plan is shipped whole to
+/// that worker (ExecutePlan), which runs it on all its cores next to its data.
+/// Otherwise it runs on the coordinator's own morsel dispatcher: each table
+/// scan reads its table from the workers that hold it (one morsel per worker,
+/// with the scan's filters and columns pushed to them), and joins,
+/// aggregations and sorts run here. That second path serves until the
+/// distributed-execution issue ships fragments to every worker and exchanges
+/// rows between them.
 class PlanExecutor {
  public:
   /// `cancelRequested` is polled while the pipelines run; when set, the query fails with 57014.
@@ -23,11 +27,19 @@ class PlanExecutor {
                const std::atomic<bool>& cancelRequested)
       : cluster_(cluster), parameters_(parameters), cancelRequested_(cancelRequested) {}
 
+  /// Whether one worker holds every row `plan` reads, so that it runs there whole.
+  bool runsOnOneWorker(const sql::LogicalPlan& plan) const { return soleWorkerFor(plan).has_value(); }
+
   /// Runs `plan` and returns its rows; with `actualRows`, also each operator's row count (EXPLAIN ANALYZE).
   QueryResult run(const sql::LogicalPlan& plan,
                   std::map<const sql::LogicalOperator*, uint64_t>* actualRows = nullptr) const;
 
  private:
+  /// The one worker that holds every row the plan reads, if there is one.
+  std::optional<std::string> soleWorkerFor(const sql::LogicalPlan& plan) const;
+  QueryResult runOnWorker(const sql::LogicalPlan& plan, const std::string& address,
+                          std::map<const sql::LogicalOperator*, uint64_t>* actualRows) const;
+
   ClusterContext& cluster_;
   std::span<const engine::Value> parameters_;
   const std::atomic<bool>& cancelRequested_;

@@ -25,7 +25,7 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
     prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
     if (auto* query = std::get_if<sql::BoundQuery>(&prepared->bound->command)) {
       sql::optimize(query->plan);
-      // One-table scans and aggregates run as before, pushed whole to the workers; the rest on the dispatcher.
+      // One-table scans and aggregates over several workers run pushed whole to each of them; the rest as plans.
       if (sql::isSingleTableSelect(query->plan)) query->executable = sql::lowerToSingleTableSelect(query->plan);
       std::vector<sql::PlanColumn> outputs = query->plan.root->outputColumns();
       for (size_t i = 0; i < outputs.size(); ++i) {
@@ -60,10 +60,11 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
         using Command = std::decay_t<decltype(command)>;
         if constexpr (std::is_same_v<Command, sql::BoundQuery>) {
           StatementOutcome outcome;
-          if (command.executable) {
+          PlanExecutor planExecutor(cluster_, parameters, cancelRequested_);
+          if (command.executable && !planExecutor.runsOnOneWorker(command.plan)) {
             outcome.result = SelectExecutor(cluster_, parameters, cancelRequested_).run(*command.executable);
           } else {
-            outcome.result = PlanExecutor(cluster_, parameters, cancelRequested_).run(command.plan);
+            outcome.result = planExecutor.run(command.plan);
           }
           outcome.commandTag = "SELECT " + std::to_string(outcome.result->numRows());
           return outcome;

@@ -36,6 +36,8 @@ struct TableDescription {
   std::vector<std::optional<ColumnSummary>> columnSummaries;
   /// Table columns of the primary key (unique, so a join on them matches at most once).
   std::vector<size_t> primaryKey;
+  /// Where the workers keep the rows: set only in plans decoded on a worker (see plan_serialization.h).
+  uint64_t storageId = 0;
 };
 
 /// A view: the CREATE VIEW statement that defined it and the names of its columns.

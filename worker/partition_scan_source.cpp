@@ -1,0 +1,159 @@
+#include "worker/partition_scan_source.h"
+
+#include <optional>
+
+#include "common/status.h"
+
+namespace shoal::worker {
+
+namespace {
+
+using engine::ScalarFunction;
+
+/// Orders two non-NULL values of one exact numeric or date type; nullopt for other types,
+/// which zone maps do not prune on (strings compare with padding rules, doubles with NaN).
+std::optional<int> compareExact(const engine::Value& a, const engine::Value& b) {
+  if (a.isNull() || b.isNull() || a.type() != b.type()) return std::nullopt;
+  switch (a.type().id()) {
+    case engine::TypeId::kInteger:
+    case engine::TypeId::kDate:
+    case engine::TypeId::kBigInt:
+    case engine::TypeId::kDecimal: {
+      engine::int128_t x = a.type().id() == engine::TypeId::kDecimal  ? a.asDecimal()
+                           : a.type().id() == engine::TypeId::kBigInt ? a.asInt64()
+                                                                      : a.asInt32();
+      engine::int128_t y = b.type().id() == engine::TypeId::kDecimal  ? b.asDecimal()
+                           : b.type().id() == engine::TypeId::kBigInt ? b.asInt64()
+                                                                      : b.asInt32();
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+ScalarFunction mirrored(ScalarFunction comparison) {
+  switch (comparison) {
+    case ScalarFunction::kLess:
+      return ScalarFunction::kGreater;
+    case ScalarFunction::kLessEqual:
+      return ScalarFunction::kGreaterEqual;
+    case ScalarFunction::kGreater:
+      return ScalarFunction::kLess;
+    case ScalarFunction::kGreaterEqual:
+      return ScalarFunction::kLessEqual;
+    default:
+      return comparison;
+  }
+}
+
+/// `column op constant`, with the scan's output position of the column.
+struct ZoneTest {
+  size_t position;
+  ScalarFunction comparison;
+  engine::Value constant;
+};
+
+std::optional<ZoneTest> zoneTestOf(const engine::Expression& filter, const sql::LogicalScan& scan) {
+  if (filter.kind() != engine::ExpressionKind::kFunction) return std::nullopt;
+  const auto& function = static_cast<const engine::FunctionExpression&>(filter);
+  ScalarFunction comparison = function.function();
+  switch (comparison) {
+    case ScalarFunction::kEqual:
+    case ScalarFunction::kLess:
+    case ScalarFunction::kLessEqual:
+    case ScalarFunction::kGreater:
+    case ScalarFunction::kGreaterEqual:
+      break;
+    default:
+      return std::nullopt;
+  }
+  const engine::Expression* column = function.arguments()[0].get();
+  const engine::Expression* constant = function.arguments()[1].get();
+  if (column->kind() == engine::ExpressionKind::kConstant) {
+    std::swap(column, constant);
+    comparison = mirrored(comparison);
+  }
+  if (column->kind() != engine::ExpressionKind::kColumnRef || constant->kind() != engine::ExpressionKind::kConstant) {
+    return std::nullopt;
+  }
+  auto id = static_cast<sql::ColumnId>(static_cast<const engine::ColumnRefExpression&>(*column).columnIndex());
+  for (size_t i = 0; i < scan.columns.size(); ++i) {
+    if (scan.columns[i].id == id) {
+      return ZoneTest{i, comparison, static_cast<const engine::ConstantExpression&>(*constant).value()};
+    }
+  }
+  return std::nullopt;
+}
+
+/// False when no row of a column with this zone map can pass the test.
+bool mayMatch(const ZoneTest& test, const ZoneMap& zone) {
+  if (test.constant.isNull()) return false;  // a comparison with NULL is never true
+  if (zone.min.isNull()) return false;       // every row NULL
+  std::optional<int> againstMin = compareExact(zone.min, test.constant);
+  std::optional<int> againstMax = compareExact(zone.max, test.constant);
+  if (!againstMin || !againstMax) return true;
+  switch (test.comparison) {
+    case ScalarFunction::kEqual:
+      return *againstMin <= 0 && *againstMax >= 0;
+    case ScalarFunction::kLess:
+      return *againstMin < 0;
+    case ScalarFunction::kLessEqual:
+      return *againstMin <= 0;
+    case ScalarFunction::kGreater:
+      return *againstMax > 0;
+    case ScalarFunction::kGreaterEqual:
+      return *againstMax >= 0;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+PartitionScanSource::PartitionScanSource(const sql::LogicalScan& scan, std::shared_ptr<const TablePartition> partition)
+    : partition_(std::move(partition)), columns_(scan.tableColumns) {
+  for (const auto& column : scan.columns) types_.push_back(column.type);
+  if (!partition_) return;
+  if (!partition_->corruption().empty()) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "table \"{}\" cannot be read on this worker: {}", partition_->tableName(),
+                    partition_->corruption());
+  }
+  std::vector<engine::LogicalType> tableTypes;
+  for (const auto& column : scan.table.columns) tableTypes.push_back(column.type);
+  if (partition_->columnTypes() != tableTypes) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "table \"{}\" on this worker does not have the planned columns",
+                    partition_->tableName());
+  }
+  std::vector<ZoneTest> tests;
+  for (const auto& filter : scan.filters) {
+    if (auto test = zoneTestOf(*filter, scan)) tests.push_back(std::move(*test));
+  }
+  for (auto& segment : partition_->snapshot()) {
+    bool keep = true;
+    for (const auto& test : tests) {
+      if (!mayMatch(test, segment->column(columns_[test.position]).zoneMap())) {
+        keep = false;
+        break;
+      }
+    }
+    if (keep) {
+      segments_.push_back(std::move(segment));
+    } else {
+      ++skipped_;
+    }
+  }
+}
+
+void PartitionScanSource::produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const {
+  const Segment& segment = *segments_[morsel];
+  for (size_t start = 0; start < segment.size(); start += engine::kVectorSize) {
+    size_t count = std::min(engine::kVectorSize, segment.size() - start);
+    engine::Chunk chunk(count);
+    for (const auto& type : types_) chunk.addColumn(engine::Vector(type, count));
+    segment.read(start, count, columns_, chunk);
+    consume(chunk);
+  }
+}
+
+}  // namespace shoal::worker

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engine/pipeline/pipeline.h"
+#include "sql/plan/logical_operator.h"
+#include "worker/storage/table_partition.h"
+
+namespace shoal::worker {
+
+/// A plan's table scan over this worker's partition: one morsel per segment
+/// (about 100k rows), on the segment's NUMA node. Segments whose zone maps
+/// prove that a filter of the form `column op constant` cannot hold are
+/// skipped without being read; the pipeline applies the filters to the rest.
+class PartitionScanSource final : public engine::ChunkSource {
+ public:
+  /// `partition` null: this worker holds no rows of the table.
+  PartitionScanSource(const sql::LogicalScan& scan, std::shared_ptr<const TablePartition> partition);
+
+  size_t numMorsels() const override { return segments_.size(); }
+  uint32_t morselNode(size_t morsel) const override { return segments_[morsel]->numaNode(); }
+  void produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const override;
+
+  /// Segments the zone maps ruled out (for tests and EXPLAIN ANALYZE).
+  size_t skippedSegments() const { return skipped_; }
+
+ private:
+  std::shared_ptr<const TablePartition> partition_;  // keeps the segments alive
+  std::vector<std::shared_ptr<const Segment>> segments_;
+  std::vector<size_t> columns_;
+  std::vector<engine::LogicalType> types_;
+  size_t skipped_ = 0;
+};
+
+}  // namespace shoal::worker
