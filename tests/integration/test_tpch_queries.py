@@ -1,6 +1,7 @@
-"""Story: a user loads TPC-H SF 0.01 into a two-worker cluster and runs the 22 official queries through psycopg;
-each returns the answer DuckDB gives over the same dbgen-identical data (tests/tpch/answers/sf0.01): decimals exact,
-doubles within 1e-9 relative. The coordinator runs the plans on its dispatcher, reading the tables from the workers."""
+"""Story: a user loads TPC-H SF 0.01 into a cluster and runs the 22 official queries through psycopg; each returns
+the answer DuckDB gives over the same dbgen-identical data (tests/tpch/answers/sf0.01): decimals exact, doubles within
+1e-9 relative. On one worker the plans are shipped whole to it and run next to the data (ExecutePlan); on two, the
+coordinator runs them on its dispatcher, reading the tables from the workers."""
 
 import math
 import pathlib
@@ -34,11 +35,11 @@ def same(got, expected):
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
-@pytest.fixture(scope="module")
-def tpch_cluster(tmp_path_factory):
+@pytest.fixture(scope="module", params=[1, 2], ids=["1-worker", "2-workers"])
+def tpch_cluster(request, tmp_path_factory):
     from cluster import LocalCluster
 
-    local = LocalCluster(tmp_path_factory.mktemp("tpch-queries"), workers=2).start()
+    local = LocalCluster(tmp_path_factory.mktemp("tpch-queries"), workers=request.param).start()
     with psycopg.connect(local.conninfo(), autocommit=True) as connection:
         connection.execute("CALL tpch_load(0.01)")
     yield local

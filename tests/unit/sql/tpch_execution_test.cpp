@@ -1,4 +1,5 @@
 // The 22 TPC-H queries run end to end in one process — parse, bind, optimize,
+// encoded and decoded as it travels to a worker (plan_serialization.h),
 // pipelines on the morsel dispatcher — over SF 0.01 data from tpchgen-cli
 // (dbgen-identical) held in memory, and must return the answers DuckDB gives
 // over the same data (tests/tpch/answers/sf0.01): decimals exact, doubles
@@ -19,6 +20,7 @@
 #include "sql/binder/binder.h"
 #include "sql/execution/pipeline_builder.h"
 #include "sql/optimizer/optimizer.h"
+#include "sql/plan/plan_serialization.h"
 #include "tests/unit/sql/tpch_test_catalog.h"
 
 namespace shoal::sql {
@@ -81,7 +83,8 @@ TEST_P(TpchExecutionTest, ReturnsTheAnswerOfDuckDbOverTheSameData) {
     }
     auto& plan = std::get<BoundQuery>(bound.command).plan;
     optimize(plan);
-    PhysicalPlan physical = buildPipelines(plan, [&](const LogicalScan& scan) { return data.scan(scan); });
+    LogicalPlan shipped = decodePlan(encodePlan(plan, {}, [](const LogicalScan&) { return uint64_t{1}; }));
+    PhysicalPlan physical = buildPipelines(shipped, [&](const LogicalScan& scan) { return data.scan(scan); });
     runner.start(std::move(physical.pipelines))->wait();
     for (auto& chunk : physical.result->chunks()) {
       for (size_t row = 0; row < chunk.size(); ++row) {
