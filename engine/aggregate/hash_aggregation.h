@@ -2,8 +2,6 @@
 
 #include <memory>
 #include <optional>
-#include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/aggregate/aggregate_function.h"
@@ -27,11 +25,19 @@ struct GroupedAggregate {
 /// each partition is merged across the threads' tables independently, one
 /// morsel per partition, and its groups emitted (the source of the next
 /// pipeline). Without keys it yields exactly one row, also over no input.
+///
+/// Vectorized: a chunk's keys are hashed column by column, each row finds its
+/// group in an open-addressing table (a slot holds a hash tag beside the group
+/// number, so most mismatches never touch the group), and then each aggregate
+/// updates the states of the chunk's groups in one tight loop. A group is one
+/// fixed-width row: its hash, its keys (strings as 16-byte handles into the
+/// table's own heap) and a fixed-size state per aggregate.
 class HashAggregation {
  public:
   static constexpr size_t kPartitions = 32;
 
   HashAggregation(std::vector<LogicalType> keyTypes, std::vector<GroupedAggregate> aggregates);
+  ~HashAggregation();
 
   /// The sink that pre-aggregates a pipeline's rows.
   std::shared_ptr<ChunkSink> sink();
@@ -40,8 +46,7 @@ class HashAggregation {
   /// Output types: the keys, then the aggregates' results.
   std::vector<LogicalType> outputTypes() const;
 
-  struct Accumulator;
-  struct Groups;
+  struct Layout;
 
  private:
   friend class HashAggregationSink;
@@ -49,6 +54,7 @@ class HashAggregation {
 
   std::vector<LogicalType> keyTypes_;
   std::vector<GroupedAggregate> aggregates_;
+  std::unique_ptr<Layout> layout_;
   /// Every thread's table, handed over by the sink's combine.
   std::vector<std::unique_ptr<LocalSinkState>> tables_;
 };

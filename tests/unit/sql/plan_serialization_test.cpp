@@ -103,7 +103,8 @@ void expectRefused(const proto::PlanProto& message, const std::string& fragment)
 
 TEST(PlanSerializationTest, ParametersArriveAsValuesOfTheExpectedType) {
   TpchCatalog catalog;
-  auto plans = plansOf(catalog, "SELECT count(*) FROM lineitem WHERE l_quantity < $1", {engine::LogicalType::integer()});
+  auto plans =
+      plansOf(catalog, "SELECT count(*) FROM lineitem WHERE l_quantity < $1", {engine::LogicalType::integer()});
   std::vector<engine::Value> parameters = {engine::Value::integer(10)};
   LogicalPlan decoded = decodePlan(encodePlan(plans.at(0), parameters, storageIdSeven));
   std::string text = verboseExplain(decoded);
