@@ -19,10 +19,13 @@ std::vector<uint64_t> PlanExecutor::run(const proto::ExecutePlanRequest& request
   sql::LogicalPlan plan = sql::decodePlan(request.plan());
   sql::PipelineOptions options;
   options.countRows = request.count_rows();
+  // Result strings may point into the scanned segments: the scans keep them alive until the result is sent.
+  std::vector<std::shared_ptr<PartitionScanSource>> scans;
   sql::PhysicalPlan physical = sql::buildPipelines(
       plan,
       [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
-        return std::make_shared<PartitionScanSource>(scan, storage_.find(scan.table.storageId));
+        scans.push_back(std::make_shared<PartitionScanSource>(scan, storage_.find(scan.table.storageId)));
+        return scans.back();
       },
       options);
   scheduler::PipelineRunner runner(dispatcher_);

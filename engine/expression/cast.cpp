@@ -45,15 +45,32 @@ void castNumericToNumeric(const Vector& input, Vector& out) {
     case TypeId::kBigInt:
       unaryLoop<In, int64_t>(input, out, [&](In raw) { return checkedIntegral<int64_t>(convert(raw), to); });
       break;
-    case TypeId::kDecimal:
+    case TypeId::kDecimal: {
+      const int128_t limit = powerOfTen(to.precision());
+      if (to.scale() >= fromScale && (sizeof(In) <= sizeof(int64_t) || to.scale() == fromScale)) {
+        // Widening the scale of an integer or 64-bit decimal: 2^63 * 10^38 can overflow, so only
+        // factors up to 10^18 take this path, where the product always fits in 128 bits.
+        if (to.scale() - fromScale <= 18) {
+          const int128_t factor = powerOfTen(to.scale() - fromScale);
+          withDecimalStorage(to, [&](auto tag) {
+            unaryLoop<In, decltype(tag)>(input, out, [&](In raw) {
+              int128_t value = static_cast<int128_t>(raw) * factor;
+              if (value >= limit || value <= -limit) failOutOfRange(to);
+              return value;
+            });
+          });
+          break;
+        }
+      }
       withDecimalStorage(to, [&](auto tag) {
         unaryLoop<In, decltype(tag)>(input, out, [&](In raw) {
           int128_t value = convert(raw);
-          if (!fitsPrecision(value, to.precision())) failOutOfRange(to);
+          if (value >= limit || value <= -limit) failOutOfRange(to);
           return value;
         });
       });
       break;
+    }
     case TypeId::kDouble: {
       double divisor = std::pow(10.0, fromScale);
       unaryLoop<In, double>(input, out, [&](In raw) { return static_cast<double>(raw) / divisor; });

@@ -1,36 +1,8 @@
 #include "engine/types/decimal.h"
 
-#include <array>
-
 #include "common/check.h"
 
 namespace shoal::engine {
-namespace {
-
-constexpr int kMaxPowerOfTen = 38;
-
-constexpr std::array<int128_t, kMaxPowerOfTen + 1> makePowersOfTen() {
-  std::array<int128_t, kMaxPowerOfTen + 1> powers{};
-  powers[0] = 1;
-  for (int i = 1; i <= kMaxPowerOfTen; ++i) {
-    powers[i] = powers[i - 1] * 10;
-  }
-  return powers;
-}
-
-constexpr auto kPowersOfTen = makePowersOfTen();
-
-}  // namespace
-
-int128_t powerOfTen(int exponent) {
-  SHOAL_CHECK(exponent >= 0 && exponent <= kMaxPowerOfTen, "exponent {}", exponent);
-  return kPowersOfTen[exponent];
-}
-
-bool fitsPrecision(int128_t unscaled, int precision) {
-  int128_t limit = powerOfTen(precision);
-  return unscaled < limit && unscaled > -limit;
-}
 
 int128_t rescaleDecimal(int128_t unscaled, int fromScale, int toScale, bool& overflow) {
   overflow = false;

@@ -30,7 +30,7 @@ Vector::Vector(LogicalType type, size_t capacity)
       capacity_(capacity),
       data_(std::make_unique<std::byte[]>(std::max<size_t>(capacity, 1) * physicalTypeWidth(type.physicalType()))),
       validity_(capacity),
-      heap_(std::make_unique<StringHeap>()) {}
+      heap_(std::make_shared<StringHeap>()) {}
 
 void Vector::resize(size_t numRows) {
   if (numRows > capacity_) {
@@ -135,18 +135,20 @@ void Vector::appendText(size_t row, std::string& out) const {
 
 Vector Vector::select(std::span<const uint32_t> rows) const {
   Vector out(type_, rows.size());
-  size_t width = physicalTypeWidth(type_.physicalType());
-  bool isString = type_.physicalType() == PhysicalType::kString;
+  const size_t width = physicalTypeWidth(type_.physicalType());
+  const std::byte* from = data_.get();
+  std::byte* to = out.data_.get();
+  const bool allValid = validity_.allValid(size_);
   for (size_t i = 0; i < rows.size(); ++i) {
     uint32_t row = rows[i];
     SHOAL_DCHECK(row < size_);
-    out.setNull(i, isNull(row));
-    if (isString) {
-      // Re-home the bytes: the selection must not depend on this vector's heap.
-      out.setString(i, data<StringRef>()[row].view());
-    } else {
-      std::memcpy(out.data_.get() + i * width, data_.get() + row * width, width);
-    }
+    if (!allValid) out.setNull(i, isNull(row));
+    std::memcpy(to + i * width, from + row * width, width);
+  }
+  if (type_.physicalType() == PhysicalType::kString) {
+    // The handles point into this vector's heaps (or storage that outlives the query): share them.
+    out.sharedHeaps_ = sharedHeaps_;
+    if (heap_->allocatedBytes() > 0) out.sharedHeaps_.push_back(heap_);
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/check.h"
 #include "engine/types/logical_type.h"
@@ -20,7 +21,8 @@ inline constexpr size_t kVectorSize = 2048;
 
 /// A column of up to `capacity` values of one type, with a validity bitmap.
 /// Fixed-width values sit in one contiguous array; strings are StringRefs whose
-/// long bytes live in the vector's own heap. Move-only; single owner.
+/// long bytes live in the vector's own heap, or in the heaps of the vectors it
+/// was selected from, which it keeps alive. Move-only; single owner.
 class Vector {
  public:
   Vector(LogicalType type, size_t capacity);
@@ -59,6 +61,7 @@ class Vector {
   void appendText(size_t row, std::string& out) const;
 
   /// Returns a new vector holding the given rows of this one, in that order.
+  /// Strings are not copied: the new vector shares this one's heaps.
   Vector select(std::span<const uint32_t> rows) const;
 
   /// Copies row `fromRow` of `from` (same physical type) into row `row`, NULL included, without a Value.
@@ -74,7 +77,9 @@ class Vector {
   std::unique_ptr<std::byte[]> data_;
   ValidityMask validity_;
   // Owned through a pointer so that StringRefs stay valid when the vector moves.
-  std::unique_ptr<StringHeap> heap_;
+  std::shared_ptr<StringHeap> heap_;
+  /// Heaps of the vectors this one was selected from, which its strings may point into.
+  std::vector<std::shared_ptr<const StringHeap>> sharedHeaps_;
 };
 
 /// Bytes per value of a physical type in a Vector's data array.

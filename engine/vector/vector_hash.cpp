@@ -14,8 +14,7 @@ inline uint64_t fold(uint64_t seed, uint64_t hash) {
 }
 
 template <class T, class HashOf>
-void hashTyped(const Vector& vector, size_t firstRow, size_t numRows, uint64_t* hashes, bool combine,
-               HashOf hashOf) {
+void hashTyped(const Vector& vector, size_t firstRow, size_t numRows, uint64_t* hashes, bool combine, HashOf hashOf) {
   const T* values = vector.data<T>() + firstRow;
   const bool allValid = vector.validity().allValid(firstRow + numRows);
   for (size_t i = 0; i < numRows; ++i) {
@@ -54,7 +53,8 @@ void hashVector(const Vector& vector, size_t firstRow, size_t numRows, uint64_t*
                          [](int32_t v) { return mixHash(static_cast<uint64_t>(static_cast<int64_t>(v))); });
       break;
     case PhysicalType::kInt64:
-      hashTyped<int64_t>(vector, firstRow, numRows, hashes, combine, [](int64_t v) { return mixHash(static_cast<uint64_t>(v)); });
+      hashTyped<int64_t>(vector, firstRow, numRows, hashes, combine,
+                         [](int64_t v) { return mixHash(static_cast<uint64_t>(v)); });
       break;
     case PhysicalType::kInt128:
       hashTyped<__int128>(vector, firstRow, numRows, hashes, combine, [](__int128 v) {
@@ -64,7 +64,7 @@ void hashVector(const Vector& vector, size_t firstRow, size_t numRows, uint64_t*
       break;
     case PhysicalType::kDouble:
       hashTyped<double>(vector, firstRow, numRows, hashes, combine, [](double v) {
-        if (v == 0) v = 0;                 // -0.0 is 0.0
+        if (v == 0) v = 0;                    // -0.0 is 0.0
         if (std::isnan(v)) v = std::nan("");  // every NaN alike
         uint64_t bits;
         std::memcpy(&bits, &v, sizeof(bits));
