@@ -6,10 +6,10 @@
 #include <string>
 
 #include "common/check.h"
-#include "common/hashing.h"
 #include "common/status.h"
 #include "engine/expression/expression_evaluator.h"
 #include "engine/vector/key_bytes.h"
+#include "engine/vector/vector_hash.h"
 
 namespace shoal::engine {
 
@@ -17,24 +17,56 @@ namespace {
 
 /// Pointers use the low 48 bits on x86-64; the top 16 hold the bucket's tag.
 constexpr uintptr_t kPointerMask = (uintptr_t{1} << 48) - 1;
+/// Stored rows inserted into the directory per morsel of the insert pipeline.
+constexpr size_t kInsertSlice = 64 * 1024;
 
 uintptr_t tagOf(uint64_t hash) {
   return uintptr_t{1} << (48 + (hash >> 60));
 }
 
-/// The key's bytes, or false when a key column is NULL (it matches nothing).
-bool keyBytes(const Chunk& chunk, const std::vector<size_t>& columns, size_t row, std::string& out) {
-  out.clear();
-  for (size_t column : columns) {
-    const Vector& vector = chunk.column(column);
-    if (vector.isNull(row)) return false;
-    appendKeyBytes(vector, row, out);
+/// Hashes of `columns` of every row of `chunk`, and which rows have a NULL key (they match nothing).
+void hashKeys(const Chunk& chunk, std::span<const size_t> columns, std::vector<uint64_t>& hashes,
+              std::vector<uint8_t>& nullKey) {
+  const size_t rows = chunk.size();
+  hashes.resize(rows);
+  nullKey.assign(rows, 0);
+  for (size_t k = 0; k < columns.size(); ++k) {
+    const Vector& column = chunk.column(columns[k]);
+    hashVector(column, 0, rows, hashes.data(), k > 0);
+    if (!column.validity().allValid(rows)) {
+      for (size_t row = 0; row < rows; ++row) nullKey[row] |= column.isNull(row) ? 1 : 0;
+    }
   }
-  return true;
 }
 
-uint64_t hashBytes(const std::string& bytes) {
-  return hash64(bytes.data(), bytes.size());
+/// Whether two non-NULL key values are equal as SQL values (INTEGER meets BIGINT; -0.0 is 0.0; NaN is NaN).
+bool sameKey(const Vector& a, size_t rowA, const Vector& b, size_t rowB) {
+  PhysicalType physical = a.type().physicalType();
+  if (physical == b.type().physicalType()) {
+    switch (physical) {
+      case PhysicalType::kBool:
+        return a.data<uint8_t>()[rowA] == b.data<uint8_t>()[rowB];
+      case PhysicalType::kInt32:
+        return a.data<int32_t>()[rowA] == b.data<int32_t>()[rowB];
+      case PhysicalType::kInt64:
+        return a.data<int64_t>()[rowA] == b.data<int64_t>()[rowB];
+      case PhysicalType::kInt128:
+        return a.data<__int128>()[rowA] == b.data<__int128>()[rowB];
+      case PhysicalType::kDouble: {
+        double x = a.data<double>()[rowA];
+        double y = b.data<double>()[rowB];
+        return x == y || (std::isnan(x) && std::isnan(y));
+      }
+      case PhysicalType::kString:
+        return a.data<StringRef>()[rowA] == b.data<StringRef>()[rowB];
+    }
+  }
+  // Mixed widths: compare the canonical key bytes.
+  std::string x;
+  std::string y;
+  appendKeyBytes(a, rowA, x);
+  appendKeyBytes(b, rowB, y);
+  return x == y;
 }
 
 }  // namespace
@@ -43,59 +75,124 @@ uint64_t hashBytes(const std::string& bytes) {
 struct HashJoin::Entry {
   const Entry* next = nullptr;
   uint64_t hash = 0;
-  std::string key;
-  uint32_t chunk = 0;
-  uint32_t row = 0;
-  /// The chunk holding the row, set once the thread areas stopped moving.
   const Chunk* source = nullptr;
+  uint32_t row = 0;
 };
 
-/// One thread's build rows: its chunks, and an entry per row with a non-NULL key (a NULL key matches nothing).
+/// One thread's build rows: its chunks (at stable addresses), and an entry per row with a non-NULL key.
 struct HashJoin::StoredRows final : LocalSinkState {
-  std::vector<Chunk> chunks;
+  std::vector<std::unique_ptr<Chunk>> chunks;
   std::vector<Entry> entries;
   bool sawNullKey = false;
 };
 
+/// Everything the build side leaves for the probe: the threads' rows and the directory over them.
+struct HashJoin::BuildSide {
+  std::vector<std::unique_ptr<StoredRows>> stored;
+  std::unique_ptr<std::atomic<uintptr_t>[]> directory;
+  uint64_t mask = 0;
+  size_t rows = 0;
+  bool hasNullKey = false;
+
+  /// The first entry of the chain for `hash`, or null when the tag rules the key out.
+  const Entry* candidates(uint64_t hash) const {
+    uintptr_t head = directory[hash & mask].load(std::memory_order_acquire);
+    if ((head & tagOf(hash)) == 0) return nullptr;
+    return reinterpret_cast<const Entry*>(head & kPointerMask);
+  }
+};
+
 class HashJoinBuildSink final : public ChunkSink {
  public:
-  explicit HashJoinBuildSink(HashJoin& join) : join_(join) {}
+  explicit HashJoinBuildSink(HashJoin& join) : join_(join) {
+    for (size_t i = 0; i < join_.options_.numKeys; ++i) keyColumns_.push_back(i);
+  }
 
   std::unique_ptr<LocalSinkState> makeLocalState() const override { return std::make_unique<HashJoin::StoredRows>(); }
 
   void consume(Chunk& chunk, LocalSinkState& state) const override {
     auto& stored = static_cast<HashJoin::StoredRows&>(state);
-    std::vector<size_t> keys(join_.options_.numKeys);
-    for (size_t i = 0; i < keys.size(); ++i) keys[i] = i;
-    auto chunkIndex = static_cast<uint32_t>(stored.chunks.size());
-    std::string key;
-    for (size_t row = 0; row < chunk.size(); ++row) {
-      if (!keyBytes(chunk, keys, row, key)) {
+    std::vector<uint64_t> hashes;
+    std::vector<uint8_t> nullKey;
+    hashKeys(chunk, keyColumns_, hashes, nullKey);
+    auto owned = std::make_unique<Chunk>(std::move(chunk));
+    for (size_t row = 0; row < owned->size(); ++row) {
+      if (nullKey[row]) {
         stored.sawNullKey = true;
         continue;
       }
-      HashJoin::Entry entry;
-      entry.hash = hashBytes(key);
-      entry.key = key;
-      entry.chunk = chunkIndex;
-      entry.row = static_cast<uint32_t>(row);
-      stored.entries.push_back(std::move(entry));
+      stored.entries.push_back({nullptr, hashes[row], owned.get(), static_cast<uint32_t>(row)});
     }
-    stored.chunks.push_back(std::move(chunk));
+    stored.chunks.push_back(std::move(owned));
   }
 
   void combine(LocalSinkState& state) override {
-    join_.stored_.push_back(
+    join_.build_->stored.push_back(
         std::make_unique<HashJoin::StoredRows>(std::move(static_cast<HashJoin::StoredRows&>(state))));
   }
 
-  void finalize() override { join_.buildDirectory(); }
+  void finalize() override {
+    auto& build = *join_.build_;
+    for (const auto& stored : build.stored) {
+      build.rows += stored->entries.size();
+      build.hasNullKey = build.hasNullKey || stored->sawNullKey;
+    }
+    // A power of two at least twice the entries: short chains. Zeroed: every bucket empty.
+    uint64_t buckets = std::bit_ceil(std::max<uint64_t>(build.rows * 2, 16));
+    build.mask = buckets - 1;
+    build.directory.reset(new std::atomic<uintptr_t>[buckets]());
+  }
 
  private:
   HashJoin& join_;
+  std::vector<size_t> keyColumns_;
 };
 
-HashJoin::HashJoin(Options options) : options_(std::move(options)) {
+class HashJoinInsertSource final : public ChunkSource {
+ public:
+  explicit HashJoinInsertSource(HashJoin& join) : join_(join) {}
+
+  size_t numMorsels() const override {
+    slices_.clear();
+    for (size_t area = 0; area < join_.build_->stored.size(); ++area) {
+      size_t entries = join_.build_->stored[area]->entries.size();
+      for (size_t begin = 0; begin < entries; begin += kInsertSlice) slices_.push_back({area, begin});
+    }
+    return slices_.size();
+  }
+
+  void produce(size_t morsel, const std::function<void(Chunk&)>&) const override {
+    auto& build = *join_.build_;
+    auto& entries = build.stored[slices_[morsel].first]->entries;
+    size_t begin = slices_[morsel].second;
+    size_t end = std::min(entries.size(), begin + kInsertSlice);
+    for (size_t i = begin; i < end; ++i) {
+      HashJoin::Entry& entry = entries[i];
+      auto& bucket = build.directory[entry.hash & build.mask];
+      uintptr_t head = bucket.load(std::memory_order_relaxed);
+      uintptr_t updated;
+      do {
+        entry.next = reinterpret_cast<const HashJoin::Entry*>(head & kPointerMask);
+        updated = reinterpret_cast<uintptr_t>(&entry) | (head & ~kPointerMask) | tagOf(entry.hash);
+      } while (!bucket.compare_exchange_weak(head, updated, std::memory_order_release, std::memory_order_relaxed));
+    }
+  }
+
+ private:
+  HashJoin& join_;
+  /// (area, first entry) of each morsel; set when the dispatcher asks for the morsels.
+  mutable std::vector<std::pair<size_t, size_t>> slices_;
+};
+
+/// Consumes nothing: the end of the insert pipeline.
+class DiscardingSink final : public ChunkSink {
+ public:
+  std::unique_ptr<LocalSinkState> makeLocalState() const override { return std::make_unique<LocalSinkState>(); }
+  void consume(Chunk&, LocalSinkState&) const override {}
+  void combine(LocalSinkState&) override {}
+};
+
+HashJoin::HashJoin(Options options) : options_(std::move(options)), build_(std::make_shared<BuildSide>()) {
   SHOAL_CHECK(options_.numKeys == options_.probeKeys.size(), "join key counts differ");
   SHOAL_CHECK(options_.numKeys > 0, "a hash join needs keys");
 }
@@ -106,35 +203,16 @@ std::shared_ptr<ChunkSink> HashJoin::buildSink() {
   return std::make_shared<HashJoinBuildSink>(*this);
 }
 
-void HashJoin::buildDirectory() {
-  for (const auto& stored : stored_) {
-    buildRows_ += stored->entries.size();
-    buildHasNullKey_ = buildHasNullKey_ || stored->sawNullKey;
-  }
-  // A power of two at least twice the entries: short chains.
-  uint64_t buckets = std::bit_ceil(std::max<uint64_t>(buildRows_ * 2, 16));
-  mask_ = buckets - 1;
-  directory_ = std::make_unique<std::atomic<uintptr_t>[]>(buckets);
-  for (uint64_t i = 0; i < buckets; ++i) directory_[i].store(0, std::memory_order_relaxed);
-  // Lock-free inserts: every thread's area could go in parallel; here the finishing thread inserts them all.
-  for (auto& stored : stored_) {
-    for (auto& entry : stored->entries) {
-      entry.source = &stored->chunks[entry.chunk];
-      auto& bucket = directory_[entry.hash & mask_];
-      uintptr_t head = bucket.load(std::memory_order_relaxed);
-      uintptr_t updated;
-      do {
-        entry.next = reinterpret_cast<const Entry*>(head & kPointerMask);
-        updated = reinterpret_cast<uintptr_t>(&entry) | (head & ~kPointerMask) | tagOf(entry.hash);
-      } while (!bucket.compare_exchange_weak(head, updated, std::memory_order_release, std::memory_order_relaxed));
-    }
-  }
+std::shared_ptr<ChunkSource> HashJoin::insertSource() {
+  return std::make_shared<HashJoinInsertSource>(*this);
 }
 
-const HashJoin::Entry* HashJoin::candidates(uint64_t hash) const {
-  uintptr_t head = directory_[hash & mask_].load(std::memory_order_acquire);
-  if ((head & tagOf(hash)) == 0) return nullptr;
-  return reinterpret_cast<const Entry*>(head & kPointerMask);
+std::shared_ptr<ChunkSink> HashJoin::discardingSink() {
+  return std::make_shared<DiscardingSink>();
+}
+
+size_t HashJoin::buildRows() const {
+  return build_->rows;
 }
 
 class HashJoinProbe final : public ChunkOperator {
@@ -145,18 +223,23 @@ class HashJoinProbe final : public ChunkOperator {
     const auto& options = join_.options_;
     const size_t probeRows = chunk.size();
     // Candidate pairs by key, then the residual condition over them.
+    const HashJoin::BuildSide& build = *join_.build_;
     std::vector<uint32_t> pairProbe;
     std::vector<const HashJoin::Entry*> pairBuild;
-    std::vector<uint8_t> probeKeyNull(probeRows, 0);
-    std::string key;
+    std::vector<uint64_t> hashes;
+    std::vector<uint8_t> probeKeyNull;
+    hashKeys(chunk, options.probeKeys, hashes, probeKeyNull);
+    const size_t numKeys = options.numKeys;
     for (size_t row = 0; row < probeRows; ++row) {
-      if (!keyBytes(chunk, options.probeKeys, row, key)) {
-        probeKeyNull[row] = 1;
-        continue;
-      }
-      uint64_t hash = hashBytes(key);
-      for (const auto* entry = join_.candidates(hash); entry != nullptr; entry = entry->next) {
-        if (entry->hash == hash && entry->key == key) {
+      if (probeKeyNull[row]) continue;
+      const uint64_t hash = hashes[row];
+      for (const auto* entry = build.candidates(hash); entry != nullptr; entry = entry->next) {
+        if (entry->hash != hash) continue;
+        bool same = true;
+        for (size_t k = 0; k < numKeys && same; ++k) {
+          same = sameKey(chunk.column(options.probeKeys[k]), row, entry->source->column(k), entry->row);
+        }
+        if (same) {
           pairProbe.push_back(static_cast<uint32_t>(row));
           pairBuild.push_back(entry);
         }
@@ -173,10 +256,10 @@ class HashJoinProbe final : public ChunkOperator {
     std::vector<uint32_t> matches(probeRows, 0);
     for (uint32_t row : pairProbe) ++matches[row];
     // A NULL-aware hash key: a NULL on either side makes "no match" unknown, unless the build side is empty.
-    bool buildEmpty = join_.buildRows_ == 0 && !join_.buildHasNullKey_;
+    bool buildEmpty = build.rows == 0 && !build.hasNullKey;
     for (uint32_t row = 0; row < probeRows; ++row) {
       if (options.nullAware && !options.nullAwareComparison && !buildEmpty) {
-        unknown[row] = probeKeyNull[row] || join_.buildHasNullKey_;
+        unknown[row] = probeKeyNull[row] || build.hasNullKey;
       }
       if (matches[row] > 0) unknown[row] = 0;
     }
@@ -270,14 +353,24 @@ class HashJoinProbe final : public ChunkOperator {
     size_t firstBuildColumn = withBuildKeys ? 0 : options.numKeys;
     for (size_t column = firstBuildColumn; column < options.buildTypes.size(); ++column) {
       Vector values(options.buildTypes[column], entries.size());
+      const PhysicalType physical = options.buildTypes[column].physicalType();
+      const size_t width = physicalTypeWidth(physical);
+      auto* to = values.data<uint8_t>();
       for (size_t i = 0; i < entries.size(); ++i) {
         const HashJoin::Entry* entry = entries[i];
         if (entry == nullptr) {
           values.setNull(i, true);
           continue;
         }
-        values.copyRow(i, entry->source->column(column), entry->row);
+        const Vector& from = entry->source->column(column);
+        if (from.isNull(entry->row)) {
+          values.setNull(i, true);
+          continue;
+        }
+        // String handles are copied as they are: the vector keeps the build side (and its heaps) alive.
+        std::memcpy(to + i * width, from.data<uint8_t>() + entry->row * width, width);
       }
+      if (physical == PhysicalType::kString) values.keepAlive(join_.build_);
       out.addColumn(std::move(values));
     }
     return out;

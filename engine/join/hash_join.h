@@ -11,13 +11,15 @@ namespace shoal::engine {
 
 enum class HashJoinType { kInner, kLeft, kSemi, kAnti, kMark, kSingle };
 
-/// A hash join as the morsel-driven paper builds it. The build pipeline's
-/// threads first store their rows in thread-local areas; once all are in,
-/// the exact size is known, and one directory of 2^k buckets is allocated
-/// and filled lock-free (compare-and-swap on the bucket heads). Each bucket
-/// pointer carries a 16-bit tag in its unused top bits: the union of one bit
-/// per entry chosen by its hash, so that most probes of absent keys are
-/// rejected without touching the chain.
+/// A hash join as the morsel-driven paper builds it, in three pipelines. The
+/// build pipeline's threads store their rows and hashes in thread-local areas
+/// (buildSink); once all are in, the exact size is known, and one directory of
+/// 2^k buckets is allocated. The insert pipeline (insertSource, into
+/// discardingSink) then fills it from all threads in parallel, lock-free, by
+/// compare-and-swap on the bucket heads. Each bucket pointer carries a 16-bit
+/// tag in its unused top bits: the union of one bit per entry chosen by its
+/// hash, so that most probes of absent keys are rejected without touching the
+/// chain. The probe pipeline (probe) depends on the insert pipeline.
 ///
 /// Build rows have the key columns first, then the payload. Probe rows are
 /// matched on `probeKeys`; a pair of rows then also has to pass the
@@ -44,31 +46,31 @@ class HashJoin {
   explicit HashJoin(Options options);
   ~HashJoin();
 
-  /// The build pipeline's sink: stores rows per thread; its finalize builds the directory.
+  /// The build pipeline's sink: stores rows per thread; its finalize allocates the directory.
   std::shared_ptr<ChunkSink> buildSink();
+  /// The insert pipeline's source, after the build pipeline: one morsel per slice of stored rows, each
+  /// inserted into the directory; it produces no chunks.
+  std::shared_ptr<ChunkSource> insertSource();
+  /// A sink for pipelines that produce nothing (the insert pipeline).
+  static std::shared_ptr<ChunkSink> discardingSink();
   /// The probe pipeline's operator. Output: the probe columns, then the build payload (inner, left, single),
   /// or a BOOLEAN mark (mark), or nothing more (semi, anti).
   std::shared_ptr<ChunkOperator> probe();
 
-  size_t buildRows() const { return buildRows_; }
+  size_t buildRows() const;
 
   struct Entry;
   struct StoredRows;
+  struct BuildSide;
 
  private:
   friend class HashJoinBuildSink;
+  friend class HashJoinInsertSource;
   friend class HashJoinProbe;
 
-  void buildDirectory();
-  /// The first entry of the chain for `hash`, or null when the tag rules the key out.
-  const Entry* candidates(uint64_t hash) const;
-
   Options options_;
-  std::vector<std::unique_ptr<StoredRows>> stored_;
-  std::unique_ptr<std::atomic<uintptr_t>[]> directory_;
-  uint64_t mask_ = 0;
-  size_t buildRows_ = 0;
-  bool buildHasNullKey_ = false;
+  /// Shared: output vectors keep it alive while their strings point into its rows.
+  std::shared_ptr<BuildSide> build_;
 };
 
 }  // namespace shoal::engine

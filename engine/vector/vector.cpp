@@ -147,8 +147,8 @@ Vector Vector::select(std::span<const uint32_t> rows) const {
   }
   if (type_.physicalType() == PhysicalType::kString) {
     // The handles point into this vector's heaps (or storage that outlives the query): share them.
-    out.sharedHeaps_ = sharedHeaps_;
-    if (heap_->allocatedBytes() > 0) out.sharedHeaps_.push_back(heap_);
+    out.owners_ = owners_;
+    if (heap_->allocatedBytes() > 0) out.owners_.push_back(heap_);
   }
   return out;
 }

@@ -61,8 +61,12 @@ class Vector {
   void appendText(size_t row, std::string& out) const;
 
   /// Returns a new vector holding the given rows of this one, in that order.
-  /// Strings are not copied: the new vector shares this one's heaps.
+  /// Strings are not copied: the new vector keeps this one's heaps alive.
   Vector select(std::span<const uint32_t> rows) const;
+
+  /// Keeps `owner` alive as long as this vector: whatever holds the bytes of strings
+  /// stored here as handles without copying (another vector's heap, a hash table's rows).
+  void keepAlive(std::shared_ptr<const void> owner) { owners_.push_back(std::move(owner)); }
 
   /// Copies row `fromRow` of `from` (same physical type) into row `row`, NULL included, without a Value.
   void copyRow(size_t row, const Vector& from, size_t fromRow);
@@ -78,8 +82,8 @@ class Vector {
   ValidityMask validity_;
   // Owned through a pointer so that StringRefs stay valid when the vector moves.
   std::shared_ptr<StringHeap> heap_;
-  /// Heaps of the vectors this one was selected from, which its strings may point into.
-  std::vector<std::shared_ptr<const StringHeap>> sharedHeaps_;
+  /// What else this vector's strings may point into (see keepAlive).
+  std::vector<std::shared_ptr<const void>> owners_;
 };
 
 /// Bytes per value of a physical type in a Vector's data array.

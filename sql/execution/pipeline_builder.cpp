@@ -351,6 +351,13 @@ class Builder {
     auto node = std::make_shared<engine::HashJoin>(std::move(options));
     plan_.keepAlive.push_back(node);
     size_t buildPipeline = finish(std::move(right), node->buildSink());
+    // Then all threads insert the stored rows into the directory.
+    engine::Pipeline insert;
+    insert.source = node->insertSource();
+    insert.sink = engine::HashJoin::discardingSink();
+    insert.dependencies = {buildPipeline};
+    plan_.pipelines.push_back(std::move(insert));
+    size_t insertPipeline = plan_.pipelines.size() - 1;
 
     // Probe rows: the left columns, then the keys.
     std::vector<ExpressionPtr> probeColumns;
@@ -363,7 +370,7 @@ class Builder {
     std::vector<engine::LogicalType> leftTypes = left.types;
     project_(left, std::move(probeColumns), probeIds);
     left.pipeline.operators.push_back(node->probe());
-    left.pipeline.dependencies.push_back(buildPipeline);
+    left.pipeline.dependencies.push_back(insertPipeline);
 
     // What the probe emits, then the join's own output columns.
     std::vector<ColumnId> emitted = probeIds;

@@ -57,13 +57,16 @@ std::vector<std::vector<Value>> runRows(HashJoin::Options options, const std::ve
   scheduler::Dispatcher dispatcher(3, NumaTopology::fake(1));
   scheduler::PipelineRunner runner(dispatcher);
   auto result = std::make_shared<CollectSink>();
-  std::vector<Pipeline> pipelines(2);
+  std::vector<Pipeline> pipelines(3);
   pipelines[0].source = std::make_shared<ChunkListSource>(table(build, LogicalType::bigInt()));
   pipelines[0].sink = join.buildSink();
-  pipelines[1].source = std::make_shared<ChunkListSource>(table(probe, probeKeyType));
-  pipelines[1].operators.push_back(join.probe());
-  pipelines[1].sink = result;
+  pipelines[1].source = join.insertSource();
+  pipelines[1].sink = HashJoin::discardingSink();
   pipelines[1].dependencies = {0};
+  pipelines[2].source = std::make_shared<ChunkListSource>(table(probe, probeKeyType));
+  pipelines[2].operators.push_back(join.probe());
+  pipelines[2].sink = result;
+  pipelines[2].dependencies = {1};
   runner.start(std::move(pipelines))->wait();
   std::vector<std::vector<Value>> rows;
   for (auto& chunk : result->chunks()) {
