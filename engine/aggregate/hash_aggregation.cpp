@@ -743,7 +743,7 @@ class HashAggregationSource final : public ChunkSource {
       return;
     }
     size_t width = physicalTypeWidth(layout.keyPhysical[k]);
-    std::memcpy(out.data<uint8_t>() + row * width, value, width);
+    copyValue(out.data<uint8_t>() + row * width, value, width);
   }
 
   HashAggregation& aggregation_;

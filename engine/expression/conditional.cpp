@@ -100,7 +100,7 @@ void store(Vector values, const RowList& rows, Vector& out) {
       // Re-home the bytes: `values` and its heap go away when this returns.
       out.setString(row, values.data<StringRef>()[i].view());
     } else {
-      std::memcpy(to + row * width, from + i * width, width);
+      copyValue(to + row * width, from + i * width, width);
     }
   }
 }

@@ -368,7 +368,7 @@ class HashJoinProbe final : public ChunkOperator {
           continue;
         }
         // String handles are copied as they are: the vector keeps the build side (and its heaps) alive.
-        std::memcpy(to + i * width, from.data<uint8_t>() + entry->row * width, width);
+        copyValue(to + i * width, from.data<uint8_t>() + entry->row * width, width);
       }
       if (physical == PhysicalType::kString) values.keepAlive(join_.build_);
       out.addColumn(std::move(values));

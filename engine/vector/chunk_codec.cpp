@@ -43,7 +43,7 @@ void encodeRows(const Chunk& chunk, uint32_t numRows, bool identity, RowAt rowAt
         size_t offset = out.size();
         out.resize(offset + numRows * width);
         for (uint32_t i = 0; i < numRows; ++i)
-          std::memcpy(out.data() + offset + i * width, values + rowAt(i) * width, width);
+          copyValue(out.data() + offset + i * width, values + rowAt(i) * width, width);
       }
       continue;
     }

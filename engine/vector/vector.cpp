@@ -143,7 +143,7 @@ Vector Vector::select(std::span<const uint32_t> rows) const {
     uint32_t row = rows[i];
     SHOAL_DCHECK(row < size_);
     if (!allValid) out.setNull(i, isNull(row));
-    std::memcpy(to + i * width, from + row * width, width);
+    copyValue(to + i * width, from + row * width, width);
   }
   if (type_.physicalType() == PhysicalType::kString) {
     // The handles point into this vector's heaps (or storage that outlives the query): share them.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -88,5 +89,26 @@ class Vector {
 
 /// Bytes per value of a physical type in a Vector's data array.
 size_t physicalTypeWidth(PhysicalType type);
+
+/// Copies one value of `width` bytes (a physicalTypeWidth). A switch, so that
+/// each case is an inlined fixed-size move rather than a call to memmove per value.
+inline void copyValue(void* to, const void* from, size_t width) {
+  switch (width) {
+    case 1:
+      std::memcpy(to, from, 1);
+      return;
+    case 4:
+      std::memcpy(to, from, 4);
+      return;
+    case 8:
+      std::memcpy(to, from, 8);
+      return;
+    case 16:
+      std::memcpy(to, from, 16);
+      return;
+    default:
+      std::memcpy(to, from, width);
+  }
+}
 
 }  // namespace shoal::engine
