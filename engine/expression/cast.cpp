@@ -129,8 +129,18 @@ void castToText(const Vector& input, Vector& out) {
   uint32_t maxLength = out.type().maxLength();
   std::string text;
   out.validity() = input.validity();
+  const bool sharesHandles = input.type().isString() && out.type().id() != TypeId::kChar;
+  if (sharesHandles) out.shareStringsOf(input);
   for (size_t row = 0; row < input.size(); ++row) {
     if (input.isNull(row)) continue;
+    // String to VARCHAR/TEXT that fits (bytes bound characters): the same handle, no copy.
+    if (sharesHandles) {
+      const StringRef& handle = input.data<StringRef>()[row];
+      if (maxLength == 0 || handle.size() <= maxLength) {
+        out.data<StringRef>()[row] = handle;
+        continue;
+      }
+    }
     text.clear();
     if (input.type().isString()) {
       text = input.data<StringRef>()[row].view();  // CHAR(n) converts without its padding

@@ -166,7 +166,9 @@ class HashJoinInsertSource final : public ChunkSource {
     auto& entries = build.stored[slices_[morsel].first]->entries;
     size_t begin = slices_[morsel].second;
     size_t end = std::min(entries.size(), begin + kInsertSlice);
+    constexpr size_t kPrefetchAhead = 16;
     for (size_t i = begin; i < end; ++i) {
+      if (i + kPrefetchAhead < end) __builtin_prefetch(&build.directory[entries[i + kPrefetchAhead].hash & build.mask]);
       HashJoin::Entry& entry = entries[i];
       auto& bucket = build.directory[entry.hash & build.mask];
       uintptr_t head = bucket.load(std::memory_order_relaxed);
@@ -230,7 +232,17 @@ class HashJoinProbe final : public ChunkOperator {
     std::vector<uint8_t> probeKeyNull;
     hashKeys(chunk, options.probeKeys, hashes, probeKeyNull);
     const size_t numKeys = options.numKeys;
+    // A large directory misses the cache per probe (bucket, then entry): start those loads for a batch of
+    // rows ahead, so that they overlap.
+    constexpr size_t kPrefetchBatch = 256;
     for (size_t row = 0; row < probeRows; ++row) {
+      if (row % kPrefetchBatch == 0) {
+        size_t end = std::min(probeRows, row + kPrefetchBatch);
+        for (size_t j = row; j < end; ++j) __builtin_prefetch(&build.directory[hashes[j] & build.mask]);
+        for (size_t j = row; j < end; ++j) {
+          if (const auto* entry = build.candidates(hashes[j])) __builtin_prefetch(entry);
+        }
+      }
       if (probeKeyNull[row]) continue;
       const uint64_t hash = hashes[row];
       for (const auto* entry = build.candidates(hash); entry != nullptr; entry = entry->next) {

@@ -145,12 +145,14 @@ Vector Vector::select(std::span<const uint32_t> rows) const {
     if (!allValid) out.setNull(i, isNull(row));
     copyValue(to + i * width, from + row * width, width);
   }
-  if (type_.physicalType() == PhysicalType::kString) {
-    // The handles point into this vector's heaps (or storage that outlives the query): share them.
-    out.owners_ = owners_;
-    if (heap_->allocatedBytes() > 0) out.owners_.push_back(heap_);
-  }
+  // The handles point into this vector's heaps (or storage that outlives the query): share them.
+  if (type_.physicalType() == PhysicalType::kString) out.shareStringsOf(*this);
   return out;
+}
+
+void Vector::shareStringsOf(const Vector& other) {
+  owners_.insert(owners_.end(), other.owners_.begin(), other.owners_.end());
+  if (other.heap_->allocatedBytes() > 0) owners_.push_back(other.heap_);
 }
 
 std::string Vector::toString() const {

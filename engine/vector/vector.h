@@ -68,6 +68,8 @@ class Vector {
   /// Keeps `owner` alive as long as this vector: whatever holds the bytes of strings
   /// stored here as handles without copying (another vector's heap, a hash table's rows).
   void keepAlive(std::shared_ptr<const void> owner) { owners_.push_back(std::move(owner)); }
+  /// Keeps alive everything `other`'s strings point into, so that its handles may be copied here as they are.
+  void shareStringsOf(const Vector& other);
 
   /// Copies row `fromRow` of `from` (same physical type) into row `row`, NULL included, without a Value.
   void copyRow(size_t row, const Vector& from, size_t fromRow);
