@@ -129,14 +129,17 @@ void castToText(const Vector& input, Vector& out) {
   uint32_t maxLength = out.type().maxLength();
   std::string text;
   out.validity() = input.validity();
-  const bool sharesHandles = input.type().isString() && out.type().id() != TypeId::kChar;
+  const bool sharesHandles = input.type().isString();
+  const bool toChar = out.type().id() == TypeId::kChar;
   if (sharesHandles) out.shareStringsOf(input);
   for (size_t row = 0; row < input.size(); ++row) {
     if (input.isNull(row)) continue;
-    // String to VARCHAR/TEXT that fits (bytes bound characters): the same handle, no copy.
+    // A string that fits (bytes bound characters), and for CHAR has no trailing spaces to strip: the same
+    // handle, no copy.
     if (sharesHandles) {
       const StringRef& handle = input.data<StringRef>()[row];
-      if (maxLength == 0 || handle.size() <= maxLength) {
+      if ((maxLength == 0 || handle.size() <= maxLength) &&
+          (!toChar || handle.size() == 0 || handle.view().back() != ' ')) {
         out.data<StringRef>()[row] = handle;
         continue;
       }
