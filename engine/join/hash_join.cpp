@@ -69,6 +69,11 @@ bool sameKey(const Vector& a, size_t rowA, const Vector& b, size_t rowB) {
   return x == y;
 }
 
+/// Keys whose hash (hashVector's mix of the value widened to 64 bits) is a bijection of their value.
+bool isIntegerKey(const LogicalType& type) {
+  return type.id() == TypeId::kInteger || type.id() == TypeId::kBigInt || type.id() == TypeId::kDate;
+}
+
 }  // namespace
 
 /// One build row in the hash table: chained per bucket.
@@ -232,6 +237,10 @@ class HashJoinProbe final : public ChunkOperator {
     std::vector<uint8_t> probeKeyNull;
     hashKeys(chunk, options.probeKeys, hashes, probeKeyNull);
     const size_t numKeys = options.numKeys;
+    // One integer key on both sides: its 64-bit hash is a bijection of the (widened) value, so equal hashes are
+    // equal keys and the build row need not be read.
+    const bool hashIsKey =
+        numKeys == 1 && isIntegerKey(chunk.column(options.probeKeys[0]).type()) && isIntegerKey(options.buildTypes[0]);
     // A large directory misses the cache per probe (bucket, then entry): start those loads for a batch of
     // rows ahead, so that they overlap.
     constexpr size_t kPrefetchBatch = 256;
@@ -248,7 +257,7 @@ class HashJoinProbe final : public ChunkOperator {
       for (const auto* entry = build.candidates(hash); entry != nullptr; entry = entry->next) {
         if (entry->hash != hash) continue;
         bool same = true;
-        for (size_t k = 0; k < numKeys && same; ++k) {
+        for (size_t k = 0; k < numKeys && same && !hashIsKey; ++k) {
           same = sameKey(chunk.column(options.probeKeys[k]), row, entry->source->column(k), entry->row);
         }
         if (same) {

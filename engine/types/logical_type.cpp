@@ -53,27 +53,6 @@ LogicalType LogicalType::character(uint32_t length) {
   return type;
 }
 
-PhysicalType LogicalType::physicalType() const {
-  switch (id_) {
-    case TypeId::kBoolean:
-      return PhysicalType::kBool;
-    case TypeId::kInteger:
-    case TypeId::kDate:
-      return PhysicalType::kInt32;
-    case TypeId::kBigInt:
-      return PhysicalType::kInt64;
-    case TypeId::kDecimal:
-      return precision_ <= kMaxInt64DecimalPrecision ? PhysicalType::kInt64 : PhysicalType::kInt128;
-    case TypeId::kDouble:
-      return PhysicalType::kDouble;
-    case TypeId::kUnknown:  // an unresolved literal is still its text
-    case TypeId::kVarchar:
-    case TypeId::kChar:
-      return PhysicalType::kString;
-  }
-  return PhysicalType::kString;
-}
-
 std::string LogicalType::toString() const {
   switch (id_) {
     case TypeId::kUnknown:

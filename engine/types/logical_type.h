@@ -49,6 +49,7 @@ class LogicalType {
   uint8_t precision() const { return precision_; }
   uint8_t scale() const { return scale_; }
   uint32_t maxLength() const { return maxLength_; }
+  /// Inline: kernels ask it per vector, hash tables per row.
   PhysicalType physicalType() const;
 
   bool isIntegral() const { return id_ == TypeId::kInteger || id_ == TypeId::kBigInt; }
@@ -95,5 +96,26 @@ inline constexpr uint32_t kNumeric = 1700;
 /// Maps a parameter or cast target OID from a client to a Shoal type;
 /// unknown OIDs (and 0, "let the server decide") give kUnknown.
 LogicalType logicalTypeFromPostgresOid(uint32_t oid);
+
+inline PhysicalType LogicalType::physicalType() const {
+  switch (id_) {
+    case TypeId::kBoolean:
+      return PhysicalType::kBool;
+    case TypeId::kInteger:
+    case TypeId::kDate:
+      return PhysicalType::kInt32;
+    case TypeId::kBigInt:
+      return PhysicalType::kInt64;
+    case TypeId::kDecimal:
+      return precision_ <= kMaxInt64DecimalPrecision ? PhysicalType::kInt64 : PhysicalType::kInt128;
+    case TypeId::kDouble:
+      return PhysicalType::kDouble;
+    case TypeId::kUnknown:  // an unresolved literal is still its text
+    case TypeId::kVarchar:
+    case TypeId::kChar:
+      return PhysicalType::kString;
+  }
+  return PhysicalType::kString;
+}
 
 }  // namespace shoal::engine
