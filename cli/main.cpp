@@ -101,6 +101,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   workerCommand->add_option("--threads", workerOptions.threads, "Query threads (0: one per hardware thread)")
       ->capture_default_str();
+  workerCommand
+      ->add_option("--query-memory-limit-mb", workerOptions.queryMemoryLimitMb,
+                   "Memory one query may hold here unless its session SETs query_memory_limit_mb "
+                   "(0: three quarters of the machine's)")
+      ->capture_default_str();
   workerCommand->add_option("--debug-protocol-version", workerOptions.debugProtocolVersion,
                             "Test only: present this control protocol version");
 

@@ -108,6 +108,7 @@ void Dispatcher::threadMain(uint32_t index, uint32_t cpu) {
     busy_.fetch_add(1, std::memory_order_relaxed);
     WorkerContext context(index, node, &query->cancelled_);
     try {
+      engine::QueryMemoryScope memory(&query->memory());
       query->jobs_[job]->job.runMorsel(morsel, context);
     } catch (const ShoalError& error) {
       query->fail(error.status());
@@ -126,9 +127,12 @@ void Dispatcher::completeMorsel(const std::shared_ptr<QueryExecution>& query, si
   if (!lastMorsel && !query->cancelled()) return;
   if (lastMorsel && state.job.finish && !query->cancelled()) {
     try {
+      engine::QueryMemoryScope memory(&query->memory());
       state.job.finish();
     } catch (const ShoalError& error) {
       query->fail(error.status());
+    } catch (const std::bad_alloc&) {
+      query->fail(Status(SqlState::kOutOfMemory, "out of memory"));
     }
   }
   std::vector<size_t> nowEmpty;

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "engine/pipeline/query_memory.h"
+
 namespace shoal::scheduler {
 
 /// Counts the bytes one query holds in hash tables, sort runs and buffers
@@ -10,13 +12,13 @@ namespace shoal::scheduler {
 /// they free; a reservation over the limit fails with SQLSTATE 53200, so the
 /// query ends with a clear error instead of the process being killed for
 /// running out of memory. Thread-safe.
-class MemoryTracker {
+class MemoryTracker final : public engine::QueryMemory {
  public:
   /// `limitBytes` 0: unlimited.
   explicit MemoryTracker(uint64_t limitBytes) : limitBytes_(limitBytes) {}
 
   /// Adds `bytes` to the query's total; 53200 (and nothing reserved) when that passes the limit.
-  void reserve(uint64_t bytes);
+  void reserve(uint64_t bytes) override;
   void release(uint64_t bytes) { usedBytes_.fetch_sub(bytes, std::memory_order_relaxed); }
 
   uint64_t usedBytes() const { return usedBytes_.load(std::memory_order_relaxed); }

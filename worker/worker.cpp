@@ -60,7 +60,13 @@ void Worker::start() {
   service_ = std::make_unique<WorkerControlService>();
   dispatcher_ = std::make_unique<scheduler::Dispatcher>(options_.threads, topology);
   spdlog::info("running queries on {} thread(s)", dispatcher_->numThreads());
-  dataService_ = std::make_unique<WorkerDataService>(*storage_, *dispatcher_);
+  uint64_t memoryLimitBytes = options_.queryMemoryLimitMb << 20;
+  if (memoryLimitBytes == 0) {
+    memoryLimitBytes =
+        static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 4 * 3;
+  }
+  spdlog::info("a query may hold {} MB unless its session sets query_memory_limit_mb", memoryLimitBytes >> 20);
+  dataService_ = std::make_unique<WorkerDataService>(*storage_, *dispatcher_, memoryLimitBytes);
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);

@@ -39,6 +39,9 @@ struct WorkerOptions {
   std::string dataDir;
   /// Query threads (the dispatcher's); 0: one per hardware thread.
   uint32_t threads = 0;
+  /// Memory one query may hold on this worker unless its session sets query_memory_limit_mb;
+  /// 0: three quarters of the machine's memory.
+  uint64_t queryMemoryLimitMb = 0;
 };
 
 /// The worker role: serves WorkerControl, registers with the coordinator and

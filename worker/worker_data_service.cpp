@@ -167,10 +167,12 @@ grpc::Status WorkerDataService::ExecutePlan(grpc::ServerContext* context, const 
                                             grpc::ServerWriter<proto::ExecutePlanResponse>* writer) {
   return proto::serveRpc([&] {
     proto::ExecutePlanResponse response;
+    proto::ExecutePlanRequest limited = *request;
+    if (limited.memory_limit_bytes() == 0) limited.set_memory_limit_bytes(defaultMemoryLimitBytes_);
     std::vector<uint64_t> rows =
         PlanExecutor(storage_, dispatcher_)
             .run(
-                *request,
+                limited,
                 [&](engine::Chunk& chunk) {
                   response.mutable_chunk()->clear();
                   engine::encodeChunk(chunk, *response.mutable_chunk());

@@ -16,8 +16,9 @@ namespace shoal::worker {
 /// plans on `dispatcher`.
 class WorkerDataService final : public proto::WorkerData::Service {
  public:
-  WorkerDataService(StorageManager& storage, scheduler::Dispatcher& dispatcher)
-      : storage_(storage), dispatcher_(dispatcher) {}
+  /// `defaultMemoryLimitBytes`: a plan's memory limit when its request sets none.
+  WorkerDataService(StorageManager& storage, scheduler::Dispatcher& dispatcher, uint64_t defaultMemoryLimitBytes)
+      : storage_(storage), dispatcher_(dispatcher), defaultMemoryLimitBytes_(defaultMemoryLimitBytes) {}
 
   /// This worker's own address, as placements name it; set once serving.
   void setSelfAddress(std::string address) { selfAddress_ = std::move(address); }
@@ -42,6 +43,7 @@ class WorkerDataService final : public proto::WorkerData::Service {
  private:
   StorageManager& storage_;
   scheduler::Dispatcher& dispatcher_;
+  uint64_t defaultMemoryLimitBytes_;
   PeerChannels peers_;
   std::string selfAddress_;
 };

@@ -168,6 +168,7 @@ QueryResult PlanExecutor::runOnWorker(const sql::LogicalPlan& plan, const std::s
     return table->storageId;
   });
   request.set_count_rows(actualRows != nullptr);
+  request.set_memory_limit_bytes(memoryLimitBytes_);
 
   QueryResult result;
   std::vector<sql::PlanColumn> outputs = plan.root->outputColumns();
@@ -252,7 +253,7 @@ QueryResult PlanExecutor::run(const sql::LogicalPlan& plan,
       },
       options);
   scheduler::PipelineRunner runner(cluster_.dispatcher);
-  auto query = runner.start(std::move(physical.pipelines));
+  auto query = runner.start(std::move(physical.pipelines), 1, memoryLimitBytes_);
   while (!query->waitFor(std::chrono::milliseconds(20))) {
     if (cancelRequested_.load()) {
       query->cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));

@@ -23,9 +23,13 @@ namespace shoal::coordinator {
 class PlanExecutor {
  public:
   /// `cancelRequested` is polled while the pipelines run; when set, the query fails with 57014.
+  /// `memoryLimitBytes`: the query's limit on each node (0: each node's default).
   PlanExecutor(ClusterContext& cluster, std::span<const engine::Value> parameters,
-               const std::atomic<bool>& cancelRequested)
-      : cluster_(cluster), parameters_(parameters), cancelRequested_(cancelRequested) {}
+               const std::atomic<bool>& cancelRequested, uint64_t memoryLimitBytes = 0)
+      : cluster_(cluster),
+        parameters_(parameters),
+        cancelRequested_(cancelRequested),
+        memoryLimitBytes_(memoryLimitBytes) {}
 
   /// Whether one worker holds every row `plan` reads, so that it runs there whole.
   bool runsOnOneWorker(const sql::LogicalPlan& plan) const { return soleWorkerFor(plan).has_value(); }
@@ -43,6 +47,7 @@ class PlanExecutor {
   ClusterContext& cluster_;
   std::span<const engine::Value> parameters_;
   const std::atomic<bool>& cancelRequested_;
+  uint64_t memoryLimitBytes_;
 };
 
 }  // namespace shoal::coordinator

@@ -60,7 +60,7 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
         using Command = std::decay_t<decltype(command)>;
         if constexpr (std::is_same_v<Command, sql::BoundQuery>) {
           StatementOutcome outcome;
-          PlanExecutor planExecutor(cluster_, parameters, cancelRequested_);
+          PlanExecutor planExecutor(cluster_, parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
           if (command.executable && !planExecutor.runsOnOneWorker(command.plan)) {
             outcome.result = SelectExecutor(cluster_, parameters, cancelRequested_).run(*command.executable);
           } else {
@@ -198,7 +198,8 @@ StatementOutcome Session::runExplain(const sql::Explain& command, std::span<cons
   if (command.analyze) {
     // Run the query on the dispatcher, counting each operator's rows, and show them beside the estimates.
     std::map<const sql::LogicalOperator*, uint64_t> actualRows;
-    PlanExecutor(cluster_, parameters, cancelRequested_).run(command.plan, &actualRows);
+    PlanExecutor(cluster_, parameters, cancelRequested_, settings_.queryMemoryLimitBytes())
+        .run(command.plan, &actualRows);
     sql::Explain analyzed{sql::LogicalPlan{}, command.verbose, false,
                           sql::explainPlan(*command.plan.root, command.verbose, &actualRows)};
     return runExplain(analyzed, parameters);

@@ -47,6 +47,8 @@ SessionSettings::SessionSettings() {
       {"bytea_output", "hex", false},
       {"geqo", "on", false},
       {"jit", "on", false},
+      // Shoal's own: the per-query memory limit on each node; 0 takes the worker's --query-memory-limit-mb.
+      {"query_memory_limit_mb", "0", false},
   };
   for (const auto& entry : kDefaults) {
     settings_[lowerCase(entry.name)] = Setting{entry.name, entry.value, entry.value, entry.reported};
@@ -83,6 +85,20 @@ std::optional<std::string> SessionSettings::set(std::string_view name, std::opti
              lower == "is_superuser" || lower == "max_identifier_length") {
     SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "parameter \"{}\" cannot be changed", setting.canonicalName);
   }
+  if (lower == "query_memory_limit_mb") {
+    size_t end = 0;
+    unsigned long long megabytes = 0;
+    try {
+      megabytes = std::stoull(newValue, &end);
+    } catch (const std::exception&) {
+      end = 0;
+    }
+    if (end == 0 || end != newValue.size() || newValue[0] == '-' || megabytes > (1ULL << 40)) {
+      SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "invalid value for parameter \"query_memory_limit_mb\": \"{}\"",
+                      newValue);
+    }
+    newValue = std::to_string(megabytes);
+  }
   setting.value = newValue;
   return setting.reported ? std::optional<std::string>(setting.canonicalName) : std::nullopt;
 }
@@ -95,6 +111,10 @@ void SessionSettings::resetAll() {
 
 std::string SessionSettings::show(std::string_view name) const {
   return find(name).value;
+}
+
+uint64_t SessionSettings::queryMemoryLimitBytes() const {
+  return std::stoull(find("query_memory_limit_mb").value) << 20;
 }
 
 std::vector<std::pair<std::string, std::string>> SessionSettings::startupReport() const {

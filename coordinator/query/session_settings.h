@@ -22,6 +22,9 @@ class SessionSettings {
   /// The value of a setting; fails with 42704 for unknown names.
   std::string show(std::string_view name) const;
 
+  /// SET query_memory_limit_mb in bytes (0: each node's own default).
+  uint64_t queryMemoryLimitBytes() const;
+
   /// The settings reported to a client right after startup, as (name, value).
   std::vector<std::pair<std::string, std::string>> startupReport() const;
 

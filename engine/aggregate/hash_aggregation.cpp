@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "engine/aggregate/scalar_aggregate.h"
+#include "engine/pipeline/query_memory.h"
 #include "engine/types/decimal.h"
 #include "engine/vector/key_bytes.h"
 #include "engine/vector/vector_hash.h"
@@ -120,7 +121,9 @@ class GroupTable {
       uint64_t entry = slots_[slot];
       if (entry == 0) {
         auto group = static_cast<uint32_t>(count_);
+        size_t capacity = rows_.capacity();
         rows_.resize(rows_.size() + rowWidth_);
+        if (rows_.capacity() != capacity) reserveQueryMemory(rows_.capacity() - capacity);
         uint8_t* fresh = row(group);
         std::memset(fresh, 0, rowWidth_);
         std::memcpy(fresh + Layout::kHashOffset, &hash, sizeof(hash));
@@ -157,6 +160,7 @@ class GroupTable {
 
   void grow() {
     size_t capacity = std::max<size_t>(64, slots_.size() * 2);
+    reserveQueryMemory((capacity - slots_.size()) * sizeof(uint64_t));
     slots_.assign(capacity, 0);
     mask_ = capacity - 1;
     for (size_t group = 0; group < count_; ++group) {

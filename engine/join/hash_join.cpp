@@ -8,6 +8,7 @@
 #include "common/check.h"
 #include "common/status.h"
 #include "engine/expression/expression_evaluator.h"
+#include "engine/pipeline/query_memory.h"
 #include "engine/vector/key_bytes.h"
 #include "engine/vector/vector_hash.h"
 
@@ -120,6 +121,7 @@ class HashJoinBuildSink final : public ChunkSink {
     std::vector<uint64_t> hashes;
     std::vector<uint8_t> nullKey;
     hashKeys(chunk, keyColumns_, hashes, nullKey);
+    reserveQueryMemory(chunk.memoryBytes() + chunk.size() * sizeof(HashJoin::Entry));
     auto owned = std::make_unique<Chunk>(std::move(chunk));
     for (size_t row = 0; row < owned->size(); ++row) {
       if (nullKey[row]) {
@@ -145,6 +147,7 @@ class HashJoinBuildSink final : public ChunkSink {
     // A power of two at least twice the entries: short chains. Zeroed: every bucket empty.
     uint64_t buckets = std::bit_ceil(std::max<uint64_t>(build.rows * 2, 16));
     build.mask = buckets - 1;
+    reserveQueryMemory(buckets * sizeof(uintptr_t));
     build.directory.reset(new std::atomic<uintptr_t>[buckets]());
   }
 

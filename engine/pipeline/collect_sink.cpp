@@ -1,5 +1,7 @@
 #include "engine/pipeline/collect_sink.h"
 
+#include "engine/pipeline/query_memory.h"
+
 namespace shoal::engine {
 namespace {
 
@@ -24,6 +26,7 @@ std::unique_ptr<LocalSinkState> CollectSink::makeLocalState() const {
 
 void CollectSink::consume(Chunk& chunk, LocalSinkState& state) const {
   if (chunk.size() == 0) return;
+  reserveQueryMemory(chunk.memoryBytes());
   static_cast<CollectedChunks&>(state).chunks.push_back(std::move(chunk));
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/pipeline/query_memory.h"
+
 namespace shoal::engine {
 
 /// One thread's rows, and once combined, all rows with their order.
@@ -87,6 +89,7 @@ class SortSink final : public ChunkSink {
   explicit SortSink(Sort& sort) : sort_(sort) {}
   std::unique_ptr<LocalSinkState> makeLocalState() const override { return std::make_unique<Sort::Run>(); }
   void consume(Chunk& chunk, LocalSinkState& state) const override {
+    reserveQueryMemory(chunk.memoryBytes());
     static_cast<Sort::Run&>(state).chunks.push_back(std::move(chunk));
   }
   void combine(LocalSinkState& state) override {
@@ -150,6 +153,7 @@ class LimitSink final : public ChunkSink {
   explicit LimitSink(Limit& limit) : limit_(limit) {}
   std::unique_ptr<LocalSinkState> makeLocalState() const override { return std::make_unique<Sort::Run>(); }
   void consume(Chunk& chunk, LocalSinkState& state) const override {
+    reserveQueryMemory(chunk.memoryBytes());
     static_cast<Sort::Run&>(state).chunks.push_back(std::move(chunk));
   }
   void combine(LocalSinkState& state) override {

@@ -21,6 +21,12 @@ class Chunk {
   Vector& column(size_t index) { return columns_[index]; }
   const Vector& column(size_t index) const { return columns_[index]; }
   void addColumn(Vector column) { columns_.push_back(std::move(column)); }
+  /// Bytes its columns hold, for memory accounting.
+  size_t memoryBytes() const {
+    size_t bytes = 0;
+    for (const auto& column : columns_) bytes += column.memoryBytes();
+    return bytes;
+  }
 
   std::string toString() const;
 

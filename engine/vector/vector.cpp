@@ -150,6 +150,10 @@ Vector Vector::select(std::span<const uint32_t> rows) const {
   return out;
 }
 
+size_t Vector::memoryBytes() const {
+  return capacity_ * physicalTypeWidth(type_.physicalType()) + capacity_ / 8 + heap_->allocatedBytes();
+}
+
 void Vector::shareStringsOf(const Vector& other) {
   owners_.insert(owners_.end(), other.owners_.begin(), other.owners_.end());
   if (other.heap_->allocatedBytes() > 0) owners_.push_back(other.heap_);

@@ -74,6 +74,9 @@ class Vector {
   /// Copies row `fromRow` of `from` (same physical type) into row `row`, NULL included, without a Value.
   void copyRow(size_t row, const Vector& from, size_t fromRow);
 
+  /// Bytes this vector holds (values, validity, its own string heap), for memory accounting.
+  size_t memoryBytes() const;
+
   /// Dumps type, size and the first values, for error messages and debugging.
   std::string toString() const;
 
