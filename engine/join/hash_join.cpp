@@ -77,17 +77,27 @@ bool isIntegerKey(const LogicalType& type) {
 
 }  // namespace
 
+namespace {
+
+/// A build chunk, and for the kBuild* types which of its rows a probe matched.
+struct StoredChunk {
+  Chunk chunk;
+  std::unique_ptr<uint8_t[]> matched;  // set with relaxed atomic stores by any probing thread
+};
+
+}  // namespace
+
 /// One build row in the hash table: chained per bucket.
 struct HashJoin::Entry {
   const Entry* next = nullptr;
   uint64_t hash = 0;
-  const Chunk* source = nullptr;
+  StoredChunk* source = nullptr;
   uint32_t row = 0;
 };
 
 /// One thread's build rows: its chunks (at stable addresses), and an entry per row with a non-NULL key.
 struct HashJoin::StoredRows final : LocalSinkState {
-  std::vector<std::unique_ptr<Chunk>> chunks;
+  std::vector<std::unique_ptr<StoredChunk>> chunks;
   std::vector<Entry> entries;
   bool sawNullKey = false;
 };
@@ -112,6 +122,9 @@ class HashJoinBuildSink final : public ChunkSink {
  public:
   explicit HashJoinBuildSink(HashJoin& join) : join_(join) {
     for (size_t i = 0; i < join_.options_.numKeys; ++i) keyColumns_.push_back(i);
+    HashJoinType type = join_.options_.type;
+    tracksMatches_ =
+        type == HashJoinType::kBuildSemi || type == HashJoinType::kBuildAnti || type == HashJoinType::kBuildOuter;
   }
 
   std::unique_ptr<LocalSinkState> makeLocalState() const override { return std::make_unique<HashJoin::StoredRows>(); }
@@ -122,8 +135,10 @@ class HashJoinBuildSink final : public ChunkSink {
     std::vector<uint8_t> nullKey;
     hashKeys(chunk, keyColumns_, hashes, nullKey);
     reserveQueryMemory(chunk.memoryBytes() + chunk.size() * sizeof(HashJoin::Entry));
-    auto owned = std::make_unique<Chunk>(std::move(chunk));
-    for (size_t row = 0; row < owned->size(); ++row) {
+    auto owned = std::make_unique<StoredChunk>();
+    owned->chunk = std::move(chunk);
+    if (tracksMatches_) owned->matched = std::make_unique<uint8_t[]>(owned->chunk.size());  // zeroed
+    for (size_t row = 0; row < owned->chunk.size(); ++row) {
       if (nullKey[row]) {
         stored.sawNullKey = true;
         continue;
@@ -154,6 +169,7 @@ class HashJoinBuildSink final : public ChunkSink {
  private:
   HashJoin& join_;
   std::vector<size_t> keyColumns_;
+  bool tracksMatches_ = false;
 };
 
 class HashJoinInsertSource final : public ChunkSource {
@@ -194,6 +210,48 @@ class HashJoinInsertSource final : public ChunkSource {
   mutable std::vector<std::pair<size_t, size_t>> slices_;
 };
 
+class HashJoinBuildRowsSource final : public ChunkSource {
+ public:
+  explicit HashJoinBuildRowsSource(HashJoin& join) : join_(join) {}
+
+  size_t numMorsels() const override {
+    chunks_.clear();
+    for (const auto& stored : join_.build_->stored) {
+      for (const auto& chunk : stored->chunks) chunks_.push_back(chunk.get());
+    }
+    return chunks_.size();
+  }
+
+  void produce(size_t morsel, const std::function<void(Chunk&)>& consume) const override {
+    const auto& options = join_.options_;
+    const StoredChunk& stored = *chunks_[morsel];
+    const bool wantMatched = options.type == HashJoinType::kBuildSemi;
+    std::vector<uint32_t> rows;
+    for (uint32_t row = 0; row < stored.chunk.size(); ++row) {
+      bool matched = __atomic_load_n(&stored.matched[row], __ATOMIC_RELAXED) != 0;
+      if (matched == wantMatched) rows.push_back(row);
+    }
+    if (rows.empty()) return;
+    Chunk out(rows.size());
+    for (size_t column = options.numKeys; column < stored.chunk.numColumns(); ++column) {
+      out.addColumn(stored.chunk.column(column).select(rows));
+    }
+    if (options.type == HashJoinType::kBuildOuter) {
+      for (const auto& type : options.probeTypes) {
+        Vector nulls(type, rows.size());
+        for (size_t i = 0; i < rows.size(); ++i) nulls.setNull(i, true);
+        out.addColumn(std::move(nulls));
+      }
+    }
+    consume(out);
+  }
+
+ private:
+  HashJoin& join_;
+  /// Every stored chunk, one per morsel; set when the dispatcher asks for the morsels.
+  mutable std::vector<const StoredChunk*> chunks_;
+};
+
 /// Consumes nothing: the end of the insert pipeline.
 class DiscardingSink final : public ChunkSink {
  public:
@@ -219,6 +277,10 @@ std::shared_ptr<ChunkSource> HashJoin::insertSource() {
 
 std::shared_ptr<ChunkSink> HashJoin::discardingSink() {
   return std::make_shared<DiscardingSink>();
+}
+
+std::shared_ptr<ChunkSource> HashJoin::buildRowsSource() {
+  return std::make_shared<HashJoinBuildRowsSource>(*this);
 }
 
 size_t HashJoin::buildRows() const {
@@ -261,7 +323,7 @@ class HashJoinProbe final : public ChunkOperator {
         if (entry->hash != hash) continue;
         bool same = true;
         for (size_t k = 0; k < numKeys && same && !hashIsKey; ++k) {
-          same = sameKey(chunk.column(options.probeKeys[k]), row, entry->source->column(k), entry->row);
+          same = sameKey(chunk.column(options.probeKeys[k]), row, entry->source->chunk.column(k), entry->row);
         }
         if (same) {
           pairProbe.push_back(static_cast<uint32_t>(row));
@@ -291,6 +353,16 @@ class HashJoinProbe final : public ChunkOperator {
     switch (options.type) {
       case HashJoinType::kInner:
         chunk = pairChunk(chunk, pairProbe, pairBuild, false);
+        return;
+      case HashJoinType::kBuildSemi:
+      case HashJoinType::kBuildAnti:
+      case HashJoinType::kBuildOuter:
+        for (const auto* entry : pairBuild) __atomic_store_n(&entry->source->matched[entry->row], 1, __ATOMIC_RELAXED);
+        if (options.type == HashJoinType::kBuildOuter) {
+          chunk = pairChunk(chunk, pairProbe, pairBuild, false);
+        } else {
+          chunk = Chunk(0);  // the kept build rows come from buildRowsSource
+        }
         return;
       case HashJoinType::kSemi:
       case HashJoinType::kAnti: {
@@ -386,7 +458,7 @@ class HashJoinProbe final : public ChunkOperator {
           values.setNull(i, true);
           continue;
         }
-        const Vector& from = entry->source->column(column);
+        const Vector& from = entry->source->chunk.column(column);
         if (from.isNull(entry->row)) {
           values.setNull(i, true);
           continue;

@@ -9,7 +9,11 @@
 
 namespace shoal::engine {
 
-enum class HashJoinType { kInner, kLeft, kSemi, kAnti, kMark, kSingle };
+/// kInner .. kSingle keep or extend probe rows. The kBuild* types keep build rows instead, for joins whose
+/// preserved side is the smaller one: the probe only marks the build rows it matches (kBuildOuter also emits
+/// the matched pairs, build columns after probe columns as for kInner), and buildRowsSource() then emits the
+/// build rows with a match (kBuildSemi) or without one (kBuildAnti, kBuildOuter: with NULL probe columns).
+enum class HashJoinType { kInner, kLeft, kSemi, kAnti, kMark, kSingle, kBuildSemi, kBuildAnti, kBuildOuter };
 
 /// A hash join as the morsel-driven paper builds it, in three pipelines. The
 /// build pipeline's threads store their rows and hashes in thread-local areas
@@ -41,6 +45,8 @@ class HashJoin {
     /// [probe columns..., build columns...]. Per probe row, over the build rows that take part (same keys,
     /// passing the residual): TRUE for one is a match; else NULL for one makes the answer unknown; else no match.
     ExpressionPtr nullAwareComparison;
+    /// kBuildOuter: the types of the probe columns, NULL beside each unmatched build row.
+    std::vector<LogicalType> probeTypes;
   };
 
   explicit HashJoin(Options options);
@@ -53,6 +59,9 @@ class HashJoin {
   std::shared_ptr<ChunkSource> insertSource();
   /// A sink for pipelines that produce nothing (the insert pipeline).
   static std::shared_ptr<ChunkSink> discardingSink();
+  /// kBuild* types, after the probe pipeline: the build payload of the rows kept (one morsel per stored
+  /// chunk), then for kBuildOuter NULL probe columns.
+  std::shared_ptr<ChunkSource> buildRowsSource();
   /// The probe pipeline's operator. Output: the probe columns, then the build payload (inner, left, single),
   /// or a BOOLEAN mark (mark), or nothing more (semi, anti).
   std::shared_ptr<ChunkOperator> probe();
@@ -66,6 +75,7 @@ class HashJoin {
  private:
   friend class HashJoinBuildSink;
   friend class HashJoinInsertSource;
+  friend class HashJoinBuildRowsSource;
   friend class HashJoinProbe;
 
   Options options_;

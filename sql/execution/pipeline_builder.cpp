@@ -49,6 +49,26 @@ class CollectedSource final : public engine::ChunkSource {
   std::vector<std::shared_ptr<engine::CollectSink>> inputs_;
 };
 
+/// The chunks one pipeline collected, then the morsels of another source (a join's unmatched build rows).
+class ConcatenatedSource final : public engine::ChunkSource {
+ public:
+  ConcatenatedSource(std::shared_ptr<engine::CollectSink> collected, std::shared_ptr<engine::ChunkSource> then)
+      : collected_(std::move(collected)), then_(std::move(then)) {}
+  size_t numMorsels() const override { return collected_->chunks().size() + then_->numMorsels(); }
+  void produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const override {
+    if (morsel < collected_->chunks().size()) {
+      engine::Chunk chunk = std::move(collected_->chunks()[morsel]);
+      consume(chunk);
+      return;
+    }
+    then_->produce(morsel - collected_->chunks().size(), consume);
+  }
+
+ private:
+  std::shared_ptr<engine::CollectSink> collected_;
+  std::shared_ptr<engine::ChunkSource> then_;
+};
+
 class Builder {
  public:
   Builder(PhysicalPlan& plan, const ScanSourceFactory& scans, PipelineOptions options)
@@ -296,6 +316,13 @@ class Builder {
       leftKeys.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::bigInt(0)));
       rightKeys.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::bigInt(0)));
     }
+    // A semi, anti or left outer join whose preserved (left) input is the smaller: build from it, and let the
+    // right input's rows only mark what they match (not for NOT IN, whose NULL rules need the probe's view).
+    if (join.buildLeft && !join.nullAwareCondition &&
+        (join.type == JoinType::kSemi || join.type == JoinType::kAnti || join.type == JoinType::kLeft)) {
+      return buildJoinFromLeft(join, std::move(left), std::move(right), std::move(leftKeys), std::move(rightKeys),
+                               residual);
+    }
     size_t numKeys = leftKeys.size();
     size_t leftWidth = left.layout.size();
 
@@ -350,14 +377,7 @@ class Builder {
     if (comparisonPerPair) options.nullAwareComparison = toPositions(*join.nullAwareCondition, pairLayout);
     auto node = std::make_shared<engine::HashJoin>(std::move(options));
     plan_.keepAlive.push_back(node);
-    size_t buildPipeline = finish(std::move(right), node->buildSink());
-    // Then all threads insert the stored rows into the directory.
-    engine::Pipeline insert;
-    insert.source = node->insertSource();
-    insert.sink = engine::HashJoin::discardingSink();
-    insert.dependencies = {buildPipeline};
-    plan_.pipelines.push_back(std::move(insert));
-    size_t insertPipeline = plan_.pipelines.size() - 1;
+    size_t insertPipeline = addInsertPipeline(*node, finish(std::move(right), node->buildSink()));
 
     // Probe rows: the left columns, then the keys.
     std::vector<ExpressionPtr> probeColumns;
@@ -396,6 +416,101 @@ class Builder {
     for (size_t i = 0; i < output.size(); ++i) keep.push_back(columnRef({output[i], outputTypes[i], "out"}));
     project_(left, std::move(keep), output);
     return left;
+  }
+
+  /// After a join's build pipeline: all threads insert the stored rows into the directory. Returns its index.
+  size_t addInsertPipeline(engine::HashJoin& join, size_t buildPipeline) {
+    engine::Pipeline insert;
+    insert.source = join.insertSource();
+    insert.sink = engine::HashJoin::discardingSink();
+    insert.dependencies = {buildPipeline};
+    plan_.pipelines.push_back(std::move(insert));
+    return plan_.pipelines.size() - 1;
+  }
+
+  /// A semi, anti or left join built from its left input: the right input probes and marks the left rows it
+  /// matches; then the left rows kept (matched, unmatched, or unmatched with NULLs after the matched pairs) go on.
+  Partial buildJoinFromLeft(const LogicalJoin& join, Partial left, Partial right, std::vector<ExpressionPtr> leftKeys,
+                            std::vector<ExpressionPtr> rightKeys,
+                            const std::vector<const engine::Expression*>& residual) {
+    const size_t numKeys = leftKeys.size();
+    const std::vector<ColumnId> leftLayout = left.layout;
+    const std::vector<engine::LogicalType> leftTypes = left.types;
+    const std::vector<ColumnId> rightLayout = right.layout;
+    const std::vector<engine::LogicalType> rightTypes = right.types;
+
+    // Build rows: the keys, then every left column.
+    std::vector<ExpressionPtr> buildColumns = std::move(leftKeys);
+    std::vector<ColumnId> buildIds;
+    for (size_t i = 0; i < numKeys; ++i) buildIds.push_back(static_cast<ColumnId>(i) | kScratchBit);
+    for (size_t i = 0; i < leftLayout.size(); ++i) {
+      buildColumns.push_back(columnRef({leftLayout[i], leftTypes[i], "left"}));
+      buildIds.push_back(leftLayout[i]);
+    }
+    project_(left, std::move(buildColumns), buildIds);
+
+    engine::HashJoin::Options options;
+    options.type = join.type == JoinType::kSemi   ? engine::HashJoinType::kBuildSemi
+                   : join.type == JoinType::kAnti ? engine::HashJoinType::kBuildAnti
+                                                  : engine::HashJoinType::kBuildOuter;
+    options.numKeys = numKeys;
+    options.buildTypes = left.types;
+    options.probeTypes = rightTypes;
+    for (size_t i = 0; i < numKeys; ++i) options.probeKeys.push_back(rightLayout.size() + i);
+    // The residual sees [right columns, probe keys, build keys, left columns].
+    std::vector<ColumnId> pairLayout = rightLayout;
+    for (size_t i = 0; i < numKeys; ++i) pairLayout.push_back(static_cast<ColumnId>(i) | kProbeKeyBit);
+    for (ColumnId id : buildIds) pairLayout.push_back(id);
+    if (!residual.empty()) {
+      std::vector<ExpressionPtr> conjuncts;
+      for (const auto* condition : residual) conjuncts.push_back(copyExpression(*condition));
+      options.residual = toPositions(*makeConjunction(std::move(conjuncts)), pairLayout);
+    }
+    auto node = std::make_shared<engine::HashJoin>(std::move(options));
+    plan_.keepAlive.push_back(node);
+    size_t insertPipeline = addInsertPipeline(*node, finish(std::move(left), node->buildSink()));
+
+    // Probe rows: the right columns, then the keys.
+    std::vector<ExpressionPtr> probeColumns;
+    std::vector<ColumnId> probeIds = rightLayout;
+    for (size_t i = 0; i < rightLayout.size(); ++i)
+      probeColumns.push_back(columnRef({rightLayout[i], rightTypes[i], "right"}));
+    for (size_t i = 0; i < numKeys; ++i) {
+      probeColumns.push_back(std::move(rightKeys[i]));
+      probeIds.push_back(static_cast<ColumnId>(i) | kProbeKeyBit);
+    }
+    project_(right, std::move(probeColumns), probeIds);
+    right.pipeline.operators.push_back(node->probe());
+    right.pipeline.dependencies.push_back(insertPipeline);
+
+    Partial kept;
+    kept.layout = leftLayout;
+    kept.types = leftTypes;
+    if (join.type != JoinType::kLeft) {
+      kept.pipeline.source = node->buildRowsSource();
+      kept.pipeline.dependencies = {finish(std::move(right), engine::HashJoin::discardingSink())};
+      return kept;
+    }
+    // Matched pairs come out of the probe as [right columns, probe keys, left columns]: reorder them to the
+    // join's [left columns, right columns] and collect them; the unmatched left rows follow.
+    // (project_ left right's layout as the probe rows: right columns and probe keys.)
+    for (size_t i = 0; i < leftLayout.size(); ++i) {
+      right.layout.push_back(leftLayout[i]);
+      right.types.push_back(leftTypes[i]);
+    }
+    std::vector<ExpressionPtr> reordered;
+    std::vector<ColumnId> outputIds = leftLayout;
+    std::vector<engine::LogicalType> outputTypes = leftTypes;
+    outputIds.insert(outputIds.end(), rightLayout.begin(), rightLayout.end());
+    outputTypes.insert(outputTypes.end(), rightTypes.begin(), rightTypes.end());
+    for (size_t i = 0; i < outputIds.size(); ++i) reordered.push_back(columnRef({outputIds[i], outputTypes[i], "out"}));
+    project_(right, std::move(reordered), outputIds);
+    auto matched = std::make_shared<engine::CollectSink>();
+    kept.pipeline.source = std::make_shared<ConcatenatedSource>(matched, node->buildRowsSource());
+    kept.pipeline.dependencies = {finish(std::move(right), matched)};
+    kept.layout = outputIds;
+    kept.types = outputTypes;
+    return kept;
   }
 
   /// Ids for the pipeline's own helper columns (keys, aggregate inputs), out of the plan's id range.

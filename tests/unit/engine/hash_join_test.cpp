@@ -53,11 +53,14 @@ std::vector<std::vector<Value>> runRows(HashJoin::Options options, const std::ve
   options.buildTypes = {LogicalType::bigInt(), LogicalType::bigInt()};
   options.numKeys = 1;
   options.probeKeys = {0};
+  const bool keepsBuildRows = options.type == HashJoinType::kBuildSemi || options.type == HashJoinType::kBuildAnti ||
+                              options.type == HashJoinType::kBuildOuter;
+  if (options.type == HashJoinType::kBuildOuter) options.probeTypes = {probeKeyType, LogicalType::bigInt()};
   HashJoin join(std::move(options));
   scheduler::Dispatcher dispatcher(3, NumaTopology::fake(1));
   scheduler::PipelineRunner runner(dispatcher);
   auto result = std::make_shared<CollectSink>();
-  std::vector<Pipeline> pipelines(3);
+  std::vector<Pipeline> pipelines(keepsBuildRows ? 4 : 3);
   pipelines[0].source = std::make_shared<ChunkListSource>(table(build, LogicalType::bigInt()));
   pipelines[0].sink = join.buildSink();
   pipelines[1].source = join.insertSource();
@@ -67,6 +70,12 @@ std::vector<std::vector<Value>> runRows(HashJoin::Options options, const std::ve
   pipelines[2].operators.push_back(join.probe());
   pipelines[2].sink = result;
   pipelines[2].dependencies = {1};
+  if (keepsBuildRows) {
+    // The build rows kept, after the probe marked them (as the pipeline builder wires it).
+    pipelines[3].source = join.buildRowsSource();
+    pipelines[3].sink = result;
+    pipelines[3].dependencies = {2};
+  }
   runner.start(std::move(pipelines))->wait();
   std::vector<std::vector<Value>> rows;
   for (auto& chunk : result->chunks()) {
@@ -164,6 +173,33 @@ TEST(HashJoinTest, SemiAndAntiJoinsKeepEachProbeRowAtMostOnce) {
   HashJoin::Options antiOptions;
   antiOptions.type = HashJoinType::kAnti;
   EXPECT_EQ(asText(run(std::move(antiOptions), inputs.probe, inputs.build)), anti);
+}
+
+TEST(HashJoinTest, BuildSideSemiAntiAndOuterJoinsKeepTheBuildRowsANestedLoopKeeps) {
+  // The preserved side is the build side here: what a semi, anti or left join from the smaller input does.
+  Inputs inputs = skewed();
+  std::multiset<std::string> semi;
+  std::multiset<std::string> anti;
+  std::multiset<std::string> outer;
+  for (const auto& [bk, bv] : inputs.build) {
+    bool matched = false;
+    for (const auto& [pk, pv] : inputs.probe) {
+      if (!pk || !bk || *pk != *bk) continue;
+      matched = true;
+      outer.insert(show(pk) + "|" + std::to_string(pv) + "|" + std::to_string(bv) + "|");
+    }
+    (matched ? semi : anti).insert(std::to_string(bv) + "|");
+    if (!matched) outer.insert(std::to_string(bv) + "|NULL|NULL|");
+  }
+  HashJoin::Options semiOptions;
+  semiOptions.type = HashJoinType::kBuildSemi;
+  EXPECT_EQ(asText(run(std::move(semiOptions), inputs.probe, inputs.build)), semi);
+  HashJoin::Options antiOptions;
+  antiOptions.type = HashJoinType::kBuildAnti;
+  EXPECT_EQ(asText(run(std::move(antiOptions), inputs.probe, inputs.build)), anti);
+  HashJoin::Options outerOptions;
+  outerOptions.type = HashJoinType::kBuildOuter;
+  EXPECT_EQ(asText(run(std::move(outerOptions), inputs.probe, inputs.build)), outer);
 }
 
 TEST(HashJoinTest, NotInKeepsNoRowOnceTheSetHoldsANull) {
