@@ -40,36 +40,6 @@ void hashKeys(const Chunk& chunk, std::span<const size_t> columns, std::vector<u
   }
 }
 
-/// Whether two non-NULL key values are equal as SQL values (INTEGER meets BIGINT; -0.0 is 0.0; NaN is NaN).
-bool sameKey(const Vector& a, size_t rowA, const Vector& b, size_t rowB) {
-  PhysicalType physical = a.type().physicalType();
-  if (physical == b.type().physicalType()) {
-    switch (physical) {
-      case PhysicalType::kBool:
-        return a.data<uint8_t>()[rowA] == b.data<uint8_t>()[rowB];
-      case PhysicalType::kInt32:
-        return a.data<int32_t>()[rowA] == b.data<int32_t>()[rowB];
-      case PhysicalType::kInt64:
-        return a.data<int64_t>()[rowA] == b.data<int64_t>()[rowB];
-      case PhysicalType::kInt128:
-        return a.data<__int128>()[rowA] == b.data<__int128>()[rowB];
-      case PhysicalType::kDouble: {
-        double x = a.data<double>()[rowA];
-        double y = b.data<double>()[rowB];
-        return x == y || (std::isnan(x) && std::isnan(y));
-      }
-      case PhysicalType::kString:
-        return a.data<StringRef>()[rowA] == b.data<StringRef>()[rowB];
-    }
-  }
-  // Mixed widths: compare the canonical key bytes.
-  std::string x;
-  std::string y;
-  appendKeyBytes(a, rowA, x);
-  appendKeyBytes(b, rowB, y);
-  return x == y;
-}
-
 /// Keys whose hash (hashVector's mix of the value widened to 64 bits) is a bijection of their value.
 bool isIntegerKey(const LogicalType& type) {
   return type.id() == TypeId::kInteger || type.id() == TypeId::kBigInt || type.id() == TypeId::kDate;
@@ -77,33 +47,116 @@ bool isIntegerKey(const LogicalType& type) {
 
 }  // namespace
 
-namespace {
-
-/// A build chunk, and for the kBuild* types which of its rows a probe matched.
-struct StoredChunk {
-  Chunk chunk;
-  std::unique_ptr<uint8_t[]> matched;  // set with relaxed atomic stores by any probing thread
-};
-
-}  // namespace
-
-/// One build row in the hash table: chained per bucket.
+/// One build row, stored in a thread's area in row format: this header (chained per bucket), then a NULL
+/// flag per build column, then each column's value at its offset (strings as 16-byte handles). Following a
+/// chain thus touches each candidate row once, keys and payload in the same cache lines.
 struct HashJoin::Entry {
   const Entry* next = nullptr;
   uint64_t hash = 0;
-  StoredChunk* source = nullptr;
-  uint32_t row = 0;
+  uint8_t matched = 0;  // kBuild* types: a probe matched it (relaxed atomic stores from any thread)
+  uint8_t nullKey = 0;  // a key column is NULL: never in the directory
 };
 
-/// One thread's build rows: its chunks (at stable addresses), and an entry per row with a non-NULL key.
+namespace {
+
+/// Where each build column sits in a stored row, after the Entry header.
+struct RowLayout {
+  explicit RowLayout(const std::vector<LogicalType>& types) {
+    size_t offset = sizeof(HashJoin::Entry) + types.size();
+    for (const auto& type : types) {
+      PhysicalType physical = type.physicalType();
+      size_t width = physicalTypeWidth(physical);
+      offset = (offset + std::min<size_t>(width, 8) - 1) / std::min<size_t>(width, 8) * std::min<size_t>(width, 8);
+      physicals.push_back(physical);
+      widths.push_back(width);
+      offsets.push_back(offset);
+      offset += width;
+    }
+    rowWidth = (offset + 7) / 8 * 8;
+  }
+  static constexpr size_t kNullFlags = sizeof(HashJoin::Entry);
+  std::vector<PhysicalType> physicals;
+  std::vector<size_t> widths;
+  std::vector<size_t> offsets;
+  size_t rowWidth = 0;
+};
+
+const uint8_t* rowBytes(const HashJoin::Entry* entry) {
+  return reinterpret_cast<const uint8_t*>(entry);
+}
+
+/// Whether a non-NULL probe key equals the stored row's key (INTEGER meets BIGINT; -0.0 is 0.0; NaN is NaN).
+bool sameKey(const Vector& probe, size_t row, const uint8_t* stored, PhysicalType storedPhysical) {
+  PhysicalType physical = probe.type().physicalType();
+  auto integral = [](PhysicalType type) { return type == PhysicalType::kInt32 || type == PhysicalType::kInt64; };
+  if (integral(physical) && integral(storedPhysical)) {
+    int64_t a = physical == PhysicalType::kInt32 ? probe.data<int32_t>()[row] : probe.data<int64_t>()[row];
+    int64_t b;
+    if (storedPhysical == PhysicalType::kInt32) {
+      int32_t narrow;
+      std::memcpy(&narrow, stored, sizeof(narrow));
+      b = narrow;
+    } else {
+      std::memcpy(&b, stored, sizeof(b));
+    }
+    return a == b;
+  }
+  if (physical != storedPhysical) return false;
+  switch (physical) {
+    case PhysicalType::kBool:
+      return probe.data<uint8_t>()[row] == *stored;
+    case PhysicalType::kInt128:
+      return std::memcmp(probe.data<__int128>() + row, stored, sizeof(__int128)) == 0;
+    case PhysicalType::kDouble: {
+      double x = probe.data<double>()[row];
+      double y;
+      std::memcpy(&y, stored, sizeof(y));
+      return x == y || (std::isnan(x) && std::isnan(y));
+    }
+    case PhysicalType::kString: {
+      StringRef handle;
+      std::memcpy(&handle, stored, sizeof(handle));
+      return probe.data<StringRef>()[row] == handle;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+/// One thread's build rows in row format, in blocks that never move.
 struct HashJoin::StoredRows final : LocalSinkState {
-  std::vector<std::unique_ptr<StoredChunk>> chunks;
-  std::vector<Entry> entries;
+  std::vector<std::unique_ptr<uint8_t[]>> blocks;
+  size_t freeInBlock = 0;
+  uint8_t* cursor = nullptr;
+  /// Every row, in order (the insert and build-rows pipelines walk them).
+  std::vector<Entry*> rows;
+  /// The string columns of the stored chunks: they own the bytes the rows' string handles point to.
+  std::vector<Vector> stringOwners;
   bool sawNullKey = false;
+  size_t keyedRows = 0;  // rows without a NULL key: those in the directory
+
+  Entry* append(size_t rowWidth) {
+    if (freeInBlock < rowWidth) {
+      size_t blockBytes = std::max<size_t>(256 * 1024, rowWidth);
+      blocks.push_back(std::make_unique_for_overwrite<uint8_t[]>(blockBytes));
+      reserveQueryMemory(blockBytes);
+      cursor = blocks.back().get();
+      freeInBlock = blockBytes;
+    }
+    auto* entry = reinterpret_cast<Entry*>(cursor);
+    cursor += rowWidth;
+    freeInBlock -= rowWidth;
+    rows.push_back(entry);
+    return entry;
+  }
 };
 
 /// Everything the build side leaves for the probe: the threads' rows and the directory over them.
 struct HashJoin::BuildSide {
+  explicit BuildSide(const std::vector<LogicalType>& types) : layout(types) {}
+  RowLayout layout;
   std::vector<std::unique_ptr<StoredRows>> stored;
   std::unique_ptr<std::atomic<uintptr_t>[]> directory;
   uint64_t mask = 0;
@@ -118,34 +171,74 @@ struct HashJoin::BuildSide {
   }
 };
 
+namespace {
+
+/// Column `column` of the given stored rows (a null entry: NULL) as a vector; string handles are copied as
+/// they are, and the vector keeps `owner` (the build side) alive.
+Vector gatherColumn(const RowLayout& layout, const LogicalType& type, size_t column,
+                    const std::vector<const HashJoin::Entry*>& entries, const std::shared_ptr<const void>& owner) {
+  Vector values(type, entries.size());
+  const size_t width = layout.widths[column];
+  const size_t offset = layout.offsets[column];
+  auto* to = values.data<uint8_t>();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const uint8_t* row = entries[i] ? rowBytes(entries[i]) : nullptr;
+    if (row == nullptr || row[RowLayout::kNullFlags + column]) {
+      values.setNull(i, true);
+      continue;
+    }
+    copyValue(to + i * width, row + offset, width);
+  }
+  if (layout.physicals[column] == PhysicalType::kString) values.keepAlive(owner);
+  return values;
+}
+
+}  // namespace
+
 class HashJoinBuildSink final : public ChunkSink {
  public:
   explicit HashJoinBuildSink(HashJoin& join) : join_(join) {
     for (size_t i = 0; i < join_.options_.numKeys; ++i) keyColumns_.push_back(i);
-    HashJoinType type = join_.options_.type;
-    tracksMatches_ =
-        type == HashJoinType::kBuildSemi || type == HashJoinType::kBuildAnti || type == HashJoinType::kBuildOuter;
   }
 
   std::unique_ptr<LocalSinkState> makeLocalState() const override { return std::make_unique<HashJoin::StoredRows>(); }
 
   void consume(Chunk& chunk, LocalSinkState& state) const override {
     auto& stored = static_cast<HashJoin::StoredRows&>(state);
+    const RowLayout& layout = join_.build_->layout;
     std::vector<uint64_t> hashes;
     std::vector<uint8_t> nullKey;
     hashKeys(chunk, keyColumns_, hashes, nullKey);
-    reserveQueryMemory(chunk.memoryBytes() + chunk.size() * sizeof(HashJoin::Entry));
-    auto owned = std::make_unique<StoredChunk>();
-    owned->chunk = std::move(chunk);
-    if (tracksMatches_) owned->matched = std::make_unique<uint8_t[]>(owned->chunk.size());  // zeroed
-    for (size_t row = 0; row < owned->chunk.size(); ++row) {
-      if (nullKey[row]) {
-        stored.sawNullKey = true;
-        continue;
-      }
-      stored.entries.push_back({nullptr, hashes[row], owned.get(), static_cast<uint32_t>(row)});
+    const size_t numRows = chunk.size();
+    std::vector<HashJoin::Entry*> rows(numRows);
+    for (size_t row = 0; row < numRows; ++row) {
+      HashJoin::Entry* entry = stored.append(layout.rowWidth);
+      entry->next = nullptr;
+      entry->hash = hashes[row];
+      entry->matched = 0;
+      entry->nullKey = nullKey[row];
+      stored.sawNullKey = stored.sawNullKey || nullKey[row] != 0;
+      stored.keyedRows += nullKey[row] ? 0 : 1;
+      rows[row] = entry;
     }
-    stored.chunks.push_back(std::move(owned));
+    // Column by column into the rows: NULL flag, then the value (string handles as they are).
+    for (size_t column = 0; column < chunk.numColumns(); ++column) {
+      const Vector& vector = chunk.column(column);
+      const size_t width = layout.widths[column];
+      const size_t offset = layout.offsets[column];
+      const auto* from = vector.data<uint8_t>();
+      const bool allValid = vector.validity().allValid(numRows);
+      for (size_t row = 0; row < numRows; ++row) {
+        auto* bytes = reinterpret_cast<uint8_t*>(rows[row]);
+        bool null = !allValid && vector.isNull(row);
+        bytes[RowLayout::kNullFlags + column] = null ? 1 : 0;
+        if (!null) copyValue(bytes + offset, from + row * width, width);
+      }
+    }
+    for (size_t column = 0; column < chunk.numColumns(); ++column) {
+      if (layout.physicals[column] == PhysicalType::kString)
+        stored.stringOwners.push_back(std::move(chunk.column(column)));
+    }
   }
 
   void combine(LocalSinkState& state) override {
@@ -156,7 +249,7 @@ class HashJoinBuildSink final : public ChunkSink {
   void finalize() override {
     auto& build = *join_.build_;
     for (const auto& stored : build.stored) {
-      build.rows += stored->entries.size();
+      build.rows += stored->keyedRows;
       build.hasNullKey = build.hasNullKey || stored->sawNullKey;
     }
     // A power of two at least twice the entries: short chains. Zeroed: every bucket empty.
@@ -169,7 +262,6 @@ class HashJoinBuildSink final : public ChunkSink {
  private:
   HashJoin& join_;
   std::vector<size_t> keyColumns_;
-  bool tracksMatches_ = false;
 };
 
 class HashJoinInsertSource final : public ChunkSource {
@@ -179,21 +271,22 @@ class HashJoinInsertSource final : public ChunkSource {
   size_t numMorsels() const override {
     slices_.clear();
     for (size_t area = 0; area < join_.build_->stored.size(); ++area) {
-      size_t entries = join_.build_->stored[area]->entries.size();
-      for (size_t begin = 0; begin < entries; begin += kInsertSlice) slices_.push_back({area, begin});
+      size_t rows = join_.build_->stored[area]->rows.size();
+      for (size_t begin = 0; begin < rows; begin += kInsertSlice) slices_.push_back({area, begin});
     }
     return slices_.size();
   }
 
   void produce(size_t morsel, const std::function<void(Chunk&)>&) const override {
     auto& build = *join_.build_;
-    auto& entries = build.stored[slices_[morsel].first]->entries;
+    auto& rows = build.stored[slices_[morsel].first]->rows;
     size_t begin = slices_[morsel].second;
-    size_t end = std::min(entries.size(), begin + kInsertSlice);
+    size_t end = std::min(rows.size(), begin + kInsertSlice);
     constexpr size_t kPrefetchAhead = 16;
     for (size_t i = begin; i < end; ++i) {
-      if (i + kPrefetchAhead < end) __builtin_prefetch(&build.directory[entries[i + kPrefetchAhead].hash & build.mask]);
-      HashJoin::Entry& entry = entries[i];
+      if (i + kPrefetchAhead < end) __builtin_prefetch(&build.directory[rows[i + kPrefetchAhead]->hash & build.mask]);
+      HashJoin::Entry& entry = *rows[i];
+      if (entry.nullKey) continue;  // matches nothing
       auto& bucket = build.directory[entry.hash & build.mask];
       uintptr_t head = bucket.load(std::memory_order_relaxed);
       uintptr_t updated;
@@ -206,7 +299,7 @@ class HashJoinInsertSource final : public ChunkSource {
 
  private:
   HashJoin& join_;
-  /// (area, first entry) of each morsel; set when the dispatcher asks for the morsels.
+  /// (area, first row) of each morsel; set when the dispatcher asks for the morsels.
   mutable std::vector<std::pair<size_t, size_t>> slices_;
 };
 
@@ -215,41 +308,47 @@ class HashJoinBuildRowsSource final : public ChunkSource {
   explicit HashJoinBuildRowsSource(HashJoin& join) : join_(join) {}
 
   size_t numMorsels() const override {
-    chunks_.clear();
-    for (const auto& stored : join_.build_->stored) {
-      for (const auto& chunk : stored->chunks) chunks_.push_back(chunk.get());
+    slices_.clear();
+    for (size_t area = 0; area < join_.build_->stored.size(); ++area) {
+      size_t rows = join_.build_->stored[area]->rows.size();
+      for (size_t begin = 0; begin < rows; begin += kInsertSlice) slices_.push_back({area, begin});
     }
-    return chunks_.size();
+    return slices_.size();
   }
 
   void produce(size_t morsel, const std::function<void(Chunk&)>& consume) const override {
     const auto& options = join_.options_;
-    const StoredChunk& stored = *chunks_[morsel];
+    const auto& build = *join_.build_;
+    const auto& rows = build.stored[slices_[morsel].first]->rows;
+    const size_t end = std::min(rows.size(), slices_[morsel].second + kInsertSlice);
     const bool wantMatched = options.type == HashJoinType::kBuildSemi;
-    std::vector<uint32_t> rows;
-    for (uint32_t row = 0; row < stored.chunk.size(); ++row) {
-      bool matched = __atomic_load_n(&stored.matched[row], __ATOMIC_RELAXED) != 0;
-      if (matched == wantMatched) rows.push_back(row);
-    }
-    if (rows.empty()) return;
-    Chunk out(rows.size());
-    for (size_t column = options.numKeys; column < stored.chunk.numColumns(); ++column) {
-      out.addColumn(stored.chunk.column(column).select(rows));
-    }
-    if (options.type == HashJoinType::kBuildOuter) {
-      for (const auto& type : options.probeTypes) {
-        Vector nulls(type, rows.size());
-        for (size_t i = 0; i < rows.size(); ++i) nulls.setNull(i, true);
-        out.addColumn(std::move(nulls));
+    std::vector<const HashJoin::Entry*> kept;
+    for (size_t begin = slices_[morsel].second; begin < end; begin += kVectorSize) {
+      kept.clear();
+      for (size_t i = begin; i < std::min(end, begin + kVectorSize); ++i) {
+        bool matched = __atomic_load_n(&rows[i]->matched, __ATOMIC_RELAXED) != 0;
+        if (matched == wantMatched) kept.push_back(rows[i]);
       }
+      if (kept.empty()) continue;
+      Chunk out(kept.size());
+      for (size_t column = options.numKeys; column < options.buildTypes.size(); ++column) {
+        out.addColumn(gatherColumn(build.layout, options.buildTypes[column], column, kept, join_.build_));
+      }
+      if (options.type == HashJoinType::kBuildOuter) {
+        for (const auto& type : options.probeTypes) {
+          Vector nulls(type, kept.size());
+          for (size_t i = 0; i < kept.size(); ++i) nulls.setNull(i, true);
+          out.addColumn(std::move(nulls));
+        }
+      }
+      consume(out);
     }
-    consume(out);
   }
 
  private:
   HashJoin& join_;
-  /// Every stored chunk, one per morsel; set when the dispatcher asks for the morsels.
-  mutable std::vector<const StoredChunk*> chunks_;
+  /// (area, first row) of each morsel; set when the dispatcher asks for the morsels.
+  mutable std::vector<std::pair<size_t, size_t>> slices_;
 };
 
 /// Consumes nothing: the end of the insert pipeline.
@@ -260,7 +359,8 @@ class DiscardingSink final : public ChunkSink {
   void combine(LocalSinkState&) override {}
 };
 
-HashJoin::HashJoin(Options options) : options_(std::move(options)), build_(std::make_shared<BuildSide>()) {
+HashJoin::HashJoin(Options options)
+    : options_(std::move(options)), build_(std::make_shared<BuildSide>(options_.buildTypes)) {
   SHOAL_CHECK(options_.numKeys == options_.probeKeys.size(), "join key counts differ");
   SHOAL_CHECK(options_.numKeys > 0, "a hash join needs keys");
 }
@@ -323,7 +423,8 @@ class HashJoinProbe final : public ChunkOperator {
         if (entry->hash != hash) continue;
         bool same = true;
         for (size_t k = 0; k < numKeys && same && !hashIsKey; ++k) {
-          same = sameKey(chunk.column(options.probeKeys[k]), row, entry->source->chunk.column(k), entry->row);
+          same = sameKey(chunk.column(options.probeKeys[k]), row, rowBytes(entry) + build.layout.offsets[k],
+                         build.layout.physicals[k]);
         }
         if (same) {
           pairProbe.push_back(static_cast<uint32_t>(row));
@@ -357,7 +458,9 @@ class HashJoinProbe final : public ChunkOperator {
       case HashJoinType::kBuildSemi:
       case HashJoinType::kBuildAnti:
       case HashJoinType::kBuildOuter:
-        for (const auto* entry : pairBuild) __atomic_store_n(&entry->source->matched[entry->row], 1, __ATOMIC_RELAXED);
+        for (const auto* entry : pairBuild) {
+          __atomic_store_n(&const_cast<HashJoin::Entry*>(entry)->matched, 1, __ATOMIC_RELAXED);
+        }
         if (options.type == HashJoinType::kBuildOuter) {
           chunk = pairChunk(chunk, pairProbe, pairBuild, false);
         } else {
@@ -448,26 +551,7 @@ class HashJoinProbe final : public ChunkOperator {
     Chunk out = selectRows(probe, probeRows);
     size_t firstBuildColumn = withBuildKeys ? 0 : options.numKeys;
     for (size_t column = firstBuildColumn; column < options.buildTypes.size(); ++column) {
-      Vector values(options.buildTypes[column], entries.size());
-      const PhysicalType physical = options.buildTypes[column].physicalType();
-      const size_t width = physicalTypeWidth(physical);
-      auto* to = values.data<uint8_t>();
-      for (size_t i = 0; i < entries.size(); ++i) {
-        const HashJoin::Entry* entry = entries[i];
-        if (entry == nullptr) {
-          values.setNull(i, true);
-          continue;
-        }
-        const Vector& from = entry->source->chunk.column(column);
-        if (from.isNull(entry->row)) {
-          values.setNull(i, true);
-          continue;
-        }
-        // String handles are copied as they are: the vector keeps the build side (and its heaps) alive.
-        copyValue(to + i * width, from.data<uint8_t>() + entry->row * width, width);
-      }
-      if (physical == PhysicalType::kString) values.keepAlive(join_.build_);
-      out.addColumn(std::move(values));
+      out.addColumn(gatherColumn(join_.build_->layout, options.buildTypes[column], column, entries, join_.build_));
     }
     return out;
   }
