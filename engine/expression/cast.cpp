@@ -47,6 +47,11 @@ void castNumericToNumeric(const Vector& input, Vector& out) {
       break;
     case TypeId::kDecimal: {
       const int128_t limit = powerOfTen(to.precision());
+      if (from.id() == TypeId::kDecimal && to.scale() == fromScale && from.precision() <= to.precision()) {
+        // Only the storage widens: every value fits, nothing to scale or check.
+        withDecimalStorage(to, [&](auto tag) { unaryLoop<In, decltype(tag)>(input, out, [](In raw) { return raw; }); });
+        break;
+      }
       if (to.scale() >= fromScale && (sizeof(In) <= sizeof(int64_t) || to.scale() == fromScale)) {
         // Widening the scale of an integer or 64-bit decimal: 2^63 * 10^38 can overflow, so only
         // factors up to 10^18 take this path, where the product always fits in 128 bits.

@@ -43,7 +43,15 @@ class StringRef {
     if (a.length_ != b.length_ || std::memcmp(a.bytes_, b.bytes_, kPrefixBytes) != 0) {
       return false;
     }
+    // Inline strings are zero-padded: their 12 bytes decide.
+    if (a.isInline()) return std::memcmp(a.bytes_, b.bytes_, kInlineBytes) == 0;
     return a.view() == b.view();
+  }
+
+  /// The handle's 16 bytes as two words: for an inline string (zero-padded), its whole value.
+  void inlineWords(uint64_t& low, uint64_t& high) const {
+    std::memcpy(&low, this, sizeof(low));
+    std::memcpy(&high, reinterpret_cast<const char*>(this) + sizeof(low), sizeof(high));
   }
 
   /// Byte-wise (C collation) three-way comparison.

@@ -73,6 +73,13 @@ void hashVector(const Vector& vector, size_t firstRow, size_t numRows, uint64_t*
       break;
     case PhysicalType::kString:
       hashTyped<StringRef>(vector, firstRow, numRows, hashes, combine, [](const StringRef& v) {
+        if (v.isInline()) {
+          // Equal strings of up to 12 bytes have equal (zero-padded) handles: hash the handle itself.
+          uint64_t low;
+          uint64_t high;
+          v.inlineWords(low, high);
+          return fold(mixHash(low), high);
+        }
         std::string_view text = v.view();
         return hashBytes(text.data(), text.size());
       });
