@@ -7,6 +7,7 @@
 #include "sql/optimizer/join_order_optimizer.h"
 #include "sql/optimizer/predicate_pushdown.h"
 #include "sql/optimizer/projection_pruner.h"
+#include "sql/optimizer/semi_join_pushdown.h"
 
 namespace shoal::sql {
 
@@ -16,6 +17,7 @@ void optimize(LogicalPlan& plan) {
   foldConstants(*plan.root);
   plan.root = PredicatePushdown().run(std::move(plan.root));
   plan.root = JoinOrderOptimizer().run(std::move(plan.root));
+  plan.root = pushSemiJoinsDown(std::move(plan.root));
   pruneColumns(*plan.root);
   removeRedundantProjections(plan);
   CardinalityEstimator().estimate(*plan.root);

@@ -254,3 +254,31 @@ TEST(OptimizerTest, ExplainVerboseShowsExpressionsAndColumns) {
 
 }  // namespace
 }  // namespace shoal::sql
+
+namespace shoal::sql {
+namespace {
+
+size_t lineOf(const std::string& text, const std::string& needle) {
+  size_t at = text.find(needle);
+  return at == std::string::npos
+             ? std::string::npos
+             : static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+}
+
+TEST(OptimizerTest, ASemiJoinMovesBelowAJoinThatMultipliesItsInput) {
+  // r JOIN s on a 10-valued column: each s row meets ten r rows, so EXISTS on s is checked on s alone.
+  std::string plan =
+      explain("SELECT r.k, s.k FROM r JOIN s ON r.v = s.w WHERE EXISTS (SELECT 1 FROM t WHERE t.k = s.k)");
+  ASSERT_NE(lineOf(plan, "SEMI"), std::string::npos) << plan;
+  EXPECT_GT(lineOf(plan, "SEMI"), lineOf(plan, "INNER")) << plan;
+}
+
+TEST(OptimizerTest, ASemiJoinStaysAboveAJoinThatFiltersItsInput) {
+  // s JOIN t on t's key keeps a tenth of s: EXISTS then runs on the ten rows left, not on all of s.
+  std::string plan = explain("SELECT s.k FROM s JOIN t ON s.k = t.k WHERE EXISTS (SELECT 1 FROM r WHERE r.k = s.v)");
+  ASSERT_NE(lineOf(plan, "SEMI"), std::string::npos) << plan;
+  EXPECT_LT(lineOf(plan, "SEMI"), lineOf(plan, "INNER")) << plan;
+}
+
+}  // namespace
+}  // namespace shoal::sql
