@@ -559,6 +559,49 @@ class HashJoinProbe final : public ChunkOperator {
   HashJoin& join_;
 };
 
+class HashJoinMatchFilter final : public ChunkOperator {
+ public:
+  HashJoinMatchFilter(HashJoin& join, std::vector<size_t> keyColumns)
+      : join_(join), keyColumns_(std::move(keyColumns)) {}
+
+  void execute(Chunk& chunk) const override {
+    const HashJoin::BuildSide& build = *join_.build_;
+    std::vector<uint64_t> hashes;
+    std::vector<uint8_t> nullKey;
+    hashKeys(chunk, keyColumns_, hashes, nullKey);
+    std::vector<uint32_t> kept;
+    for (size_t row = 0; row < chunk.size(); ++row) {
+      if (nullKey[row]) continue;
+      for (const auto* entry = build.candidates(hashes[row]); entry != nullptr; entry = entry->next) {
+        if (entry->hash != hashes[row]) continue;
+        bool same = true;
+        for (size_t k = 0; k < keyColumns_.size() && same; ++k) {
+          same = sameKey(chunk.column(keyColumns_[k]), row, rowBytes(entry) + build.layout.offsets[k],
+                         build.layout.physicals[k]);
+        }
+        if (same) {
+          kept.push_back(static_cast<uint32_t>(row));
+          break;
+        }
+      }
+    }
+    if (kept.size() == chunk.size()) return;
+    Chunk selected(kept.size());
+    for (size_t column = 0; column < chunk.numColumns(); ++column)
+      selected.addColumn(chunk.column(column).select(kept));
+    chunk = std::move(selected);
+  }
+
+ private:
+  HashJoin& join_;
+  std::vector<size_t> keyColumns_;
+};
+
+std::shared_ptr<ChunkOperator> HashJoin::matchFilter(std::vector<size_t> keyColumns) {
+  SHOAL_CHECK(keyColumns.size() == options_.numKeys, "a match filter needs every join key");
+  return std::make_shared<HashJoinMatchFilter>(*this, std::move(keyColumns));
+}
+
 std::shared_ptr<ChunkOperator> HashJoin::probe() {
   return std::make_shared<HashJoinProbe>(*this);
 }

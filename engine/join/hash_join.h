@@ -62,6 +62,10 @@ class HashJoin {
   /// kBuild* types, after the probe pipeline: the build payload of the rows kept (one morsel per stored
   /// chunk), then for kBuildOuter NULL probe columns.
   std::shared_ptr<ChunkSource> buildRowsSource();
+  /// After the insert pipeline: an operator keeping the rows whose columns `keyColumns` (as probe keys) match
+  /// some build row's keys. A semi-join reduction for another pipeline, whose rows can only meet this join
+  /// through those keys (an aggregation grouped by them, below an inner join on them).
+  std::shared_ptr<ChunkOperator> matchFilter(std::vector<size_t> keyColumns);
   /// The probe pipeline's operator. Output: the probe columns, then the build payload (inner, left, single),
   /// or a BOOLEAN mark (mark), or nothing more (semi, anti).
   std::shared_ptr<ChunkOperator> probe();
@@ -77,6 +81,7 @@ class HashJoin {
   friend class HashJoinInsertSource;
   friend class HashJoinBuildRowsSource;
   friend class HashJoinProbe;
+  friend class HashJoinMatchFilter;
 
   Options options_;
   /// Shared: output vectors keep it alive while their strings point into its rows.

@@ -245,6 +245,7 @@ class Builder {
     auto node = std::make_shared<engine::HashAggregation>(keyTypes, std::move(calls));
     plan_.keepAlive.push_back(node);
     Partial partial = continueFrom(std::move(child), node->sink(), node->source());
+    aggregateInputs_[&aggregate] = partial.pipeline.dependencies[0];
     partial.layout = aggregate.groupIds;
     partial.types = node->outputTypes();
     for (const auto& call : aggregate.aggregates) partial.layout.push_back(call.id);
@@ -378,6 +379,9 @@ class Builder {
     auto node = std::make_shared<engine::HashJoin>(std::move(options));
     plan_.keepAlive.push_back(node);
     size_t insertPipeline = addInsertPipeline(*node, finish(std::move(right), node->buildSink()));
+    if (join.type == JoinType::kInner || join.type == JoinType::kSemi) {
+      reduceAggregateInput(*join.children[0], leftKeys, *node, insertPipeline);
+    }
 
     // Probe rows: the left columns, then the keys.
     std::vector<ExpressionPtr> probeColumns;
@@ -416,6 +420,47 @@ class Builder {
     for (size_t i = 0; i < output.size(); ++i) keep.push_back(columnRef({output[i], outputTypes[i], "out"}));
     project_(left, std::move(keep), output);
     return left;
+  }
+
+  /// When the join's probe input is an aggregation grouped by the probe keys, groups without a join partner
+  /// are computed only to be dropped: its input pipeline waits for the join's hash table and drops the rows
+  /// that cannot match (a semi-join reduction; TPC-H Q17 aggregates the lineitems of 200 parts, not of 200k).
+  void reduceAggregateInput(const LogicalOperator& probeSide, const std::vector<ExpressionPtr>& keys,
+                            engine::HashJoin& join, size_t insertPipeline) {
+    std::vector<ColumnId> ids;
+    for (const auto& key : keys) {
+      if (key->kind() != engine::ExpressionKind::kColumnRef) return;
+      ids.push_back(static_cast<ColumnId>(static_cast<const engine::ColumnRefExpression&>(*key).columnIndex()));
+    }
+    // Down through projections that pass the key columns on, and filters (HAVING).
+    const LogicalOperator* op = &probeSide;
+    while (op->kind() == LogicalOperatorKind::kProject || op->kind() == LogicalOperatorKind::kFilter) {
+      if (op->kind() == LogicalOperatorKind::kProject) {
+        const auto& project = static_cast<const LogicalProject&>(*op);
+        for (auto& id : ids) {
+          auto at = std::find(project.ids.begin(), project.ids.end(), id);
+          if (at == project.ids.end()) return;
+          const auto& expression = *project.expressions[static_cast<size_t>(at - project.ids.begin())];
+          if (expression.kind() != engine::ExpressionKind::kColumnRef) return;
+          id = static_cast<ColumnId>(static_cast<const engine::ColumnRefExpression&>(expression).columnIndex());
+        }
+      }
+      op = op->children[0].get();
+    }
+    if (op->kind() != LogicalOperatorKind::kAggregate) return;
+    const auto& aggregate = static_cast<const LogicalAggregate&>(*op);
+    auto input = aggregateInputs_.find(&aggregate);
+    if (input == aggregateInputs_.end()) return;
+    // The aggregation's input rows hold the group keys first, in order.
+    std::vector<size_t> positions;
+    for (ColumnId id : ids) {
+      auto at = std::find(aggregate.groupIds.begin(), aggregate.groupIds.end(), id);
+      if (at == aggregate.groupIds.end()) return;
+      positions.push_back(static_cast<size_t>(at - aggregate.groupIds.begin()));
+    }
+    auto& pipeline = plan_.pipelines[input->second];
+    pipeline.operators.push_back(join.matchFilter(std::move(positions)));
+    pipeline.dependencies.push_back(insertPipeline);
   }
 
   /// After a join's build pipeline: all threads insert the stored rows into the directory. Returns its index.
@@ -519,6 +564,8 @@ class Builder {
 
   PhysicalPlan& plan_;
   const ScanSourceFactory& scans_;
+  /// Each aggregation's input pipeline (the one ending in its sink).
+  std::map<const LogicalAggregate*, size_t> aggregateInputs_;
   PipelineOptions options_;
 };
 

@@ -10,8 +10,7 @@ namespace {
 bool isFilteringJoin(const LogicalOperator& op) {
   if (op.kind() != LogicalOperatorKind::kJoin) return false;
   const auto& join = static_cast<const LogicalJoin&>(op);
-  return (join.type == JoinType::kSemi || join.type == JoinType::kAnti) && !join.nullAwareCondition &&
-         !join.dependent;
+  return (join.type == JoinType::kSemi || join.type == JoinType::kAnti) && !join.nullAwareCondition && !join.dependent;
 }
 
 /// The side of `below` (a join under the filtering join) that may take the filter: its inputs that produce
