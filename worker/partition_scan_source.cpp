@@ -32,21 +32,6 @@ std::optional<int> compareExact(const engine::Value& a, const engine::Value& b) 
   }
 }
 
-ScalarFunction mirrored(ScalarFunction comparison) {
-  switch (comparison) {
-    case ScalarFunction::kLess:
-      return ScalarFunction::kGreater;
-    case ScalarFunction::kLessEqual:
-      return ScalarFunction::kGreaterEqual;
-    case ScalarFunction::kGreater:
-      return ScalarFunction::kLess;
-    case ScalarFunction::kGreaterEqual:
-      return ScalarFunction::kLessEqual;
-    default:
-      return comparison;
-  }
-}
-
 /// `column op constant`, with the scan's output position of the column.
 struct ZoneTest {
   size_t position;
@@ -72,7 +57,7 @@ std::optional<ZoneTest> zoneTestOf(const engine::Expression& filter, const sql::
   const engine::Expression* constant = function.arguments()[1].get();
   if (column->kind() == engine::ExpressionKind::kConstant) {
     std::swap(column, constant);
-    comparison = mirrored(comparison);
+    comparison = engine::mirroredComparison(comparison);
   }
   if (column->kind() != engine::ExpressionKind::kColumnRef || constant->kind() != engine::ExpressionKind::kConstant) {
     return std::nullopt;

@@ -86,4 +86,19 @@ bool isOperator(ScalarFunction function) {
   }
 }
 
+ScalarFunction mirroredComparison(ScalarFunction comparison) {
+  switch (comparison) {
+    case ScalarFunction::kLess:
+      return ScalarFunction::kGreater;
+    case ScalarFunction::kLessEqual:
+      return ScalarFunction::kGreaterEqual;
+    case ScalarFunction::kGreater:
+      return ScalarFunction::kLess;
+    case ScalarFunction::kGreaterEqual:
+      return ScalarFunction::kLessEqual;
+    default:
+      return comparison;
+  }
+}
+
 }  // namespace shoal::engine

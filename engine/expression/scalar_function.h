@@ -60,6 +60,9 @@ inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kDateAddMo
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);
+
+/// The comparison with its operands swapped (a < b is b > a); other functions unchanged.
+ScalarFunction mirroredComparison(ScalarFunction comparison);
 /// True for functions written as infix or prefix operators.
 bool isOperator(ScalarFunction function);
 

@@ -163,6 +163,15 @@ struct HashJoin::BuildSide {
   size_t rows = 0;
   bool hasNullKey = false;
 
+  /// The stored rows in slices of kInsertSlice, as (area, first row): the morsels of the pipelines that walk them.
+  std::vector<std::pair<size_t, size_t>> slices() const {
+    std::vector<std::pair<size_t, size_t>> out;
+    for (size_t area = 0; area < stored.size(); ++area) {
+      for (size_t begin = 0; begin < stored[area]->rows.size(); begin += kInsertSlice) out.push_back({area, begin});
+    }
+    return out;
+  }
+
   /// The first entry of the chain for `hash`, or null when the tag rules the key out.
   const Entry* candidates(uint64_t hash) const {
     uintptr_t head = directory[hash & mask].load(std::memory_order_acquire);
@@ -269,11 +278,7 @@ class HashJoinInsertSource final : public ChunkSource {
   explicit HashJoinInsertSource(HashJoin& join) : join_(join) {}
 
   size_t numMorsels() const override {
-    slices_.clear();
-    for (size_t area = 0; area < join_.build_->stored.size(); ++area) {
-      size_t rows = join_.build_->stored[area]->rows.size();
-      for (size_t begin = 0; begin < rows; begin += kInsertSlice) slices_.push_back({area, begin});
-    }
+    slices_ = join_.build_->slices();
     return slices_.size();
   }
 
@@ -308,11 +313,7 @@ class HashJoinBuildRowsSource final : public ChunkSource {
   explicit HashJoinBuildRowsSource(HashJoin& join) : join_(join) {}
 
   size_t numMorsels() const override {
-    slices_.clear();
-    for (size_t area = 0; area < join_.build_->stored.size(); ++area) {
-      size_t rows = join_.build_->stored[area]->rows.size();
-      for (size_t begin = 0; begin < rows; begin += kInsertSlice) slices_.push_back({area, begin});
-    }
+    slices_ = join_.build_->slices();
     return slices_.size();
   }
 

@@ -367,14 +367,8 @@ class Builder {
         break;
     }
     // The residual sees [left columns, probe keys, build keys, right columns].
-    std::vector<ColumnId> pairLayout = left.layout;
-    for (size_t i = 0; i < numKeys; ++i) pairLayout.push_back(static_cast<ColumnId>(i) | kProbeKeyBit);
-    for (ColumnId id : buildIds) pairLayout.push_back(id);
-    if (!residual.empty()) {
-      std::vector<ExpressionPtr> conjuncts;
-      for (const auto* condition : residual) conjuncts.push_back(copyExpression(*condition));
-      options.residual = toPositions(*makeConjunction(std::move(conjuncts)), pairLayout);
-    }
+    std::vector<ColumnId> pairLayout = joinPairLayout(left.layout, numKeys, buildIds);
+    options.residual = residualOver(residual, pairLayout);
     if (comparisonPerPair) options.nullAwareComparison = toPositions(*join.nullAwareCondition, pairLayout);
     auto node = std::make_shared<engine::HashJoin>(std::move(options));
     plan_.keepAlive.push_back(node);
@@ -463,6 +457,24 @@ class Builder {
     pipeline.dependencies.push_back(insertPipeline);
   }
 
+  /// What a join's residual sees of a candidate pair: the probe columns, the probe keys, then the build rows.
+  static std::vector<ColumnId> joinPairLayout(const std::vector<ColumnId>& probeLayout, size_t numKeys,
+                                              const std::vector<ColumnId>& buildIds) {
+    std::vector<ColumnId> layout = probeLayout;
+    for (size_t i = 0; i < numKeys; ++i) layout.push_back(static_cast<ColumnId>(i) | kProbeKeyBit);
+    layout.insert(layout.end(), buildIds.begin(), buildIds.end());
+    return layout;
+  }
+
+  /// The conjunction of a join's non-key conditions over `pairLayout` (null: none).
+  ExpressionPtr residualOver(const std::vector<const engine::Expression*>& residual,
+                             const std::vector<ColumnId>& pairLayout) const {
+    if (residual.empty()) return nullptr;
+    std::vector<ExpressionPtr> conjuncts;
+    for (const auto* condition : residual) conjuncts.push_back(copyExpression(*condition));
+    return toPositions(*makeConjunction(std::move(conjuncts)), pairLayout);
+  }
+
   /// After a join's build pipeline: all threads insert the stored rows into the directory. Returns its index.
   size_t addInsertPipeline(engine::HashJoin& join, size_t buildPipeline) {
     engine::Pipeline insert;
@@ -503,14 +515,7 @@ class Builder {
     options.probeTypes = rightTypes;
     for (size_t i = 0; i < numKeys; ++i) options.probeKeys.push_back(rightLayout.size() + i);
     // The residual sees [right columns, probe keys, build keys, left columns].
-    std::vector<ColumnId> pairLayout = rightLayout;
-    for (size_t i = 0; i < numKeys; ++i) pairLayout.push_back(static_cast<ColumnId>(i) | kProbeKeyBit);
-    for (ColumnId id : buildIds) pairLayout.push_back(id);
-    if (!residual.empty()) {
-      std::vector<ExpressionPtr> conjuncts;
-      for (const auto* condition : residual) conjuncts.push_back(copyExpression(*condition));
-      options.residual = toPositions(*makeConjunction(std::move(conjuncts)), pairLayout);
-    }
+    options.residual = residualOver(residual, joinPairLayout(rightLayout, numKeys, buildIds));
     auto node = std::make_shared<engine::HashJoin>(std::move(options));
     plan_.keepAlive.push_back(node);
     size_t insertPipeline = addInsertPipeline(*node, finish(std::move(left), node->buildSink()));

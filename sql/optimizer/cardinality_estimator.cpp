@@ -81,21 +81,6 @@ bool isComparison(ScalarFunction function) {
   }
 }
 
-ScalarFunction mirrored(ScalarFunction function) {
-  switch (function) {
-    case ScalarFunction::kLess:
-      return ScalarFunction::kGreater;
-    case ScalarFunction::kLessEqual:
-      return ScalarFunction::kGreaterEqual;
-    case ScalarFunction::kGreater:
-      return ScalarFunction::kLess;
-    case ScalarFunction::kGreaterEqual:
-      return ScalarFunction::kLessEqual;
-    default:
-      return function;
-  }
-}
-
 }  // namespace
 
 const ColumnEstimate* CardinalityEstimator::column(ColumnId id) const {
@@ -126,7 +111,7 @@ double CardinalityEstimator::selectivity(const std::vector<const Expression*>& c
         if (!id) {
           id = columnIdOf(*comparison.arguments()[1]);
           constant = constantOf(*comparison.arguments()[0]);
-          op = mirrored(op);
+          op = engine::mirroredComparison(op);
         }
         const ColumnEstimate* estimate = id ? column(*id) : nullptr;
         auto bound = constant ? numericValue(*constant) : std::nullopt;
@@ -212,7 +197,7 @@ double CardinalityEstimator::selectivity(const Expression& predicate) const {
   if (!leftId && rightId) {
     std::swap(leftId, rightId);
     std::swap(leftConstant, rightConstant);
-    op = mirrored(op);
+    op = engine::mirroredComparison(op);
   }
   const ColumnEstimate* estimate = leftId ? column(*leftId) : nullptr;
   if (op == ScalarFunction::kEqual || op == ScalarFunction::kNotEqual) {
