@@ -95,18 +95,21 @@ TEST(PartitionScanSourceTest, ZoneMapsSkipSegmentsAFilterRulesOut) {
   }
   {
     // The constant first: 150000 = id keeps only the middle segment.
-    PartitionScanSource source(*scanWith(compare(engine::ScalarFunction::kEqual, constant(Value::bigInt(150'000)), id())), partition);
+    PartitionScanSource source(
+        *scanWith(compare(engine::ScalarFunction::kEqual, constant(Value::bigInt(150'000)), id())), partition);
     EXPECT_EQ(source.skippedSegments(), 2u);
   }
   {
     // 204800 < id, mirrored: only the last segment can hold such ids.
-    PartitionScanSource source(*scanWith(compare(engine::ScalarFunction::kLess, constant(Value::bigInt(204'800)), id())), partition);
+    PartitionScanSource source(
+        *scanWith(compare(engine::ScalarFunction::kLess, constant(Value::bigInt(204'800)), id())), partition);
     EXPECT_EQ(source.skippedSegments(), 2u);
     EXPECT_EQ(rowsProduced(source), kRows - 204'800);
   }
   {
     // A comparison with NULL is never true.
-    PartitionScanSource source(*scanWith(compare(engine::ScalarFunction::kGreater, id(), constant(Value::null(LogicalType::bigInt())))),
+    PartitionScanSource source(
+        *scanWith(compare(engine::ScalarFunction::kGreater, id(), constant(Value::null(LogicalType::bigInt())))),
         partition);
     EXPECT_EQ(source.numMorsels(), 0u);
   }
@@ -117,8 +120,8 @@ TEST(PartitionScanSourceTest, FiltersZoneMapsCannotDecideKeepEverySegment) {
   auto partition = loadedPartition(storage);
   engine::ExpressionPtr name = std::make_unique<engine::ColumnRefExpression>(2, LogicalType::varchar(20), "name");
   PartitionScanSource source(*scanWith(compare(engine::ScalarFunction::kEqual, std::move(name),
-                       constant(Value::varchar("n3", LogicalType::varchar(20))))),
-      partition);
+                                               constant(Value::varchar("n3", LogicalType::varchar(20))))),
+                             partition);
   EXPECT_EQ(source.skippedSegments(), 0u);
   EXPECT_EQ(source.numMorsels(), 3u);
 }
