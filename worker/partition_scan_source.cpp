@@ -100,16 +100,9 @@ PartitionScanSource::PartitionScanSource(const sql::LogicalScan& scan, std::shar
     : partition_(std::move(partition)), columns_(scan.tableColumns) {
   for (const auto& column : scan.columns) types_.push_back(column.type);
   if (!partition_) return;
-  if (!partition_->corruption().empty()) {
-    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "table \"{}\" cannot be read on this worker: {}", partition_->tableName(),
-                    partition_->corruption());
-  }
   std::vector<engine::LogicalType> tableTypes;
   for (const auto& column : scan.table.columns) tableTypes.push_back(column.type);
-  if (partition_->columnTypes() != tableTypes) {
-    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "table \"{}\" on this worker does not have the planned columns",
-                    partition_->tableName());
-  }
+  partition_->checkReadable(tableTypes);
   std::vector<ZoneTest> tests;
   for (const auto& filter : scan.filters) {
     if (auto test = zoneTestOf(*filter, scan)) tests.push_back(std::move(*test));

@@ -32,14 +32,7 @@ void runScan(const proto::ScanFragment& fragment, const TablePartition* partitio
              const std::function<void(Chunk)>& emit, const std::function<bool()>& isCancelled) {
   std::vector<LogicalType> columnTypes;
   for (const auto& type : fragment.column_types()) columnTypes.push_back(proto::decodeType(type));
-  if (partition && !partition->corruption().empty()) {
-    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "table \"{}\" cannot be read on this worker: {}", partition->tableName(),
-                    partition->corruption());
-  }
-  if (partition && partition->columnTypes() != columnTypes) {
-    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "table \"{}\" on this worker does not have the planned columns",
-                    partition->tableName());
-  }
+  if (partition) partition->checkReadable(columnTypes);
   ExpressionPtr filter;
   if (fragment.has_filter()) filter = proto::decodeExpression(fragment.filter(), columnTypes);
   std::vector<ExpressionPtr> projections;

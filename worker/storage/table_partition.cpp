@@ -1,5 +1,9 @@
 #include "worker/storage/table_partition.h"
 
+#include <algorithm>
+
+#include "common/status.h"
+
 namespace shoal::worker {
 
 std::vector<engine::LogicalType> TablePartition::columnTypes() const {
@@ -28,6 +32,17 @@ size_t TablePartition::memoryBytes() const {
   size_t bytes = 0;
   for (const auto& segment : snapshot()) bytes += segment->memoryBytes();
   return bytes;
+}
+
+void TablePartition::checkReadable(std::span<const engine::LogicalType> plannedTypes) const {
+  if (std::string why = corruption(); !why.empty()) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "table \"{}\" cannot be read on this worker: {}", tableName_, why);
+  }
+  std::vector<engine::LogicalType> types = columnTypes();
+  if (!std::equal(types.begin(), types.end(), plannedTypes.begin(), plannedTypes.end())) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "table \"{}\" on this worker does not have the planned columns",
+                    tableName_);
+  }
 }
 
 }  // namespace shoal::worker

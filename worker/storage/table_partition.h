@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,8 @@ class TablePartition {
     std::lock_guard lock(mutex_);
     return corruption_;
   }
+  /// Fails with XX001 when the partition is corrupted or its columns are not of the types a plan expects.
+  void checkReadable(std::span<const engine::LogicalType> plannedTypes) const;
 
  private:
   const uint64_t storageId_;
