@@ -155,4 +155,17 @@ Vector evaluateCoalesce(const ExpressionEvaluator& evaluator, const FunctionExpr
   return out;
 }
 
+Vector evaluateUndecidedOperand(const ExpressionEvaluator& evaluator, const Expression& right, const Chunk& input,
+                                const Vector& left, bool dominant) {
+  Vector out(LogicalType::boolean(), input.size());
+  std::memset(out.data<uint8_t>(), dominant ? 1 : 0, input.size());
+  const uint8_t* leftValues = left.data<uint8_t>();
+  RowList undecided;
+  for (uint32_t row = 0; row < input.size(); ++row) {
+    if (left.isNull(row) || (leftValues[row] != 0) != dominant) undecided.push_back(row);
+  }
+  if (!undecided.empty()) store(evaluateOnRows(evaluator, right, input, undecided), undecided, out);
+  return out;
+}
+
 }  // namespace shoal::engine

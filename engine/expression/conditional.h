@@ -23,4 +23,11 @@ Vector evaluateCase(const ExpressionEvaluator& evaluator, const FunctionExpressi
 /// An argument runs only on the rows every earlier argument left NULL.
 Vector evaluateCoalesce(const ExpressionEvaluator& evaluator, const FunctionExpression& function, const Chunk& input);
 
+/// The right operand of `left AND right` (dominant FALSE) or `left OR right` (dominant TRUE),
+/// evaluated only on the rows whose `left` value does not decide the result on its own; the
+/// rows it decides hold `dominant`. For right operands that can fail: `x <> 0 AND 1 / x > 1`
+/// never divides by zero.
+Vector evaluateUndecidedOperand(const ExpressionEvaluator& evaluator, const Expression& right, const Chunk& input,
+                                const Vector& left, bool dominant);
+
 }  // namespace shoal::engine

@@ -7,6 +7,7 @@
 #include "engine/expression/comparison.h"
 #include "engine/expression/conditional.h"
 #include "engine/expression/date_functions.h"
+#include "engine/expression/infallible.h"
 #include "engine/expression/like_matcher.h"
 #include "engine/expression/string_functions.h"
 #include "engine/expression/vector_loops.h"
@@ -16,25 +17,41 @@ namespace shoal::engine {
 namespace {
 
 /// Kleene logic: FALSE AND NULL is FALSE, TRUE OR NULL is TRUE, anything else with NULL is NULL.
+/// Booleans are bytes of 0 or 1, so each rule is a branch-free byte expression; validity is
+/// written a 64-row word at a time, never bit by bit.
 Vector evaluateConjunction(bool isAnd, const Vector& left, const Vector& right) {
-  Vector out(LogicalType::boolean(), left.size());
+  const size_t numRows = left.size();
+  Vector out(LogicalType::boolean(), numRows);
   const uint8_t* a = left.data<uint8_t>();
   const uint8_t* b = right.data<uint8_t>();
   uint8_t* result = out.data<uint8_t>();
+  if (left.validity().allValid(numRows) && right.validity().allValid(numRows)) {
+    if (isAnd) {
+      for (size_t row = 0; row < numRows; ++row) result[row] = a[row] & b[row];
+    } else {
+      for (size_t row = 0; row < numRows; ++row) result[row] = a[row] | b[row];
+    }
+    return out;
+  }
   // The value that decides the result on its own: FALSE for AND, TRUE for OR.
   const uint8_t dominant = isAnd ? 0 : 1;
-  for (size_t row = 0; row < left.size(); ++row) {
-    bool aValid = left.validity().isValid(row);
-    bool bValid = right.validity().isValid(row);
-    if ((aValid && a[row] == dominant) || (bValid && b[row] == dominant)) {
-      result[row] = dominant;
-      out.setNull(row, false);
-    } else if (aValid && bValid) {
-      result[row] = 1 - dominant;
-      out.setNull(row, false);
-    } else {
-      out.setNull(row, true);
+  const uint64_t* leftValid = left.validity().words();
+  const uint64_t* rightValid = right.validity().words();
+  uint64_t* outValid = out.validity().words();
+  for (size_t word = 0; word * 64 < numRows; ++word) {
+    const size_t begin = word * 64;
+    const size_t end = std::min(numRows, begin + 64);
+    uint64_t valid = 0;
+    for (size_t row = begin; row < end; ++row) {
+      const uint8_t aValid = (leftValid[word] >> (row - begin)) & 1;
+      const uint8_t bValid = (rightValid[word] >> (row - begin)) & 1;
+      const uint8_t decided = (aValid & (a[row] == dominant)) | (bValid & (b[row] == dominant));
+      const uint8_t bothKnown = aValid & bValid;
+      // Decided: the dominant value. Both known and neither dominant: the other value. Else NULL.
+      result[row] = decided ? dominant : static_cast<uint8_t>(1 - dominant);
+      valid |= static_cast<uint64_t>(decided | bothKnown) << (row - begin);
     }
+    outValid[word] = valid;
   }
   return out;
 }
@@ -142,6 +159,16 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateCase(*this, function, input);
     case ScalarFunction::kCoalesce:
       return evaluateCoalesce(*this, function, input);
+    case ScalarFunction::kAnd:
+    case ScalarFunction::kOr:
+      // A right operand that can fail runs only where the left one leaves the result open.
+      if (!isInfallible(*function.arguments()[1])) {
+        const bool isAnd = function.function() == ScalarFunction::kAnd;
+        Vector left = evaluate(*function.arguments()[0], input);
+        Vector right = evaluateUndecidedOperand(*this, *function.arguments()[1], input, left, !isAnd);
+        return evaluateConjunction(isAnd, left, right);
+      }
+      break;
     default:
       break;
   }

@@ -3,26 +3,74 @@
 #include <numeric>
 
 #include "engine/expression/expression_evaluator.h"
+#include "engine/expression/infallible.h"
 
 namespace shoal::engine {
 
+namespace {
+
+/// Evaluating the next condition over every row costs about as much as copying
+/// the survivors once this few of them are left: below it, copy first.
+constexpr size_t kSelectBelowOneIn = 4;
+
+/// Clears passing[row] where `matches` is FALSE or NULL; returns the rows still passing.
+size_t narrowPassing(const Vector& matches, std::vector<uint8_t>& passing) {
+  const uint8_t* values = matches.data<uint8_t>();
+  const size_t numRows = passing.size();
+  uint8_t* pass = passing.data();
+  if (matches.validity().allValid(numRows)) {
+    for (size_t row = 0; row < numRows; ++row) pass[row] &= values[row];
+  } else {
+    for (size_t row = 0; row < numRows; ++row) pass[row] &= values[row] & !matches.isNull(row);
+  }
+  size_t count = 0;
+  for (size_t row = 0; row < numRows; ++row) count += pass[row];
+  return count;
+}
+
+/// Replaces `chunk` by its rows whose passing byte is set (`count` of them).
+void keepPassing(Chunk& chunk, const std::vector<uint8_t>& passing, size_t count) {
+  if (count == chunk.size()) return;
+  // Branch-free: every row is written, and the next slot advances only past the passing ones.
+  std::vector<uint32_t> kept(passing.size() + 1);
+  size_t next = 0;
+  for (uint32_t row = 0; row < passing.size(); ++row) {
+    kept[next] = row;
+    next += passing[row];
+  }
+  kept.resize(count);
+  Chunk selected(kept.size());
+  for (size_t column = 0; column < chunk.numColumns(); ++column) {
+    selected.addColumn(chunk.column(column).select(kept));
+  }
+  chunk = std::move(selected);
+}
+
+}  // namespace
+
+FilterOperator::FilterOperator(std::vector<ExpressionPtr> conditions) : conditions_(std::move(conditions)) {
+  for (const auto& condition : conditions_) infallible_.push_back(isInfallible(*condition));
+}
+
 void FilterOperator::execute(Chunk& chunk) const {
   ExpressionEvaluator evaluator;
-  for (const auto& condition : conditions_) {
-    if (chunk.size() == 0) return;
-    Vector matches = evaluator.evaluate(*condition, chunk);
-    const uint8_t* values = matches.data<uint8_t>();
-    std::vector<uint32_t> kept;
-    kept.reserve(chunk.size());
-    for (uint32_t row = 0; row < chunk.size(); ++row) {
-      if (!matches.isNull(row) && values[row] != 0) kept.push_back(row);
+  // passing[row]: the row passed every condition evaluated since the chunk was last narrowed.
+  std::vector<uint8_t> passing;
+  size_t passingCount = chunk.size();
+  bool narrowingPending = false;
+  for (size_t index = 0; index < conditions_.size(); ++index) {
+    if (narrowingPending &&
+        (!infallible_[index] || passingCount == 0 || passingCount * kSelectBelowOneIn < chunk.size())) {
+      keepPassing(chunk, passing, passingCount);
+      narrowingPending = false;
     }
-    if (kept.size() == chunk.size()) continue;
-    Chunk selected(kept.size());
-    for (size_t column = 0; column < chunk.numColumns(); ++column)
-      selected.addColumn(chunk.column(column).select(kept));
-    chunk = std::move(selected);
+    if (chunk.size() == 0) return;
+    Vector matches = evaluator.evaluate(*conditions_[index], chunk);
+    if (!narrowingPending) passing.assign(chunk.size(), 1);
+    passingCount = narrowPassing(matches, passing);
+    narrowingPending = true;
   }
+  if (narrowingPending) keepPassing(chunk, passing, passingCount);
 }
 
 void ProjectionOperator::execute(Chunk& chunk) const {

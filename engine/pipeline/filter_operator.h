@@ -6,13 +6,21 @@
 namespace shoal::engine {
 
 /// Keeps the rows for which every condition is TRUE (not FALSE, not NULL).
+///
+/// Conditions that cannot fail (see isInfallible) are evaluated over the whole chunk and
+/// combined in a byte mask, and the chunk's columns are copied once for the rows that pass
+/// them all. A condition that can fail only sees rows that passed the ones before it, as in
+/// PostgreSQL's `x <> 0 AND 1 / x > 1`; so does any condition after a very selective one,
+/// where copying the few survivors is cheaper than evaluating the rest over every row.
 class FilterOperator final : public ChunkOperator {
  public:
-  explicit FilterOperator(std::vector<ExpressionPtr> conditions) : conditions_(std::move(conditions)) {}
+  explicit FilterOperator(std::vector<ExpressionPtr> conditions);
   void execute(Chunk& chunk) const override;
 
  private:
   std::vector<ExpressionPtr> conditions_;
+  /// Per condition: whether it may run on rows an earlier condition rejected.
+  std::vector<bool> infallible_;
 };
 
 /// Replaces a chunk's columns by the values of `expressions` over them.
