@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "common/status.h"
+#include "engine/pipeline/filter_operator.h"
 
 namespace shoal::worker {
 
@@ -123,13 +124,37 @@ PartitionScanSource::PartitionScanSource(const sql::LogicalScan& scan, std::shar
   }
 }
 
+bool PartitionScanSource::absorbFilter(std::shared_ptr<const engine::FilterOperator> filter) {
+  filter_ = std::move(filter);
+  return true;
+}
+
 void PartitionScanSource::produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const {
   const Segment& segment = *segments_[morsel];
   for (size_t start = 0; start < segment.size(); start += engine::kVectorSize) {
     size_t count = std::min(engine::kVectorSize, segment.size() - start);
-    engine::Chunk chunk(count);
-    for (const auto& type : types_) chunk.addColumn(engine::Vector(type, count));
-    segment.read(start, count, columns_, chunk);
+    if (!filter_) {
+      engine::Chunk chunk(count);
+      for (const auto& type : types_) chunk.addColumn(engine::Vector(type, count));
+      segment.read(start, count, columns_, chunk);
+      consume(chunk);
+      continue;
+    }
+    // Late materialization: the filter's columns first; the rest only for the rows that pass.
+    const std::vector<bool>& read = filter_->columnsRead();
+    auto filterReads = [&](size_t column) { return column < read.size() && read[column]; };
+    std::vector<engine::Vector> columns;
+    columns.reserve(types_.size());
+    for (size_t column = 0; column < types_.size(); ++column) {
+      columns.emplace_back(types_[column], filterReads(column) ? count : 0);
+      if (filterReads(column)) segment.column(columns_[column]).read(start, count, columns.back());
+    }
+    engine::Chunk chunk(std::move(columns), count);
+    std::vector<uint32_t> passing = filter_->narrowColumnsRead(chunk);
+    if (passing.empty()) continue;
+    for (size_t column = 0; column < types_.size(); ++column) {
+      if (!filterReads(column)) segment.column(columns_[column]).gather(start, passing, chunk.column(column));
+    }
     consume(chunk);
   }
 }

@@ -12,7 +12,8 @@ namespace shoal::worker {
 /// A plan's table scan over this worker's partition: one morsel per segment
 /// (about 100k rows), on the segment's NUMA node. Segments whose zone maps
 /// prove that a filter of the form `column op constant` cannot hold are
-/// skipped without being read; the pipeline applies the filters to the rest.
+/// skipped without being read. The scan applies its filter itself (absorbFilter):
+/// it reads the columns the filter needs, and the others only for the rows that pass.
 class PartitionScanSource final : public engine::ChunkSource {
  public:
   /// `partition` null: this worker holds no rows of the table.
@@ -21,6 +22,7 @@ class PartitionScanSource final : public engine::ChunkSource {
   size_t numMorsels() const override { return segments_.size(); }
   uint32_t morselNode(size_t morsel) const override { return segments_[morsel]->numaNode(); }
   void produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const override;
+  bool absorbFilter(std::shared_ptr<const engine::FilterOperator> filter) override;
 
   /// Segments the zone maps ruled out (for tests and EXPLAIN ANALYZE).
   size_t skippedSegments() const { return skipped_; }
@@ -30,6 +32,7 @@ class PartitionScanSource final : public engine::ChunkSource {
   std::vector<std::shared_ptr<const Segment>> segments_;
   std::vector<size_t> columns_;
   std::vector<engine::LogicalType> types_;
+  std::shared_ptr<const engine::FilterOperator> filter_;  // null: every row passes
   size_t skipped_ = 0;
 };
 

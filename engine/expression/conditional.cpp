@@ -17,35 +17,12 @@ RowList allRows(size_t numRows) {
   return rows;
 }
 
-/// Marks in `used` (growing it as needed) the input columns that `expression` reads.
-void markColumns(const Expression& expression, std::vector<bool>& used) {
-  switch (expression.kind()) {
-    case ExpressionKind::kColumnRef: {
-      size_t index = static_cast<const ColumnRefExpression&>(expression).columnIndex();
-      if (index >= used.size()) used.resize(index + 1);
-      used[index] = true;
-      break;
-    }
-    case ExpressionKind::kCast:
-      markColumns(static_cast<const CastExpression&>(expression).child(), used);
-      break;
-    case ExpressionKind::kFunction:
-      for (const auto& argument : static_cast<const FunctionExpression&>(expression).arguments()) {
-        markColumns(*argument, used);
-      }
-      break;
-    case ExpressionKind::kConstant:
-    case ExpressionKind::kParameter:
-      break;
-  }
-}
-
 /// The rows `rows` of `input` as a chunk of their own. Only the columns `expression`
 /// reads are copied; the others (up to the last one read) are empty placeholders of
 /// their type, so that column indexes stay the same.
 Chunk selectRows(const Chunk& input, std::span<const uint32_t> rows, const Expression& expression) {
   std::vector<bool> used;
-  markColumns(expression, used);
+  markColumnsRead(expression, used);
   std::vector<Vector> columns;
   columns.reserve(used.size());
   for (size_t index = 0; index < used.size(); ++index) {

@@ -67,4 +67,26 @@ std::string FunctionExpression::toString() const {
   }
 }
 
+void markColumnsRead(const Expression& expression, std::vector<bool>& used) {
+  switch (expression.kind()) {
+    case ExpressionKind::kColumnRef: {
+      size_t index = static_cast<const ColumnRefExpression&>(expression).columnIndex();
+      if (index >= used.size()) used.resize(index + 1);
+      used[index] = true;
+      break;
+    }
+    case ExpressionKind::kCast:
+      markColumnsRead(static_cast<const CastExpression&>(expression).child(), used);
+      break;
+    case ExpressionKind::kFunction:
+      for (const auto& argument : static_cast<const FunctionExpression&>(expression).arguments()) {
+        markColumnsRead(*argument, used);
+      }
+      break;
+    case ExpressionKind::kConstant:
+    case ExpressionKind::kParameter:
+      break;
+  }
+}
+
 }  // namespace shoal::engine

@@ -94,4 +94,7 @@ class FunctionExpression final : public Expression {
   std::vector<ExpressionPtr> arguments_;
 };
 
+/// Marks in `used` (growing it as needed) the input columns that `expression` reads.
+void markColumnsRead(const Expression& expression, std::vector<bool>& used);
+
 }  // namespace shoal::engine

@@ -28,8 +28,10 @@ size_t narrowPassing(const Vector& matches, std::vector<uint8_t>& passing) {
   return count;
 }
 
-/// Replaces `chunk` by its rows whose passing byte is set (`count` of them).
-void keepPassing(Chunk& chunk, const std::vector<uint8_t>& passing, size_t count) {
+/// Replaces `chunk` by its rows whose passing byte is set (`count` of them): every column, or
+/// only those in `onlyColumns`. Composes the selection into `rowNumbers` when given.
+void keepPassing(Chunk& chunk, const std::vector<uint8_t>& passing, size_t count, const std::vector<bool>* onlyColumns,
+                 std::vector<uint32_t>* rowNumbers) {
   if (count == chunk.size()) return;
   // Branch-free: every row is written, and the next slot advances only past the passing ones.
   std::vector<uint32_t> kept(passing.size() + 1);
@@ -39,20 +41,41 @@ void keepPassing(Chunk& chunk, const std::vector<uint8_t>& passing, size_t count
     next += passing[row];
   }
   kept.resize(count);
-  Chunk selected(kept.size());
+  std::vector<Vector> columns;
+  columns.reserve(chunk.numColumns());
   for (size_t column = 0; column < chunk.numColumns(); ++column) {
-    selected.addColumn(chunk.column(column).select(kept));
+    const bool narrowed = !onlyColumns || (column < onlyColumns->size() && (*onlyColumns)[column]);
+    columns.push_back(narrowed ? chunk.column(column).select(kept) : std::move(chunk.column(column)));
   }
-  chunk = std::move(selected);
+  chunk = Chunk(std::move(columns), kept.size());
+  if (rowNumbers) {
+    for (size_t i = 0; i < kept.size(); ++i) kept[i] = (*rowNumbers)[kept[i]];
+    *rowNumbers = std::move(kept);
+  }
 }
 
 }  // namespace
 
 FilterOperator::FilterOperator(std::vector<ExpressionPtr> conditions) : conditions_(std::move(conditions)) {
-  for (const auto& condition : conditions_) infallible_.push_back(isInfallible(*condition));
+  for (const auto& condition : conditions_) {
+    infallible_.push_back(isInfallible(*condition));
+    markColumnsRead(*condition, columnsRead_);
+  }
 }
 
 void FilterOperator::execute(Chunk& chunk) const {
+  narrow(chunk, false, nullptr);
+}
+
+std::vector<uint32_t> FilterOperator::narrowColumnsRead(Chunk& chunk) const {
+  std::vector<uint32_t> rowNumbers(chunk.size());
+  std::iota(rowNumbers.begin(), rowNumbers.end(), 0u);
+  narrow(chunk, true, &rowNumbers);
+  return rowNumbers;
+}
+
+void FilterOperator::narrow(Chunk& chunk, bool onlyColumnsRead, std::vector<uint32_t>* rowNumbers) const {
+  const std::vector<bool>* onlyColumns = onlyColumnsRead ? &columnsRead_ : nullptr;
   ExpressionEvaluator evaluator;
   // passing[row]: the row passed every condition evaluated since the chunk was last narrowed.
   std::vector<uint8_t> passing;
@@ -61,7 +84,7 @@ void FilterOperator::execute(Chunk& chunk) const {
   for (size_t index = 0; index < conditions_.size(); ++index) {
     if (narrowingPending &&
         (!infallible_[index] || passingCount == 0 || passingCount * kSelectBelowOneIn < chunk.size())) {
-      keepPassing(chunk, passing, passingCount);
+      keepPassing(chunk, passing, passingCount, onlyColumns, rowNumbers);
       narrowingPending = false;
     }
     if (chunk.size() == 0) return;
@@ -70,7 +93,7 @@ void FilterOperator::execute(Chunk& chunk) const {
     passingCount = narrowPassing(matches, passing);
     narrowingPending = true;
   }
-  if (narrowingPending) keepPassing(chunk, passing, passingCount);
+  if (narrowingPending) keepPassing(chunk, passing, passingCount, onlyColumns, rowNumbers);
 }
 
 void ProjectionOperator::execute(Chunk& chunk) const {

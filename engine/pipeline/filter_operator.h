@@ -17,10 +17,22 @@ class FilterOperator final : public ChunkOperator {
   explicit FilterOperator(std::vector<ExpressionPtr> conditions);
   void execute(Chunk& chunk) const override;
 
+  /// For a scan that reads the other columns only for the rows that pass: narrows just the
+  /// columns the conditions read (the others may be empty placeholders and are left alone),
+  /// and returns the passing rows' numbers in `chunk` as it was given, ascending.
+  std::vector<uint32_t> narrowColumnsRead(Chunk& chunk) const;
+  /// Per input column: whether a condition reads it.
+  const std::vector<bool>& columnsRead() const { return columnsRead_; }
+
  private:
+  /// Narrows `chunk` (every column, or only those read) and, when `rowNumbers` is given,
+  /// composes the selections into it.
+  void narrow(Chunk& chunk, bool onlyColumnsRead, std::vector<uint32_t>* rowNumbers) const;
+
   std::vector<ExpressionPtr> conditions_;
   /// Per condition: whether it may run on rows an earlier condition rejected.
   std::vector<bool> infallible_;
+  std::vector<bool> columnsRead_;
 };
 
 /// Replaces a chunk's columns by the values of `expressions` over them.

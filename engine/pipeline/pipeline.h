@@ -9,6 +9,8 @@
 
 namespace shoal::engine {
 
+class FilterOperator;
+
 /// Per-thread state of a sink (a hash table being built, rows being collected).
 class LocalSinkState {
  public:
@@ -26,6 +28,10 @@ class ChunkSource {
   virtual uint32_t morselNode(size_t /*morsel*/) const { return 0; }
   /// Produces the morsel's rows as chunks of at most kVectorSize rows, each passed to `consume`.
   virtual void produce(size_t morsel, const std::function<void(Chunk&)>& consume) const = 0;
+  /// Offered the filter that would follow this source. A source that applies it itself (a table
+  /// scan, which then reads the columns the filter does not need only for the rows that pass)
+  /// keeps it and returns true; the pipeline then has no filter step.
+  virtual bool absorbFilter(std::shared_ptr<const FilterOperator> /*filter*/) { return false; }
 };
 
 /// A streaming step of a pipeline (filter, projection, hash-join probe):

@@ -213,7 +213,8 @@ class Builder {
     if (!scan.filters.empty() && !options_.scansApplyFilters) {
       std::vector<ExpressionPtr> filters;
       for (const auto& filter : scan.filters) filters.push_back(toPositions(*filter, partial.layout));
-      partial.pipeline.operators.push_back(std::make_shared<engine::FilterOperator>(std::move(filters)));
+      auto filter = std::make_shared<engine::FilterOperator>(std::move(filters));
+      if (!partial.pipeline.source->absorbFilter(filter)) partial.pipeline.operators.push_back(std::move(filter));
     }
     return partial;
   }

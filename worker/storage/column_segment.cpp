@@ -171,6 +171,36 @@ void ColumnSegment::read(size_t start, size_t count, Vector& out) const {
   }
 }
 
+void ColumnSegment::gather(size_t start, std::span<const uint32_t> rows, Vector& out) const {
+  SHOAL_DCHECK(rows.empty() || start + rows.back() < numRows_);
+  out.resize(rows.size());
+  auto gatherCodes = [&](auto codes) {
+    StringRef* target = out.data<StringRef>();
+    for (size_t i = 0; i < rows.size(); ++i) target[i] = dictionary_[codes[start + rows[i]]];
+  };
+  switch (encoding_) {
+    case ColumnEncoding::kPlain: {
+      const size_t width = engine::physicalTypeWidth(type_.physicalType());
+      const std::byte* from = static_cast<const std::byte*>(values_) + start * width;
+      std::byte* to = out.data<std::byte>();
+      for (size_t i = 0; i < rows.size(); ++i) engine::copyValue(to + i * width, from + rows[i] * width, width);
+      break;
+    }
+    case ColumnEncoding::kDictionary8:
+      gatherCodes(static_cast<const uint8_t*>(values_));
+      break;
+    case ColumnEncoding::kDictionary16:
+      gatherCodes(static_cast<const uint16_t*>(values_));
+      break;
+  }
+  engine::ValidityMask& validity = out.validity();
+  if (zoneMap_.nullCount == 0) {
+    validity.setAllValid();
+    return;
+  }
+  for (size_t i = 0; i < rows.size(); ++i) validity.setValid(i, validity_.isValid(start + rows[i]));
+}
+
 size_t ColumnSegment::memoryBytes() const {
   return valueBytes_ + dictionary_.capacity() * sizeof(StringRef) + validity_.numWords() * sizeof(uint64_t) +
          heap_.allocatedBytes();

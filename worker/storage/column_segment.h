@@ -64,6 +64,9 @@ class ColumnSegment {
   /// Copies rows [start, start + count) into `out`, which is resized to `count`.
   /// Strings are copied as handles: they stay valid while this segment lives.
   void read(size_t start, size_t count, engine::Vector& out) const;
+  /// Copies rows start + rows[i] into row i of `out`, which is resized to rows.size(): a scan
+  /// reads the columns its filter does not need only for the rows that passed it.
+  void gather(size_t start, std::span<const uint32_t> rows, engine::Vector& out) const;
 
   bool isNull(size_t row) const { return !validity_.isValid(row); }
   const engine::ValidityMask& validity() const { return validity_; }
