@@ -152,8 +152,15 @@ void PartitionScanSource::produce(size_t morsel, const std::function<void(engine
     engine::Chunk chunk(std::move(columns), count);
     std::vector<uint32_t> passing = filter_->narrowColumnsRead(chunk);
     if (passing.empty()) continue;
+    const bool allPass = passing.size() == count;
     for (size_t column = 0; column < types_.size(); ++column) {
-      if (!filterReads(column)) segment.column(columns_[column]).gather(start, passing, chunk.column(column));
+      if (filterReads(column)) continue;
+      const ColumnSegment& stored = segment.column(columns_[column]);
+      if (allPass) {
+        stored.read(start, count, chunk.column(column));
+      } else {
+        stored.gather(start, passing, chunk.column(column));
+      }
     }
     consume(chunk);
   }

@@ -1,6 +1,7 @@
 #include "engine/pipeline/filter_operator.h"
 
 #include <numeric>
+#include <optional>
 
 #include "engine/expression/expression_evaluator.h"
 #include "engine/expression/infallible.h"
@@ -98,9 +99,33 @@ void FilterOperator::narrow(Chunk& chunk, bool onlyColumnsRead, std::vector<uint
 
 void ProjectionOperator::execute(Chunk& chunk) const {
   ExpressionEvaluator evaluator;
-  Chunk projected(chunk.size());
-  for (const auto& expression : expressions_) projected.addColumn(evaluator.evaluate(*expression, chunk));
-  chunk = std::move(projected);
+  // A column passed through as it is moves rather than copies, unless another output also takes it.
+  std::vector<uint32_t> passedThrough(chunk.numColumns(), 0);
+  for (const auto& expression : expressions_) {
+    if (expression->kind() == ExpressionKind::kColumnRef) {
+      ++passedThrough[static_cast<const ColumnRefExpression&>(*expression).columnIndex()];
+    }
+  }
+  auto movesColumn = [&](const Expression& expression) {
+    return expression.kind() == ExpressionKind::kColumnRef &&
+           passedThrough[static_cast<const ColumnRefExpression&>(expression).columnIndex()] == 1;
+  };
+  // Computed outputs first, while every input column is still in place.
+  std::vector<std::optional<Vector>> computed(expressions_.size());
+  for (size_t i = 0; i < expressions_.size(); ++i) {
+    if (!movesColumn(*expressions_[i])) computed[i] = evaluator.evaluate(*expressions_[i], chunk);
+  }
+  std::vector<Vector> columns;
+  columns.reserve(expressions_.size());
+  for (size_t i = 0; i < expressions_.size(); ++i) {
+    if (computed[i]) {
+      columns.push_back(std::move(*computed[i]));
+    } else {
+      columns.push_back(
+          std::move(chunk.column(static_cast<const ColumnRefExpression&>(*expressions_[i]).columnIndex())));
+    }
+  }
+  chunk = Chunk(std::move(columns), chunk.size());
 }
 
 }  // namespace shoal::engine
