@@ -108,4 +108,82 @@ Vector evaluateComparison(ScalarFunction function, const Vector& left, const Vec
   return out;
 }
 
+namespace {
+
+/// out[row] = predicate(compareValues(column[row], constant)) for every row; NULL rows get some value.
+template <class T, class Predicate>
+void compareWithConstantLoop(const Vector& column, const T& constant, Vector& out, Predicate predicate) {
+  const T* values = column.data<T>();
+  uint8_t* result = out.data<uint8_t>();
+  const size_t numRows = column.size();
+  for (size_t row = 0; row < numRows; ++row) result[row] = predicate(compareValues<T>(values[row], constant));
+}
+
+template <class T>
+void compareWithConstant(ScalarFunction function, const Vector& column, const T& constant, Vector& out) {
+  if constexpr (std::is_same_v<T, StringRef>) {
+    // Equality needs no order: length and the inline prefix reject most rows without the heap.
+    if (function == ScalarFunction::kEqual || function == ScalarFunction::kNotEqual) {
+      const StringRef* values = column.data<StringRef>();
+      uint8_t* result = out.data<uint8_t>();
+      const uint8_t wantEqual = function == ScalarFunction::kEqual;
+      for (size_t row = 0; row < column.size(); ++row) result[row] = (values[row] == constant) == wantEqual;
+      return;
+    }
+  }
+  switch (function) {
+    case ScalarFunction::kEqual:
+      return compareWithConstantLoop(column, constant, out, [](int c) { return c == 0; });
+    case ScalarFunction::kNotEqual:
+      return compareWithConstantLoop(column, constant, out, [](int c) { return c != 0; });
+    case ScalarFunction::kLess:
+      return compareWithConstantLoop(column, constant, out, [](int c) { return c < 0; });
+    case ScalarFunction::kLessEqual:
+      return compareWithConstantLoop(column, constant, out, [](int c) { return c <= 0; });
+    case ScalarFunction::kGreater:
+      return compareWithConstantLoop(column, constant, out, [](int c) { return c > 0; });
+    case ScalarFunction::kGreaterEqual:
+      return compareWithConstantLoop(column, constant, out, [](int c) { return c >= 0; });
+    default:
+      SHOAL_UNREACHABLE("not a comparison: {}", scalarFunctionName(function));
+  }
+}
+
+}  // namespace
+
+Vector evaluateComparisonWithConstant(ScalarFunction function, const Vector& column, const Vector& constant) {
+  SHOAL_CHECK(column.type().physicalType() == constant.type().physicalType(), "comparison of {} with {}",
+              column.type().toString(), constant.type().toString());
+  SHOAL_CHECK(column.type().id() != TypeId::kDecimal || column.type().scale() == constant.type().scale(),
+              "decimal comparison across scales {} and {}", column.type().scale(), constant.type().scale());
+  const size_t numRows = column.size();
+  Vector out(LogicalType::boolean(), numRows);
+  if (constant.isNull(0)) {
+    std::fill(out.validity().words(), out.validity().words() + out.validity().numWords(), uint64_t{0});
+    return out;
+  }
+  out.validity() = column.validity();
+  switch (column.type().physicalType()) {
+    case PhysicalType::kBool:
+      compareWithConstant<uint8_t>(function, column, constant.data<uint8_t>()[0], out);
+      break;
+    case PhysicalType::kInt32:
+      compareWithConstant<int32_t>(function, column, constant.data<int32_t>()[0], out);
+      break;
+    case PhysicalType::kInt64:
+      compareWithConstant<int64_t>(function, column, constant.data<int64_t>()[0], out);
+      break;
+    case PhysicalType::kInt128:
+      compareWithConstant<int128_t>(function, column, constant.data<int128_t>()[0], out);
+      break;
+    case PhysicalType::kDouble:
+      compareWithConstant<double>(function, column, constant.data<double>()[0], out);
+      break;
+    case PhysicalType::kString:
+      compareWithConstant<StringRef>(function, column, constant.data<StringRef>()[0], out);
+      break;
+  }
+  return out;
+}
+
 }  // namespace shoal::engine

@@ -126,6 +126,50 @@ Vector ExpressionEvaluator::broadcast(const Value& value, const LogicalType& typ
   return out;
 }
 
+namespace {
+
+/// The input column an expression reads unchanged: a column reference, or a cast of a string
+/// column to unbounded text (which keeps every handle as it is); null for anything else.
+const Vector* columnReadInPlace(const Expression& expression, const Chunk& input) {
+  const Expression* column = &expression;
+  if (column->kind() == ExpressionKind::kCast) {
+    const auto& cast = static_cast<const CastExpression&>(*column);
+    const LogicalType& target = cast.type();
+    if (!cast.child().type().isString() || target.id() != TypeId::kVarchar || target.maxLength() != 0) return nullptr;
+    column = &cast.child();
+  }
+  if (column->kind() != ExpressionKind::kColumnRef) return nullptr;
+  return &input.column(static_cast<const ColumnRefExpression&>(*column).columnIndex());
+}
+
+}  // namespace
+
+std::optional<Vector> ExpressionEvaluator::evaluateColumnConstantComparison(const FunctionExpression& comparison,
+                                                                            const Chunk& input) const {
+  const auto& arguments = comparison.arguments();
+  ScalarFunction function = comparison.function();
+  const Expression* columnSide = arguments[0].get();
+  const Expression* constantSide = arguments[1].get();
+  auto isConstant = [](const Expression& expression) {
+    return expression.kind() == ExpressionKind::kConstant || expression.kind() == ExpressionKind::kParameter;
+  };
+  if (isConstant(*columnSide)) {
+    std::swap(columnSide, constantSide);
+    function = mirroredComparison(function);
+  }
+  if (!isConstant(*constantSide)) return std::nullopt;
+  const Vector* column = columnReadInPlace(*columnSide, input);
+  if (column == nullptr) return std::nullopt;
+  // The constant keeps its own type; the kernel needs it stored like the column's values.
+  const LogicalType& constantType = constantSide->type();
+  if (constantType.physicalType() != column->type().physicalType() ||
+      (constantType.id() == TypeId::kDecimal && constantType.scale() != column->type().scale())) {
+    return std::nullopt;
+  }
+  Vector constant = evaluate(*constantSide, Chunk(1));
+  return evaluateComparisonWithConstant(function, *column, constant);
+}
+
 Vector ExpressionEvaluator::evaluate(const Expression& expression, const Chunk& input) const {
   switch (expression.kind()) {
     case ExpressionKind::kConstant:
@@ -159,6 +203,14 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateCase(*this, function, input);
     case ScalarFunction::kCoalesce:
       return evaluateCoalesce(*this, function, input);
+    case ScalarFunction::kEqual:
+    case ScalarFunction::kNotEqual:
+    case ScalarFunction::kLess:
+    case ScalarFunction::kLessEqual:
+    case ScalarFunction::kGreater:
+    case ScalarFunction::kGreaterEqual:
+      if (auto compared = evaluateColumnConstantComparison(function, input)) return std::move(*compared);
+      break;
     case ScalarFunction::kAnd:
     case ScalarFunction::kOr:
       // A right operand that can fail runs only where the left one leaves the result open.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+
 #include <span>
 
 #include "engine/expression/expression.h"
@@ -21,6 +23,10 @@ class ExpressionEvaluator {
  private:
   Vector evaluateFunction(const FunctionExpression& function, const Chunk& input) const;
   Vector broadcast(const Value& value, const LogicalType& type, size_t numRows) const;
+  /// `column op constant` (either order) read straight from the input column: nullopt when
+  /// the comparison has another shape.
+  std::optional<Vector> evaluateColumnConstantComparison(const FunctionExpression& comparison,
+                                                         const Chunk& input) const;
 
   std::span<const Value> parameters_;
 };

@@ -1,5 +1,6 @@
 #include "engine/pipeline/filter_operator.h"
 
+#include <algorithm>
 #include <numeric>
 #include <optional>
 
@@ -13,6 +14,44 @@ namespace {
 /// Evaluating the next condition over every row costs about as much as copying
 /// the survivors once this few of them are left: below it, copy first.
 constexpr size_t kSelectBelowOneIn = 4;
+
+/// A rough per-row cost of evaluating `expression`, to run cheap conditions first: fixed-width
+/// comparisons are cheapest, string comparisons cost more, LIKE the most.
+size_t evaluationCost(const Expression& expression) {
+  switch (expression.kind()) {
+    case ExpressionKind::kConstant:
+    case ExpressionKind::kParameter:
+      return 0;
+    case ExpressionKind::kColumnRef:
+      return expression.type().isString() ? 2 : 1;
+    case ExpressionKind::kCast: {
+      const auto& cast = static_cast<const CastExpression&>(expression);
+      return evaluationCost(cast.child()) + (cast.type().isString() && !cast.child().type().isString() ? 8 : 1);
+    }
+    case ExpressionKind::kFunction: {
+      const auto& function = static_cast<const FunctionExpression&>(expression);
+      size_t cost =
+          function.function() == ScalarFunction::kLike || function.function() == ScalarFunction::kNotLike ? 16 : 1;
+      for (const auto& argument : function.arguments()) cost += evaluationCost(*argument);
+      return cost;
+    }
+  }
+  return 1;
+}
+
+/// Orders each run of conditions that cannot fail by cost, cheapest first. A condition that
+/// can fail stays where it is, and nothing moves across it: it still sees only the rows that
+/// passed every condition written before it.
+void orderByCost(std::vector<ExpressionPtr>& conditions) {
+  auto runStart = conditions.begin();
+  while (runStart != conditions.end()) {
+    auto runEnd = std::find_if(runStart, conditions.end(), [](const ExpressionPtr& c) { return !isInfallible(*c); });
+    std::stable_sort(runStart, runEnd, [](const ExpressionPtr& a, const ExpressionPtr& b) {
+      return evaluationCost(*a) < evaluationCost(*b);
+    });
+    runStart = runEnd == conditions.end() ? runEnd : runEnd + 1;
+  }
+}
 
 /// Clears passing[row] where `matches` is FALSE or NULL; returns the rows still passing.
 size_t narrowPassing(const Vector& matches, std::vector<uint8_t>& passing) {
@@ -58,6 +97,7 @@ void keepPassing(Chunk& chunk, const std::vector<uint8_t>& passing, size_t count
 }  // namespace
 
 FilterOperator::FilterOperator(std::vector<ExpressionPtr> conditions) : conditions_(std::move(conditions)) {
+  orderByCost(conditions_);
   for (const auto& condition : conditions_) {
     infallible_.push_back(isInfallible(*condition));
     markColumnsRead(*condition, columnsRead_);
