@@ -1,5 +1,7 @@
 #include "engine/aggregate/hash_aggregation.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -141,6 +143,16 @@ class GroupTable {
 
   size_t memoryBytes() const { return rows_.capacity() + slots_.capacity() * sizeof(uint64_t); }
 
+  /// Makes room for `groups` groups in all, so that inserting them never rehashes or moves rows.
+  void reserve(size_t groups) {
+    const size_t rowBytes = groups * rowWidth_;
+    if (rowBytes > rows_.capacity()) {
+      reserveQueryMemory(rowBytes - rows_.capacity());
+      rows_.reserve(rowBytes);
+    }
+    if (groups * 2 > slots_.size()) grow(std::bit_ceil(groups * 2));
+  }
+
   /// Starts loading the slot a lookup of `hash` reads first.
   void prefetchSlot(uint64_t hash) const {
     if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
@@ -158,8 +170,8 @@ class GroupTable {
   // The hash's upper 24 bits beside the group number + 1 (0: empty slot).
   static constexpr uint64_t kTagMask = 0xffffff0000000000ULL;
 
-  void grow() {
-    size_t capacity = std::max<size_t>(64, slots_.size() * 2);
+  void grow(size_t capacity = 0) {
+    capacity = std::max<size_t>({64, slots_.size() * 2, capacity});
     reserveQueryMemory((capacity - slots_.size()) * sizeof(uint64_t));
     slots_.assign(capacity, 0);
     mask_ = capacity - 1;
@@ -694,6 +706,16 @@ class HashAggregationSource final : public ChunkSource {
     const size_t numKeys = aggregation_.keyTypes_.size();
     GroupStore merged(1, layout.rowWidth);
     GroupTable& out = merged.partitions[0];
+    // Room for every partial group when threads saw different keys (the sum), but not for
+    // many threads' copies of the same keys (at most twice the largest partial table).
+    size_t partialGroups = 0;
+    size_t largestPartial = 0;
+    for (auto& local : aggregation_.tables_) {
+      size_t groups = static_cast<LocalTable&>(*local).store.partitions[morsel].size();
+      partialGroups += groups;
+      largestPartial = std::max(largestPartial, groups);
+    }
+    out.reserve(std::min(partialGroups, 2 * largestPartial));
     for (auto& local : aggregation_.tables_) {
       GroupStore& store = static_cast<LocalTable&>(*local).store;
       GroupTable& groups = store.partitions[morsel];
