@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
 #include "common/status.h"
 #include "engine/types/utf8.h"
 
@@ -17,11 +21,41 @@ constexpr char kEscape = '\\';
 }
 
 /// Returns the offset of the first occurrence of `needle` in `haystack`, or npos.
+///
+/// With AVX2, 32 candidate positions are tested at once on the needle's first and last
+/// bytes, and only positions where both match are compared in full: on column values
+/// (tens of bytes, where a common first letter sends a memchr-then-compare search into
+/// memcmp over and over) that is several times faster than std::string_view::find.
 size_t find(std::string_view haystack, std::string_view needle) {
-  // libstdc++ scans for the first byte with memchr, then compares: on column values (tens of
-  // bytes) that measured faster than glibc's memmem and a Boyer-Moore-Horspool searcher, whose
-  // setup costs more than the scan.
-  return haystack.find(needle);
+  const size_t n = needle.size();
+  if (n == 0) return 0;
+  if (n > haystack.size()) return std::string_view::npos;
+  if (n == 1) return haystack.find(needle[0]);
+  const char* text = haystack.data();
+  const size_t lastStart = haystack.size() - n;  // the last position a match can start at
+  size_t position = 0;
+#ifdef __AVX2__
+  const __m256i first = _mm256_set1_epi8(needle[0]);
+  const __m256i last = _mm256_set1_epi8(needle[n - 1]);
+  for (; position + 32 <= lastStart + 1; position += 32) {
+    const __m256i startBytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text + position));
+    const __m256i endBytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text + position + n - 1));
+    auto candidates = static_cast<uint32_t>(_mm256_movemask_epi8(
+        _mm256_and_si256(_mm256_cmpeq_epi8(startBytes, first), _mm256_cmpeq_epi8(endBytes, last))));
+    while (candidates != 0) {
+      const size_t offset = position + static_cast<size_t>(__builtin_ctz(candidates));
+      if (std::memcmp(text + offset + 1, needle.data() + 1, n - 2) == 0) return offset;
+      candidates &= candidates - 1;
+    }
+  }
+#endif
+  for (; position <= lastStart; ++position) {
+    if (text[position] == needle[0] && text[position + n - 1] == needle[n - 1] &&
+        std::memcmp(text + position + 1, needle.data() + 1, n - 2) == 0) {
+      return position;
+    }
+  }
+  return std::string_view::npos;
 }
 
 /// Returns `text` padded with spaces to `length` characters, in `buffer` when padding is needed.

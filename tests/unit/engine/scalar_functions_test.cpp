@@ -291,6 +291,30 @@ TEST(ScalarFunctionsTest, LikeFastPathsAndGeneralPathAgree) {
   EXPECT_LT(matched, kPatterns * kTextsPerPattern * 19 / 20);
 }
 
+TEST(ScalarFunctionsTest, LikeSubstringSearchAgreesOnLongTexts) {
+  // Texts of up to 150 bytes, so that the substring search runs its 32-positions-at-once path and
+  // its byte-by-byte tail, with matches at every offset, near the end and overlapping.
+  std::mt19937 random(20261124);
+  auto draw = [&](std::string_view alphabet, size_t minLength, size_t maxLength) {
+    std::string out(std::uniform_int_distribution<size_t>(minLength, maxLength)(random), ' ');
+    for (char& c : out) c = alphabet[std::uniform_int_distribution<size_t>(0, alphabet.size() - 1)(random)];
+    return out;
+  };
+  size_t matched = 0;
+  for (int i = 0; i < 300; ++i) {
+    std::string pattern = "%" + draw("ab", 2, 5) + "%" + (i % 2 ? draw("abc", 1, 3) + "%" : "");
+    LikeMatcher matcher(pattern);
+    for (int j = 0; j < 30; ++j) {
+      std::string value = draw("aabbc", 0, 150);
+      bool expected = referenceLike(value, pattern);
+      ASSERT_EQ(matcher.matches(value), expected) << "'" << value << "' LIKE '" << pattern << "'";
+      matched += expected;
+    }
+  }
+  EXPECT_GT(matched, 300u * 30 / 20);
+  EXPECT_LT(matched, 300u * 30 * 19 / 20);
+}
+
 TEST(ScalarFunctionsTest, LikeOverWholeVectors) {
   // More rows than one vector, long strings (beyond StringRef's inline bytes) and NULLs.
   constexpr size_t kRows = 3000;
