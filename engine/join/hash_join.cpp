@@ -410,6 +410,16 @@ class HashJoinProbe final : public ChunkOperator {
     // A large directory misses the cache per probe (bucket, then entry): start those loads for a batch of
     // rows ahead, so that they overlap.
     constexpr size_t kPrefetchBatch = 256;
+    // Joins that only mark build rows need no pair with a row already marked; joins that only ask
+    // whether a probe row matches (no condition beyond the keys) need its first match alone.
+    const bool marksBuildRows =
+        options.type == HashJoinType::kBuildSemi || options.type == HashJoinType::kBuildAnti;
+    const bool firstMatchDecides =
+        !options.residual && !options.nullAwareComparison &&
+        (options.type == HashJoinType::kSemi || options.type == HashJoinType::kAnti ||
+         options.type == HashJoinType::kMark || marksBuildRows);
+    pairProbe.reserve(probeRows);
+    pairBuild.reserve(probeRows);
     for (size_t row = 0; row < probeRows; ++row) {
       if (row % kPrefetchBatch == 0) {
         size_t end = std::min(probeRows, row + kPrefetchBatch);
@@ -422,6 +432,7 @@ class HashJoinProbe final : public ChunkOperator {
       const uint64_t hash = hashes[row];
       for (const auto* entry = build.candidates(hash); entry != nullptr; entry = entry->next) {
         if (entry->hash != hash) continue;
+        if (marksBuildRows && __atomic_load_n(&entry->matched, __ATOMIC_RELAXED) != 0) continue;
         bool same = true;
         for (size_t k = 0; k < numKeys && same && !hashIsKey; ++k) {
           same = sameKey(chunk.column(options.probeKeys[k]), row, rowBytes(entry) + build.layout.offsets[k],
@@ -430,6 +441,7 @@ class HashJoinProbe final : public ChunkOperator {
         if (same) {
           pairProbe.push_back(static_cast<uint32_t>(row));
           pairBuild.push_back(entry);
+          if (firstMatchDecides && !marksBuildRows) break;
         }
       }
     }
