@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "engine/pipeline/result_queue.h"
 #include "scheduler/pipeline_runner.h"
 #include "sql/execution/pipeline_builder.h"
 #include "sql/plan/plan_serialization.h"
@@ -28,13 +29,33 @@ std::vector<uint64_t> PlanExecutor::run(const proto::ExecutePlanRequest& request
         return scans.back();
       },
       options);
+  // The result streams: chunks go out while the query still runs, as the final pipeline makes them.
+  engine::ResultQueue results;
+  physical.result->streamTo(&results);
   scheduler::PipelineRunner runner(dispatcher_);
   auto query = runner.start(std::move(physical.pipelines), std::max<uint32_t>(request.priority(), 1),
                             request.memory_limit_bytes());
-  while (!query->waitFor(kCancelPollInterval)) {
-    if (isCancelled()) query->cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
+  try {
+    std::vector<engine::Chunk> ready;
+    bool closed = false;
+    while (!closed) {
+      closed = results.popAll(ready, kCancelPollInterval);
+      for (auto& chunk : ready) emit(chunk);
+      ready.clear();
+      if (isCancelled()) query->cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
+      // A failed or cancelled query never closes the queue: its error ends the stream.
+      if (!closed && query->done()) query->wait();
+    }
+    query->wait();
+  } catch (...) {
+    // The dispatcher threads use the pipelines and the queue until the query stops.
+    query->cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
+    try {
+      query->wait();
+    } catch (const ShoalError&) {
+    }
+    throw;
   }
-  for (auto& chunk : physical.result->chunks()) emit(chunk);
   std::vector<uint64_t> rows;
   if (request.count_rows()) {
     for (const auto* op : sql::operatorsInPreOrder(*plan.root)) {

@@ -357,13 +357,18 @@ std::unique_ptr<CopyInput> PgwireConnection::openCopyIn(size_t numColumns) {
 void PgwireConnection::runAndSendAll(const PreparedStatement& statement) {
   StatementOutcome outcome = session_->execute(statement, {}, [this](size_t n) { return openCopyIn(n); });
   sendOutcomeMessages(outcome);
+  std::string tag = outcome.commandTag;
   if (outcome.result) {
     std::vector<WireFormat> textFormats;
     sendRowDescription(outcome.result->columns, textFormats);
-    sendDataRows(*outcome.result, 0, outcome.result->numRows(), textFormats);
+    std::optional<engine::Chunk> partialChunk;
+    size_t partialRow = 0;
+    bool exhausted = false;
+    size_t sent = sendDataRows(*outcome.result, 0, textFormats, partialChunk, partialRow, exhausted);
+    tag = "SELECT " + std::to_string(sent);
   }
   writer_.begin('C');
-  writer_.writeString(outcome.commandTag);
+  writer_.writeString(tag);
   writer_.end();
 }
 
@@ -509,14 +514,14 @@ void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
         session_->execute(*portal.statement, portal.parameters, [this](size_t n) { return openCopyIn(n); });
     sendOutcomeMessages(*portal.outcome);
   }
-  const StatementOutcome& outcome = *portal.outcome;
+  StatementOutcome& outcome = *portal.outcome;
   std::string tag = outcome.commandTag;
   if (outcome.result) {
-    size_t total = outcome.result->numRows();
-    size_t end = maxRows > 0 ? std::min(total, portal.rowsSent + static_cast<size_t>(maxRows)) : total;
-    size_t sent = sendDataRows(*outcome.result, portal.rowsSent, end, portal.resultFormats);
+    bool exhausted = false;
+    size_t sent = sendDataRows(*outcome.result, maxRows > 0 ? static_cast<size_t>(maxRows) : 0, portal.resultFormats,
+                               portal.partialChunk, portal.partialRow, exhausted);
     portal.rowsSent += sent;
-    if (portal.rowsSent < total) {
+    if (!exhausted) {
       writer_.begin('s');  // PortalSuspended
       writer_.end();
       return;
@@ -560,29 +565,39 @@ void PgwireConnection::sendRowDescription(const std::vector<ResultColumn>& colum
   writer_.end();
 }
 
-size_t PgwireConnection::sendDataRows(const QueryResult& result, size_t begin, size_t end,
-                                      const std::vector<WireFormat>& formats) {
+size_t PgwireConnection::sendDataRows(QueryResult& result, size_t maxRows, const std::vector<WireFormat>& formats,
+                                      std::optional<engine::Chunk>& partialChunk, size_t& partialRow, bool& exhausted) {
   // Flush every so often, so that a large result never sits whole in the buffer.
   constexpr size_t kFlushBytes = 256 * 1024;
-  size_t rowIndex = 0;
   size_t sent = 0;
-  for (const auto& chunk : result.chunks) {
-    if (rowIndex + chunk.size() <= begin) {
-      rowIndex += chunk.size();
-      continue;
+  exhausted = false;
+  while (maxRows == 0 || sent < maxRows) {
+    if (!partialChunk) {
+      partialChunk = result.nextChunk();
+      partialRow = 0;
+      if (!partialChunk) {
+        exhausted = true;
+        break;
+      }
     }
-    for (size_t row = 0; row < chunk.size() && rowIndex < end; ++row, ++rowIndex) {
-      if (rowIndex < begin) continue;
+    const engine::Chunk& chunk = *partialChunk;
+    for (; partialRow < chunk.size() && (maxRows == 0 || sent < maxRows); ++partialRow) {
       writer_.begin('D');
       writer_.writeInt16(static_cast<int16_t>(chunk.numColumns()));
       for (size_t column = 0; column < chunk.numColumns(); ++column) {
-        writeField(chunk.column(column), row, formatFor(formats, column), writer_);
+        writeField(chunk.column(column), partialRow, formatFor(formats, column), writer_);
       }
       writer_.end();
       ++sent;
       if (writer_.size() > kFlushBytes) flush();
     }
-    if (rowIndex >= end) break;
+    if (partialRow == chunk.size()) partialChunk.reset();
+  }
+  // A limit that ends exactly at the last row: whether rows remain is known only by looking.
+  if (!exhausted && !partialChunk) {
+    partialChunk = result.nextChunk();
+    partialRow = 0;
+    exhausted = !partialChunk;
   }
   return sent;
 }

@@ -43,6 +43,9 @@ class PgwireConnection {
     std::vector<WireFormat> resultFormats;
     std::optional<StatementOutcome> outcome;  // computed by the first Execute
     size_t rowsSent = 0;
+    /// The chunk an Execute with a row limit stopped in, and the first of its rows not yet sent.
+    std::optional<engine::Chunk> partialChunk;
+    size_t partialRow = 0;
   };
 
   /// Result of reading the startup phase.
@@ -67,7 +70,12 @@ class PgwireConnection {
   void sendOutcomeMessages(const StatementOutcome& outcome);
   void sendRowDescription(const std::vector<ResultColumn>& columns, const std::vector<WireFormat>& formats);
   /// Sends rows [begin, end) of the result; returns how many it sent.
-  size_t sendDataRows(const QueryResult& result, size_t begin, size_t end, const std::vector<WireFormat>& formats);
+  /// Sends up to `maxRows` rows (0: all) of `result` as DataRows, taking its chunks as they come
+  /// (a streamed result's rows are sent while the worker still computes the rest). A chunk cut
+  /// short by the limit is kept in `partialChunk` and `partialRow` for the next call. Returns
+  /// the rows sent; `exhausted` tells whether the result has no rows left.
+  size_t sendDataRows(QueryResult& result, size_t maxRows, const std::vector<WireFormat>& formats,
+                      std::optional<engine::Chunk>& partialChunk, size_t& partialRow, bool& exhausted);
   void sendError(const Status& status);
   void sendNotice(const Notice& notice);
   void sendReadyForQuery();

@@ -159,6 +159,86 @@ std::optional<std::string> PlanExecutor::soleWorkerFor(const sql::LogicalPlan& p
   return sole;
 }
 
+namespace {
+
+/// A plan's rows as its worker streams them (ExecutePlan). The RPC stays open
+/// while the client reads; a watcher thread turns the session's cancel flag
+/// into a cancelled RPC, and dropping the stream before its end cancels it.
+class WorkerResultStream final : public ChunkStream {
+ public:
+  WorkerResultStream(ClusterContext& cluster, const std::string& address, const proto::ExecutePlanRequest& request,
+                     std::vector<engine::LogicalType> types, const std::atomic<bool>& cancelRequested)
+      : address_(address), types_(std::move(types)), cancelRequested_(cancelRequested) {
+    reader_ = cluster.workers.dataStub(address).ExecutePlan(&context_, request);
+    watcher_ = std::thread([this] {
+      std::unique_lock lock(mutex_);
+      while (!stoppedCondition_.wait_for(lock, kCancelPollInterval, [&] { return stopped_; })) {
+        if (cancelRequested_.load()) {
+          context_.TryCancel();
+          return;
+        }
+      }
+    });
+  }
+
+  ~WorkerResultStream() override {
+    if (!finished_) {
+      context_.TryCancel();
+      proto::ExecutePlanResponse ignored;
+      while (reader_->Read(&ignored)) {
+      }
+      reader_->Finish();
+    }
+    stopWatcher();
+  }
+
+  std::optional<engine::Chunk> next() override {
+    if (finished_) return std::nullopt;
+    proto::ExecutePlanResponse response;
+    while (reader_->Read(&response)) {
+      if (response.operator_rows_size() > 0) {
+        operatorRows_.assign(response.operator_rows().begin(), response.operator_rows().end());
+      }
+      if (!response.chunk().empty()) return engine::decodeChunk(response.chunk(), types_);
+    }
+    finished_ = true;
+    grpc::Status status = reader_->Finish();
+    stopWatcher();
+    if (cancelRequested_.load() && status.error_code() == grpc::StatusCode::CANCELLED) {
+      SHOAL_USER_FAIL(SqlState::kQueryCanceled, "canceling statement due to user request");
+    }
+    if (!status.ok()) throw ShoalError(proto::fromGrpcStatus(status, address_));
+    return std::nullopt;
+  }
+
+  /// With count_rows, each plan node's rows in pre-order, once the stream ended.
+  const std::vector<uint64_t>& operatorRows() const { return operatorRows_; }
+
+ private:
+  void stopWatcher() {
+    {
+      std::lock_guard lock(mutex_);
+      stopped_ = true;
+    }
+    stoppedCondition_.notify_all();
+    if (watcher_.joinable()) watcher_.join();
+  }
+
+  std::string address_;
+  std::vector<engine::LogicalType> types_;
+  const std::atomic<bool>& cancelRequested_;
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<proto::ExecutePlanResponse>> reader_;
+  bool finished_ = false;
+  std::vector<uint64_t> operatorRows_;
+  std::mutex mutex_;
+  std::condition_variable stoppedCondition_;
+  bool stopped_ = false;
+  std::thread watcher_;
+};
+
+}  // namespace
+
 QueryResult PlanExecutor::runOnWorker(const sql::LogicalPlan& plan, const std::string& address,
                                       std::map<const sql::LogicalOperator*, uint64_t>* actualRows) const {
   proto::ExecutePlanRequest request;
@@ -177,54 +257,17 @@ QueryResult PlanExecutor::runOnWorker(const sql::LogicalPlan& plan, const std::s
     result.columns.push_back(ResultColumn{plan.columnNames[i], outputs[i].type});
     types.push_back(outputs[i].type);
   }
-
-  grpc::ClientContext context;
-  // Reading the stream blocks; a watcher turns the session's cancel flag into a cancelled RPC.
-  std::mutex mutex;
-  std::condition_variable finishedCondition;
-  bool finished = false;
-  std::thread cancelWatcher([&] {
-    std::unique_lock lock(mutex);
-    while (!finishedCondition.wait_for(lock, kCancelPollInterval, [&] { return finished; })) {
-      if (cancelRequested_.load()) {
-        context.TryCancel();
-        return;
-      }
-    }
-  });
-  auto stopWatcher = [&] {
-    {
-      std::lock_guard lock(mutex);
-      finished = true;
-    }
-    finishedCondition.notify_all();
-    if (cancelWatcher.joinable()) cancelWatcher.join();
-  };
-  auto reader = cluster_.workers.dataStub(address).ExecutePlan(&context, request);
-  proto::ExecutePlanResponse response;
-  std::vector<uint64_t> operatorRows;
-  try {
-    while (reader->Read(&response)) {
-      if (!response.chunk().empty()) result.chunks.push_back(engine::decodeChunk(response.chunk(), types));
-      if (response.operator_rows_size() > 0)
-        operatorRows.assign(response.operator_rows().begin(), response.operator_rows().end());
-    }
-  } catch (...) {
-    stopWatcher();
-    context.TryCancel();
-    reader->Finish();
-    throw;
+  auto stream = std::make_unique<WorkerResultStream>(cluster_, address, request, std::move(types), cancelRequested_);
+  if (actualRows == nullptr) {
+    // Rows go to the client as the worker sends them.
+    result.stream = std::move(stream);
+    return result;
   }
-  grpc::Status status = reader->Finish();
-  stopWatcher();
-  if (cancelRequested_.load() && status.error_code() == grpc::StatusCode::CANCELLED) {
-    SHOAL_USER_FAIL(SqlState::kQueryCanceled, "canceling statement due to user request");
-  }
-  if (!status.ok()) throw ShoalError(proto::fromGrpcStatus(status, address));
-  if (actualRows != nullptr) {
-    std::vector<const sql::LogicalOperator*> operators = sql::operatorsInPreOrder(*plan.root);
-    for (size_t i = 0; i < operators.size() && i < operatorRows.size(); ++i)
-      (*actualRows)[operators[i]] = operatorRows[i];
+  // EXPLAIN ANALYZE needs the counts, which come after the last row.
+  while (auto chunk = stream->next()) result.chunks.push_back(std::move(*chunk));
+  std::vector<const sql::LogicalOperator*> operators = sql::operatorsInPreOrder(*plan.root);
+  for (size_t i = 0; i < operators.size() && i < stream->operatorRows().size(); ++i) {
+    (*actualRows)[operators[i]] = stream->operatorRows()[i];
   }
   return result;
 }
@@ -266,7 +309,7 @@ QueryResult PlanExecutor::run(const sql::LogicalPlan& plan,
   std::vector<sql::PlanColumn> outputs = plan.root->outputColumns();
   for (size_t i = 0; i < outputs.size(); ++i)
     result.columns.push_back(ResultColumn{plan.columnNames[i], outputs[i].type});
-  result.chunks = std::move(physical.result->chunks());
+  for (auto& chunk : physical.result->chunks()) result.chunks.push_back(std::move(chunk));
   return result;
 }
 

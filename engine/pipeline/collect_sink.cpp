@@ -27,7 +27,15 @@ std::unique_ptr<LocalSinkState> CollectSink::makeLocalState() const {
 void CollectSink::consume(Chunk& chunk, LocalSinkState& state) const {
   if (chunk.size() == 0) return;
   reserveQueryMemory(chunk.memoryBytes());
+  if (stream_ != nullptr) {
+    stream_->push(std::move(chunk));
+    return;
+  }
   static_cast<CollectedChunks&>(state).chunks.push_back(std::move(chunk));
+}
+
+void CollectSink::finalize() {
+  if (stream_ != nullptr) stream_->close();
 }
 
 void CollectSink::combine(LocalSinkState& state) {

@@ -3,16 +3,23 @@
 #include <mutex>
 
 #include "engine/pipeline/pipeline.h"
+#include "engine/pipeline/result_queue.h"
 
 namespace shoal::engine {
 
 /// Gathers a pipeline's rows (the end of a query on one node): each thread
-/// keeps its own chunks, and combine appends them to the result.
+/// keeps its own chunks, and combine appends them to the result. Streaming
+/// (streamTo), it hands each chunk to a ResultQueue as soon as it is made
+/// instead, and closes the queue when the pipeline finishes.
 class CollectSink final : public ChunkSink {
  public:
   std::unique_ptr<LocalSinkState> makeLocalState() const override;
   void consume(Chunk& chunk, LocalSinkState& state) const override;
   void combine(LocalSinkState& state) override;
+  void finalize() override;
+
+  /// Sends the rows to `queue` as they come (set before the pipelines start; it must outlive them).
+  void streamTo(ResultQueue* queue) { stream_ = queue; }
 
   /// The rows, once the pipeline finished.
   std::vector<Chunk>& chunks() { return chunks_; }
@@ -20,6 +27,7 @@ class CollectSink final : public ChunkSink {
 
  private:
   std::vector<Chunk> chunks_;
+  ResultQueue* stream_ = nullptr;
 };
 
 /// A source over chunks already in memory, one morsel per chunk (tests, small inputs).

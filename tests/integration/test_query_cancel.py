@@ -13,7 +13,6 @@ import psycopg
 import pytest
 
 TPCH = pathlib.Path(__file__).resolve().parents[1] / "tpch"
-CANCEL_AFTER_S = 0.15
 CANCEL_BUDGET_S = 0.200
 
 
@@ -38,16 +37,18 @@ def test_cancelling_q9_returns_within_200ms_and_frees_the_threads(sf1_cluster):
     q9 = (TPCH / "queries" / "q09.sql").read_text()
     worker = sf1_cluster.worker_pid("worker-1")
     with psycopg.connect(sf1_cluster.conninfo(), autocommit=True) as connection:
-        # Warm, and how long Q9 takes uncancelled here: it must outlast the cancel's delay to be caught running.
+        # Warm, and how long Q9 takes uncancelled here: the cancel comes a quarter of the way in, so that it
+        # catches the query running (the QueryCanceled below proves it did).
         started = time.monotonic()
         connection.execute(q9).fetchall()
         full_s = time.monotonic() - started
-        assert full_s > 2 * CANCEL_AFTER_S, f"Q9 took only {full_s:.3f} s: too fast to cancel mid-way"
+        cancel_after_s = full_s / 4
+        assert cancel_after_s > 0.02, f"Q9 took only {full_s:.3f} s: too fast to cancel mid-way"
 
         cancelled_at = []
 
         def cancel_soon():
-            time.sleep(CANCEL_AFTER_S)
+            time.sleep(cancel_after_s)
             cancelled_at.append(time.monotonic())
             connection.cancel()
 

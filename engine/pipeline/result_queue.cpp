@@ -1,0 +1,31 @@
+#include "engine/pipeline/result_queue.h"
+
+namespace shoal::engine {
+
+void ResultQueue::push(Chunk chunk) {
+  {
+    std::lock_guard lock(mutex_);
+    chunks_.push_back(std::move(chunk));
+  }
+  changed_.notify_one();
+}
+
+void ResultQueue::close() {
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+  }
+  changed_.notify_one();
+}
+
+bool ResultQueue::popAll(std::vector<Chunk>& out, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, timeout, [&] { return closed_ || !chunks_.empty(); });
+  while (!chunks_.empty()) {
+    out.push_back(std::move(chunks_.front()));
+    chunks_.pop_front();
+  }
+  return closed_;
+}
+
+}  // namespace shoal::engine
