@@ -15,7 +15,7 @@ What it does:
      {"queries": [{"query": 1, "shoal": s, "duckdb": s, "ratio": r, "correct": true, ...}, ...], ...}
      to --json.
   5. With --scaling Q,...: restarts the cluster with 1 and then 2 threads per worker and prints each listed
-     query's speed-up (best of --repeat), the morsel engine's scaling check.
+     query's speed-up (best of --scaling-repeat), the morsel engine's scaling check.
 
 The exit code is 1 when an answer is wrong. Target (issue "Morsel-driven local engine"): Shoal/DuckDB at most
 1.5 for the total and the geometric mean at SF 1 on one worker; 1 -> 2 threads speeds Q1 and Q6 up >= 1.8x.
@@ -168,10 +168,10 @@ def measure_scaling(arguments, data_dir):
             with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
                 ensure_loaded(connection, arguments.sf)
                 for number in arguments.scaling:
-                    timings[(number, threads)] = run_shoal(connection, number, arguments.repeat)[0]
+                    timings[(number, threads)] = run_shoal(connection, number, arguments.scaling_repeat)[0]
         finally:
             cluster.stop()
-    print(f"\nScaling, {arguments.workers} worker(s), best of {arguments.repeat}:")
+    print(f"\nScaling, {arguments.workers} worker(s), best of {arguments.scaling_repeat}:")
     print(f"{'query':>5} {'1 thread s':>11} {'2 threads s':>12} {'speed-up':>9}")
     scaling = []
     for number in arguments.scaling:
@@ -209,6 +209,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="runs per query and engine; the best counts")
     parser.add_argument("--queries", default="1-22", help="e.g. 1-22 or 1,6,9")
     parser.add_argument("--scaling", default="", help="queries to time with 1 and 2 threads, e.g. 1,6")
+    parser.add_argument("--scaling-repeat", type=int, default=15,
+                        help="runs per query and thread count in the scaling check (a 10 ms query needs many "
+                             "runs before its best one is free of this machine's noise)")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--data-dir", help="the cluster's directory, kept between runs (default: a scratch one)")
     parser.add_argument("--tbl-dir", help="where DuckDB's .tbl files are (written if missing; default: scratch)")

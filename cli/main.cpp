@@ -202,6 +202,7 @@ int main(int argc, char** argv) {
       {"--repeat", "Runs per query and engine; the best counts", "3"},
       {"--queries", "Queries to run, e.g. 1-22 or 1,6,9", "1-22"},
       {"--scaling", "Queries to time with 1 and then 2 threads per worker, e.g. 1,6", ""},
+      {"--scaling-repeat", "Runs per query and thread count in the scaling check; the best counts", "15"},
       {"--json", "Write the results as JSON to this file", ""},
       {"--data-dir", "The cluster's directory, kept for later runs (default: a scratch one)", ""},
       {"--tbl-dir", "DuckDB's .tbl files, written there if missing (default: a scratch directory)", ""},
