@@ -18,6 +18,37 @@ size_t codeWidth(ColumnEncoding encoding) {
   return encoding == ColumnEncoding::kDictionary8 ? 1 : 2;
 }
 
+bool isOffsetEncoding(ColumnEncoding encoding) {
+  return encoding == ColumnEncoding::kOffset8 || encoding == ColumnEncoding::kOffset16 ||
+         encoding == ColumnEncoding::kOffset32;
+}
+
+/// out[i] = base + offsets[i]: a widening loop the compiler vectorizes.
+template <class Offset, class Value>
+void addBase(const Offset* offsets, size_t count, int64_t base, Value* out) {
+  for (size_t i = 0; i < count; ++i) out[i] = static_cast<Value>(base + static_cast<int64_t>(offsets[i]));
+}
+
+/// Calls body(Offset{}, Value{}) with the C++ types of an offset encoding and a physical type.
+template <class Body>
+void withOffsetTypes(ColumnEncoding encoding, PhysicalType physical, Body&& body) {
+  auto withValue = [&](auto offset) {
+    if (physical == PhysicalType::kInt32) {
+      body(offset, int32_t{});
+    } else {
+      body(offset, int64_t{});
+    }
+  };
+  switch (encoding) {
+    case ColumnEncoding::kOffset8:
+      return withValue(uint8_t{});
+    case ColumnEncoding::kOffset16:
+      return withValue(uint16_t{});
+    default:
+      return withValue(uint32_t{});
+  }
+}
+
 /// Distinct strings of one segment column and their codes, given up as soon
 /// as the column has too many for a dictionary to pay.
 class DictionaryBuilder {
@@ -100,6 +131,7 @@ ColumnSegment::ColumnSegment(const LogicalType& type, std::span<const Vector* co
     }
   }
   computeZoneMap();
+  tryOffsets();
 }
 
 void ColumnSegment::tryDictionary() {
@@ -128,6 +160,69 @@ void ColumnSegment::tryDictionary() {
   } else {
     std::memcpy(values_, codes.data(), numRows_ * sizeof(uint16_t));
   }
+}
+
+void ColumnSegment::tryOffsets() {
+  const PhysicalType physical = type_.physicalType();
+  if (encoding_ != ColumnEncoding::kPlain || numRows_ == 0) return;
+  if (physical != PhysicalType::kInt32 && physical != PhysicalType::kInt64) return;
+  auto encode = [&](auto tag) {
+    using T = decltype(tag);
+    const T* values = static_cast<const T*>(values_);
+    std::optional<T> min;
+    std::optional<T> max;
+    for (size_t row = 0; row < numRows_; ++row) {
+      if (!validity_.isValid(row)) continue;
+      if (!min || values[row] < *min) min = values[row];
+      if (!max || *max < values[row]) max = values[row];
+    }
+    const int64_t base = min ? static_cast<int64_t>(*min) : 0;
+    // The span in unsigned arithmetic: max - min never overflows there.
+    const uint64_t span = min ? static_cast<uint64_t>(static_cast<int64_t>(*max)) - static_cast<uint64_t>(base) : 0;
+    ColumnEncoding encoding = span <= UINT8_MAX    ? ColumnEncoding::kOffset8
+                              : span <= UINT16_MAX ? ColumnEncoding::kOffset16
+                              : span <= UINT32_MAX ? ColumnEncoding::kOffset32
+                                                   : ColumnEncoding::kPlain;
+    const size_t width = encoding == ColumnEncoding::kOffset8 ? 1 : encoding == ColumnEncoding::kOffset16 ? 2 : 4;
+    if (encoding == ColumnEncoding::kPlain || width >= sizeof(T)) return;
+    void* plain = values_;
+    const size_t plainBytes = valueBytes_;
+    allocateValues(numRows_ * width);
+    auto store = [&](auto offsetTag) {
+      using Offset = decltype(offsetTag);
+      auto* offsets = static_cast<Offset*>(values_);
+      for (size_t row = 0; row < numRows_; ++row) {
+        // NULL rows hold offset 0 (their values are never read).
+        offsets[row] = validity_.isValid(row)
+                           ? static_cast<Offset>(static_cast<uint64_t>(static_cast<int64_t>(values[row])) -
+                                                 static_cast<uint64_t>(base))
+                           : Offset{0};
+      }
+    };
+    if (width == 1) {
+      store(uint8_t{});
+    } else if (width == 2) {
+      store(uint16_t{});
+    } else {
+      store(uint32_t{});
+    }
+    topology_.release(plain, plainBytes);
+    encoding_ = encoding;
+    offsetBase_ = base;
+  };
+  if (physical == PhysicalType::kInt32) {
+    encode(int32_t{});
+  } else {
+    encode(int64_t{});
+  }
+}
+
+void ColumnSegment::decodeOffsets(size_t start, size_t count, std::byte* out) const {
+  withOffsetTypes(encoding_, type_.physicalType(), [&](auto offsetTag, auto valueTag) {
+    using Offset = decltype(offsetTag);
+    using Value = decltype(valueTag);
+    addBase(static_cast<const Offset*>(values_) + start, count, offsetBase_, reinterpret_cast<Value*>(out));
+  });
 }
 
 ColumnSegment::~ColumnSegment() {
@@ -160,6 +255,11 @@ void ColumnSegment::read(size_t start, size_t count, Vector& out) const {
       for (size_t i = 0; i < count; ++i) target[i] = dictionary_[codes[i]];
       break;
     }
+    case ColumnEncoding::kOffset8:
+    case ColumnEncoding::kOffset16:
+    case ColumnEncoding::kOffset32:
+      decodeOffsets(start, count, out.data<std::byte>());
+      break;
   }
   engine::ValidityMask& validity = out.validity();
   if (zoneMap_.nullCount == 0) {
@@ -191,6 +291,19 @@ void ColumnSegment::gather(size_t start, std::span<const uint32_t> rows, Vector&
       break;
     case ColumnEncoding::kDictionary16:
       gatherCodes(static_cast<const uint16_t*>(values_));
+      break;
+    case ColumnEncoding::kOffset8:
+    case ColumnEncoding::kOffset16:
+    case ColumnEncoding::kOffset32:
+      withOffsetTypes(encoding_, type_.physicalType(), [&](auto offsetTag, auto valueTag) {
+        using Offset = decltype(offsetTag);
+        using Value = decltype(valueTag);
+        const Offset* offsets = static_cast<const Offset*>(values_) + start;
+        Value* target = out.data<Value>();
+        for (size_t i = 0; i < rows.size(); ++i) {
+          target[i] = static_cast<Value>(offsetBase_ + static_cast<int64_t>(offsets[rows[i]]));
+        }
+      });
       break;
   }
   engine::ValidityMask& validity = out.validity();
@@ -241,9 +354,17 @@ void readStrings(ByteReader& reader, size_t count, engine::StringHeap& heap, Str
 
 void ColumnSegment::serialize(std::string& out) const {
   const bool hasNulls = zoneMap_.nullCount > 0;
-  appendRaw(out, static_cast<uint8_t>(encoding_));
+  // Offsets are an in-memory encoding: the file holds the column plain.
+  const bool offsets = isOffsetEncoding(encoding_);
+  appendRaw(out, static_cast<uint8_t>(offsets ? ColumnEncoding::kPlain : encoding_));
   appendRaw(out, static_cast<uint8_t>(hasNulls));
   if (hasNulls) out.append(reinterpret_cast<const char*>(validity_.words()), validity_.numWords() * sizeof(uint64_t));
+  if (offsets) {
+    std::string plain(numRows_ * engine::physicalTypeWidth(type_.physicalType()), '\0');
+    decodeOffsets(0, numRows_, reinterpret_cast<std::byte*>(plain.data()));
+    out.append(plain);
+    return;
+  }
   if (encoding_ == ColumnEncoding::kPlain) {
     if (type_.physicalType() == PhysicalType::kString) {
       appendStrings(out, static_cast<const StringRef*>(values_), numRows_);
@@ -294,6 +415,7 @@ std::unique_ptr<ColumnSegment> ColumnSegment::deserialize(const LogicalType& typ
     }
   }
   column->computeZoneMap();
+  column->tryOffsets();
   return column;
 }
 
