@@ -135,7 +135,7 @@ void PartitionScanSource::produce(size_t morsel, const std::function<void(engine
     size_t count = std::min(engine::kVectorSize, segment.size() - start);
     if (!filter_) {
       engine::Chunk chunk(count);
-      for (const auto& type : types_) chunk.addColumn(engine::Vector(type, count));
+      for (const auto& type : types_) chunk.addColumn(engine::Vector::uninitialized(type, count));
       segment.read(start, count, columns_, chunk);
       consume(chunk);
       continue;
@@ -146,7 +146,7 @@ void PartitionScanSource::produce(size_t morsel, const std::function<void(engine
     std::vector<engine::Vector> columns;
     columns.reserve(types_.size());
     for (size_t column = 0; column < types_.size(); ++column) {
-      columns.emplace_back(types_[column], filterReads(column) ? count : 0);
+      columns.push_back(engine::Vector::uninitialized(types_[column], filterReads(column) ? count : 0));
       if (filterReads(column)) segment.column(columns_[column]).read(start, count, columns.back());
     }
     engine::Chunk chunk(std::move(columns), count);
@@ -156,6 +156,7 @@ void PartitionScanSource::produce(size_t morsel, const std::function<void(engine
     for (size_t column = 0; column < types_.size(); ++column) {
       if (filterReads(column)) continue;
       const ColumnSegment& stored = segment.column(columns_[column]);
+      chunk.column(column) = engine::Vector::uninitialized(types_[column], passing.size());
       if (allPass) {
         stored.read(start, count, chunk.column(column));
       } else {

@@ -32,6 +32,19 @@ Vector::Vector(LogicalType type, size_t capacity)
       validity_(capacity),
       heap_(std::make_shared<StringHeap>()) {}
 
+Vector::Vector(LogicalType type, size_t capacity, UninitializedTag)
+    : type_(type),
+      size_(capacity),
+      capacity_(capacity),
+      data_(std::make_unique_for_overwrite<std::byte[]>(std::max<size_t>(capacity, 1) *
+                                                        physicalTypeWidth(type.physicalType()))),
+      validity_(capacity),
+      heap_(std::make_shared<StringHeap>()) {}
+
+Vector Vector::uninitialized(LogicalType type, size_t capacity) {
+  return Vector(type, capacity, UninitializedTag{});
+}
+
 void Vector::resize(size_t numRows) {
   if (numRows > capacity_) {
     size_t width = physicalTypeWidth(type_.physicalType());
@@ -134,7 +147,7 @@ void Vector::appendText(size_t row, std::string& out) const {
 }
 
 Vector Vector::select(std::span<const uint32_t> rows) const {
-  Vector out(type_, rows.size());
+  Vector out = uninitialized(type_, rows.size());
   const size_t width = physicalTypeWidth(type_.physicalType());
   const std::byte* from = data_.get();
   std::byte* to = out.data_.get();

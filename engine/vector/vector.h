@@ -27,6 +27,9 @@ inline constexpr size_t kVectorSize = 2048;
 class Vector {
  public:
   Vector(LogicalType type, size_t capacity);
+  /// A vector whose values start undefined (not zeroed), for producers that write every row
+  /// (segment reads, selections): zeroing a fresh array per chunk is measurable on a scan.
+  static Vector uninitialized(LogicalType type, size_t capacity);
   Vector(Vector&&) = default;
   Vector& operator=(Vector&&) = default;
 
@@ -81,6 +84,9 @@ class Vector {
   std::string toString() const;
 
  private:
+  struct UninitializedTag {};
+  Vector(LogicalType type, size_t capacity, UninitializedTag);
+
   LogicalType type_;
   size_t size_ = 0;
   size_t capacity_ = 0;
