@@ -32,6 +32,7 @@ bench: build
 	$(BUILD_DIR)/bench/expression_bench
 	$(BUILD_DIR)/bench/copy_parse_bench
 	$(BUILD_DIR)/bench/operator_bench
+	$(BUILD_DIR)/bench/exchange_bench
 	$(VENV)/bin/python bench/tpch_load_bench.py --shoal $(SHOAL) --sf 1 --workers 2
 
 # The multiplexer's network microbenchmarks (the paper's Figures 5, 10b, 10c), with plots.
