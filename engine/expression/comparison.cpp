@@ -28,6 +28,27 @@ int compareValues<StringRef>(const StringRef& a, const StringRef& b) {
   return compare(a, b);
 }
 
+/// Calls body(predicate) with the predicate that turns a three-way comparison into `function`'s answer.
+template <class Body>
+void withPredicate(ScalarFunction function, Body&& body) {
+  switch (function) {
+    case ScalarFunction::kEqual:
+      return body([](int c) { return c == 0; });
+    case ScalarFunction::kNotEqual:
+      return body([](int c) { return c != 0; });
+    case ScalarFunction::kLess:
+      return body([](int c) { return c < 0; });
+    case ScalarFunction::kLessEqual:
+      return body([](int c) { return c <= 0; });
+    case ScalarFunction::kGreater:
+      return body([](int c) { return c > 0; });
+    case ScalarFunction::kGreaterEqual:
+      return body([](int c) { return c >= 0; });
+    default:
+      SHOAL_UNREACHABLE("not a comparison: {}", scalarFunctionName(function));
+  }
+}
+
 template <class Left, class Right>
 void compareLoop(ScalarFunction function, const Vector& left, const Vector& right, Vector& out) {
   auto run = [&](auto predicate) {
@@ -45,28 +66,7 @@ void compareLoop(ScalarFunction function, const Vector& left, const Vector& righ
       return;
     }
   }
-  switch (function) {
-    case ScalarFunction::kEqual:
-      run([](int c) { return c == 0; });
-      break;
-    case ScalarFunction::kNotEqual:
-      run([](int c) { return c != 0; });
-      break;
-    case ScalarFunction::kLess:
-      run([](int c) { return c < 0; });
-      break;
-    case ScalarFunction::kLessEqual:
-      run([](int c) { return c <= 0; });
-      break;
-    case ScalarFunction::kGreater:
-      run([](int c) { return c > 0; });
-      break;
-    case ScalarFunction::kGreaterEqual:
-      run([](int c) { return c >= 0; });
-      break;
-    default:
-      SHOAL_UNREACHABLE("not a comparison: {}", scalarFunctionName(function));
-  }
+  withPredicate(function, run);
 }
 
 }  // namespace
@@ -131,22 +131,7 @@ void compareWithConstant(ScalarFunction function, const Vector& column, const T&
       return;
     }
   }
-  switch (function) {
-    case ScalarFunction::kEqual:
-      return compareWithConstantLoop(column, constant, out, [](int c) { return c == 0; });
-    case ScalarFunction::kNotEqual:
-      return compareWithConstantLoop(column, constant, out, [](int c) { return c != 0; });
-    case ScalarFunction::kLess:
-      return compareWithConstantLoop(column, constant, out, [](int c) { return c < 0; });
-    case ScalarFunction::kLessEqual:
-      return compareWithConstantLoop(column, constant, out, [](int c) { return c <= 0; });
-    case ScalarFunction::kGreater:
-      return compareWithConstantLoop(column, constant, out, [](int c) { return c > 0; });
-    case ScalarFunction::kGreaterEqual:
-      return compareWithConstantLoop(column, constant, out, [](int c) { return c >= 0; });
-    default:
-      SHOAL_UNREACHABLE("not a comparison: {}", scalarFunctionName(function));
-  }
+  withPredicate(function, [&](auto predicate) { compareWithConstantLoop(column, constant, out, predicate); });
 }
 
 }  // namespace

@@ -198,19 +198,14 @@ Vector ExpressionEvaluator::evaluate(const Expression& expression, const Chunk& 
 
 Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function, const Chunk& input) const {
   // Lazy functions evaluate their arguments themselves, each on the rows that need it.
+  if (isComparison(function.function())) {
+    if (auto compared = evaluateColumnConstantComparison(function, input)) return std::move(*compared);
+  }
   switch (function.function()) {
     case ScalarFunction::kCase:
       return evaluateCase(*this, function, input);
     case ScalarFunction::kCoalesce:
       return evaluateCoalesce(*this, function, input);
-    case ScalarFunction::kEqual:
-    case ScalarFunction::kNotEqual:
-    case ScalarFunction::kLess:
-    case ScalarFunction::kLessEqual:
-    case ScalarFunction::kGreater:
-    case ScalarFunction::kGreaterEqual:
-      if (auto compared = evaluateColumnConstantComparison(function, input)) return std::move(*compared);
-      break;
     case ScalarFunction::kAnd:
     case ScalarFunction::kOr:
       // A right operand that can fail runs only where the left one leaves the result open.

@@ -14,13 +14,8 @@ bool castIsInfallible(const LogicalType& from, const LogicalType& to) {
 }
 
 bool functionIsInfallible(ScalarFunction function) {
+  if (isComparison(function)) return true;
   switch (function) {
-    case ScalarFunction::kEqual:
-    case ScalarFunction::kNotEqual:
-    case ScalarFunction::kLess:
-    case ScalarFunction::kLessEqual:
-    case ScalarFunction::kGreater:
-    case ScalarFunction::kGreaterEqual:
     case ScalarFunction::kAnd:
     case ScalarFunction::kOr:
     case ScalarFunction::kNot:

@@ -86,6 +86,20 @@ bool isOperator(ScalarFunction function) {
   }
 }
 
+bool isComparison(ScalarFunction function) {
+  switch (function) {
+    case ScalarFunction::kEqual:
+    case ScalarFunction::kNotEqual:
+    case ScalarFunction::kLess:
+    case ScalarFunction::kLessEqual:
+    case ScalarFunction::kGreater:
+    case ScalarFunction::kGreaterEqual:
+      return true;
+    default:
+      return false;
+  }
+}
+
 ScalarFunction mirroredComparison(ScalarFunction comparison) {
   switch (comparison) {
     case ScalarFunction::kLess:

@@ -65,5 +65,7 @@ std::string_view scalarFunctionName(ScalarFunction function);
 ScalarFunction mirroredComparison(ScalarFunction comparison);
 /// True for functions written as infix or prefix operators.
 bool isOperator(ScalarFunction function);
+/// True for = <> < <= > >=.
+bool isComparison(ScalarFunction function);
 
 }  // namespace shoal::engine

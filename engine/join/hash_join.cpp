@@ -412,12 +412,10 @@ class HashJoinProbe final : public ChunkOperator {
     constexpr size_t kPrefetchBatch = 256;
     // Joins that only mark build rows need no pair with a row already marked; joins that only ask
     // whether a probe row matches (no condition beyond the keys) need its first match alone.
-    const bool marksBuildRows =
-        options.type == HashJoinType::kBuildSemi || options.type == HashJoinType::kBuildAnti;
-    const bool firstMatchDecides =
-        !options.residual && !options.nullAwareComparison &&
-        (options.type == HashJoinType::kSemi || options.type == HashJoinType::kAnti ||
-         options.type == HashJoinType::kMark || marksBuildRows);
+    const bool marksBuildRows = options.type == HashJoinType::kBuildSemi || options.type == HashJoinType::kBuildAnti;
+    const bool firstMatchDecides = !options.residual && !options.nullAwareComparison &&
+                                   (options.type == HashJoinType::kSemi || options.type == HashJoinType::kAnti ||
+                                    options.type == HashJoinType::kMark || marksBuildRows);
     pairProbe.reserve(probeRows);
     pairBuild.reserve(probeRows);
     for (size_t row = 0; row < probeRows; ++row) {

@@ -67,20 +67,6 @@ const engine::Value* constantOf(const Expression& expression) {
   return &static_cast<const ConstantExpression&>(stripped).value();
 }
 
-bool isComparison(ScalarFunction function) {
-  switch (function) {
-    case ScalarFunction::kEqual:
-    case ScalarFunction::kNotEqual:
-    case ScalarFunction::kLess:
-    case ScalarFunction::kLessEqual:
-    case ScalarFunction::kGreater:
-    case ScalarFunction::kGreaterEqual:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 const ColumnEstimate* CardinalityEstimator::column(ColumnId id) const {
