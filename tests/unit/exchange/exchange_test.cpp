@@ -1,0 +1,160 @@
+// Decoupled exchanges between three nodes (in-process multiplexers over TCP
+// loopback), each node producing from two threads: a hash repartition delivers
+// every row exactly once, to the node its key's CRC32 names; a broadcast
+// delivers every row to every node, sending each message once per remote node
+// from one refcounted buffer; and every message goes back to its pool.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <thread>
+
+#include "exchange/exchange_reader.h"
+#include "exchange/exchange_sink.h"
+#include "exchange/partition_hash.h"
+#include "tests/unit/multiplexer/multiplexer_test_cluster.h"
+
+namespace shoal::exchange {
+namespace {
+
+using engine::Chunk;
+using engine::LogicalType;
+using engine::Vector;
+using multiplexer::NodeId;
+using multiplexer::testing::LocalCluster;
+using namespace std::chrono_literals;
+
+constexpr NodeId kNodes = 3;
+constexpr size_t kThreads = 2;
+constexpr size_t kChunksPerThread = 20;
+
+const RowLayout& layout() {
+  static const RowLayout kLayout({LogicalType::bigInt(), LogicalType::text()}, {false, true});
+  return kLayout;
+}
+
+/// Rows (id, label) with ids unique across nodes and threads; every seventh label is NULL.
+Chunk rowsOf(NodeId node, size_t thread, size_t chunk) {
+  Vector ids(LogicalType::bigInt(), engine::kVectorSize);
+  Vector labels(LogicalType::text(), engine::kVectorSize);
+  for (size_t row = 0; row < engine::kVectorSize; ++row) {
+    const int64_t id =
+        static_cast<int64_t>(((node * kThreads + thread) * kChunksPerThread + chunk) * engine::kVectorSize + row);
+    ids.data<int64_t>()[row] = id;
+    labels.setString(row, "label-" + std::to_string(id * 31));
+    labels.setNull(row, id % 7 == 0);
+  }
+  std::vector<Vector> columns;
+  columns.push_back(std::move(ids));
+  columns.push_back(std::move(labels));
+  return Chunk(std::move(columns), engine::kVectorSize);
+}
+
+/// Runs the sink on every node with kThreads producing threads, as a pipeline would (consume from
+/// many threads, combine each thread's state, finalize once), while one consumer per node reads.
+/// Returns, per node, every id it received with how often, and checks each label.
+std::vector<std::map<int64_t, int>> runExchange(LocalCluster& cluster, ExchangeKind kind,
+                                                std::vector<std::unique_ptr<ExchangeSink>>& sinks) {
+  constexpr multiplexer::ExchangeId kExchange = 42;
+  std::vector<std::map<int64_t, int>> received(kNodes);
+  std::vector<std::thread> consumers;
+  for (NodeId node = 0; node < kNodes; ++node) {
+    consumers.emplace_back([&, node] {
+      ExchangeReader reader(cluster[node].openExchange(kExchange), layout(), 0);
+      while (auto chunk = reader.next(30s)) {
+        for (size_t row = 0; row < chunk->size(); ++row) {
+          const int64_t id = chunk->column(0).data<int64_t>()[row];
+          ++received[node][id];
+          const bool labelled = !chunk->column(1).isNull(row);
+          EXPECT_EQ(labelled, id % 7 != 0);
+          if (labelled) {
+            EXPECT_EQ(chunk->column(1).data<engine::StringRef>()[row].view(), "label-" + std::to_string(id * 31));
+          }
+        }
+      }
+    });
+  }
+  std::vector<NodeId> everyNode = {0, 1, 2};
+  for (NodeId node = 0; node < kNodes; ++node) {
+    sinks.push_back(
+        std::make_unique<ExchangeSink>(cluster[node], kExchange, layout(), kind, std::vector<size_t>{0}, everyNode));
+  }
+  std::vector<std::thread> producers;
+  for (NodeId node = 0; node < kNodes; ++node) {
+    producers.emplace_back([&, node] {
+      ExchangeSink& sink = *sinks[node];
+      std::vector<std::unique_ptr<engine::LocalSinkState>> states(kThreads);
+      std::vector<std::thread> threads;
+      for (size_t thread = 0; thread < kThreads; ++thread) {
+        threads.emplace_back([&, thread] {
+          states[thread] = sink.makeLocalState();
+          for (size_t chunk = 0; chunk < kChunksPerThread; ++chunk) {
+            Chunk rows = rowsOf(node, thread, chunk);
+            sink.consume(rows, *states[thread]);
+          }
+        });
+      }
+      for (auto& thread : threads) thread.join();
+      for (auto& state : states) sink.combine(*state);
+      sink.finalize();
+    });
+  }
+  for (auto& producer : producers) producer.join();
+  for (auto& consumer : consumers) consumer.join();
+  return received;
+}
+
+constexpr size_t kRowsPerNode = kThreads * kChunksPerThread * engine::kVectorSize;
+
+TEST(ExchangeTest, RepartitionDeliversEveryRowOnceToTheNodeItsKeyHashesTo) {
+  LocalCluster cluster(kNodes, [](multiplexer::MultiplexerOptions& options) {
+    options.receiveWindow = 4;  // small windows and pools: flow control takes part
+    options.sendMessagesPerNumaNode = 8;
+    options.messageBytes = 16 * 1024;
+  });
+  std::vector<std::unique_ptr<ExchangeSink>> sinks;
+  auto received = runExchange(cluster, ExchangeKind::kRepartition, sinks);
+  size_t total = 0;
+  for (NodeId node = 0; node < kNodes; ++node) {
+    for (const auto& [id, count] : received[node]) {
+      ASSERT_EQ(count, 1) << "id " << id << " at node " << node;
+      // The node its key hashes to: the CRC32 partitioning of one row.
+      Vector key(LogicalType::bigInt(), 1);
+      key.data<int64_t>()[0] = id;
+      std::vector<Vector> columns;
+      columns.push_back(std::move(key));
+      Chunk one(std::move(columns), 1);
+      std::vector<size_t> keys = {0};
+      ASSERT_EQ(partitionRows(one, keys, kNodes)[0], node) << "id " << id;
+    }
+    total += received[node].size();
+  }
+  EXPECT_EQ(total, kNodes * kRowsPerNode);
+  for (NodeId node = 0; node < kNodes; ++node) {
+    EXPECT_GT(sinks[node]->messagesSent(), 0u);
+    EXPECT_EQ(cluster[node].sendPool().messagesInUse(), 0u);
+  }
+}
+
+TEST(ExchangeTest, BroadcastSendsEachMessageOncePerRemoteNodeAndReachesEveryNode) {
+  LocalCluster cluster(kNodes, [](multiplexer::MultiplexerOptions& options) {
+    options.receiveWindow = 4;
+    options.sendMessagesPerNumaNode = 8;
+    options.messageBytes = 64 * 1024;
+  });
+  std::vector<std::unique_ptr<ExchangeSink>> sinks;
+  auto received = runExchange(cluster, ExchangeKind::kBroadcast, sinks);
+  for (NodeId node = 0; node < kNodes; ++node) {
+    ASSERT_EQ(received[node].size(), kNodes * kRowsPerNode) << "node " << node;
+    for (const auto& [id, count] : received[node]) ASSERT_EQ(count, 1) << "id " << id << " at node " << node;
+  }
+  for (NodeId node = 0; node < kNodes; ++node) {
+    // One buffer per message: the multiplexer sent it to each of the two other nodes.
+    const auto stats = cluster[node].stats();
+    EXPECT_EQ(sinks[node]->messagesSent() % (kNodes - 1), 0u);
+    EXPECT_GE(stats.messagesSent, sinks[node]->messagesSent());
+    EXPECT_EQ(cluster[node].sendPool().messagesInUse(), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace shoal::exchange
