@@ -446,6 +446,11 @@ class HashJoinProbe final : public ChunkOperator {
     if (options.residual && !pairProbe.empty()) {
       keepPairs(chunk, *options.residual, pairProbe, pairBuild, nullptr);
     }
+    // Inner joins and the build-side joins need nothing per probe row beyond the pairs.
+    if (options.type == HashJoinType::kInner) {
+      chunk = pairChunk(chunk, pairProbe, pairBuild, false);
+      return;
+    }
     // A NULL-aware comparison checked per pair: NULL for a pair makes its probe row's "no match" unknown.
     std::vector<uint8_t> unknown(probeRows, 0);
     if (options.nullAwareComparison && !pairProbe.empty()) {
@@ -464,8 +469,7 @@ class HashJoinProbe final : public ChunkOperator {
 
     switch (options.type) {
       case HashJoinType::kInner:
-        chunk = pairChunk(chunk, pairProbe, pairBuild, false);
-        return;
+        SHOAL_UNREACHABLE("inner joins returned their pairs above");
       case HashJoinType::kBuildSemi:
       case HashJoinType::kBuildAnti:
       case HashJoinType::kBuildOuter:
