@@ -40,7 +40,12 @@ std::vector<uint64_t> PlanExecutor::run(const proto::ExecutePlanRequest& request
     bool closed = false;
     while (!closed) {
       closed = results.popAll(ready, kCancelPollInterval);
-      for (auto& chunk : ready) emit(chunk);
+      for (auto& chunk : ready) {
+        // Charged to the query while it waited in the queue; once sent, it no longer counts.
+        const uint64_t bytes = chunk.memoryBytes();
+        emit(chunk);
+        query->memory().release(bytes);
+      }
       ready.clear();
       if (isCancelled()) query->cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
       // A failed or cancelled query never closes the queue: its error ends the stream.

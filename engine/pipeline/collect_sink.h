@@ -19,6 +19,7 @@ class CollectSink final : public ChunkSink {
   void finalize() override;
 
   /// Sends the rows to `queue` as they come (set before the pipelines start; it must outlive them).
+  /// Each chunk stays charged to the query until whoever takes it from the queue releases it.
   void streamTo(ResultQueue* queue) { stream_ = queue; }
 
   /// The rows, once the pipeline finished.
