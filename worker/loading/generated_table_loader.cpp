@@ -134,9 +134,12 @@ void followTable(size_t table, const std::filesystem::path& path, TpchGeneratorP
   auto pushWholeLines = [&](bool all) {
     size_t cut = all ? pending.size() : endOfLastCompleteLine(pending, TextFormatOptions{});
     if (cut == 0) return true;
-    Block block{table, pending.substr(0, cut), nextLine};
+    // The block takes the buffer itself; only the partial line after the cut is copied.
+    std::string rest(pending, cut);
+    Block block{table, std::move(pending), nextLine};
+    block.bytes.resize(cut);
+    pending = std::move(rest);
     nextLine += countNewlines(block.bytes);
-    pending.erase(0, cut);
     return queue.push(std::move(block));
   };
   std::string buffer(kBlockBytes, '\0');
