@@ -37,12 +37,13 @@ void Coordinator::start() {
     catalogFile = std::filesystem::path(options_.dataDir) / "catalog.json";
   }
   tables_ = std::make_unique<TableCatalog>(catalogFile);
-  catalog_ = std::make_unique<SystemCatalog>(*registry_, *tables_);
+  queryLog_ = std::make_unique<QueryLog>();
+  catalog_ = std::make_unique<SystemCatalog>(*registry_, *tables_, *queryLog_);
   clusterCatalog_ = std::make_unique<ClusterCatalog>(*catalog_, *tables_);
   workers_ = std::make_unique<WorkerClients>(*registry_);
   dispatcher_ = std::make_unique<scheduler::Dispatcher>(0, NumaTopology::detect());
-  cluster_ = std::unique_ptr<ClusterContext>(new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_,
-                                                                *workers_, *dispatcher_, options_.tpchGenerator});
+  cluster_ = std::unique_ptr<ClusterContext>(new ClusterContext{
+      *catalog_, *tables_, *clusterCatalog_, *registry_, *workers_, *dispatcher_, *queryLog_, options_.tpchGenerator});
   controlService_ = std::make_unique<ControlService>(options_.clusterId, *registry_, options_.heartbeatIntervalMs);
 
   grpc::ServerBuilder builder;

@@ -15,6 +15,7 @@ namespace shoal::coordinator {
 class MemberRegistry;
 class ControlService;
 class SystemCatalog;
+class QueryLog;
 class TableCatalog;
 class ClusterCatalog;
 class WorkerClients;
@@ -57,6 +58,7 @@ class Coordinator {
 
   CoordinatorOptions options_;
   std::unique_ptr<MemberRegistry> registry_;
+  std::unique_ptr<QueryLog> queryLog_;  // before the catalog, which reads it
   std::unique_ptr<SystemCatalog> catalog_;
   std::unique_ptr<TableCatalog> tables_;
   std::unique_ptr<ClusterCatalog> clusterCatalog_;

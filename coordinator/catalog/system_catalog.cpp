@@ -13,6 +13,7 @@ namespace {
 constexpr std::string_view kNodesView = "shoal_nodes";
 constexpr std::string_view kTablesView = "shoal_tables";
 constexpr std::string_view kColumnStatisticsView = "shoal_column_statistics";
+constexpr std::string_view kQueriesView = "shoal_queries";
 
 sql::TableDescription systemView(std::string name, std::vector<sql::ColumnDescription> columns) {
   sql::TableDescription description;
@@ -51,6 +52,16 @@ sql::TableDescription columnStatisticsDescription() {
                                                          {"max_value", LogicalType::text()}});
 }
 
+sql::TableDescription queriesDescription() {
+  return systemView(std::string(kQueriesView), {{"query_id", LogicalType::bigInt()},
+                                                {"query_text", LogicalType::text()},
+                                                {"state", LogicalType::text()},
+                                                {"elapsed_seconds", LogicalType::doublePrecision()},
+                                                {"rows", LogicalType::bigInt()},
+                                                {"bytes_shuffled", LogicalType::bigInt()},
+                                                {"messages_shuffled", LogicalType::bigInt()}});
+}
+
 /// Rows of values into chunks of at most kVectorSize rows of the view's column types.
 std::vector<engine::Chunk> toChunks(const sql::TableDescription& description,
                                     const std::vector<std::vector<Value>>& rows) {
@@ -83,12 +94,14 @@ std::optional<sql::TableDescription> SystemCatalog::findTable(std::string_view n
   if (name == kNodesView) return nodesDescription();
   if (name == kTablesView) return tablesDescription();
   if (name == kColumnStatisticsView) return columnStatisticsDescription();
+  if (name == kQueriesView) return queriesDescription();
   return std::nullopt;
 }
 
 std::vector<engine::Chunk> SystemCatalog::scan(std::string_view name) const {
   if (name == kTablesView) return scanTables();
   if (name == kColumnStatisticsView) return scanColumnStatistics();
+  if (name == kQueriesView) return scanQueries();
   SHOAL_CHECK(name == kNodesView, "scan of unknown system view {}", name);
   return scanNodes();
 }
@@ -132,6 +145,20 @@ std::vector<engine::Chunk> SystemCatalog::scanColumnStatistics() const {
     }
   }
   return toChunks(columnStatisticsDescription(), rows);
+}
+
+std::vector<engine::Chunk> SystemCatalog::scanQueries() const {
+  std::vector<std::vector<Value>> rows;
+  const auto now = std::chrono::steady_clock::now();
+  for (const auto& query : queries_.snapshot()) {
+    const auto end = query.state == "running" ? now : query.finished;
+    rows.push_back(
+        {Value::bigInt(static_cast<int64_t>(query.id)), Value::varchar(query.text), Value::varchar(query.state),
+         Value::doublePrecision(std::chrono::duration<double>(end - query.started).count()),
+         Value::bigInt(static_cast<int64_t>(query.rows)), Value::bigInt(static_cast<int64_t>(query.bytesShuffled)),
+         Value::bigInt(static_cast<int64_t>(query.messagesShuffled))});
+  }
+  return toChunks(queriesDescription(), rows);
 }
 
 }  // namespace shoal::coordinator

@@ -8,6 +8,7 @@
 #include "coordinator/catalog/table_catalog.h"
 #include "coordinator/cluster/worker_clients.h"
 #include "coordinator/membership/member_registry.h"
+#include "coordinator/query/query_log.h"
 #include "scheduler/dispatcher.h"
 
 namespace shoal::coordinator {
@@ -23,6 +24,8 @@ struct ClusterContext {
   WorkerClients& workers;
   /// Runs the pipelines of queries the coordinator executes itself.
   scheduler::Dispatcher& dispatcher;
+  /// The statements clients run, for shoal_queries.
+  QueryLog& queries;
   /// tpchgen-cli, as the workers find it, for CALL tpch_load.
   std::string tpchGenerator;
   std::atomic<uint64_t> nextLoadId{1};

@@ -354,7 +354,31 @@ std::unique_ptr<CopyInput> PgwireConnection::openCopyIn(size_t numColumns) {
       [this](char& type, std::vector<uint8_t>& body) { return readMessage(type, body); });
 }
 
+namespace {
+
+/// How shoal_queries names the end of a statement that failed.
+std::string_view failedState(const ShoalError& error) {
+  return error.status().sqlState() == SqlState::kQueryCanceled ? "cancelled" : "failed";
+}
+
+std::string textOf(const PreparedStatement& statement) {
+  return std::string(statement.script->statementText(statement.statementIndex));
+}
+
+}  // namespace
+
 void PgwireConnection::runAndSendAll(const PreparedStatement& statement) {
+  QueryLog::Handle query = session_->queryLog().start(textOf(statement));
+  try {
+    runAndSendAll(statement, query);
+    query.finish("done");
+  } catch (const ShoalError& error) {
+    query.finish(failedState(error));
+    throw;
+  }
+}
+
+void PgwireConnection::runAndSendAll(const PreparedStatement& statement, QueryLog::Handle& query) {
   StatementOutcome outcome = session_->execute(statement, {}, [this](size_t n) { return openCopyIn(n); });
   sendOutcomeMessages(outcome);
   std::string tag = outcome.commandTag;
@@ -365,6 +389,7 @@ void PgwireConnection::runAndSendAll(const PreparedStatement& statement) {
     size_t partialRow = 0;
     bool exhausted = false;
     size_t sent = sendDataRows(*outcome.result, 0, textFormats, partialChunk, partialRow, exhausted);
+    query.addRows(sent);
     tag = "SELECT " + std::to_string(sent);
   }
   writer_.begin('C');
@@ -509,6 +534,16 @@ void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
     writer_.end();
     return;
   }
+  if (!portal.query) portal.query.emplace(session_->queryLog().start(textOf(*portal.statement)));
+  try {
+    executePortal(portal, maxRows);
+  } catch (const ShoalError& error) {
+    portal.query->finish(failedState(error));
+    throw;
+  }
+}
+
+void PgwireConnection::executePortal(Portal& portal, int32_t maxRows) {
   if (!portal.outcome) {
     portal.outcome =
         session_->execute(*portal.statement, portal.parameters, [this](size_t n) { return openCopyIn(n); });
@@ -521,6 +556,7 @@ void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
     size_t sent = sendDataRows(*outcome.result, maxRows > 0 ? static_cast<size_t>(maxRows) : 0, portal.resultFormats,
                                portal.partialChunk, portal.partialRow, exhausted);
     portal.rowsSent += sent;
+    portal.query->addRows(sent);
     if (!exhausted) {
       writer_.begin('s');  // PortalSuspended
       writer_.end();
@@ -528,6 +564,7 @@ void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
     }
     tag = "SELECT " + std::to_string(sent);
   }
+  portal.query->finish("done");
   writer_.begin('C');
   writer_.writeString(tag);
   writer_.end();

@@ -46,6 +46,8 @@ class PgwireConnection {
     /// The chunk an Execute with a row limit stopped in, and the first of its rows not yet sent.
     std::optional<engine::Chunk> partialChunk;
     size_t partialRow = 0;
+    /// The statement's shoal_queries entry, from the first Execute until its last row (or the portal's end).
+    std::optional<QueryLog::Handle> query;
   };
 
   /// Result of reading the startup phase.
@@ -61,9 +63,12 @@ class PgwireConnection {
   void handleBind(std::span<const uint8_t> body);
   void handleDescribe(std::span<const uint8_t> body);
   void handleExecute(std::span<const uint8_t> body);
+  /// Execute's work on an open portal: runs its statement on the first call, then sends up to maxRows rows.
+  void executePortal(Portal& portal, int32_t maxRows);
   void handleClose(std::span<const uint8_t> body);
 
   void runAndSendAll(const PreparedStatement& statement);
+  void runAndSendAll(const PreparedStatement& statement, QueryLog::Handle& query);
   /// Enters copy-in mode (CopyInResponse) and returns the CopyData stream as COPY's input.
   std::unique_ptr<CopyInput> openCopyIn(size_t numColumns);
   /// Sends the notices and setting changes, and forgets what DEALLOCATE names (26000 when it names nothing).

@@ -51,6 +51,9 @@ class Session {
 
   Session(ClusterContext& cluster, std::string user);
 
+  /// Where the statements this session runs are recorded (shoal_queries).
+  QueryLog& queryLog() { return cluster_.queries; }
+
   /// Binds statement `index` of `script`. `declaredTypes` are the client's
   /// parameter types (kUnknown: infer).
   std::shared_ptr<const PreparedStatement> prepare(std::shared_ptr<const sql::ParsedScript> script, size_t index,
