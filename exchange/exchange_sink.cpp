@@ -19,6 +19,12 @@ struct ExchangeSink::Outbox {
 
 /// One thread's outboxes, one per destination.
 struct ExchangeSink::LocalState final : engine::LocalSinkState {
+  /// A query that failed or was cancelled never combines: its open messages go back to the pool here.
+  ~LocalState() override {
+    for (auto& outbox : outboxes) {
+      if (outbox->message != nullptr) outbox->message->release();
+    }
+  }
   uint32_t numaNode = 0;
   std::vector<std::unique_ptr<Outbox>> outboxes;
 };

@@ -48,6 +48,7 @@ RowWriter::RowWriter(const RowLayout& layout, std::span<std::byte> payload) : la
 
 bool RowWriter::append(const Chunk& chunk, size_t row) {
   const size_t bytes = layout_.rowBytes(chunk, row);
+  if (rows_ == UINT32_MAX) return false;  // the row count is 32 bits (a layout without columns fits any number)
   if (bytes > payload_.size() - used_) {
     if (rows_ == 0) {
       SHOAL_USER_FAIL(SqlState::kProgramLimitExceeded,
@@ -62,7 +63,7 @@ bool RowWriter::append(const Chunk& chunk, size_t row) {
   };
   for (size_t column : layout_.notNullFixedColumns_) {
     const Vector& values = chunk.column(column);
-    SHOAL_DCHECK(!values.isNull(row));
+    SHOAL_CHECK(!values.isNull(row), "NULL in exchange column {}, declared NOT NULL", column);
     put(values.data<std::byte>() + row * layout_.widths_[column], layout_.widths_[column]);
   }
   std::byte* indicators = out;
@@ -79,7 +80,11 @@ bool RowWriter::append(const Chunk& chunk, size_t row) {
   }
   for (size_t column : layout_.stringColumns_) {
     const Vector& strings = chunk.column(column);
-    if (strings.isNull(row)) continue;
+    if (strings.isNull(row)) {
+      // Only a nullable string may be NULL: the bitmap says so, and the reader expects no length.
+      SHOAL_CHECK(layout_.isNullable(column), "NULL in exchange column {}, declared NOT NULL", column);
+      continue;
+    }
     std::string_view text = strings.data<StringRef>()[row].view();
     const auto length = static_cast<uint32_t>(text.size());
     put(&length, sizeof(length));
@@ -110,10 +115,7 @@ Chunk decodeRows(const RowLayout& layout, std::span<const std::byte> payload) {
   // a count the bytes cannot hold is damage, not a reason to allocate.
   size_t smallestRow = layout.fixedBytes() + layout.indicatorBytes();
   for (size_t column : layout.stringColumns_) {
-    if (std::find(layout.nullableColumns_.begin(), layout.nullableColumns_.end(), column) ==
-        layout.nullableColumns_.end()) {
-      smallestRow += sizeof(uint32_t);
-    }
+    if (!layout.isNullable(column)) smallestRow += sizeof(uint32_t);
   }
   if (smallestRow > 0 && numRows > reader.remaining() / smallestRow) {
     reader.fail(fmt::format("{} rows in {} bytes", numRows, payload.size()));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -30,6 +31,9 @@ class RowLayout {
   /// Bytes of the NULL bitmap (part 2).
   size_t indicatorBytes() const { return (nullableColumns_.size() + 7) / 8; }
 
+  bool isNullable(size_t column) const {
+    return std::find(nullableColumns_.begin(), nullableColumns_.end(), column) != nullableColumns_.end();
+  }
   /// The exact encoded size of row `row` of `chunk`.
   size_t rowBytes(const engine::Chunk& chunk, size_t row) const;
 

@@ -30,8 +30,8 @@ std::vector<uint64_t> PlanExecutor::run(const proto::ExecutePlanRequest& request
       },
       options);
   // The result streams: chunks go out while the query still runs, as the final pipeline makes them.
-  engine::ResultQueue results;
-  physical.result->streamTo(&results);
+  auto results = std::make_shared<engine::ResultQueue>();
+  physical.result->streamTo(results);
   scheduler::PipelineRunner runner(dispatcher_);
   auto query = runner.start(std::move(physical.pipelines), std::max<uint32_t>(request.priority(), 1),
                             request.memory_limit_bytes());
@@ -39,7 +39,7 @@ std::vector<uint64_t> PlanExecutor::run(const proto::ExecutePlanRequest& request
     std::vector<engine::Chunk> ready;
     bool closed = false;
     while (!closed) {
-      closed = results.popAll(ready, kCancelPollInterval);
+      closed = results->popAll(ready, kCancelPollInterval);
       for (auto& chunk : ready) {
         // Charged to the query while it waited in the queue; once sent, it no longer counts.
         const uint64_t bytes = chunk.memoryBytes();

@@ -535,10 +535,13 @@ void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
     return;
   }
   if (!portal.query) portal.query.emplace(session_->queryLog().start(textOf(*portal.statement)));
+  session_->clearCancelRequest();
   try {
     executePortal(portal, maxRows);
   } catch (const ShoalError& error) {
     portal.query->finish(failedState(error));
+    // The portal is spent: a later Execute of it fails (34000) rather than reporting an empty success.
+    portals_.erase(found);
     throw;
   }
 }
@@ -630,8 +633,10 @@ size_t PgwireConnection::sendDataRows(QueryResult& result, size_t maxRows, const
     }
     if (partialRow == chunk.size()) partialChunk.reset();
   }
-  // A limit that ends exactly at the last row: whether rows remain is known only by looking.
+  // A limit that ends exactly at the last row: whether rows remain is known only by looking, which may
+  // wait for the worker's next chunk; the client has the rows sent so far meanwhile.
   if (!exhausted && !partialChunk) {
+    flush();
     partialChunk = result.nextChunk();
     partialRow = 0;
     exhausted = !partialChunk;

@@ -162,8 +162,10 @@ std::optional<std::string> PlanExecutor::soleWorkerFor(const sql::LogicalPlan& p
 namespace {
 
 /// A plan's rows as its worker streams them (ExecutePlan). The RPC stays open
-/// while the client reads; a watcher thread turns the session's cancel flag
-/// into a cancelled RPC, and dropping the stream before its end cancels it.
+/// while the client reads; while the client is waiting for rows, a watcher
+/// thread turns the session's cancel flag into a cancelled RPC (a portal the
+/// client paused is not running, so a cancel aimed at another statement leaves
+/// it be), and dropping the stream before its end cancels it.
 class WorkerResultStream final : public ChunkStream {
  public:
   WorkerResultStream(ClusterContext& cluster, const std::string& address, const proto::ExecutePlanRequest& request,
@@ -173,7 +175,7 @@ class WorkerResultStream final : public ChunkStream {
     watcher_ = std::thread([this] {
       std::unique_lock lock(mutex_);
       while (!stoppedCondition_.wait_for(lock, kCancelPollInterval, [&] { return stopped_; })) {
-        if (cancelRequested_.load()) {
+        if (reading_.load() && cancelRequested_.load()) {
           context_.TryCancel();
           return;
         }
@@ -194,6 +196,11 @@ class WorkerResultStream final : public ChunkStream {
 
   std::optional<engine::Chunk> next() override {
     if (finished_) return std::nullopt;
+    reading_.store(true);
+    struct StopReading {
+      std::atomic<bool>& reading;
+      ~StopReading() { reading.store(false); }
+    } stopReading{reading_};
     proto::ExecutePlanResponse response;
     while (reader_->Read(&response)) {
       if (response.operator_rows_size() > 0) {
@@ -230,6 +237,8 @@ class WorkerResultStream final : public ChunkStream {
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReader<proto::ExecutePlanResponse>> reader_;
   bool finished_ = false;
+  /// Whether the client is waiting in next(): only then does a cancel request apply to this stream.
+  std::atomic<bool> reading_{false};
   std::vector<uint64_t> operatorRows_;
   std::mutex mutex_;
   std::condition_variable stoppedCondition_;

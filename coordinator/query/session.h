@@ -51,6 +51,8 @@ class Session {
 
   Session(ClusterContext& cluster, std::string user);
 
+  /// Forgets a cancel request that arrived while nothing ran (PostgreSQL ignores those).
+  void clearCancelRequest() { cancelRequested_.store(false); }
   /// Where the statements this session runs are recorded (shoal_queries).
   QueryLog& queryLog() { return cluster_.queries; }
 

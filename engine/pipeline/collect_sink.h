@@ -18,9 +18,10 @@ class CollectSink final : public ChunkSink {
   void combine(LocalSinkState& state) override;
   void finalize() override;
 
-  /// Sends the rows to `queue` as they come (set before the pipelines start; it must outlive them).
+  /// Sends the rows to `queue` as they come (set before the pipelines start). The sink shares the
+  /// queue, so that a pipeline still finishing after its query was abandoned never closes a freed one.
   /// Each chunk stays charged to the query until whoever takes it from the queue releases it.
-  void streamTo(ResultQueue* queue) { stream_ = queue; }
+  void streamTo(std::shared_ptr<ResultQueue> queue) { stream_ = std::move(queue); }
 
   /// The rows, once the pipeline finished.
   std::vector<Chunk>& chunks() { return chunks_; }
@@ -28,7 +29,7 @@ class CollectSink final : public ChunkSink {
 
  private:
   std::vector<Chunk> chunks_;
-  ResultQueue* stream_ = nullptr;
+  std::shared_ptr<ResultQueue> stream_;
 };
 
 /// A source over chunks already in memory, one morsel per chunk (tests, small inputs).

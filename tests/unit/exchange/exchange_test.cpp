@@ -156,5 +156,23 @@ TEST(ExchangeTest, BroadcastSendsEachMessageOncePerRemoteNodeAndReachesEveryNode
   }
 }
 
+TEST(ExchangeTest, AnAbandonedProducerReturnsItsMessagesToThePool) {
+  // A failed or cancelled query never combines its sink's local states: dropping them must still give
+  // every open message back, or the pool runs dry and later exchanges wait forever.
+  LocalCluster cluster(2, [](multiplexer::MultiplexerOptions& options) { options.messageBytes = 16 * 1024; });
+  ExchangeSink sink(cluster[0], 7, layout(), ExchangeKind::kRepartition, {0}, {0, 1});
+  {
+    auto state = sink.makeLocalState();
+    Chunk rows = rowsOf(0, 0, 0);
+    sink.consume(rows, *state);
+    EXPECT_GT(cluster[0].sendPool().messagesInUse(), 0u);
+  }
+  // Full messages already handed over are the multiplexer's: those to node 1 drain as they are sent,
+  // those to node 0 itself wait in its inbox, which nobody reads, until the exchange is closed.
+  cluster[0].closeExchange(7);
+  for (int i = 0; i < 200 && cluster[0].sendPool().messagesInUse() > 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(cluster[0].sendPool().messagesInUse(), 0u);
+}
+
 }  // namespace
 }  // namespace shoal::exchange
