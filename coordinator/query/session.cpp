@@ -66,7 +66,7 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           } else {
             outcome.result = planExecutor.run(command.plan);
           }
-          outcome.commandTag = "SELECT " + std::to_string(outcome.result->numRows());
+          outcome.commandTag = "SELECT";  // pgwire adds the count once it has sent the (streamed) rows
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::Explain>) {
           return runExplain(command, parameters);

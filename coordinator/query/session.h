@@ -30,7 +30,8 @@ struct PreparedStatement {
 
 /// What running one statement produced.
 struct StatementOutcome {
-  /// The CommandComplete tag, e.g. "SELECT 3" or "BEGIN".
+  /// The CommandComplete tag, e.g. "BEGIN"; for a result, "SELECT", which pgwire completes with the
+  /// number of rows it sent (a streamed result's count is known only then).
   std::string commandTag;
   /// The rows, for statements that return them.
   std::optional<QueryResult> result;
