@@ -106,6 +106,16 @@ int main(int argc, char** argv) {
                    "Memory one query may hold here unless its session SETs query_memory_limit_mb "
                    "(0: three quarters of the machine's)")
       ->capture_default_str();
+  workerCommand
+      ->add_option("--exchange-port", workerOptions.exchangePort,
+                   "Port of the exchange multiplexer that other workers connect to (0: a free one)")
+      ->capture_default_str();
+  std::string workerTransport = "auto";
+  workerCommand
+      ->add_option("--transport", workerTransport,
+                   "How exchange messages travel between workers: auto (RDMA where a device exists), rdma or tcp")
+      ->check(CLI::IsMember({"auto", "rdma", "tcp"}))
+      ->capture_default_str();
   workerCommand->add_option("--debug-protocol-version", workerOptions.debugProtocolVersion,
                             "Test only: present this control protocol version");
 
@@ -289,6 +299,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     initLogging(logLevel, "worker");
+    workerOptions.transport = *multiplexer::parseTransportChoice(workerTransport);
     worker::Worker worker(workerOptions);
     worker.start();
     serveUntilTerminated([&] { return worker.fatalError().has_value(); });

@@ -107,7 +107,8 @@ void RowWriter::reset(std::span<std::byte> payload) {
   rows_ = 0;
 }
 
-Chunk decodeRows(const RowLayout& layout, std::span<const std::byte> payload) {
+void decodeRows(const RowLayout& layout, std::span<const std::byte> payload,
+                const std::function<void(Chunk&)>& consume) {
   ByteReader reader(std::string_view(reinterpret_cast<const char*>(payload.data()), payload.size()),
                     "an exchange message");
   const auto numRows = reader.read<uint32_t>();
@@ -120,37 +121,63 @@ Chunk decodeRows(const RowLayout& layout, std::span<const std::byte> payload) {
   if (smallestRow > 0 && numRows > reader.remaining() / smallestRow) {
     reader.fail(fmt::format("{} rows in {} bytes", numRows, payload.size()));
   }
-  std::vector<Vector> columns;
-  for (const auto& type : layout.types()) columns.push_back(Vector::uninitialized(type, numRows));
-  for (uint32_t row = 0; row < numRows; ++row) {
-    for (size_t column : layout.notNullFixedColumns_) {
-      std::string_view bytes = reader.take(layout.widths_[column]);
-      std::memcpy(columns[column].data<std::byte>() + row * layout.widths_[column], bytes.data(), bytes.size());
-    }
-    std::string_view indicators = reader.take(layout.indicatorBytes());
-    for (size_t bit = 0; bit < layout.nullableColumns_.size(); ++bit) {
-      const size_t column = layout.nullableColumns_[bit];
-      const bool isNull = (static_cast<uint8_t>(indicators[bit / 8]) >> (bit % 8)) & 1;
-      columns[column].setNull(row, isNull);
-      if (layout.types_[column].physicalType() == PhysicalType::kString) continue;
-      std::byte* value = columns[column].data<std::byte>() + row * layout.widths_[column];
-      if (isNull) {
-        std::memset(value, 0, layout.widths_[column]);  // never garbage, even under a NULL
-      } else {
-        std::memcpy(value, reader.take(layout.widths_[column]).data(), layout.widths_[column]);
+  for (uint32_t first = 0; first < numRows || (numRows == 0 && first == 0); first += engine::kVectorSize) {
+    const uint32_t count = std::min<uint32_t>(engine::kVectorSize, numRows - first);
+    std::vector<Vector> columns;
+    for (const auto& type : layout.types()) columns.push_back(Vector::uninitialized(type, count));
+    for (uint32_t row = 0; row < count; ++row) {
+      for (size_t column : layout.notNullFixedColumns_) {
+        std::string_view bytes = reader.take(layout.widths_[column]);
+        std::memcpy(columns[column].data<std::byte>() + row * layout.widths_[column], bytes.data(), bytes.size());
+      }
+      std::string_view indicators = reader.take(layout.indicatorBytes());
+      for (size_t bit = 0; bit < layout.nullableColumns_.size(); ++bit) {
+        const size_t column = layout.nullableColumns_[bit];
+        const bool isNull = (static_cast<uint8_t>(indicators[bit / 8]) >> (bit % 8)) & 1;
+        columns[column].setNull(row, isNull);
+        if (layout.types_[column].physicalType() == PhysicalType::kString) continue;
+        std::byte* value = columns[column].data<std::byte>() + row * layout.widths_[column];
+        if (isNull) {
+          std::memset(value, 0, layout.widths_[column]);  // never garbage, even under a NULL
+        } else {
+          std::memcpy(value, reader.take(layout.widths_[column]).data(), layout.widths_[column]);
+        }
+      }
+      for (size_t column : layout.stringColumns_) {
+        if (columns[column].isNull(row)) {
+          columns[column].data<StringRef>()[row] = StringRef();
+          continue;
+        }
+        const auto length = reader.read<uint32_t>();
+        columns[column].setString(row, reader.take(length));
       }
     }
-    for (size_t column : layout.stringColumns_) {
-      if (columns[column].isNull(row)) {
-        columns[column].data<StringRef>()[row] = StringRef();
-        continue;
-      }
-      const auto length = reader.read<uint32_t>();
-      columns[column].setString(row, reader.take(length));
+    if (first + count >= numRows && !reader.atEnd()) {
+      reader.fail(fmt::format("{} bytes after the last row", reader.remaining()));
     }
+    Chunk chunk(std::move(columns), count);
+    consume(chunk);
+    if (numRows == 0) break;
   }
-  if (!reader.atEnd()) reader.fail(fmt::format("{} bytes after the last row", reader.remaining()));
-  return Chunk(std::move(columns), numRows);
+}
+
+Chunk decodeRows(const RowLayout& layout, std::span<const std::byte> payload) {
+  std::vector<Chunk> parts;
+  decodeRows(layout, payload, [&](Chunk& chunk) { parts.push_back(std::move(chunk)); });
+  if (parts.size() == 1) return std::move(parts[0]);
+  size_t total = 0;
+  for (const auto& part : parts) total += part.size();
+  std::vector<Vector> columns;
+  for (const auto& type : layout.types()) columns.push_back(Vector::uninitialized(type, total));
+  Chunk whole(std::move(columns), total);
+  size_t row = 0;
+  for (const auto& part : parts) {
+    for (size_t c = 0; c < part.numColumns(); ++c) {
+      for (size_t i = 0; i < part.size(); ++i) whole.column(c).setValue(row + i, part.column(c).getValue(i));
+    }
+    row += part.size();
+  }
+  return whole;
 }
 
 }  // namespace shoal::exchange

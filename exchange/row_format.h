@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -39,7 +41,11 @@ class RowLayout {
 
  private:
   friend class RowWriter;
-  friend engine::Chunk decodeRows(const RowLayout& layout, std::span<const std::byte> payload);
+  friend void decodeRows(const RowLayout& layout, std::span<const std::byte> payload,
+                         const std::function<void(engine::Chunk&)>& consume);
+  /// The same rows as chunks of at most kVectorSize rows, each passed to `consume` as it is decoded.
+  void decodeRows(const RowLayout& layout, std::span<const std::byte> payload,
+                  const std::function<void(engine::Chunk&)>& consume);
 
   std::vector<engine::LogicalType> types_;
   std::vector<size_t> widths_;  // physical width per column (16 for strings: unused)
@@ -77,5 +83,8 @@ class RowWriter {
 /// chunk's own heaps, so the message can be released at once. A payload that does not
 /// parse fails with XX001.
 engine::Chunk decodeRows(const RowLayout& layout, std::span<const std::byte> payload);
+/// The same rows as chunks of at most kVectorSize rows, each passed to `consume` as it is decoded.
+void decodeRows(const RowLayout& layout, std::span<const std::byte> payload,
+                const std::function<void(engine::Chunk&)>& consume);
 
 }  // namespace shoal::exchange

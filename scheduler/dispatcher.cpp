@@ -60,6 +60,15 @@ std::shared_ptr<QueryExecution> Dispatcher::submit(std::vector<PipelineJob> jobs
     queries_.push_back(query);
   }
   workAvailable_.notify_all();
+  // Gates may open at once (input already complete) or later, from the thread that completes the input.
+  for (size_t i = 0; i < query->jobs_.size(); ++i) {
+    if (auto gate = query->jobs_[i]->job.gate) {
+      std::weak_ptr<QueryExecution> weak = query;
+      gate->whenOpen([this, weak, i] {
+        if (auto alive = weak.lock()) gateOpened(alive, i);
+      });
+    }
+  }
   // Jobs without morsels finish at once; that may ready others.
   for (size_t i = 0; i < query->jobs_.size(); ++i) {
     bool empty = false;
@@ -142,16 +151,7 @@ void Dispatcher::completeMorsel(const std::shared_ptr<QueryExecution>& query, si
     if (lastMorsel && !state.finished) {
       state.finished = true;
       --query->jobsLeft_;
-      for (size_t dependent : state.dependents) {
-        auto& next = *query->jobs_[dependent];
-        if (--next.waitingFor == 0) {
-          query->makeReadyLocked(dependent, topology_.numNodes());
-          if (next.job.morsels.empty()) {
-            next.unfinished.store(1);
-            nowEmpty.push_back(dependent);
-          }
-        }
-      }
+      for (size_t dependent : state.dependents) dependencyMetLocked(*query, dependent, nowEmpty);
     }
     // Done when every job finished, or when cancelled and no morsel of it still runs.
     bool drained = query->cancelled() && query->runningMorsels() == 0;
@@ -163,6 +163,28 @@ void Dispatcher::completeMorsel(const std::shared_ptr<QueryExecution>& query, si
   if (complete) {
     query->completeLocked();
     return;
+  }
+  workAvailable_.notify_all();
+  for (size_t empty : nowEmpty) completeMorsel(query, empty);
+}
+
+void Dispatcher::dependencyMetLocked(QueryExecution& query, size_t job, std::vector<size_t>& nowEmpty) {
+  auto& next = *query.jobs_[job];
+  if (--next.waitingFor != 0) return;
+  query.makeReadyLocked(job, topology_.numNodes());
+  if (next.job.morsels.empty()) {
+    next.unfinished.store(1);  // completeMorsel counts it down
+    nowEmpty.push_back(job);
+  }
+}
+
+void Dispatcher::gateOpened(const std::shared_ptr<QueryExecution>& query, size_t job) {
+  std::vector<size_t> nowEmpty;
+  {
+    std::lock_guard lock(mutex_);
+    // A query already completed (failed, cancelled) no longer runs anything.
+    if (std::find(queries_.begin(), queries_.end(), query) == queries_.end()) return;
+    dependencyMetLocked(*query, job, nowEmpty);
   }
   workAvailable_.notify_all();
   for (size_t empty : nowEmpty) completeMorsel(query, empty);

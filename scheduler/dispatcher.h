@@ -45,6 +45,11 @@ class Dispatcher {
   /// The next morsel for a thread on `node`, or none. Needs mutex_.
   std::optional<std::tuple<std::shared_ptr<QueryExecution>, size_t, Morsel>> pickLocked(uint32_t node);
   void completeMorsel(const std::shared_ptr<QueryExecution>& query, size_t job);
+  /// One of `job`'s dependencies is met; when it was the last, the job becomes ready. Needs mutex_.
+  /// Appends the job to `nowEmpty` when it has no morsels (the caller completes it).
+  void dependencyMetLocked(QueryExecution& query, size_t job, std::vector<size_t>& nowEmpty);
+  /// A job's gate opened (from the thread that opened it).
+  void gateOpened(const std::shared_ptr<QueryExecution>& query, size_t job);
 
   NumaTopology topology_;
   std::vector<std::thread> threads_;

@@ -3,8 +3,11 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "engine/pipeline/source_gate.h"
 
 namespace shoal::scheduler {
 
@@ -47,6 +50,8 @@ struct PipelineJob {
   std::function<void()> finish;
   /// Indexes of jobs of the same query that must finish first.
   std::vector<size_t> dependencies;
+  /// When set, the job also waits for this gate to open (input from other nodes).
+  std::shared_ptr<engine::SourceGate> gate;
 };
 
 }  // namespace shoal::scheduler

@@ -13,6 +13,7 @@ std::shared_ptr<QueryExecution> PipelineRunner::start(std::vector<engine::Pipeli
     PipelineJob job;
     job.name = "pipeline " + std::to_string(index);
     job.dependencies = pipeline->dependencies;
+    job.gate = pipeline->source->gate();
     job.prepare = [pipeline] {
       std::vector<Morsel> morsels;
       size_t count = pipeline->source->numMorsels();

@@ -14,7 +14,7 @@ QueryExecution::QueryExecution(std::vector<PipelineJob> jobs, uint32_t priority,
   for (auto& job : jobs) {
     auto state = std::make_unique<JobState>();
     state->job = std::move(job);
-    state->waitingFor = state->job.dependencies.size();
+    state->waitingFor = state->job.dependencies.size() + (state->job.gate ? 1 : 0);
     jobs_.push_back(std::move(state));
   }
   for (size_t i = 0; i < jobs_.size(); ++i) {

@@ -12,6 +12,7 @@
 #include "common/status.h"
 #include "proto/control.grpc.pb.h"
 #include "proto/control_protocol.h"
+#include "worker/exchange_network.h"
 #include "worker/storage/storage_manager.h"
 #include "worker/worker_control_service.h"
 #include "worker/worker_data_service.h"
@@ -66,7 +67,11 @@ void Worker::start() {
         static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 4 * 3;
   }
   spdlog::info("a query may hold {} MB unless its session sets query_memory_limit_mb", memoryLimitBytes >> 20);
-  dataService_ = std::make_unique<WorkerDataService>(*storage_, *dispatcher_, memoryLimitBytes);
+  exchangeNetwork_ = std::make_unique<ExchangeNetwork>(options_.listenHost, options_.exchangePort, options_.transport,
+                                                       options_.clusterId);
+  spdlog::info("exchanges with other workers on {} (transport {})", exchangeNetwork_->address(),
+               multiplexer::transportChoiceName(options_.transport));
+  dataService_ = std::make_unique<WorkerDataService>(*storage_, *dispatcher_, *exchangeNetwork_, memoryLimitBytes);
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
@@ -109,6 +114,7 @@ void Worker::membershipLoop() {
       request.set_node_name(options_.nodeName);
       request.set_address(address_);
       request.set_num_cores(std::thread::hardware_concurrency());
+      request.set_exchange_address(exchangeNetwork_->address());
       proto::RegisterWorkerResponse response;
       status = stub->RegisterWorker(contextWithDeadline().get(), request, &response);
       if (status.ok()) {

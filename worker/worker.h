@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "multiplexer/multiplexer.h"
 #include "scheduler/dispatcher.h"
 
 namespace grpc {
@@ -20,6 +21,7 @@ class WorkerControlService;
 class WorkerDataService;
 class StorageManager;
 class PartitionStore;
+class ExchangeNetwork;
 
 struct WorkerOptions {
   /// host:port of the coordinator's control plane.
@@ -42,6 +44,10 @@ struct WorkerOptions {
   /// Memory one query may hold on this worker unless its session sets query_memory_limit_mb;
   /// 0: three quarters of the machine's memory.
   uint64_t queryMemoryLimitMb = 0;
+  /// Where the exchange multiplexer listens for other workers (on listenHost); 0: a free port.
+  uint16_t exchangePort = 0;
+  /// How exchange messages travel between workers: RDMA where a device exists (auto), or forced.
+  multiplexer::TransportChoice transport = multiplexer::TransportChoice::kAuto;
 };
 
 /// The worker role: serves WorkerControl, registers with the coordinator and
@@ -68,6 +74,7 @@ class Worker {
   std::unique_ptr<StorageManager> storage_;
   std::unique_ptr<scheduler::Dispatcher> dispatcher_;
   std::unique_ptr<WorkerControlService> service_;
+  std::unique_ptr<ExchangeNetwork> exchangeNetwork_;
   std::unique_ptr<WorkerDataService> dataService_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;

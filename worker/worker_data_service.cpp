@@ -11,6 +11,7 @@
 #include "engine/vector/chunk_codec.h"
 #include "proto/plan_codec.h"
 #include "proto/rpc_status.h"
+#include "worker/fragment_executor.h"
 #include "worker/loading/generated_table_loader.h"
 #include "worker/loading/row_router.h"
 #include "worker/loading/text_loader.h"
@@ -183,6 +184,35 @@ grpc::Status WorkerDataService::ExecutePlan(grpc::ServerContext* context, const 
                 [&] { return context->IsCancelled(); });
     response.Clear();
     for (uint64_t count : rows) response.add_operator_rows(count);
+    writer->Write(response);
+  });
+}
+
+grpc::Status WorkerDataService::ExecuteFragments(grpc::ServerContext* context,
+                                                 const proto::ExecuteFragmentsRequest* request,
+                                                 grpc::ServerWriter<proto::ExecuteFragmentsResponse>* writer) {
+  return proto::serveRpc([&] {
+    proto::ExecuteFragmentsRequest limited = *request;
+    if (limited.memory_limit_bytes() == 0) limited.set_memory_limit_bytes(defaultMemoryLimitBytes_);
+    proto::ExecuteFragmentsResponse response;
+    FragmentExecutor::Outcome outcome =
+        FragmentExecutor(storage_, dispatcher_, network_)
+            .run(
+                limited,
+                [&](uint64_t exchangeId, engine::Chunk& chunk) {
+                  response.mutable_chunk()->clear();
+                  response.set_exchange_id(exchangeId);
+                  engine::encodeChunk(chunk, *response.mutable_chunk());
+                  if (!writer->Write(response)) {
+                    SHOAL_USER_FAIL(SqlState::kQueryCanceled, "the coordinator stopped reading the result");
+                  }
+                },
+                [&] { return context->IsCancelled(); });
+    response.Clear();
+    response.set_last(true);
+    response.set_messages_sent(outcome.messagesSent);
+    response.set_bytes_sent(outcome.bytesSent);
+    for (uint64_t count : outcome.operatorRows) response.add_operator_rows(count);
     writer->Write(response);
   });
 }

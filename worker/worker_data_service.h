@@ -5,6 +5,7 @@
 
 #include "proto/storage.grpc.pb.h"
 #include "scheduler/dispatcher.h"
+#include "worker/exchange_network.h"
 #include "worker/peer_channels.h"
 #include "worker/storage/storage_manager.h"
 
@@ -17,8 +18,12 @@ namespace shoal::worker {
 class WorkerDataService final : public proto::WorkerData::Service {
  public:
   /// `defaultMemoryLimitBytes`: a plan's memory limit when its request sets none.
-  WorkerDataService(StorageManager& storage, scheduler::Dispatcher& dispatcher, uint64_t defaultMemoryLimitBytes)
-      : storage_(storage), dispatcher_(dispatcher), defaultMemoryLimitBytes_(defaultMemoryLimitBytes) {}
+  WorkerDataService(StorageManager& storage, scheduler::Dispatcher& dispatcher, ExchangeNetwork& network,
+                    uint64_t defaultMemoryLimitBytes)
+      : storage_(storage),
+        dispatcher_(dispatcher),
+        network_(network),
+        defaultMemoryLimitBytes_(defaultMemoryLimitBytes) {}
 
   /// This worker's own address, as placements name it; set once serving.
   void setSelfAddress(std::string address) { selfAddress_ = std::move(address); }
@@ -37,12 +42,15 @@ class WorkerDataService final : public proto::WorkerData::Service {
                            proto::DropStorageResponse* response) override;
   grpc::Status Scan(grpc::ServerContext* context, const proto::ScanRequest* request,
                     grpc::ServerWriter<proto::ScanResponse>* writer) override;
+  grpc::Status ExecuteFragments(grpc::ServerContext* context, const proto::ExecuteFragmentsRequest* request,
+                                grpc::ServerWriter<proto::ExecuteFragmentsResponse>* writer) override;
   grpc::Status ExecutePlan(grpc::ServerContext* context, const proto::ExecutePlanRequest* request,
                            grpc::ServerWriter<proto::ExecutePlanResponse>* writer) override;
 
  private:
   StorageManager& storage_;
   scheduler::Dispatcher& dispatcher_;
+  ExchangeNetwork& network_;
   uint64_t defaultMemoryLimitBytes_;
   PeerChannels peers_;
   std::string selfAddress_;

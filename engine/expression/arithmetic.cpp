@@ -1,8 +1,11 @@
 #include "engine/expression/arithmetic.h"
 
+#include "engine/aggregate/scalar_aggregate.h"
+
 #include <cmath>
 #include <limits>
 
+#include "engine/aggregate/scalar_aggregate.h"
 #include "engine/expression/vector_loops.h"
 #include "engine/types/decimal.h"
 
@@ -222,6 +225,28 @@ Vector evaluateNegate(const Vector& input) {
       break;
     default:
       SHOAL_UNREACHABLE("negation of type {}", type.toString());
+  }
+  return out;
+}
+
+Vector evaluateAverageOfSum(const Vector& sums, const Vector& counts, const LogicalType& resultType) {
+  Vector out(resultType, sums.size());
+  for (size_t row = 0; row < sums.size(); ++row) {
+    const Value sum = sums.getValue(row);
+    const Value count = counts.getValue(row);
+    if (sum.isNull() || count.isNull() || count.asInt64() == 0) {
+      out.setValue(row, Value::null(resultType));
+      continue;
+    }
+    // The partial sums are at the argument's scale, so AVG's own finishing step applies unchanged.
+    ScalarAggregate finisher(AggregateFunction::kAvg, sums.type(), resultType);
+    const bool isDouble = sums.type().id() == TypeId::kDouble;
+    const __int128 integerSum = isDouble                               ? 0
+                                : sums.type().id() == TypeId::kDecimal ? sum.asDecimal()
+                                                                       : __int128{sum.asInt64()};
+    finisher.mergeState(count.asInt64(), integerSum, false, isDouble ? sum.asDouble() : 0.0, Value::null(resultType),
+                        Value::null(resultType));
+    out.setValue(row, finisher.finalize());
   }
   return out;
 }

@@ -18,4 +18,7 @@ Vector evaluateArithmetic(ScalarFunction function, const Vector& left, const Vec
 /// Unary minus.
 Vector evaluateNegate(const Vector& input);
 
+/// AVG's result from the sums and counts of partial aggregates (ScalarFunction::kAverageOfSum).
+Vector evaluateAverageOfSum(const Vector& sums, const Vector& counts, const LogicalType& resultType);
+
 }  // namespace shoal::engine

@@ -285,6 +285,8 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateSubstring(value(0), value(1), arguments.size() > 2 ? &value(2) : nullptr);
     case ScalarFunction::kDateAddMonths:
       return evaluateDateAddMonths(value(0), value(1));
+    case ScalarFunction::kAverageOfSum:
+      return evaluateAverageOfSum(value(0), value(1), function.type());
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

@@ -64,6 +64,8 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "substring";
     case ScalarFunction::kDateAddMonths:
       return "date_add_months";
+    case ScalarFunction::kAverageOfSum:
+      return "average_of_sum";
   }
   return "?";
 }
@@ -80,6 +82,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kExtractDay:
     case ScalarFunction::kSubstring:
     case ScalarFunction::kDateAddMonths:
+    case ScalarFunction::kAverageOfSum:
       return false;
     default:
       return true;

@@ -53,10 +53,13 @@ enum class ScalarFunction {
   kSubstring,
   // date + n months -> DATE, the day clamped to the end of the target month.
   kDateAddMonths,
+  // The final step of a distributed AVG: (sum, count) of the partial aggregates -> AVG's result type,
+  // rounded exactly as AVG itself rounds; NULL when the count is 0.
+  kAverageOfSum,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kDateAddMonths;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kAverageOfSum;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -10,6 +10,7 @@
 namespace shoal::engine {
 
 class FilterOperator;
+class SourceGate;
 
 /// Per-thread state of a sink (a hash table being built, rows being collected).
 class LocalSinkState {
@@ -32,6 +33,9 @@ class ChunkSource {
   /// scan, which then reads the columns the filter does not need only for the rows that pass)
   /// keeps it and returns true; the pipeline then has no filter step.
   virtual bool absorbFilter(std::shared_ptr<const FilterOperator> /*filter*/) { return false; }
+  /// A source whose rows come from other nodes returns the gate that opens once they are all here;
+  /// its pipeline does not start before (numMorsels is asked only then).
+  virtual std::shared_ptr<SourceGate> gate() const { return nullptr; }
 };
 
 /// A streaming step of a pipeline (filter, projection, hash-join probe):

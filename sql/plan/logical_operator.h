@@ -52,11 +52,16 @@ class LogicalOperator {
 
 /// Reads some columns of a table (or system view); `filters` are conjuncts the
 /// scan applies itself, where zone maps can skip segments.
+///
+/// In a fragment of a distributed plan, a scan with `exchangeInput` set reads
+/// instead the rows other fragments send it through that exchange: `table`
+/// then describes those rows (one column per output column) and there are no filters.
 class LogicalScan final : public LogicalOperator {
  public:
   LogicalScan() : LogicalOperator(LogicalOperatorKind::kScan) {}
   std::vector<PlanColumn> outputColumns() const override { return columns; }
 
+  std::optional<uint64_t> exchangeInput;
   TableDescription table;
   /// The alias the query gave it (or its name), for EXPLAIN.
   std::string alias;

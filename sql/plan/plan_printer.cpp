@@ -61,6 +61,7 @@ class Printer {
     switch (op.kind()) {
       case LogicalOperatorKind::kScan: {
         const auto& scan = static_cast<const LogicalScan&>(op);
+        if (scan.exchangeInput) return "Exchange Input " + scan.table.name;
         return "Scan " + scan.table.name + (scan.alias != scan.table.name ? " " + scan.alias : "");
       }
       case LogicalOperatorKind::kSingleRow:

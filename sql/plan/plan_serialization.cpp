@@ -121,7 +121,12 @@ class Encoder {
 
   void encodeScan(const LogicalScan& scan, proto::ScanNodeProto& out) const {
     SHOAL_CHECK(!scan.table.isSystemView, "system views are computed on the coordinator");
-    out.set_storage_id(storageIdOf_(scan));
+    if (scan.exchangeInput) {
+      out.set_from_exchange(true);
+      out.set_exchange_id(*scan.exchangeInput);
+    } else {
+      out.set_storage_id(storageIdOf_(scan));
+    }
     out.set_table_name(scan.table.name);
     out.set_alias(scan.alias);
     for (const auto& column : scan.table.columns) {
@@ -287,6 +292,10 @@ class Decoder {
     scan->table.name = in.table_name();
     scan->table.isSystemView = false;
     scan->table.storageId = in.storage_id();
+    if (in.from_exchange()) {
+      scan->exchangeInput = in.exchange_id();
+      if (in.filters_size() > 0) corrupt("an exchange input with filters");
+    }
     scan->alias = in.alias();
     for (const auto& column : in.table_columns()) {
       scan->table.columns.push_back({column.name(), proto::decodeType(column.type())});

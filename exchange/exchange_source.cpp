@@ -1,0 +1,57 @@
+#include "exchange/exchange_source.h"
+
+namespace shoal::exchange {
+
+ExchangeSource::ExchangeSource(std::shared_ptr<multiplexer::ExchangeInbox> inbox, RowLayout layout)
+    : inbox_(std::move(inbox)), layout_(std::move(layout)) {}
+
+ExchangeSource::~ExchangeSource() {
+  if (collector_.joinable()) {
+    inbox_->fail(Status(SqlState::kQueryCanceled, "the exchange's query ended"));
+    collector_.join();
+  }
+}
+
+void ExchangeSource::start() {
+  collector_ = std::thread([this] { collect(); });
+}
+
+void ExchangeSource::collect() {
+  while (true) {
+    auto received = inbox_->receive(0);
+    if (!received.status.isOk()) {
+      std::lock_guard lock(mutex_);
+      error_ = received.status;
+      break;
+    }
+    multiplexer::Message* message = received.message;
+    if (message == nullptr) break;  // every sender finished
+    if (message->payloadSize() > 0) {
+      std::string payload(reinterpret_cast<const char*>(message->payload()), message->payloadSize());
+      messages_.fetch_add(1, std::memory_order_relaxed);
+      bytes_.fetch_add(payload.size(), std::memory_order_relaxed);
+      std::lock_guard lock(mutex_);
+      payloads_.push_back(std::move(payload));
+    }
+    message->release();
+  }
+  gate_->open();
+}
+
+size_t ExchangeSource::numMorsels() const {
+  std::lock_guard lock(mutex_);
+  if (error_) throw ShoalError(*error_);
+  return payloads_.size();
+}
+
+void ExchangeSource::produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const {
+  std::string payload;
+  {
+    std::lock_guard lock(mutex_);
+    payload.swap(payloads_.at(morsel));
+  }
+  decodeRows(layout_, std::span<const std::byte>(reinterpret_cast<const std::byte*>(payload.data()), payload.size()),
+             consume);
+}
+
+}  // namespace shoal::exchange

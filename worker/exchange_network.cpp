@@ -1,0 +1,87 @@
+#include "worker/exchange_network.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+#include "common/status.h"
+
+namespace shoal::worker {
+namespace {
+
+/// A port that is free now on `host`: the multiplexer binds it again (with SO_REUSEADDR) each time it starts.
+uint16_t pickFreePort(const std::string& host) {
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  std::string error;
+  if (!multiplexer::resolveNodeAddress(multiplexer::NodeAddress{host, 0}, &address, &length, &error)) {
+    SHOAL_USER_FAIL(SqlState::kConnectionFailure, "cannot resolve exchange host {}: {}", host, error);
+  }
+  int fd = ::socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) SHOAL_USER_FAIL(SqlState::kConnectionFailure, "cannot open a socket: {}", strerror(errno));
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    int bindError = errno;
+    ::close(fd);
+    SHOAL_USER_FAIL(SqlState::kConnectionFailure, "cannot find a free exchange port on {}: {}", host,
+                    strerror(bindError));
+  }
+  ::close(fd);
+  return ntohs(address.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&address)->sin6_port
+                                             : reinterpret_cast<sockaddr_in*>(&address)->sin_port);
+}
+
+}  // namespace
+
+ExchangeNetwork::ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport,
+                                 std::string clusterId)
+    : listenHost_(std::move(listenHost)),
+      port_(port != 0 ? port : pickFreePort(listenHost_)),
+      transport_(transport),
+      clusterId_(std::move(clusterId)) {}
+
+ExchangeNetwork::~ExchangeNetwork() {
+  std::lock_guard lock(mutex_);
+  if (multiplexer_) multiplexer_->shutdown(std::chrono::milliseconds(500));
+}
+
+std::string ExchangeNetwork::address() const {
+  return listenHost_ + ":" + std::to_string(port_);
+}
+
+std::shared_ptr<multiplexer::Multiplexer> ExchangeNetwork::forWorkers(const std::vector<std::string>& addresses,
+                                                                      uint32_t self) {
+  if (self >= addresses.size() || addresses[self] != address()) {
+    SHOAL_USER_FAIL(SqlState::kProtocolViolation, "the query's workers do not list this worker ({}) as node {}",
+                    address(), self);
+  }
+  std::lock_guard lock(mutex_);
+  if (multiplexer_ && addresses == addresses_) return multiplexer_;
+  if (multiplexer_) {
+    spdlog::info("exchange: the workers changed; restarting the multiplexer for {} workers", addresses.size());
+    multiplexer_->shutdown(std::chrono::milliseconds(500));
+    multiplexer_.reset();
+  }
+  multiplexer::MultiplexerOptions options;
+  options.self = self;
+  for (const auto& text : addresses) {
+    auto parsed = multiplexer::NodeAddress::parse(text);
+    if (!parsed) SHOAL_USER_FAIL(SqlState::kProtocolViolation, "bad exchange address \"{}\"", text);
+    options.nodes.push_back(*parsed);
+  }
+  options.clusterId = clusterId_;
+  options.transport = transport_;
+  auto started = std::make_shared<multiplexer::Multiplexer>(std::move(options));
+  Status status = started->start();
+  if (!status.isOk()) throw ShoalError(status);
+  multiplexer_ = std::move(started);
+  addresses_ = addresses;
+  return multiplexer_;
+}
+
+}  // namespace shoal::worker

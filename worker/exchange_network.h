@@ -1,0 +1,41 @@
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "multiplexer/multiplexer.h"
+
+namespace shoal::worker {
+
+/// This worker's end of the exchange network: one communication multiplexer
+/// for the current set of workers. A query names its workers (node id i is
+/// the i-th exchange address); while that set stays the same, every query
+/// shares one multiplexer and its connections. When it changes (a worker
+/// joined, left or came back on new ports), the old multiplexer shuts down,
+/// failing the exchanges still open on it, and a new one starts on the same
+/// port. Thread-safe.
+class ExchangeNetwork {
+ public:
+  /// `listenHost`:`port` is where peers reach this worker (port 0: pick a free one now).
+  ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport, std::string clusterId);
+  ~ExchangeNetwork();
+
+  /// host:port that peers connect to (sent to the coordinator at registration).
+  std::string address() const;
+
+  /// The multiplexer for these workers, this one being node `self`.
+  std::shared_ptr<multiplexer::Multiplexer> forWorkers(const std::vector<std::string>& addresses, uint32_t self);
+
+ private:
+  std::string listenHost_;
+  uint16_t port_;
+  multiplexer::TransportChoice transport_;
+  std::string clusterId_;
+  std::mutex mutex_;
+  std::vector<std::string> addresses_;                      // guarded by mutex_
+  std::shared_ptr<multiplexer::Multiplexer> multiplexer_;  // guarded by mutex_
+};
+
+}  // namespace shoal::worker

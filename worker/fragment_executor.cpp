@@ -1,0 +1,185 @@
+#include "worker/fragment_executor.h"
+
+#include <chrono>
+#include <map>
+
+#include "engine/pipeline/collect_sink.h"
+#include "engine/pipeline/result_queue.h"
+#include "exchange/exchange_sink.h"
+#include "exchange/exchange_source.h"
+#include "scheduler/pipeline_runner.h"
+#include "sql/execution/pipeline_builder.h"
+#include "sql/plan/plan_serialization.h"
+#include "worker/partition_scan_source.h"
+
+namespace shoal::worker {
+namespace {
+
+constexpr auto kPollInterval = std::chrono::milliseconds(5);
+
+/// Exchange messages carry every column as nullable: the plan does not track which columns can be NULL.
+exchange::RowLayout layoutOf(const std::vector<engine::LogicalType>& types) {
+  return exchange::RowLayout(types, std::vector<bool>(types.size(), true));
+}
+
+exchange::ExchangeKind kindOf(proto::FragmentOutputProto::Kind kind) {
+  switch (kind) {
+    case proto::FragmentOutputProto::REPARTITION:
+      return exchange::ExchangeKind::kRepartition;
+    case proto::FragmentOutputProto::BROADCAST:
+      return exchange::ExchangeKind::kBroadcast;
+    default:
+      return exchange::ExchangeKind::kGather;
+  }
+}
+
+}  // namespace
+
+FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsRequest& request,
+                                                const std::function<void(uint64_t, engine::Chunk&)>& emit,
+                                                const std::function<bool()>& isCancelled) const {
+  std::vector<std::string> addresses(request.exchange_addresses().begin(), request.exchange_addresses().end());
+  std::shared_ptr<multiplexer::Multiplexer> network = network_.forWorkers(addresses, request.self());
+  const uint32_t clusterSize = network->clusterSize();
+
+  std::map<uint64_t, const proto::FragmentInputProto*> inputs;
+  for (const auto& input : request.inputs()) {
+    for (uint32_t sender : input.senders()) {
+      if (sender >= clusterSize) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "exchange sender {} out of range", sender);
+    }
+    inputs[input.exchange_id()] = &input;
+  }
+  // Declared before the pipelines: a source's collector must stop before the query's pipelines go.
+  std::vector<std::shared_ptr<exchange::ExchangeSource>> exchangeSources;
+  std::vector<std::shared_ptr<PartitionScanSource>> scans;
+  std::vector<std::shared_ptr<exchange::ExchangeSink>> exchangeSinks;
+  std::vector<std::pair<uint64_t, std::shared_ptr<engine::ResultQueue>>> gathers;
+  std::vector<sql::LogicalPlan> plans;
+  std::vector<sql::PhysicalPlan> physicals;
+  std::vector<engine::Pipeline> pipelines;
+
+  struct CloseExchanges {
+    multiplexer::Multiplexer& network;
+    std::vector<uint64_t> ids;
+    ~CloseExchanges() {
+      for (uint64_t id : ids) network.closeExchange(id);
+    }
+  } closeExchanges{*network, {}};
+
+  sql::PipelineOptions options;
+  options.countRows = request.count_rows();
+  for (const auto& fragment : request.fragments()) {
+    plans.push_back(sql::decodePlan(fragment.plan()));
+    const sql::LogicalPlan& plan = plans.back();
+    auto sources = [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
+      if (!scan.exchangeInput) {
+        scans.push_back(std::make_shared<PartitionScanSource>(scan, storage_.find(scan.table.storageId)));
+        return scans.back();
+      }
+      auto input = inputs.find(*scan.exchangeInput);
+      if (input == inputs.end()) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "exchange {} has no input spec", *scan.exchangeInput);
+      if (!input->second->receives()) return std::make_shared<engine::ChunkListSource>(std::vector<engine::Chunk>{});
+      std::vector<engine::LogicalType> types;
+      for (const auto& column : scan.columns) types.push_back(column.type);
+      auto inbox = network->openExchange(*scan.exchangeInput);
+      closeExchanges.ids.push_back(*scan.exchangeInput);
+      inbox->expectSendersOnly(
+          std::vector<multiplexer::NodeId>(input->second->senders().begin(), input->second->senders().end()));
+      auto source = std::make_shared<exchange::ExchangeSource>(std::move(inbox), layoutOf(types));
+      source->start();
+      exchangeSources.push_back(source);
+      return source;
+    };
+    sql::PhysicalPlan physical = sql::buildPipelines(plan, sources, options);
+    std::vector<engine::LogicalType> outputTypes;
+    for (const auto& column : plan.root->outputColumns()) outputTypes.push_back(column.type);
+    const auto& output = fragment.output();
+    if (output.kind() == proto::FragmentOutputProto::GATHER) {
+      auto queue = std::make_shared<engine::ResultQueue>();
+      physical.result->streamTo(queue);
+      gathers.emplace_back(output.exchange_id(), queue);
+    } else {
+      std::vector<size_t> keys(output.key_columns().begin(), output.key_columns().end());
+      for (size_t key : keys) {
+        if (key >= outputTypes.size()) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "exchange key column {}", key);
+      }
+      std::vector<multiplexer::NodeId> destinations(output.destinations().begin(), output.destinations().end());
+      for (auto destination : destinations) {
+        if (destination >= clusterSize) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "destination {}", destination);
+      }
+      if (output.kind() == proto::FragmentOutputProto::REPARTITION && (keys.empty() || destinations.empty())) {
+        SHOAL_USER_FAIL(SqlState::kDataCorrupted, "a repartition without keys or destinations");
+      }
+      auto sink = std::make_shared<exchange::ExchangeSink>(*network, output.exchange_id(), layoutOf(outputTypes),
+                                                           kindOf(output.kind()), std::move(keys),
+                                                           std::move(destinations));
+      exchangeSinks.push_back(sink);
+      physical.pipelines.back().sink = sink;
+    }
+    // This fragment's pipelines follow the earlier fragments'; their dependencies shift with them.
+    const size_t offset = pipelines.size();
+    for (auto& pipeline : physical.pipelines) {
+      for (auto& dependency : pipeline.dependencies) dependency += offset;
+      pipelines.push_back(std::move(pipeline));
+    }
+    physical.pipelines.clear();
+    physicals.push_back(std::move(physical));
+  }
+
+  scheduler::PipelineRunner runner(dispatcher_);
+  auto query = runner.start(std::move(pipelines), std::max<uint32_t>(request.priority(), 1),
+                            request.memory_limit_bytes());
+  try {
+    std::vector<engine::Chunk> ready;
+    size_t open = gathers.size();
+    std::vector<bool> closed(gathers.size(), false);
+    while (true) {
+      for (size_t i = 0; i < gathers.size(); ++i) {
+        if (closed[i]) continue;
+        // Wait on the first open queue only; poll the others.
+        const auto timeout = i == 0 || open == 1 ? kPollInterval : std::chrono::milliseconds(0);
+        if (gathers[i].second->popAll(ready, timeout)) {
+          closed[i] = true;
+          --open;
+        }
+        for (auto& chunk : ready) {
+          const uint64_t bytes = chunk.memoryBytes();
+          emit(gathers[i].first, chunk);
+          query->memory().release(bytes);
+        }
+        ready.clear();
+      }
+      if (isCancelled()) query->cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
+      if (open == 0) {
+        if (query->waitFor(kPollInterval)) break;
+        continue;
+      }
+      // A failed or cancelled query never closes its queues: its error (thrown here) ends the loop.
+      if (query->done()) query->wait();
+    }
+    query->wait();
+  } catch (...) {
+    query->cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
+    try {
+      query->wait();
+    } catch (const ShoalError&) {
+    }
+    throw;
+  }
+  Outcome outcome;
+  for (const auto& sink : exchangeSinks) {
+    outcome.messagesSent += sink->messagesSent();
+    outcome.bytesSent += sink->bytesSent();
+  }
+  if (request.count_rows()) {
+    for (size_t f = 0; f < plans.size(); ++f) {
+      for (const auto* op : sql::operatorsInPreOrder(*plans[f].root)) {
+        auto counted = physicals[f].rowCounts.find(op);
+        outcome.operatorRows.push_back(counted == physicals[f].rowCounts.end() ? 0 : counted->second->load());
+      }
+    }
+  }
+  return outcome;
+}
+
+}  // namespace shoal::worker
