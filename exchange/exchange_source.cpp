@@ -6,10 +6,15 @@ ExchangeSource::ExchangeSource(std::shared_ptr<multiplexer::ExchangeInbox> inbox
     : inbox_(std::move(inbox)), layout_(std::move(layout)) {}
 
 ExchangeSource::~ExchangeSource() {
-  if (collector_.joinable()) {
-    inbox_->fail(Status(SqlState::kQueryCanceled, "the exchange's query ended"));
-    collector_.join();
+  if (!collector_.joinable()) return;
+  if (collector_.get_id() == std::this_thread::get_id()) {
+    // Opening the gate can finish the query on the collector's own thread and drop the last reference to this
+    // source there; the collector touches nothing of it after that.
+    collector_.detach();
+    return;
   }
+  inbox_->fail(Status(SqlState::kQueryCanceled, "the exchange's query ended"));
+  collector_.join();
 }
 
 void ExchangeSource::start() {
@@ -35,7 +40,8 @@ void ExchangeSource::collect() {
     }
     message->release();
   }
-  gate_->open();
+  std::shared_ptr<engine::SourceGate> gate = gate_;  // may outlive this source (see the destructor)
+  gate->open();
 }
 
 size_t ExchangeSource::numMorsels() const {

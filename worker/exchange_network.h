@@ -34,7 +34,7 @@ class ExchangeNetwork {
   multiplexer::TransportChoice transport_;
   std::string clusterId_;
   std::mutex mutex_;
-  std::vector<std::string> addresses_;                      // guarded by mutex_
+  std::vector<std::string> addresses_;                     // guarded by mutex_
   std::shared_ptr<multiplexer::Multiplexer> multiplexer_;  // guarded by mutex_
 };
 

@@ -77,7 +77,8 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
         return scans.back();
       }
       auto input = inputs.find(*scan.exchangeInput);
-      if (input == inputs.end()) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "exchange {} has no input spec", *scan.exchangeInput);
+      if (input == inputs.end())
+        SHOAL_USER_FAIL(SqlState::kDataCorrupted, "exchange {} has no input spec", *scan.exchangeInput);
       if (!input->second->receives()) return std::make_shared<engine::ChunkListSource>(std::vector<engine::Chunk>{});
       std::vector<engine::LogicalType> types;
       for (const auto& column : scan.columns) types.push_back(column.type);
@@ -110,9 +111,9 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
       if (output.kind() == proto::FragmentOutputProto::REPARTITION && (keys.empty() || destinations.empty())) {
         SHOAL_USER_FAIL(SqlState::kDataCorrupted, "a repartition without keys or destinations");
       }
-      auto sink = std::make_shared<exchange::ExchangeSink>(*network, output.exchange_id(), layoutOf(outputTypes),
-                                                           kindOf(output.kind()), std::move(keys),
-                                                           std::move(destinations));
+      auto sink =
+          std::make_shared<exchange::ExchangeSink>(*network, output.exchange_id(), layoutOf(outputTypes),
+                                                   kindOf(output.kind()), std::move(keys), std::move(destinations));
       exchangeSinks.push_back(sink);
       physical.pipelines.back().sink = sink;
     }
@@ -127,8 +128,8 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
   }
 
   scheduler::PipelineRunner runner(dispatcher_);
-  auto query = runner.start(std::move(pipelines), std::max<uint32_t>(request.priority(), 1),
-                            request.memory_limit_bytes());
+  auto query =
+      runner.start(std::move(pipelines), std::max<uint32_t>(request.priority(), 1), request.memory_limit_bytes());
   try {
     std::vector<engine::Chunk> ready;
     size_t open = gathers.size();

@@ -24,7 +24,8 @@ proto::WorkerData::Stub& WorkerClients::dataStub(const std::string& address) {
 std::vector<LiveWorker> WorkerClients::liveWorkers() const {
   std::vector<LiveWorker> workers;
   for (const auto& node : registry_.nodes()) {
-    if (node.role == "worker" && node.state == "up") workers.push_back(LiveWorker{node.nodeName, node.address});
+    if (node.role == "worker" && node.state == "up")
+      workers.push_back(LiveWorker{node.nodeName, node.address, node.exchangeAddress});
   }
   return workers;
 }

@@ -15,6 +15,7 @@ namespace shoal::coordinator {
 struct LiveWorker {
   std::string name;
   std::string address;
+  std::string exchangeAddress;
 };
 
 /// The coordinator's way to the workers: gRPC stubs by address (channels are

@@ -28,7 +28,7 @@ grpc::Status ControlService::RegisterWorker(grpc::ServerContext*, const proto::R
     spdlog::warn("refused worker {} at {}: {}", request->node_name(), request->address(), message);
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, message);
   }
-  uint32_t nodeId = registry_.registerWorker(request->node_name(), request->address());
+  uint32_t nodeId = registry_.registerWorker(request->node_name(), request->address(), request->exchange_address());
   spdlog::info("worker {} registered as node {} at {}", request->node_name(), nodeId, request->address());
   response->set_node_id(nodeId);
   response->set_heartbeat_interval_ms(heartbeatIntervalMs_);

@@ -2,18 +2,20 @@
 
 namespace shoal::coordinator {
 
-uint32_t MemberRegistry::registerWorker(const std::string& nodeName, const std::string& address) {
+uint32_t MemberRegistry::registerWorker(const std::string& nodeName, const std::string& address,
+                                        const std::string& exchangeAddress) {
   std::lock_guard lock(mutex_);
   for (auto& [nodeId, member] : members_) {
     if (member.nodeName == nodeName) {
       member.address = address;
+      member.exchangeAddress = exchangeAddress;
       member.lastHeartbeat = Clock::now();
       member.left = false;
       return nodeId;
     }
   }
   uint32_t nodeId = nextNodeId_++;
-  members_[nodeId] = Member{nodeName, address, Clock::now(), false};
+  members_[nodeId] = Member{nodeName, address, exchangeAddress, Clock::now(), false};
   return nodeId;
 }
 
@@ -51,11 +53,11 @@ std::vector<MemberSnapshot> MemberRegistry::nodes() const {
   std::lock_guard lock(mutex_);
   auto now = Clock::now();
   std::vector<MemberSnapshot> snapshot;
-  snapshot.push_back(MemberSnapshot{0, "coordinator", "coordinator", coordinatorAddress_, "up", 0.0});
+  snapshot.push_back(MemberSnapshot{0, "coordinator", "coordinator", coordinatorAddress_, "", "up", 0.0});
   for (const auto& [nodeId, member] : members_) {
     double seconds = std::chrono::duration<double>(now - member.lastHeartbeat).count();
-    snapshot.push_back(
-        MemberSnapshot{nodeId, member.nodeName, "worker", member.address, stateOfLocked(member, now), seconds});
+    snapshot.push_back(MemberSnapshot{nodeId, member.nodeName, "worker", member.address, member.exchangeAddress,
+                                      stateOfLocked(member, now), seconds});
   }
   return snapshot;
 }

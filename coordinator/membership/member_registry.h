@@ -13,9 +13,10 @@ namespace shoal::coordinator {
 struct MemberSnapshot {
   uint32_t nodeId;
   std::string nodeName;
-  std::string role;     // "coordinator" or "worker"
-  std::string address;  // host:port
-  std::string state;    // "up", "down" (heartbeats stopped) or "left" (deregistered)
+  std::string role;             // "coordinator" or "worker"
+  std::string address;          // host:port
+  std::string exchangeAddress;  // host:port of a worker's exchange multiplexer
+  std::string state;            // "up", "down" (heartbeats stopped) or "left" (deregistered)
   double secondsSinceHeartbeat;
 };
 
@@ -30,7 +31,8 @@ class MemberRegistry {
 
   /// Adds a worker, or renews one that registers again under the same name
   /// (it keeps its node id). Returns the node id.
-  uint32_t registerWorker(const std::string& nodeName, const std::string& address);
+  uint32_t registerWorker(const std::string& nodeName, const std::string& address,
+                          const std::string& exchangeAddress = "");
   /// Records a heartbeat; false when the node id is unknown (the worker must register again).
   bool heartbeat(uint32_t nodeId);
   /// Marks a worker as having left on purpose; false when unknown.
@@ -46,6 +48,7 @@ class MemberRegistry {
   struct Member {
     std::string nodeName;
     std::string address;
+    std::string exchangeAddress;
     Clock::time_point lastHeartbeat;
     bool left = false;
   };

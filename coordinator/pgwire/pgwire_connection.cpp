@@ -384,6 +384,7 @@ void PgwireConnection::runAndSendAll(const PreparedStatement& statement, QueryLo
   std::string tag = outcome.commandTag;
   if (outcome.result) {
     std::vector<WireFormat> textFormats;
+    query.addShuffle(outcome.result->bytesShuffled, outcome.result->messagesShuffled);
     sendRowDescription(outcome.result->columns, textFormats);
     std::optional<engine::Chunk> partialChunk;
     size_t partialRow = 0;
@@ -551,6 +552,9 @@ void PgwireConnection::executePortal(Portal& portal, int32_t maxRows) {
     portal.outcome =
         session_->execute(*portal.statement, portal.parameters, [this](size_t n) { return openCopyIn(n); });
     sendOutcomeMessages(*portal.outcome);
+    if (portal.outcome->result) {
+      portal.query->addShuffle(portal.outcome->result->bytesShuffled, portal.outcome->result->messagesShuffled);
+    }
   }
   StatementOutcome& outcome = *portal.outcome;
   std::string tag = outcome.commandTag;

@@ -7,6 +7,12 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
+#include <random>
+
+#include "coordinator/planner/distributed_planner.h"
+#include "coordinator/query/distributed_executor.h"
 #include "engine/pipeline/collect_sink.h"
 #include "engine/vector/chunk_codec.h"
 #include "proto/plan_codec.h"
@@ -281,9 +287,40 @@ QueryResult PlanExecutor::runOnWorker(const sql::LogicalPlan& plan, const std::s
   return result;
 }
 
+std::optional<DistributedPlan> PlanExecutor::distribute(const sql::LogicalPlan& plan) const {
+  bool anySystemView = false;
+  std::function<void(const sql::LogicalOperator&)> findViews = [&](const sql::LogicalOperator& op) {
+    if (op.kind() == sql::LogicalOperatorKind::kScan && static_cast<const sql::LogicalScan&>(op).table.isSystemView) {
+      anySystemView = true;
+    }
+    for (const auto& child : op.children) findViews(*child);
+  };
+  findViews(*plan.root);
+  if (anySystemView || soleWorkerFor(plan)) return std::nullopt;
+  // The planner takes the plan apart: give it a copy (the encoding keeps every node and estimate).
+  auto storageIdOf = [&](const sql::LogicalScan& scan) {
+    auto table = cluster_.tables.find(scan.table.name);
+    if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
+    return table->storageId;
+  };
+  sql::LogicalPlan copy = sql::decodePlan(sql::encodePlan(plan, parameters_, storageIdOf));
+  copy.columnNames = plan.columnNames;
+  static std::atomic<uint64_t> nextQueryId{1};
+  return planDistributed(
+      std::move(copy), cluster_.workers.liveWorkers(),
+      [&](const std::string& name) { return cluster_.tables.find(name); },
+      (static_cast<uint64_t>(::getpid()) << 32) ^ (static_cast<uint64_t>(std::random_device{}()) << 16) ^
+          nextQueryId++);
+}
+
 QueryResult PlanExecutor::run(const sql::LogicalPlan& plan,
                               std::map<const sql::LogicalOperator*, uint64_t>* actualRows) const {
   if (auto worker = soleWorkerFor(plan)) return runOnWorker(plan, *worker, actualRows);
+  if (actualRows == nullptr) {
+    if (auto distributed = distribute(plan)) {
+      return DistributedExecutor(cluster_, parameters_, cancelRequested_, memoryLimitBytes_).run(*distributed);
+    }
+  }
   // System views are scanned here and filtered by the pipeline; user tables are filtered by the workers.
   bool anySystemView = false;
   std::function<void(const sql::LogicalOperator&)> findViews = [&](const sql::LogicalOperator& op) {

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "coordinator/cluster/cluster_context.h"
+#include "coordinator/planner/distributed_plan.h"
 #include "coordinator/query/query_result.h"
 #include "sql/plan/logical_operator.h"
 
@@ -33,6 +34,10 @@ class PlanExecutor {
 
   /// Whether one worker holds every row `plan` reads, so that it runs there whole.
   bool runsOnOneWorker(const sql::LogicalPlan& plan) const { return soleWorkerFor(plan).has_value(); }
+
+  /// The plan cut into fragments, when it runs distributed (several workers hold its rows, and it reads no
+  /// system view).
+  std::optional<DistributedPlan> distribute(const sql::LogicalPlan& plan) const;
 
   /// Runs `plan` and returns its rows; with `actualRows`, also each operator's row count (EXPLAIN ANALYZE).
   QueryResult run(const sql::LogicalPlan& plan,

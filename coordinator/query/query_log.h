@@ -51,6 +51,10 @@ class QueryLog {
     }
     uint64_t id() const { return id_; }
     void addRows(uint64_t rows) { rows_ += rows; }
+    /// What the query's exchanges moved between workers.
+    void addShuffle(uint64_t bytes, uint64_t messages) {
+      if (log_ != nullptr) log_->addShuffle(id_, bytes, messages);
+    }
     void finish(std::string_view state) {
       if (log_ != nullptr) log_->finish(id_, state, rows_);
       log_ = nullptr;
@@ -68,6 +72,7 @@ class QueryLog {
 
  private:
   void finish(uint64_t id, std::string_view state, uint64_t rows);
+  void addShuffle(uint64_t id, uint64_t bytes, uint64_t messages);
 
   mutable std::mutex mutex_;
   uint64_t nextId_ = 1;

@@ -46,6 +46,9 @@ struct QueryResult {
   std::vector<ResultColumn> columns;
   std::deque<engine::Chunk> chunks;
   std::unique_ptr<ChunkStream> stream;
+  /// What the query's exchanges moved between workers (a distributed plan's).
+  uint64_t bytesShuffled = 0;
+  uint64_t messagesShuffled = 0;
 
   /// The next chunk: one at hand, else one from the stream; nullopt at the end.
   std::optional<engine::Chunk> nextChunk() {

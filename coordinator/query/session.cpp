@@ -132,7 +132,8 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     outcome.commandTag = runCopy(cluster_, command, *input, cancelRequested_);
   } else {
     static_assert(std::is_same_v<Command, sql::TpchLoad>);
-    outcome.commandTag = runTpchLoad(cluster_, command.scaleFactor, command.generators, outcome.notices);
+    outcome.commandTag =
+        runTpchLoad(cluster_, command.scaleFactor, command.generators, command.chunked, outcome.notices);
   }
   return outcome;
 }
@@ -204,12 +205,20 @@ StatementOutcome Session::runExplain(const sql::Explain& command, std::span<cons
                           sql::explainPlan(*command.plan.root, command.verbose, &actualRows)};
     return runExplain(analyzed, parameters);
   }
+  std::vector<std::string> text = command.lines;
+  if (command.plan.root) {
+    // A plan that runs over several workers shows its fragments, their exchanges and where each one runs.
+    PlanExecutor executor(cluster_, parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
+    if (auto distributed = executor.distribute(command.plan)) {
+      text = distributed->explain(sql::explainPlan(*distributed->coordinatorPlan.root, command.verbose));
+    }
+  }
   StatementOutcome outcome;
-  engine::Vector lines(engine::LogicalType::text(), command.lines.size());
-  for (size_t i = 0; i < command.lines.size(); ++i) lines.setString(i, command.lines[i]);
+  engine::Vector lines(engine::LogicalType::text(), text.size());
+  for (size_t i = 0; i < text.size(); ++i) lines.setString(i, text[i]);
   QueryResult result;
   result.columns.push_back(ResultColumn{"QUERY PLAN", engine::LogicalType::text()});
-  result.chunks.emplace_back(std::vector<engine::Vector>{}, command.lines.size());
+  result.chunks.emplace_back(std::vector<engine::Vector>{}, text.size());
   result.chunks.back().addColumn(std::move(lines));
   outcome.result = std::move(result);
   outcome.commandTag = "EXPLAIN";

@@ -70,7 +70,7 @@ std::vector<LiveWorker> chooseGenerators(std::vector<LiveWorker> live, uint32_t 
 
 }  // namespace
 
-std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t generators,
+std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t generators, bool chunked,
                         std::vector<Notice>& notices) {
   Stopwatch stopwatch;
   std::vector<std::string> tables = {"region", "nation",   "supplier", "customer",
@@ -80,7 +80,11 @@ std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t ge
   drop.names = tables;
   std::vector<Notice> ignored;
   runDropTable(cluster, drop, ignored);
-  for (const auto& statement : tpchSchemaStatements()) {
+  for (std::string statement : tpchSchemaStatements()) {
+    if (chunked) {
+      const size_t hashed = statement.find("distribution = 'hash(");
+      if (hashed != std::string::npos) statement = statement.substr(0, hashed) + "distribution = 'random')";
+    }
     sql::ParsedScript script = sql::ParsedScript::parse(statement);
     sql::BoundStatement bound = sql::Binder(cluster.catalog).bind(script, 0);
     runCreateTable(cluster, std::get<sql::CreateTable>(bound.command), ignored);

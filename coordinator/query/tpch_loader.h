@@ -17,7 +17,9 @@ namespace shoal::coordinator {
 /// that many generating workers instead (at most one per live worker). One
 /// load: if any part fails, none of the data stays. Returns the tag;
 /// `notices` gets a summary.
-std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t generators, std::vector<Notice>& notices);
+/// `chunked`: every table but nation and region DISTRIBUTED RANDOMLY instead of hashed (the paper's chunked layout).
+std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t generators, bool chunked,
+                        std::vector<Notice>& notices);
 
 /// The CREATE TABLE statements of the TPC-H schema, with Shoal's distribution options.
 const std::vector<std::string>& tpchSchemaStatements();

@@ -139,6 +139,8 @@ struct TpchLoad {
   double scaleFactor = 1;
   /// How many workers run the generator, each for its own part; 0: one per host.
   uint32_t generators = 0;
+  /// Every table but nation and region DISTRIBUTED RANDOMLY (the paper's "chunked" layout) instead of hashed.
+  bool chunked = false;
 };
 
 /// A statement ready to run: what the session needs, with no parse tree left.

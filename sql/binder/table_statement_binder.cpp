@@ -348,9 +348,10 @@ TpchLoad TableStatementBinder::bindCall(const pg_query::CallStmt& call) {
   if (name != "tpch_load") {
     fail(SqlState::kUndefinedFunction, function.location(), fmt::format("procedure {} does not exist", name));
   }
-  if (function.args_size() != 1 && function.args_size() != 2) {
+  if (function.args_size() < 1 || function.args_size() > 3) {
     fail(SqlState::kUndefinedFunction, function.location(),
-         "tpch_load takes the scale factor and, optionally, how many workers generate");
+         "tpch_load takes the scale factor and, optionally, how many workers generate (0: one per host) and the "
+         "layout ('partitioned' or 'chunked')");
   }
   std::vector<ColumnDescription> none;
   ExpressionBinder binder(text_, none, parameterTypes_);
@@ -368,11 +369,23 @@ TpchLoad TableStatementBinder::bindCall(const pg_query::CallStmt& call) {
   }
   if (function.args_size() == 2) {
     const auto& generators = function.args(1);
-    if (!generators.has_a_const() || !generators.a_const().has_ival() || generators.a_const().ival().ival() < 1) {
+    const bool isInteger = generators.has_a_const() && generators.a_const().has_ival();
+    const int64_t count = isInteger ? generators.a_const().ival().ival() : 0;
+    if (!isInteger || count < 0) {
       fail(SqlState::kInvalidParameterValue, ExpressionBinder::locationOf(generators),
-           "tpch_load's number of generating workers must be a positive integer");
+           "tpch_load's number of generating workers must be an integer (0: one per host)");
     }
-    bound.generators = static_cast<uint32_t>(generators.a_const().ival().ival());
+    bound.generators = static_cast<uint32_t>(count);
+  }
+  if (function.args_size() == 3) {
+    const auto& layout = function.args(2);
+    const std::string text =
+        layout.has_a_const() && layout.a_const().has_sval() ? layout.a_const().sval().sval() : std::string();
+    if (text != "partitioned" && text != "chunked") {
+      fail(SqlState::kInvalidParameterValue, ExpressionBinder::locationOf(layout),
+           "tpch_load's layout must be 'partitioned' or 'chunked'");
+    }
+    bound.chunked = text == "chunked";
   }
   return bound;
 }

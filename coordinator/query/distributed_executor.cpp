@@ -1,0 +1,262 @@
+#include "coordinator/query/distributed_executor.h"
+
+#include <grpcpp/client_context.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "engine/pipeline/collect_sink.h"
+#include "engine/vector/chunk_codec.h"
+#include "proto/rpc_status.h"
+#include "scheduler/pipeline_runner.h"
+#include "sql/execution/pipeline_builder.h"
+#include "sql/plan/plan_serialization.h"
+
+namespace shoal::coordinator {
+namespace {
+
+constexpr auto kPollInterval = std::chrono::milliseconds(10);
+
+/// What the workers gather to the coordinator, by exchange and sender, and the
+/// query's first error. Filled by one reader thread per worker stream; read
+/// by the coordinator's pipelines (GatherSource).
+class GatherBuffers {
+ public:
+  explicit GatherBuffers(size_t workers) : finished_(workers, false) {}
+
+  void push(uint64_t exchangeId, uint32_t sender, engine::Chunk chunk) {
+    std::lock_guard lock(mutex_);
+    chunks_[{exchangeId, sender}].push_back(std::move(chunk));
+    changed_.notify_all();
+  }
+  void finishSender(uint32_t sender) {
+    std::lock_guard lock(mutex_);
+    finished_[sender] = true;
+    changed_.notify_all();
+  }
+  /// Records the first error; every reader then fails with it.
+  void fail(const Status& error) {
+    std::lock_guard lock(mutex_);
+    if (!error_) error_ = error;
+    changed_.notify_all();
+  }
+  std::optional<Status> error() const {
+    std::lock_guard lock(mutex_);
+    return error_;
+  }
+  /// Wakes every reader with `reason` without making it the query's error (the coordinator's own query failed).
+  void abort(const Status& reason) {
+    std::lock_guard lock(mutex_);
+    if (!aborted_) aborted_ = reason;
+    changed_.notify_all();
+  }
+
+  /// The next chunk `sender` gathered through `exchangeId`; nullopt once the sender is done.
+  std::optional<engine::Chunk> next(uint64_t exchangeId, uint32_t sender) {
+    std::unique_lock lock(mutex_);
+    auto& queue = chunks_[{exchangeId, sender}];
+    changed_.wait(lock, [&] { return error_ || aborted_ || !queue.empty() || finished_[sender]; });
+    if (error_) throw ShoalError(*error_);
+    if (aborted_) throw ShoalError(*aborted_);
+    if (queue.empty()) return std::nullopt;
+    engine::Chunk chunk = std::move(queue.front());
+    queue.pop_front();
+    return chunk;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<std::pair<uint64_t, uint32_t>, std::deque<engine::Chunk>> chunks_;
+  std::vector<bool> finished_;
+  std::optional<Status> error_;
+  std::optional<Status> aborted_;
+};
+
+/// The coordinator's end of a gather: one morsel per sending worker.
+class GatherSource final : public engine::ChunkSource {
+ public:
+  GatherSource(GatherBuffers& buffers, uint64_t exchangeId, std::vector<uint32_t> senders)
+      : buffers_(buffers), exchangeId_(exchangeId), senders_(std::move(senders)) {}
+  size_t numMorsels() const override { return senders_.size(); }
+  void produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const override {
+    while (auto chunk = buffers_.next(exchangeId_, senders_[morsel])) consume(*chunk);
+  }
+
+ private:
+  GatherBuffers& buffers_;
+  uint64_t exchangeId_;
+  std::vector<uint32_t> senders_;
+};
+
+proto::FragmentOutputProto::Kind outputKindOf(FragmentOutput output) {
+  switch (output) {
+    case FragmentOutput::kRepartition:
+      return proto::FragmentOutputProto::REPARTITION;
+    case FragmentOutput::kBroadcast:
+      return proto::FragmentOutputProto::BROADCAST;
+    case FragmentOutput::kGather:
+      return proto::FragmentOutputProto::GATHER;
+  }
+  return proto::FragmentOutputProto::GATHER;
+}
+
+}  // namespace
+
+QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
+  const size_t workers = plan.workerNames.size();
+  static std::atomic<uint64_t> nextQueryId{1};
+  auto storageIdOf = [&](const sql::LogicalScan& scan) {
+    auto table = cluster_.tables.find(scan.table.name);
+    if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
+    return table->storageId;
+  };
+  // Each fragment is encoded once; each worker gets the ones that run on it, and every exchange it takes part in.
+  std::vector<proto::FragmentProto> encoded;
+  for (const auto& fragment : plan.fragments) {
+    proto::FragmentProto out;
+    out.set_fragment_id(fragment.id);
+    *out.mutable_plan() = sql::encodePlan(fragment.plan, parameters_, storageIdOf);
+    out.mutable_output()->set_kind(outputKindOf(fragment.output));
+    out.mutable_output()->set_exchange_id(fragment.exchangeId);
+    for (size_t key : fragment.keyColumns) out.mutable_output()->add_key_columns(static_cast<uint32_t>(key));
+    for (uint32_t destination : fragment.destinations) out.mutable_output()->add_destinations(destination);
+    encoded.push_back(std::move(out));
+  }
+  std::vector<proto::ExecuteFragmentsRequest> requests(workers);
+  const uint64_t queryId = nextQueryId++;
+  for (uint32_t node = 0; node < workers; ++node) {
+    auto& request = requests[node];
+    request.set_query_id(queryId);
+    request.set_priority(1);
+    request.set_memory_limit_bytes(memoryLimitBytes_);
+    for (const auto& address : plan.exchangeAddresses) request.add_exchange_addresses(address);
+    request.set_self(node);
+    for (size_t f = 0; f < plan.fragments.size(); ++f) {
+      const auto& fragment = plan.fragments[f];
+      auto runsOn = plan.nodesOf(fragment);
+      if (std::find(runsOn.begin(), runsOn.end(), node) != runsOn.end()) *request.add_fragments() = encoded[f];
+      if (fragment.output == FragmentOutput::kGather) continue;
+      auto& input = *request.add_inputs();
+      input.set_exchange_id(fragment.exchangeId);
+      for (uint32_t sender : runsOn) input.add_senders(sender);
+      auto receivers = plan.receiversOf(fragment);
+      input.set_receives(std::find(receivers.begin(), receivers.end(), node) != receivers.end());
+    }
+  }
+
+  GatherBuffers buffers(workers);
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  for (size_t i = 0; i < workers; ++i) contexts.push_back(std::make_unique<grpc::ClientContext>());
+  std::mutex statsMutex;
+  uint64_t bytesShuffled = 0;
+  uint64_t messagesShuffled = 0;
+  auto cancelWorkers = [&] {
+    for (auto& context : contexts) context->TryCancel();
+  };
+  std::vector<std::thread> readers;
+  for (uint32_t node = 0; node < workers; ++node) {
+    if (requests[node].fragments_size() == 0 && requests[node].inputs_size() == 0) {
+      buffers.finishSender(node);
+      continue;
+    }
+    readers.emplace_back([&, node] {
+      const std::string& name = plan.workerNames[node];
+      try {
+        auto reader =
+            cluster_.workers.dataStub(plan.workerAddresses[node]).ExecuteFragments(contexts[node].get(), requests[node]);
+        proto::ExecuteFragmentsResponse response;
+        // Gathered rows are decoded with the types of the coordinator's exchange input.
+        while (reader->Read(&response)) {
+          if (response.last()) {
+            std::lock_guard lock(statsMutex);
+            bytesShuffled += response.bytes_sent();
+            messagesShuffled += response.messages_sent();
+            continue;
+          }
+          const auto& producer = plan.producerOf(response.exchange_id());
+          std::vector<engine::LogicalType> types;
+          for (const auto& column : producer.plan.root->outputColumns()) types.push_back(column.type);
+          buffers.push(response.exchange_id(), node, engine::decodeChunk(response.chunk(), types));
+        }
+        grpc::Status status = reader->Finish();
+        if (!status.ok()) {
+          Status error = proto::fromGrpcStatus(status, name);
+          if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+            error = Status(SqlState::kConnectionFailure,
+                           fmt::format("worker \"{}\" at {} was lost during the query: {}", name,
+                                       plan.workerAddresses[node], status.error_message()));
+          }
+          buffers.fail(error);
+          cancelWorkers();
+        }
+      } catch (const ShoalError& error) {
+        buffers.fail(error.status());
+        cancelWorkers();
+      }
+      buffers.finishSender(node);
+    });
+  }
+  struct JoinReaders {
+    std::vector<std::thread>& readers;
+    std::function<void()> cancel;
+    bool done = false;
+    ~JoinReaders() {
+      if (!done) cancel();
+      for (auto& thread : readers) thread.join();
+    }
+  } joinReaders{readers, cancelWorkers};
+
+  sql::PipelineOptions options;
+  options.parameters = parameters_;
+  sql::PhysicalPlan physical = sql::buildPipelines(
+      plan.coordinatorPlan,
+      [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
+        SHOAL_CHECK(scan.exchangeInput.has_value(), "the coordinator's part of a distributed plan scans a table");
+        return std::make_shared<GatherSource>(buffers, *scan.exchangeInput,
+                                              plan.nodesOf(plan.producerOf(*scan.exchangeInput)));
+      },
+      options);
+  scheduler::PipelineRunner runner(cluster_.dispatcher);
+  auto query = runner.start(std::move(physical.pipelines), 1, memoryLimitBytes_);
+  try {
+    while (!query->waitFor(kPollInterval)) {
+      if (cancelRequested_.load()) {
+        Status canceled(SqlState::kQueryCanceled, "canceling statement due to user request");
+        buffers.fail(canceled);
+        cancelWorkers();
+        query->cancel(canceled);
+      } else if (auto error = buffers.error()) {
+        query->cancel(*error);
+      } else if (query->cancelled()) {
+        // The coordinator's part failed: stop the workers and wake the gathers it may be blocked in.
+        buffers.abort(Status(SqlState::kQueryCanceled, "the query failed on the coordinator"));
+        cancelWorkers();
+      }
+    }
+  } catch (const ShoalError&) {
+    // The first error anywhere is the query's: a worker's, if one failed first.
+    if (auto error = buffers.error()) throw ShoalError(*error);
+    throw;
+  }
+  joinReaders.done = true;
+  for (auto& thread : readers) thread.join();
+  readers.clear();
+  if (auto error = buffers.error()) throw ShoalError(*error);
+
+  QueryResult result;
+  std::vector<sql::PlanColumn> outputs = plan.coordinatorPlan.root->outputColumns();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    result.columns.push_back(ResultColumn{plan.coordinatorPlan.columnNames[i], outputs[i].type});
+  }
+  for (auto& chunk : physical.result->chunks()) result.chunks.push_back(std::move(chunk));
+  result.bytesShuffled = bytesShuffled;
+  result.messagesShuffled = messagesShuffled;
+  return result;
+}
+
+}  // namespace shoal::coordinator

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <atomic>
+#include <span>
+
+#include "coordinator/cluster/cluster_context.h"
+#include "coordinator/planner/distributed_plan.h"
+#include "coordinator/query/query_result.h"
+
+namespace shoal::coordinator {
+
+/// Runs a distributed plan: each worker gets its fragments in one
+/// ExecuteFragments call (they exchange rows among themselves through their
+/// multiplexers), and the coordinator runs the top of the plan over what the
+/// workers gather to it. The first failure anywhere (a fragment's error, a
+/// worker that dies) cancels the query on every worker and is the error the
+/// client gets; so does a cancel request.
+class DistributedExecutor {
+ public:
+  DistributedExecutor(ClusterContext& cluster, std::span<const engine::Value> parameters,
+                      const std::atomic<bool>& cancelRequested, uint64_t memoryLimitBytes)
+      : cluster_(cluster),
+        parameters_(parameters),
+        cancelRequested_(cancelRequested),
+        memoryLimitBytes_(memoryLimitBytes) {}
+
+  QueryResult run(const DistributedPlan& plan) const;
+
+ private:
+  ClusterContext& cluster_;
+  std::span<const engine::Value> parameters_;
+  const std::atomic<bool>& cancelRequested_;
+  uint64_t memoryLimitBytes_;
+};
+
+}  // namespace shoal::coordinator
