@@ -53,15 +53,15 @@ std::vector<uint32_t> DistributedPlan::receiversOf(const PlanFragment& fragment)
   return {};
 }
 
-std::vector<std::string> DistributedPlan::explain(const std::vector<std::string>& coordinatorLines) const {
+std::vector<std::string> DistributedPlan::explain(bool verbose) const {
   std::vector<std::string> lines;
   lines.push_back("Coordinator");
-  for (const auto& line : coordinatorLines) lines.push_back("  " + line);
+  for (const auto& line : sql::explainPlan(*coordinatorPlan.root, verbose)) lines.push_back("  " + line);
   // Consumers before producers: the fragments read top-down, as the plan does.
   for (auto fragment = fragments.rbegin(); fragment != fragments.rend(); ++fragment) {
-    std::string where = fragment->onFirstWorkerOnly
-                            ? fmt::format("on {} only", workerNames[0])
-                            : fmt::format("on each of {} worker{}", workerNames.size(), workerNames.size() == 1 ? "" : "s");
+    std::string where = fragment->onFirstWorkerOnly ? fmt::format("on {} only", workerNames[0])
+                                                    : fmt::format("on each of {} worker{}", workerNames.size(),
+                                                                  workerNames.size() == 1 ? "" : "s");
     std::string to;
     switch (fragment->output) {
       case FragmentOutput::kRepartition: {
@@ -80,7 +80,7 @@ std::vector<std::string> DistributedPlan::explain(const std::vector<std::string>
         break;
     }
     lines.push_back(fmt::format("Fragment {} ({}) -> {}", fragment->id, where, to));
-    for (const auto& line : sql::explainPlan(*fragment->plan.root, false)) lines.push_back("  " + line);
+    for (const auto& line : sql::explainPlan(*fragment->plan.root, verbose)) lines.push_back("  " + line);
   }
   return lines;
 }

@@ -52,7 +52,7 @@ struct DistributedPlan {
   /// The nodes that receive what fragment `fragment` sends (empty for a gather: the coordinator).
   std::vector<uint32_t> receiversOf(const PlanFragment& fragment) const;
   /// EXPLAIN: each fragment, where it runs, its exchange, and its operators.
-  std::vector<std::string> explain(const std::vector<std::string>& coordinatorLines) const;
+  std::vector<std::string> explain(bool verbose) const;
 };
 
 }  // namespace shoal::coordinator

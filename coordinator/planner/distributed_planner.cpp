@@ -124,7 +124,8 @@ class Planner {
           allReplicated = allReplicated && inputs.back().spread.kind == Spread::Kind::kReplicated;
         }
         for (size_t i = 0; i < inputs.size(); ++i) {
-          if (!allReplicated && inputs[i].spread.kind != Spread::Kind::kCoordinator) inputs[i] = gather(std::move(inputs[i]));
+          if (!allReplicated && inputs[i].spread.kind != Spread::Kind::kCoordinator)
+            inputs[i] = gather(std::move(inputs[i]));
           op->children[i] = std::move(inputs[i].op);
         }
         return {std::move(op), Spread{allReplicated ? Spread::Kind::kReplicated : Spread::Kind::kCoordinator, {}, {}}};
@@ -330,7 +331,8 @@ class Planner {
     auto joined = [&](Spread spread, const Spread& other) {
       if (innerJoin && spread.kind == Spread::Kind::kHashed && other.kind == Spread::Kind::kHashed &&
           other.keys.size() == spread.keys.size()) {
-        for (size_t i = 0; i < spread.keys.size(); ++i) spread.keys[i].insert(other.keys[i].begin(), other.keys[i].end());
+        for (size_t i = 0; i < spread.keys.size(); ++i)
+          spread.keys[i].insert(other.keys[i].begin(), other.keys[i].end());
       }
       return spread;
     };
@@ -497,9 +499,10 @@ class Planner {
                         AggregateFunction finalFunction, LogicalType finalType, ColumnId finalId,
                         const std::string& name) {
       const ColumnId partialId = freshId();
-      partial->aggregates.push_back(sql::AggregateCall{function, std::move(argument), false, partialType, partialId, name});
-      final->aggregates.push_back(sql::AggregateCall{finalFunction, sql::columnRef(PlanColumn{partialId, partialType, name}),
-                                                     false, finalType, finalId, name});
+      partial->aggregates.push_back(
+          sql::AggregateCall{function, std::move(argument), false, partialType, partialId, name});
+      final->aggregates.push_back(sql::AggregateCall{
+          finalFunction, sql::columnRef(PlanColumn{partialId, partialType, name}), false, finalType, finalId, name});
     };
     for (auto& call : aggregate.aggregates) {
       switch (call.function) {
@@ -530,7 +533,7 @@ class Planner {
           arguments.push_back(sql::columnRef(PlanColumn{sumId, sumType, call.name + "_sum"}));
           arguments.push_back(sql::columnRef(PlanColumn{countId, LogicalType::bigInt(), call.name + "_count"}));
           averages[call.id] = std::make_unique<engine::FunctionExpression>(engine::ScalarFunction::kAverageOfSum,
-                                                                          std::move(arguments), call.resultType);
+                                                                           std::move(arguments), call.resultType);
           break;
         }
       }
@@ -542,10 +545,9 @@ class Planner {
     partial->children.push_back(std::move(child.op));
     Placed partialPlaced{std::move(partial), Spread{}};
     const auto& partialAggregate = static_cast<const sql::LogicalAggregate&>(*partialPlaced.op);
-    Placed moved = partialAggregate.groupIds.empty()
-                       ? gather(std::move(partialPlaced))
-                       : exchange(std::move(partialPlaced), FragmentOutput::kRepartition, partialAggregate.groupIds,
-                                  allNodes());
+    Placed moved = partialAggregate.groupIds.empty() ? gather(std::move(partialPlaced))
+                                                     : exchange(std::move(partialPlaced), FragmentOutput::kRepartition,
+                                                                partialAggregate.groupIds, allNodes());
     final->children.push_back(std::move(moved.op));
     Spread spread = moved.spread;
     if (spread.kind == Spread::Kind::kHashed) spread.keys = Spread::single(final->groupIds);

@@ -167,8 +167,8 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
     readers.emplace_back([&, node] {
       const std::string& name = plan.workerNames[node];
       try {
-        auto reader =
-            cluster_.workers.dataStub(plan.workerAddresses[node]).ExecuteFragments(contexts[node].get(), requests[node]);
+        auto reader = cluster_.workers.dataStub(plan.workerAddresses[node])
+                          .ExecuteFragments(contexts[node].get(), requests[node]);
         proto::ExecuteFragmentsResponse response;
         // Gathered rows are decoded with the types of the coordinator's exchange input.
         while (reader->Read(&response)) {

@@ -210,7 +210,7 @@ StatementOutcome Session::runExplain(const sql::Explain& command, std::span<cons
     // A plan that runs over several workers shows its fragments, their exchanges and where each one runs.
     PlanExecutor executor(cluster_, parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
     if (auto distributed = executor.distribute(command.plan)) {
-      text = distributed->explain(sql::explainPlan(*distributed->coordinatorPlan.root, command.verbose));
+      text = distributed->explain(command.verbose);
     }
   }
   StatementOutcome outcome;

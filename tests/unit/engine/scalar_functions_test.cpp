@@ -8,6 +8,7 @@
 #include <random>
 
 #include "common/status.h"
+#include "engine/aggregate/scalar_aggregate.h"
 #include "engine/expression/expression_evaluator.h"
 #include "engine/expression/like_matcher.h"
 #include "engine/types/text_format.h"
@@ -626,14 +627,16 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kExtractDay, LogicalType::bigInt(), d()));
   examples.push_back(call(ScalarFunction::kSubstring, LogicalType::text(), a(), integer(1), n()));
   examples.push_back(call(ScalarFunction::kDateAddMonths, LogicalType::date(), d(), n()));
+  examples.push_back(call(ScalarFunction::kAverageOfSum, LogicalType::decimal(38, 16),
+                          ref(4, LogicalType::decimal(38, 2), "s"), ref(5, LogicalType::bigInt(), "c")));
   return examples;
 }
 
 TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
-  std::vector<LogicalType> columnTypes = {LogicalType::text(), LogicalType::date(), LogicalType::integer(),
-                                          LogicalType::boolean()};
+  std::vector<LogicalType> columnTypes = {LogicalType::text(),    LogicalType::date(),         LogicalType::integer(),
+                                          LogicalType::boolean(), LogicalType::decimal(38, 2), LogicalType::bigInt()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "date_add_months(d, x)");
+  ASSERT_EQ(examples.back()->toString(), "average_of_sum(s, c)");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
@@ -648,6 +651,28 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
   proto::ExpressionProto unknown = proto::encodeExpression(*examples.back(), {});
   unknown.mutable_function()->set_function(static_cast<uint32_t>(engine::kLastScalarFunction) + 1);
   EXPECT_THROW(proto::decodeExpression(unknown, columnTypes), ShoalError);
+}
+
+// A distributed AVG: each node's SUM and COUNT, summed at the final step, then divided there. The quotient must
+// round exactly as AVG over all the rows does.
+TEST(ScalarFunctionsTest, AverageOfSumRoundsAsAvgDoes) {
+  const LogicalType sumType = LogicalType::decimal(38, 2);
+  const LogicalType avgType = engine::aggregateResultType(engine::AggregateFunction::kAvg, LogicalType::decimal(15, 2));
+  // The rows 1.00, 1.00, 0.01 (sum 2.01 over 3), -2.00 and 1.00 (sum -1.00 over 2), a group of no rows, a NULL sum.
+  Chunk input = chunkOf(column(sumType, {"2.01", "-1.00", "0.00", std::nullopt}),
+                        column(LogicalType::bigInt(), {"3", "2", "0", "4"}));
+  auto average = call(ScalarFunction::kAverageOfSum, avgType, ref(0, sumType, "s"), ref(1, LogicalType::bigInt(), "c"));
+  std::vector<std::string> expected;
+  for (const auto& rows : std::vector<std::vector<std::string>>{{"1.00", "1.00", "0.01"}, {"-2.00", "1.00"}}) {
+    engine::ScalarAggregate avg(engine::AggregateFunction::kAvg, LogicalType::decimal(15, 2), avgType);
+    Vector values = column(LogicalType::decimal(15, 2), Rows(rows.begin(), rows.end()));
+    avg.update(&values, rows.size());
+    expected.push_back(avg.finalize().toString());
+  }
+  expected.push_back("NULL");
+  expected.push_back("NULL");
+  EXPECT_EQ(evaluate(*average, input), expected);
+  EXPECT_EQ(expected[0], "0.6700000000000000");
 }
 
 }  // namespace
