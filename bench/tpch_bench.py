@@ -16,9 +16,17 @@ What it does:
      to --json.
   5. With --scaling Q,...: restarts the cluster with 1 and then 2 threads per worker and prints each listed
      query's speed-up (best of --scaling-repeat), the morsel engine's scaling check.
+  6. With --workers N > 1, the distributed run: the same queries on 1 worker in the same run, and with
+     --layouts also on N workers over the chunked layout (every table but nation and region DISTRIBUTED
+     RANDOMLY). It prints a table like Table 2 of the high-speed-networks paper: per query the time on N
+     workers and on 1, the messages and bytes the query shuffled between workers (from shoal_queries), then the
+     totals, geometric means and queries per hour; the JSON gains "messages", "bytes_shuffled", "one_worker"
+     and, per layout, the same again.
 
-The exit code is 1 when an answer is wrong. Target (issue "Morsel-driven local engine"): Shoal/DuckDB at most
-1.5 for the total and the geometric mean at SF 1 on one worker; 1 -> 2 threads speeds Q1 and Q6 up >= 1.8x.
+The exit code is 1 when an answer is wrong. Targets: Shoal/DuckDB at most 1.5 for the total and the geometric
+mean at SF 1 on one worker (issue "Morsel-driven local engine"); 1 -> 2 threads speeds Q1 and Q6 up >= 1.8x;
+4 local workers on this machine's shared cores take at most 1.5 times the 1-worker total (issue "Distributed
+execution").
 """
 
 import argparse
@@ -92,14 +100,98 @@ def start_cluster(data_dir, workers, threads):
     return LocalCluster(data_dir, workers=workers, extra_args=["--threads", str(threads)]).start()
 
 
-def ensure_loaded(connection, scale_factor):
-    rows = connection.execute("SELECT coalesce(sum(row_count), 0) FROM shoal_tables WHERE table_name = 'lineitem'").fetchone()[0]
-    if rows:
+def ensure_loaded(connection, scale_factor, layout="partitioned"):
+    loaded = connection.execute(
+        "SELECT coalesce(sum(row_count), 0), min(distribution) FROM shoal_tables WHERE table_name = 'lineitem'"
+    ).fetchone()
+    if loaded[0] and (loaded[1] == "random") == (layout == "chunked"):
         return
-    print(f"loading TPC-H SF {scale_factor} into Shoal ...", flush=True)
+    print(f"loading TPC-H SF {scale_factor} into Shoal ({layout}) ...", flush=True)
     started = time.monotonic()
-    connection.execute(f"CALL tpch_load({scale_factor})")
+    connection.execute(f"CALL tpch_load({scale_factor}, 0, '{layout}')")
     print(f"  loaded in {time.monotonic() - started:.1f} s", flush=True)
+
+
+def shuffled(connection):
+    """Bytes and messages the connection's last finished statement shuffled between workers."""
+    row = connection.execute(
+        "SELECT bytes_shuffled, messages_shuffled FROM shoal_queries WHERE state = 'done' "
+        "AND query_text NOT LIKE '%shoal_queries%' ORDER BY query_id DESC LIMIT 1").fetchone()
+    return (row[0], row[1]) if row else (0, 0)
+
+
+def run_series(arguments, data_dir, workers, layout, duck_answers):
+    """Each query on a cluster of `workers` over `layout`: best time, shuffle counts, answer check."""
+    import psycopg
+    cluster = start_cluster(data_dir / f"{workers}-workers-{layout}", workers, arguments.threads)
+    series = {}
+    try:
+        with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+            ensure_loaded(connection, arguments.sf, layout)
+            print(f"\n{workers} worker(s), {layout} layout, best of {arguments.repeat}:", flush=True)
+            for number in arguments.queries:
+                try:
+                    seconds, got = run_shoal(connection, number, arguments.repeat)
+                    moved, messages = shuffled(connection)
+                    difference = first_difference(got, duck_answers[number])
+                except psycopg.Error as failure:
+                    seconds, moved, messages = math.nan, 0, 0
+                    difference = f"{failure.sqlstate}: {str(failure).strip()}"
+                series[number] = {"seconds": seconds, "messages": messages, "bytes_shuffled": moved,
+                                  "correct": difference is None, **({"difference": difference} if difference else {})}
+                print(f"  Q{number:02d} {seconds:8.3f} s  {messages:8d} messages {moved / 1e6:10.1f} MB  "
+                      f"{'ok' if difference is None else 'WRONG: ' + difference}", flush=True)
+    finally:
+        cluster.stop()
+    return series
+
+
+def distributed_report(arguments, data_dir, results):
+    """Table 2: N workers against 1, with what each query shuffled, per layout."""
+    duck_answers = {r["query"]: r.pop("_answer") for r in results}
+    many = {r["query"]: {"seconds": r["shoal"], "messages": r["messages"], "bytes_shuffled": r["bytes_shuffled"],
+                         "correct": r["correct"]} for r in results}
+    one = run_series(arguments, data_dir, 1, "partitioned", duck_answers)
+    layouts = {"partitioned": many}
+    for layout in arguments.layouts:
+        if layout != "partitioned":
+            layouts[layout] = run_series(arguments, data_dir, arguments.workers, layout, duck_answers)
+    n = arguments.workers
+    print(f"\nTPC-H SF {arguments.sf}, like the paper's Table 2: {n} workers against 1 on this machine's shared cores")
+    header = f"{'query':>5} {'1 worker s':>11} {f'{n} workers s':>12} {'ratio':>6}"
+    for layout in layouts:
+        header += f" {layout + ' msgs':>18} {layout + ' MB':>16}"
+    print(header)
+    for number in arguments.queries:
+        line = f"{'Q%02d' % number:>5} {one[number]['seconds']:11.3f} {many[number]['seconds']:12.3f} " \
+               f"{many[number]['seconds'] / one[number]['seconds']:6.2f}"
+        for layout, series in layouts.items():
+            line += f" {series[number]['messages']:18d} {series[number]['bytes_shuffled'] / 1e6:16.1f}"
+        print(line)
+    summary = {}
+    for name, series in [("one_worker", one)] + [(f"{layout}", series) for layout, series in layouts.items()]:
+        times = [entry["seconds"] for entry in series.values() if not math.isnan(entry["seconds"])]
+        total = sum(times)
+        summary[name] = {
+            "total": total, "geomean": geometric_mean(times) if times else math.nan,
+            "queries_per_hour": 3600 * len(times) / total if total else math.nan,
+            "messages": sum(entry["messages"] for entry in series.values()),
+            "bytes_shuffled": sum(entry["bytes_shuffled"] for entry in series.values()),
+            "all_correct": all(entry["correct"] for entry in series.values()),
+        }
+        print(f"{name:>12}: total {total:7.3f} s, geometric mean {summary[name]['geomean']:.3f} s, "
+              f"{summary[name]['queries_per_hour']:8.0f} queries/hour, {summary[name]['messages']} messages, "
+              f"{summary[name]['bytes_shuffled'] / 1e6:.1f} MB shuffled, "
+              f"{'all answers right' if summary[name]['all_correct'] else 'WRONG ANSWERS'}")
+    ratio = summary["partitioned"]["total"] / summary["one_worker"]["total"]
+    print(f"{n} workers take {ratio:.2f} x the 1-worker total (target <= 1.5)")
+    for result in results:
+        result["one_worker"] = one[result["query"]]["seconds"]
+        for layout, series in layouts.items():
+            if layout != "partitioned":
+                result[layout] = series[result["query"]]
+    return {"distributed": summary, "workers_to_one_ratio": ratio,
+            "all_correct_distributed": all(entry["all_correct"] for entry in summary.values())}
 
 
 def run_shoal(connection, number, repeat):
@@ -142,14 +234,17 @@ def compare_with_duckdb(arguments, data_dir, tbl_dir):
             for number in arguments.queries:
                 try:
                     shoal_s, got = run_shoal(connection, number, arguments.repeat)
+                    moved, messages = shuffled(connection)
                     error = None
                 except psycopg.Error as failure:
                     shoal_s, got, error = math.nan, None, f"{failure.sqlstate}: {str(failure).strip()}"
+                    moved, messages = 0, 0
                 duck_s, expected = run_duckdb(duck, number, arguments.repeat)
                 difference = error or first_difference(got, expected)
                 results.append({"query": number, "shoal": shoal_s, "duckdb": duck_s,
                                 "ratio": shoal_s / duck_s if duck_s > 0 else math.nan,
                                 "correct": difference is None, "rows": len(expected),
+                                "messages": messages, "bytes_shuffled": moved, "_answer": expected,
                                 **({"difference": difference} if difference else {})})
                 row = results[-1]
                 print(f"{'Q%02d' % number:>5} {shoal_s:9.3f} {duck_s:9.3f} {row['ratio']:7.2f}  "
@@ -212,6 +307,8 @@ def main():
     parser.add_argument("--scaling-repeat", type=int, default=15,
                         help="runs per query and thread count in the scaling check (a 10 ms query needs many "
                              "runs before its best one is free of this machine's noise)")
+    parser.add_argument("--layouts", default="partitioned,chunked",
+                        help="with --workers > 1: the layouts to run on N workers (partitioned, chunked)")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--data-dir", help="the cluster's directory, kept between runs (default: a scratch one)")
     parser.add_argument("--tbl-dir", help="where DuckDB's .tbl files are (written if missing; default: scratch)")
@@ -226,6 +323,7 @@ def main():
 
     arguments.queries = numbers(arguments.queries)
     arguments.scaling = numbers(arguments.scaling)
+    arguments.layouts = [layout for layout in arguments.layouts.split(",") if layout]
     os.environ["SHOAL_BINARY"] = str(pathlib.Path(arguments.shoal).resolve())
 
     with tempfile.TemporaryDirectory(prefix="shoal-tpch-bench-") as scratch:
@@ -239,12 +337,16 @@ def main():
         report["queries"] = results
         if results:
             report.update(summarize(results))
+            if arguments.workers > 1:
+                report.update(distributed_report(arguments, data_dir, results))
+        for result in results:
+            result.pop("_answer", None)
         if arguments.scaling:
             report["scaling"] = measure_scaling(arguments, data_dir)
     if arguments.json:
         pathlib.Path(arguments.json).write_text(json.dumps(report, indent=2) + "\n")
         print(f"wrote {arguments.json}")
-    return 0 if all(r["correct"] for r in results) else 1
+    return 0 if all(r["correct"] for r in results) and report.get("all_correct_distributed", True) else 1
 
 
 if __name__ == "__main__":

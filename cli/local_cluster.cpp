@@ -249,11 +249,17 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
 
   for (int i = 1; i <= options.numWorkers; ++i) {
     std::string name = fmt::format("worker-{}", i);
-    children.push_back(spawn(name,
-                             {shoalExecutable, "--log-level", options.logLevel, "worker", "--coordinator",
-                              controlAddress, "--cluster-id", options.clusterId, "--listen-host", options.host,
-                              "--node-name", name, "--numa-nodes", std::to_string(options.numaNodes), "--data-dir",
-                              (dataDir / name).string(), "--threads", std::to_string(options.threads)},
+    children.push_back(spawn(name, {shoalExecutable,  "--log-level",
+                                    options.logLevel, "worker",
+                                    "--coordinator",  controlAddress,
+                                    "--cluster-id",   options.clusterId,
+                                    "--listen-host",  options.host,
+                                    "--node-name",    name,
+                                    "--numa-nodes",   std::to_string(options.numaNodes),
+                                    "--data-dir",     (dataDir / name).string(),
+                                    "--threads",      std::to_string(options.threads),
+                                    "--transport",    options.transport,
+                                    "--net-schedule", options.netSchedule},
                              (logDir / (name + ".log")).string()));
   }
 

@@ -18,6 +18,10 @@ struct LocalClusterOptions {
   uint32_t numaNodes = 0;
   /// Each worker's query threads (0: one per hardware thread).
   uint32_t threads = 0;
+  /// Each worker's --transport and --net-schedule. The workers share one host's loopback, where no switch
+  /// port is contended for, so the free schedule (no phase barriers) is the default here.
+  std::string transport = "auto";
+  std::string netSchedule = "free";
   /// TPC-H scale factor to load before the cluster is announced ready, unless the data directory already
   /// holds TPC-H (0: load nothing).
   double tpchScaleFactor = 0;

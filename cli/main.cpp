@@ -116,6 +116,13 @@ int main(int argc, char** argv) {
                    "How exchange messages travel between workers: auto (RDMA where a device exists), rdma or tcp")
       ->check(CLI::IsMember({"auto", "rdma", "tcp"}))
       ->capture_default_str();
+  std::string workerSchedule = "round-robin";
+  workerCommand
+      ->add_option("--net-schedule", workerSchedule,
+                   "Network schedule of exchange messages: round-robin (the paper's phases, no two senders on one "
+                   "receiver's link) or free (send whatever is ready, lowest latency)")
+      ->check(CLI::IsMember({"round-robin", "free"}))
+      ->capture_default_str();
   workerCommand->add_option("--debug-protocol-version", workerOptions.debugProtocolVersion,
                             "Test only: present this control protocol version");
 
@@ -129,6 +136,14 @@ int main(int argc, char** argv) {
   localCommand->add_option("--host", localOptions.host, "Address every process listens on")->capture_default_str();
   localCommand->add_option("--data-dir", localOptions.dataDir, "Directory for logs and data")->capture_default_str();
   localCommand->add_option("--cluster-id", localOptions.clusterId, "Cluster id")->capture_default_str();
+  localCommand->add_option("--transport", localOptions.transport, "Each worker's --transport: auto, rdma or tcp")
+      ->check(CLI::IsMember({"auto", "rdma", "tcp"}))
+      ->capture_default_str();
+  localCommand
+      ->add_option("--net-schedule", localOptions.netSchedule,
+                   "Each worker's --net-schedule (free by default here: the workers share one host's loopback)")
+      ->check(CLI::IsMember({"round-robin", "free"}))
+      ->capture_default_str();
   localCommand->add_option("--tpchgen", localOptions.tpchGenerator,
                            "tpchgen-cli for CALL tpch_load (default: on PATH, or in the build's .venv)");
   localCommand
@@ -300,6 +315,7 @@ int main(int argc, char** argv) {
     }
     initLogging(logLevel, "worker");
     workerOptions.transport = *multiplexer::parseTransportChoice(workerTransport);
+    workerOptions.schedule = *multiplexer::parseScheduleKind(workerSchedule);
     worker::Worker worker(workerOptions);
     worker.start();
     serveUntilTerminated([&] { return worker.fatalError().has_value(); });

@@ -39,10 +39,11 @@ uint16_t pickFreePort(const std::string& host) {
 }  // namespace
 
 ExchangeNetwork::ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport,
-                                 std::string clusterId)
+                                 multiplexer::ScheduleKind schedule, std::string clusterId)
     : listenHost_(std::move(listenHost)),
       port_(port != 0 ? port : pickFreePort(listenHost_)),
       transport_(transport),
+      schedule_(schedule),
       clusterId_(std::move(clusterId)) {}
 
 ExchangeNetwork::~ExchangeNetwork() {
@@ -76,6 +77,7 @@ std::shared_ptr<multiplexer::Multiplexer> ExchangeNetwork::forWorkers(const std:
   }
   options.clusterId = clusterId_;
   options.transport = transport_;
+  options.schedule = schedule_;
   auto started = std::make_shared<multiplexer::Multiplexer>(std::move(options));
   Status status = started->start();
   if (!status.isOk()) throw ShoalError(status);

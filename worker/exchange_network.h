@@ -19,7 +19,8 @@ namespace shoal::worker {
 class ExchangeNetwork {
  public:
   /// `listenHost`:`port` is where peers reach this worker (port 0: pick a free one now).
-  ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport, std::string clusterId);
+  ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport,
+                  multiplexer::ScheduleKind schedule, std::string clusterId);
   ~ExchangeNetwork();
 
   /// host:port that peers connect to (sent to the coordinator at registration).
@@ -32,6 +33,7 @@ class ExchangeNetwork {
   std::string listenHost_;
   uint16_t port_;
   multiplexer::TransportChoice transport_;
+  multiplexer::ScheduleKind schedule_;
   std::string clusterId_;
   std::mutex mutex_;
   std::vector<std::string> addresses_;                     // guarded by mutex_

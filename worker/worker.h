@@ -48,6 +48,7 @@ struct WorkerOptions {
   uint16_t exchangePort = 0;
   /// How exchange messages travel between workers: RDMA where a device exists (auto), or forced.
   multiplexer::TransportChoice transport = multiplexer::TransportChoice::kAuto;
+  multiplexer::ScheduleKind schedule = multiplexer::ScheduleKind::kRoundRobin;
 };
 
 /// The worker role: serves WorkerControl, registers with the coordinator and

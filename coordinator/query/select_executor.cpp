@@ -2,6 +2,7 @@
 
 #include <grpcpp/client_context.h>
 
+#include <condition_variable>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -163,19 +164,25 @@ std::vector<Chunk> SelectExecutor::scanOnWorkers(const sql::BoundSelect& select)
       }
     });
   }
-  // Poll for a client cancel while the workers run.
-  std::atomic<bool> done{false};
+  // Poll for a client cancel while the workers run; the end of the scan wakes the poller at once.
+  std::mutex doneMutex;
+  std::condition_variable doneChanged;
+  bool done = false;
   std::thread canceller([&] {
-    while (!done.load()) {
+    std::unique_lock lock(doneMutex);
+    while (!doneChanged.wait_for(lock, std::chrono::milliseconds(20), [&] { return done; })) {
       if (cancelRequested_.load()) {
         cancelAll();
         return;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   });
   for (auto& reader : readers) reader.join();
-  done.store(true);
+  {
+    std::lock_guard lock(doneMutex);
+    done = true;
+  }
+  doneChanged.notify_all();
   canceller.join();
   checkCancel();
   if (firstError) throw ShoalError(*firstError);
