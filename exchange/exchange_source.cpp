@@ -52,11 +52,17 @@ size_t ExchangeSource::numMorsels() const {
 
 void ExchangeSource::produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const {
   std::string payload;
+  const std::string* bytes = nullptr;
   {
     std::lock_guard lock(mutex_);
-    payload.swap(payloads_.at(morsel));
+    if (readers_.load() > 1) {
+      bytes = &payloads_.at(morsel);  // read by several pipelines: kept, and no longer changed once the gate opened
+    } else {
+      payload.swap(payloads_.at(morsel));  // the only reader frees each payload as it goes
+      bytes = &payload;
+    }
   }
-  decodeRows(layout_, std::span<const std::byte>(reinterpret_cast<const std::byte*>(payload.data()), payload.size()),
+  decodeRows(layout_, std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes->data()), bytes->size()),
              consume);
 }
 

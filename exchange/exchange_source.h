@@ -36,6 +36,8 @@ class ExchangeSource final : public engine::ChunkSource {
 
   /// Starts collecting.
   void start();
+  /// One more pipeline reads this exchange (a broadcast input used twice): payloads then stay until the end.
+  void addReader() { readers_.fetch_add(1); }
 
   /// One per payload received; throws the stream's error (a lost sender's 08006).
   size_t numMorsels() const override;
@@ -52,6 +54,7 @@ class ExchangeSource final : public engine::ChunkSource {
   RowLayout layout_;
   std::shared_ptr<engine::SourceGate> gate_ = std::make_shared<engine::SourceGate>();
   std::thread collector_;
+  std::atomic<uint32_t> readers_{1};
   std::atomic<uint64_t> messages_{0};
   std::atomic<uint64_t> bytes_{0};
   mutable std::mutex mutex_;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <tuple>
 
 #include <spdlog/spdlog.h>
 
@@ -14,8 +15,10 @@
 namespace shoal::worker {
 namespace {
 
-/// A port that is free now on `host`: the multiplexer binds it again (with SO_REUSEADDR) each time it starts.
-uint16_t pickFreePort(const std::string& host) {
+/// Reserves a free port on `host`: the returned socket stays bound (never listening) for the worker's life, so
+/// that no other socket of this machine is handed the port, while each multiplexer binds it again beside it
+/// (both set SO_REUSEADDR).
+std::pair<int, uint16_t> reserveFreePort(const std::string& host) {
   sockaddr_storage address{};
   socklen_t length = 0;
   std::string error;
@@ -24,6 +27,8 @@ uint16_t pickFreePort(const std::string& host) {
   }
   int fd = ::socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) SHOAL_USER_FAIL(SqlState::kConnectionFailure, "cannot open a socket: {}", strerror(errno));
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   if (::bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
       ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
     int bindError = errno;
@@ -31,9 +36,8 @@ uint16_t pickFreePort(const std::string& host) {
     SHOAL_USER_FAIL(SqlState::kConnectionFailure, "cannot find a free exchange port on {}: {}", host,
                     strerror(bindError));
   }
-  ::close(fd);
-  return ntohs(address.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&address)->sin6_port
-                                             : reinterpret_cast<sockaddr_in*>(&address)->sin_port);
+  return {fd, ntohs(address.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&address)->sin6_port
+                                                  : reinterpret_cast<sockaddr_in*>(&address)->sin_port)};
 }
 
 }  // namespace
@@ -41,14 +45,17 @@ uint16_t pickFreePort(const std::string& host) {
 ExchangeNetwork::ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport,
                                  multiplexer::ScheduleKind schedule, std::string clusterId)
     : listenHost_(std::move(listenHost)),
-      port_(port != 0 ? port : pickFreePort(listenHost_)),
+      port_(port),
       transport_(transport),
       schedule_(schedule),
-      clusterId_(std::move(clusterId)) {}
+      clusterId_(std::move(clusterId)) {
+  if (port_ == 0) std::tie(reservedPort_, port_) = reserveFreePort(listenHost_);
+}
 
 ExchangeNetwork::~ExchangeNetwork() {
   std::lock_guard lock(mutex_);
   if (multiplexer_) multiplexer_->shutdown(std::chrono::milliseconds(500));
+  if (reservedPort_ >= 0) ::close(reservedPort_);
 }
 
 std::string ExchangeNetwork::address() const {

@@ -35,6 +35,8 @@ class ExchangeNetwork {
   multiplexer::TransportChoice transport_;
   multiplexer::ScheduleKind schedule_;
   std::string clusterId_;
+  /// The socket that holds a port picked at start (-1 when --exchange-port named one).
+  int reservedPort_ = -1;
   std::mutex mutex_;
   std::vector<std::string> addresses_;                     // guarded by mutex_
   std::shared_ptr<multiplexer::Multiplexer> multiplexer_;  // guarded by mutex_

@@ -66,6 +66,9 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
     }
   } closeExchanges{*network, {}};
 
+  // An exchange read by two of this worker's pipelines (a broadcast that also reduces an aggregation's input) is
+  // collected once.
+  std::map<uint64_t, std::shared_ptr<exchange::ExchangeSource>> sourceOf;
   sql::PipelineOptions options;
   options.countRows = request.count_rows();
   for (const auto& fragment : request.fragments()) {
@@ -80,6 +83,10 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
       if (input == inputs.end())
         SHOAL_USER_FAIL(SqlState::kDataCorrupted, "exchange {} has no input spec", *scan.exchangeInput);
       if (!input->second->receives()) return std::make_shared<engine::ChunkListSource>(std::vector<engine::Chunk>{});
+      if (auto shared = sourceOf.find(*scan.exchangeInput); shared != sourceOf.end()) {
+        shared->second->addReader();
+        return shared->second;
+      }
       std::vector<engine::LogicalType> types;
       for (const auto& column : scan.columns) types.push_back(column.type);
       auto inbox = network->openExchange(*scan.exchangeInput);
@@ -89,6 +96,7 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
       auto source = std::make_shared<exchange::ExchangeSource>(std::move(inbox), layoutOf(types));
       source->start();
       exchangeSources.push_back(source);
+      sourceOf[*scan.exchangeInput] = source;
       return source;
     };
     sql::PhysicalPlan physical = sql::buildPipelines(plan, sources, options);

@@ -4,6 +4,9 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "common/check.h"
 #include "common/status.h"
 #include "engine/aggregate/aggregate_function.h"
@@ -165,6 +168,7 @@ class Planner {
       scan->columns.push_back(columns[i]);
     }
     scan->estimatedRows = rows;
+    const uint64_t exchangeId = fragment.exchangeId;
     out_.fragments.push_back(std::move(fragment));
 
     Spread spread;
@@ -179,6 +183,7 @@ class Planner {
         spread.kind = Spread::Kind::kCoordinator;
         break;
     }
+    exchangeSpreads_[exchangeId] = spread;
     return {std::move(scan), std::move(spread)};
   }
 
@@ -188,12 +193,41 @@ class Planner {
   }
 
  private:
+  /// The destinations of a repartition onto every worker. In the order of the biggest hashed table's
+  /// partitions when it has one on every worker, so that rows repartitioned on its key land where its own rows
+  /// are and a later join with it stays local.
   std::vector<uint32_t> allNodes() const {
+    if (!canonicalOrder_.empty()) return canonicalOrder_;
     std::vector<uint32_t> nodes(out_.workerNames.size());
     for (uint32_t i = 0; i < nodes.size(); ++i) nodes[i] = i;
     return nodes;
   }
 
+ public:
+  /// Finds the order allNodes() uses, before placing anything.
+  void choosePartitionOrder(const LogicalOperator& op) {
+    if (op.kind() == LogicalOperatorKind::kScan) {
+      const auto& scan = static_cast<const sql::LogicalScan&>(op);
+      auto table = scan.exchangeInput ? nullptr : tables_(scan.table.name);
+      if (table && table->distribution == Distribution::kHash && table->placement.size() == out_.workerNames.size() &&
+          table->rowCount >= canonicalRows_) {
+        std::vector<uint32_t> nodes;
+        std::set<uint32_t> distinct;
+        for (const auto& name : table->placement) {
+          for (uint32_t i = 0; i < out_.workerNames.size(); ++i) {
+            if (out_.workerNames[i] == name && distinct.insert(i).second) nodes.push_back(i);
+          }
+        }
+        if (nodes.size() == out_.workerNames.size()) {
+          canonicalOrder_ = std::move(nodes);
+          canonicalRows_ = table->rowCount;
+        }
+      }
+    }
+    for (const auto& child : op.children) choosePartitionOrder(*child);
+  }
+
+ private:
   uint32_t nodeNamed(const std::string& name, const std::string& table) const {
     for (uint32_t i = 0; i < out_.workerNames.size(); ++i) {
       if (out_.workerNames[i] == name) return i;
@@ -204,7 +238,11 @@ class Planner {
 
   Placed placeScan(LogicalOperatorPtr op) {
     auto& scan = static_cast<sql::LogicalScan&>(*op);
-    if (scan.exchangeInput) SHOAL_UNREACHABLE("an exchange input before planning");
+    if (scan.exchangeInput) {
+      // A second reader of an exchange this planner made (see reduceAggregation).
+      Spread spread = exchangeSpreads_.at(*scan.exchangeInput);
+      return {std::move(op), std::move(spread)};
+    }
     auto table = tables_(scan.table.name);
     if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
     std::vector<uint32_t> nodes;
@@ -298,10 +336,92 @@ class Planner {
     return other;
   }
 
+  /// The aggregation under `op` (through projections and filters) and the input column each of `keys` is
+  /// grouped on, when `keys` are all plain group columns of it.
+  static std::optional<std::pair<sql::LogicalAggregate*, std::vector<ColumnId>>> groupedBy(LogicalOperator& op,
+                                                                                           std::vector<ColumnId> keys) {
+    LogicalOperator* node = &op;
+    while (node->kind() == LogicalOperatorKind::kProject || node->kind() == LogicalOperatorKind::kFilter) {
+      if (node->kind() == LogicalOperatorKind::kProject) {
+        const auto& project = static_cast<const sql::LogicalProject&>(*node);
+        for (auto& key : keys) {
+          auto at = std::find(project.ids.begin(), project.ids.end(), key);
+          if (at == project.ids.end()) return std::nullopt;
+          auto input = columnIdOf(*project.expressions[static_cast<size_t>(at - project.ids.begin())]);
+          if (!input) return std::nullopt;
+          key = *input;
+        }
+      }
+      node = node->children[0].get();
+    }
+    if (node->kind() != LogicalOperatorKind::kAggregate) return std::nullopt;
+    auto& aggregate = static_cast<sql::LogicalAggregate&>(*node);
+    for (auto& key : keys) {
+      auto at = std::find(aggregate.groupIds.begin(), aggregate.groupIds.end(), key);
+      if (at == aggregate.groupIds.end()) return std::nullopt;
+      auto input = columnIdOf(*aggregate.groups[static_cast<size_t>(at - aggregate.groupIds.begin())]);
+      if (!input) return std::nullopt;
+      key = *input;
+    }
+    return std::pair{&aggregate, keys};
+  }
+
+  /// A join of an aggregation grouped by the join keys with a much smaller input computes (and shuffles) every
+  /// group, only to drop those without a partner. Broadcasting the small input once lets it also reduce the
+  /// aggregation's input with a semi join, before the partial aggregation: the second reader of that
+  /// broadcast (TPC-H Q17 then aggregates the lineitems of 200 parts, not of 200,000). Returns the placed small
+  /// side, or nothing when the pattern does not apply.
+  std::optional<Placed> reduceAggregation(sql::LogicalJoin& join) {
+    if (join.type != sql::JoinType::kInner && join.type != sql::JoinType::kSemi) return std::nullopt;
+    auto pairs = equiPairs(join, *join.children[0], *join.children[1]);
+    if (pairs.empty()) return std::nullopt;
+    std::vector<ColumnId> leftKeys;
+    for (const auto& pair : pairs) leftKeys.push_back(pair.first);
+    auto grouped = groupedBy(*join.children[0], leftKeys);
+    if (!grouped) return std::nullopt;
+    auto& [aggregate, inputKeys] = *grouped;
+    const double small = join.children[1]->estimatedRows;
+    const double groups = aggregate->estimatedRows;
+    const double input = aggregate->children[0]->estimatedRows;
+    // It pays when the small side has far fewer rows than there are groups.
+    if (small < 0 || groups < 0 || input < 0 || small > 1e6 || small * 10 > groups) return std::nullopt;
+    Placed right = place(std::move(join.children[1]));
+    if (!right.spread.distributed()) return right;  // replicated or on the coordinator: nothing to broadcast
+    const std::vector<PlanColumn> columns = right.op->outputColumns();
+    Placed broadcast = exchange(std::move(right), FragmentOutput::kBroadcast, {}, {});
+    const auto& reader = static_cast<const sql::LogicalScan&>(*broadcast.op);
+    auto second = std::make_unique<sql::LogicalScan>();
+    second->exchangeInput = reader.exchangeInput;
+    second->table = reader.table;
+    second->alias = reader.alias;
+    second->tableColumns = reader.tableColumns;
+    second->columns = reader.columns;
+    second->estimatedRows = reader.estimatedRows;
+    std::map<ColumnId, LogicalType> rightTypes;
+    for (const auto& column : columns) rightTypes.emplace(column.id, column.type);
+    auto semi = std::make_unique<sql::LogicalJoin>();
+    semi->type = sql::JoinType::kSemi;
+    std::map<ColumnId, LogicalType> inputTypes;
+    for (const auto& column : aggregate->children[0]->outputColumns()) inputTypes.emplace(column.id, column.type);
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      std::vector<ExpressionPtr> arguments;
+      arguments.push_back(sql::columnRef(PlanColumn{inputKeys[i], inputTypes.at(inputKeys[i]), "key"}));
+      arguments.push_back(sql::columnRef(PlanColumn{pairs[i].second, rightTypes.at(pairs[i].second), "key"}));
+      semi->conditions.push_back(std::make_unique<engine::FunctionExpression>(
+          engine::ScalarFunction::kEqual, std::move(arguments), LogicalType::boolean()));
+    }
+    semi->estimatedRows = input * std::min(1.0, small / std::max(groups, 1.0));
+    semi->children.push_back(std::move(aggregate->children[0]));
+    semi->children.push_back(std::move(second));
+    aggregate->children[0] = std::move(semi);
+    return broadcast;
+  }
+
   Placed placeJoin(LogicalOperatorPtr op) {
     auto& join = static_cast<sql::LogicalJoin&>(*op);
+    std::optional<Placed> reducedRight = reduceAggregation(join);
     Placed left = place(std::move(op->children[0]));
-    Placed right = place(std::move(op->children[1]));
+    Placed right = reducedRight ? std::move(*reducedRight) : place(std::move(op->children[1]));
     // Every join type but inner must see each left row next to every right row it could match.
     const bool innerJoin = join.type == sql::JoinType::kInner;
     Spread result;
@@ -327,6 +447,18 @@ class Planner {
       return finish(std::move(left), std::move(right), Spread{Spread::Kind::kReplicated, {}, {}});
     }
     const auto pairs = equiPairs(join, *left.op, *right.op);
+    if (getenv("SHOAL_DEBUG_PLANNER")) {
+      auto show = [](const Spread& spread) {
+        std::string text =
+            fmt::format("kind {} nodes [{}] keys", static_cast<int>(spread.kind), fmt::join(spread.nodes, ","));
+        for (const auto& key : spread.keys) text += fmt::format(" {{{}}}", fmt::join(key, ","));
+        return text;
+      };
+      std::string pairText;
+      for (const auto& [a, b] : pairs) pairText += fmt::format(" {}={}", a, b);
+      fprintf(stderr, "join: left %s | right %s | pairs%s\n", show(left.spread).c_str(), show(right.spread).c_str(),
+              pairText.c_str());
+    }
     // An inner join's output is partitioned on either side's key columns alike (they are equal in every row).
     auto joined = [&](Spread spread, const Spread& other) {
       if (innerJoin && spread.kind == Spread::Kind::kHashed && other.kind == Spread::Kind::kHashed &&
@@ -609,6 +741,9 @@ class Planner {
   const TableFinder& tables_;
   uint64_t queryId_;
   ColumnId nextId_;
+  std::vector<uint32_t> canonicalOrder_;
+  uint64_t canonicalRows_ = 0;
+  std::map<uint64_t, Spread> exchangeSpreads_;
 };
 
 }  // namespace
@@ -623,6 +758,7 @@ DistributedPlan planDistributed(sql::LogicalPlan plan, const std::vector<LiveWor
     out.exchangeAddresses.push_back(worker.exchangeAddress);
   }
   Planner planner(out, tables, queryId & ((uint64_t{1} << 56) - 1), maxColumnId(*plan.root) + 1);
+  planner.choosePartitionOrder(*plan.root);
   Placed root = planner.place(std::move(plan.root));
   root = planner.gather(std::move(root));
   out.coordinatorPlan.root = std::move(root.op);

@@ -105,6 +105,20 @@ proto::FragmentOutputProto::Kind outputKindOf(FragmentOutput output) {
   return proto::FragmentOutputProto::GATHER;
 }
 
+/// A lost connection names the worker behind it: a worker reports a peer by its exchange address only.
+Status naming(Status error, const DistributedPlan& plan) {
+  if (!error.sqlState().starts_with("08")) return error;
+  for (size_t node = 0; node < plan.workerNames.size(); ++node) {
+    const std::string& name = plan.workerNames[node];
+    if (error.message().find('"' + name + '"') != std::string::npos) return error;
+    if (error.message().find(plan.exchangeAddresses[node]) != std::string::npos ||
+        error.message().find(plan.workerAddresses[node]) != std::string::npos) {
+      return Status(error.sqlState(), fmt::format("lost worker \"{}\": {}", name, error.message()));
+    }
+  }
+  return error;
+}
+
 }  // namespace
 
 QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
@@ -191,11 +205,11 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
                            fmt::format("worker \"{}\" at {} was lost during the query: {}", name,
                                        plan.workerAddresses[node], status.error_message()));
           }
-          buffers.fail(error);
+          buffers.fail(naming(error, plan));
           cancelWorkers();
         }
       } catch (const ShoalError& error) {
-        buffers.fail(error.status());
+        buffers.fail(naming(error.status(), plan));
         cancelWorkers();
       }
       buffers.finishSender(node);

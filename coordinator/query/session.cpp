@@ -1,13 +1,11 @@
 #include "coordinator/query/session.h"
 
 #include "coordinator/query/plan_executor.h"
-#include "coordinator/query/select_executor.h"
 #include "coordinator/query/table_commands.h"
 #include "coordinator/query/tpch_loader.h"
 #include "sql/binder/binder.h"
 #include "sql/optimizer/optimizer.h"
 #include "sql/plan/plan_printer.h"
-#include "sql/plan/single_table_lowering.h"
 
 namespace shoal::coordinator {
 
@@ -25,8 +23,6 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
     prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
     if (auto* query = std::get_if<sql::BoundQuery>(&prepared->bound->command)) {
       sql::optimize(query->plan);
-      // One-table scans and aggregates over several workers run pushed whole to each of them; the rest as plans.
-      if (sql::isSingleTableSelect(query->plan)) query->executable = sql::lowerToSingleTableSelect(query->plan);
       std::vector<sql::PlanColumn> outputs = query->plan.root->outputColumns();
       for (size_t i = 0; i < outputs.size(); ++i) {
         prepared->resultColumns.push_back(ResultColumn{query->plan.columnNames[i], outputs[i].type});
@@ -61,11 +57,7 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
         if constexpr (std::is_same_v<Command, sql::BoundQuery>) {
           StatementOutcome outcome;
           PlanExecutor planExecutor(cluster_, parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
-          if (command.executable && !planExecutor.runsOnOneWorker(command.plan)) {
-            outcome.result = SelectExecutor(cluster_, parameters, cancelRequested_).run(*command.executable);
-          } else {
-            outcome.result = planExecutor.run(command.plan);
-          }
+          outcome.result = planExecutor.run(command.plan);
           outcome.commandTag = "SELECT";  // pgwire adds the count once it has sent the (streamed) rows
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::Explain>) {

@@ -51,6 +51,27 @@ def test_explain_shows_fragments_and_their_exchanges(cluster):
     assert "Exchange Input fragment" in text, text
 
 
+def explain(cluster, text):
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        return "\n".join(row[0] for row in connection.execute("EXPLAIN " + text).fetchall())
+
+
+def test_co_partitioned_join_moves_nothing_but_its_result(cluster):
+    plan = explain(cluster, CO_PARTITIONED_JOIN)
+    assert "repartition" not in plan and "broadcast" not in plan, plan
+    assert plan.count("Fragment ") == 1, plan
+
+
+def test_aggregation_joined_with_few_rows_is_reduced_before_it_runs(cluster):
+    """TPC-H Q17: the average quantity per part is needed for 2 parts only. The parts are broadcast once and
+    also filter lineitem (a semi join) before the partial aggregation, instead of aggregating every part."""
+    plan = explain(cluster, (pathlib.Path(__file__).resolve().parents[1] / "tpch" / "queries" / "q17.sql")
+                   .read_text().split(";")[0])
+    partial = plan[plan.index("group by: l_partkey"):]
+    assert "HashJoin SEMI" in partial, plan
+    assert "broadcast to every worker" in plan, plan
+
+
 def test_chunked_layout_shuffles_what_partitioned_keeps_local(cluster):
     """The paper's Table 2 in one query: lineitem and orders, both hashed on the order key, join where they are;
     the same tables DISTRIBUTED RANDOMLY must move rows to meet."""
