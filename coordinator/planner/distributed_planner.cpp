@@ -137,9 +137,84 @@ class Planner {
     SHOAL_UNREACHABLE("operator kind {}", static_cast<int>(op->kind()));
   }
 
+  /// Records which of each operator's output columns the operators above it read (before any rewrite), so that
+  /// an exchange sends only those: a scan also outputs the columns its own filters read.
+  void findNeededColumns(const LogicalOperator& op, const std::set<ColumnId>& needed) {
+    needed_[&op] = needed;
+    auto reads = [](const std::vector<ExpressionPtr>& expressions, std::set<ColumnId>& into) {
+      for (const auto& expression : expressions) {
+        if (expression) sql::collectColumns(*expression, into);
+      }
+    };
+    std::set<ColumnId> below = needed;
+    switch (op.kind()) {
+      case LogicalOperatorKind::kFilter:
+        reads(static_cast<const sql::LogicalFilter&>(op).conditions, below);
+        break;
+      case LogicalOperatorKind::kProject:
+        below.clear();
+        reads(static_cast<const sql::LogicalProject&>(op).expressions, below);
+        break;
+      case LogicalOperatorKind::kJoin: {
+        const auto& join = static_cast<const sql::LogicalJoin&>(op);
+        reads(join.conditions, below);
+        if (join.nullAwareCondition) sql::collectColumns(*join.nullAwareCondition, below);
+        break;
+      }
+      case LogicalOperatorKind::kAggregate: {
+        const auto& aggregate = static_cast<const sql::LogicalAggregate&>(op);
+        below.clear();
+        reads(aggregate.groups, below);
+        for (const auto& call : aggregate.aggregates) {
+          if (call.argument) sql::collectColumns(*call.argument, below);
+        }
+        break;
+      }
+      case LogicalOperatorKind::kSort:
+        for (const auto& key : static_cast<const sql::LogicalSort&>(op).keys)
+          sql::collectColumns(*key.expression, below);
+        break;
+      case LogicalOperatorKind::kUnionAll:
+        // Inputs line up by position: every column of each is read.
+        for (const auto& child : op.children) {
+          std::set<ColumnId> all;
+          for (const auto& column : child->outputColumns()) all.insert(column.id);
+          findNeededColumns(*child, all);
+        }
+        return;
+      default:
+        break;
+    }
+    for (const auto& child : op.children) {
+      std::set<ColumnId> own;
+      for (const auto& column : child->outputColumns()) {
+        if (below.count(column.id)) own.insert(column.id);
+      }
+      findNeededColumns(*child, own);
+    }
+  }
+
   /// Moves `input`'s rows through a new exchange; returns the exchange's input on the receiving side.
   Placed exchange(Placed input, FragmentOutput output, const std::vector<ColumnId>& keys,
                   std::vector<uint32_t> destinations) {
+    // Only the columns that later operators read travel.
+    if (auto needed = needed_.find(input.op.get()); needed != needed_.end()) {
+      std::vector<PlanColumn> outputs = input.op->outputColumns();
+      std::set<ColumnId> keep = needed->second;
+      keep.insert(keys.begin(), keys.end());
+      if (keep.size() < outputs.size()) {
+        auto project = std::make_unique<sql::LogicalProject>();
+        for (const auto& column : outputs) {
+          if (!keep.count(column.id)) continue;
+          project->expressions.push_back(sql::columnRef(column));
+          project->ids.push_back(column.id);
+          project->names.push_back(column.name);
+        }
+        project->estimatedRows = input.op->estimatedRows;
+        project->children.push_back(std::move(input.op));
+        input.op = std::move(project);
+      }
+    }
     PlanFragment fragment;
     fragment.id = static_cast<uint32_t>(out_.fragments.size());
     fragment.exchangeId = (queryId_ << 8) | (fragment.id + 1);
@@ -683,7 +758,10 @@ class Planner {
     final->children.push_back(std::move(moved.op));
     Spread spread = moved.spread;
     if (spread.kind == Spread::Kind::kHashed) spread.keys = Spread::single(final->groupIds);
-    if (averages.empty()) return {std::move(final), spread};
+    if (averages.empty()) {
+      retired_.push_back(std::move(op));
+      return {std::move(final), spread};
+    }
     auto project = std::make_unique<sql::LogicalProject>();
     for (const auto& column : outputs) {
       auto average = averages.find(column.id);
@@ -693,6 +771,7 @@ class Planner {
     }
     project->estimatedRows = groups;
     project->children.push_back(std::move(final));
+    retired_.push_back(std::move(op));
     return {std::move(project), spread};
   }
 
@@ -744,6 +823,9 @@ class Planner {
   std::vector<uint32_t> canonicalOrder_;
   uint64_t canonicalRows_ = 0;
   std::map<uint64_t, Spread> exchangeSpreads_;
+  /// Keyed by address: an operator replaced during planning is kept here, so that no new one reuses its address.
+  std::map<const LogicalOperator*, std::set<ColumnId>> needed_;
+  std::vector<LogicalOperatorPtr> retired_;
 };
 
 }  // namespace
@@ -759,6 +841,9 @@ DistributedPlan planDistributed(sql::LogicalPlan plan, const std::vector<LiveWor
   }
   Planner planner(out, tables, queryId & ((uint64_t{1} << 56) - 1), maxColumnId(*plan.root) + 1);
   planner.choosePartitionOrder(*plan.root);
+  std::set<ColumnId> outputs;
+  for (const auto& column : plan.root->outputColumns()) outputs.insert(column.id);
+  planner.findNeededColumns(*plan.root, outputs);
   Placed root = planner.place(std::move(plan.root));
   root = planner.gather(std::move(root));
   out.coordinatorPlan.root = std::move(root.op);

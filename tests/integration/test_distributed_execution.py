@@ -89,6 +89,39 @@ def test_chunked_layout_shuffles_what_partitioned_keeps_local(cluster):
     assert chunked_bytes > 100_000 and chunked_messages > 0
 
 
+def test_a_failing_fragment_fails_the_query_everywhere_with_its_error(cluster):
+    """Division by zero in one worker's fragment: the client gets that error (22012), the other workers stop,
+    and the cluster answers the next query at once."""
+    failing = ("SELECT l_suppkey, sum(1 / (a.l_linenumber - 7)) FROM lineitem a JOIN lineitem b USING (l_suppkey) "
+               "GROUP BY l_suppkey")
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        started = time.monotonic()
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            connection.execute(failing).fetchall()
+        assert time.monotonic() - started < 5
+        started = time.monotonic()
+        assert connection.execute(CO_PARTITIONED_JOIN).fetchone()[0] == 60175
+        assert time.monotonic() - started < 1
+
+
+def test_cancel_request_stops_every_worker(cluster):
+    """psql's Ctrl-C (a pgwire CancelRequest) during a distributed query: 57014 at once, and every worker is
+    free again (the long self join would hold them for seconds otherwise)."""
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        timer = threading.Timer(0.4, connection.cancel)
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            connection.execute(SELF_JOIN).fetchall()
+        elapsed = time.monotonic() - started
+        timer.join()
+        assert elapsed < 1.5, f"the cancel took {elapsed - 0.4:.2f} s"
+        started = time.monotonic()
+        assert connection.execute(CO_PARTITIONED_JOIN).fetchone()[0] == 60175
+        assert time.monotonic() - started < 1, "the workers are still busy with the cancelled query"
+
+
+# Last: it leaves worker-2 a process of its own, stopped at the end.
 def test_killed_worker_fails_the_query_fast_and_comes_back(cluster):
     victim = cluster.worker_pid("worker-2")
     command = pathlib.Path(f"/proc/{victim}/cmdline").read_bytes().split(b"\0")[:-1]
