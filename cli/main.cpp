@@ -123,6 +123,11 @@ int main(int argc, char** argv) {
                    "receiver's link) or free (send whatever is ready, lowest latency)")
       ->check(CLI::IsMember({"round-robin", "free"}))
       ->capture_default_str();
+  workerCommand
+      ->add_option("--message-bytes", workerOptions.messageBytes,
+                   "Payload bytes of an exchange message (every worker of the cluster must use the same)")
+      ->check(CLI::Range(size_t{4096}, size_t{64} << 20))
+      ->capture_default_str();
   workerCommand->add_option("--debug-protocol-version", workerOptions.debugProtocolVersion,
                             "Test only: present this control protocol version");
 

@@ -43,11 +43,12 @@ std::pair<int, uint16_t> reserveFreePort(const std::string& host) {
 }  // namespace
 
 ExchangeNetwork::ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport,
-                                 multiplexer::ScheduleKind schedule, std::string clusterId)
+                                 multiplexer::ScheduleKind schedule, size_t messageBytes, std::string clusterId)
     : listenHost_(std::move(listenHost)),
       port_(port),
       transport_(transport),
       schedule_(schedule),
+      messageBytes_(messageBytes),
       clusterId_(std::move(clusterId)) {
   if (port_ == 0) std::tie(reservedPort_, port_) = reserveFreePort(listenHost_);
 }
@@ -85,6 +86,7 @@ std::shared_ptr<multiplexer::Multiplexer> ExchangeNetwork::forWorkers(const std:
   options.clusterId = clusterId_;
   options.transport = transport_;
   options.schedule = schedule_;
+  options.messageBytes = messageBytes_;
   auto started = std::make_shared<multiplexer::Multiplexer>(std::move(options));
   Status status = started->start();
   if (!status.isOk()) throw ShoalError(status);

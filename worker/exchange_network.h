@@ -20,7 +20,7 @@ class ExchangeNetwork {
  public:
   /// `listenHost`:`port` is where peers reach this worker (port 0: pick a free one now).
   ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport,
-                  multiplexer::ScheduleKind schedule, std::string clusterId);
+                  multiplexer::ScheduleKind schedule, size_t messageBytes, std::string clusterId);
   ~ExchangeNetwork();
 
   /// host:port that peers connect to (sent to the coordinator at registration).
@@ -34,6 +34,7 @@ class ExchangeNetwork {
   uint16_t port_;
   multiplexer::TransportChoice transport_;
   multiplexer::ScheduleKind schedule_;
+  size_t messageBytes_;
   std::string clusterId_;
   /// The socket that holds a port picked at start (-1 when --exchange-port named one).
   int reservedPort_ = -1;

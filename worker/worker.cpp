@@ -68,7 +68,7 @@ void Worker::start() {
   }
   spdlog::info("a query may hold {} MB unless its session sets query_memory_limit_mb", memoryLimitBytes >> 20);
   exchangeNetwork_ = std::make_unique<ExchangeNetwork>(options_.listenHost, options_.exchangePort, options_.transport,
-                                                       options_.schedule, options_.clusterId);
+                                                       options_.schedule, options_.messageBytes, options_.clusterId);
   spdlog::info("exchanges with other workers on {} (transport {}, {} schedule)", exchangeNetwork_->address(),
                multiplexer::transportChoiceName(options_.transport), multiplexer::scheduleKindName(options_.schedule));
   dataService_ = std::make_unique<WorkerDataService>(*storage_, *dispatcher_, *exchangeNetwork_, memoryLimitBytes);

@@ -49,6 +49,8 @@ struct WorkerOptions {
   /// How exchange messages travel between workers: RDMA where a device exists (auto), or forced.
   multiplexer::TransportChoice transport = multiplexer::TransportChoice::kAuto;
   multiplexer::ScheduleKind schedule = multiplexer::ScheduleKind::kRoundRobin;
+  /// Payload bytes of an exchange message; every worker of a cluster must use the same.
+  size_t messageBytes = 512 * 1024;
 };
 
 /// The worker role: serves WorkerControl, registers with the coordinator and
