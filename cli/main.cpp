@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
   auto* tpchBenchCommand = benchCommand->add_subcommand(
       "tpch",
       "TPC-H's 22 queries on a local cluster against DuckDB over the same data (best of 3, answers checked), "
-      "and optionally 1- vs 2-thread scaling");
+      "optionally 1- vs 2-thread scaling, and with --workers > 1 the same on 1 worker with bytes shuffled");
   struct ForwardedOption {
     const char* name;
     const char* help;
@@ -233,6 +233,10 @@ int main(int argc, char** argv) {
       {"--queries", "Queries to run, e.g. 1-22 or 1,6,9", "1-22"},
       {"--scaling", "Queries to time with 1 and then 2 threads per worker, e.g. 1,6", ""},
       {"--scaling-repeat", "Runs per query and thread count in the scaling check; the best counts", "15"},
+      {"--layouts",
+       "With --workers > 1: layouts to run on W workers beside 1 worker (partitioned, chunked), printed like "
+       "the paper's Table 2",
+       "partitioned,chunked"},
       {"--json", "Write the results as JSON to this file", ""},
       {"--data-dir", "The cluster's directory, kept for later runs (default: a scratch one)", ""},
       {"--tbl-dir", "DuckDB's .tbl files, written there if missing (default: a scratch directory)", ""},
