@@ -15,6 +15,30 @@ ExchangeSource::~ExchangeSource() {
   }
   inbox_->fail(Status(SqlState::kQueryCanceled, "the exchange's query ended"));
   collector_.join();
+  stopCharging();
+}
+
+void ExchangeSource::stopCharging() {
+  std::lock_guard lock(mutex_);
+  if (memory_ && chargedBytes_ > 0) memory_->release(chargedBytes_);
+  chargedBytes_ = 0;
+  memory_.reset();
+}
+
+void ExchangeSource::chargeTo(std::shared_ptr<engine::QueryMemory> memory) {
+  bool over = false;
+  {
+    std::lock_guard lock(mutex_);
+    memory_ = std::move(memory);
+    try {
+      memory_->reserve(heldBytes_);
+      chargedBytes_ = heldBytes_;
+    } catch (const ShoalError& error) {
+      if (!error_) error_ = error.status();
+      over = true;
+    }
+  }
+  if (over) inbox_->fail(*error_);  // the collector stops, and the gate opens on the error
 }
 
 void ExchangeSource::start() {
@@ -26,7 +50,7 @@ void ExchangeSource::collect() {
     auto received = inbox_->receive(0);
     if (!received.status.isOk()) {
       std::lock_guard lock(mutex_);
-      error_ = received.status;
+      if (!error_) error_ = received.status;
       break;
     }
     multiplexer::Message* message = received.message;
@@ -35,8 +59,23 @@ void ExchangeSource::collect() {
       std::string payload(reinterpret_cast<const char*>(message->payload()), message->payloadSize());
       messages_.fetch_add(1, std::memory_order_relaxed);
       bytes_.fetch_add(payload.size(), std::memory_order_relaxed);
+      message->release();
       std::lock_guard lock(mutex_);
+      heldBytes_ += payload.size();
+      bool over = false;
+      if (memory_ && !error_) {
+        try {
+          memory_->reserve(payload.size());
+          chargedBytes_ += payload.size();
+        } catch (const ShoalError& error) {
+          // Past the query's memory limit: stop collecting; the query fails as its pipeline starts (numMorsels).
+          error_ = error.status();
+          over = true;
+        }
+      }
       payloads_.push_back(std::move(payload));
+      if (over) break;
+      continue;
     }
     message->release();
   }
@@ -60,6 +99,10 @@ void ExchangeSource::produce(size_t morsel, const std::function<void(engine::Chu
     } else {
       payload.swap(payloads_.at(morsel));  // the only reader frees each payload as it goes
       bytes = &payload;
+      heldBytes_ -= payload.size();
+      const uint64_t uncharged = std::min<uint64_t>(chargedBytes_, payload.size());
+      if (memory_ && uncharged > 0) memory_->release(uncharged);
+      chargedBytes_ -= uncharged;
     }
   }
   decodeRows(layout_, std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes->data()), bytes->size()),

@@ -10,6 +10,7 @@
 
 #include "common/status.h"
 #include "engine/pipeline/pipeline.h"
+#include "engine/pipeline/query_memory.h"
 #include "engine/pipeline/source_gate.h"
 #include "exchange/row_format.h"
 #include "multiplexer/exchange_inbox.h"
@@ -38,6 +39,11 @@ class ExchangeSource final : public engine::ChunkSource {
   void start();
   /// One more pipeline reads this exchange (a broadcast input used twice): payloads then stay until the end.
   void addReader() { readers_.fetch_add(1); }
+  /// Charges what this source holds, now and later, to `memory` (the query's): past the query's limit, the
+  /// source fails with 53200. Set once the query exists; what arrived before is charged then.
+  void chargeTo(std::shared_ptr<engine::QueryMemory> memory);
+  /// Gives back what was charged and forgets the query's account (call before the query goes).
+  void stopCharging();
 
   /// One per payload received; throws the stream's error (a lost sender's 08006).
   size_t numMorsels() const override;
@@ -59,8 +65,11 @@ class ExchangeSource final : public engine::ChunkSource {
   std::atomic<uint64_t> bytes_{0};
   mutable std::mutex mutex_;
   /// Payloads, each freed by the morsel that decodes it.
-  mutable std::vector<std::string> payloads_;  // guarded by mutex_ until the gate opens
-  std::optional<Status> error_;                // guarded by mutex_
+  mutable std::vector<std::string> payloads_;    // guarded by mutex_ until the gate opens
+  std::optional<Status> error_;                  // guarded by mutex_
+  std::shared_ptr<engine::QueryMemory> memory_;  // guarded by mutex_
+  mutable uint64_t heldBytes_ = 0;               // guarded by mutex_: payload bytes not yet freed
+  mutable uint64_t chargedBytes_ = 0;            // guarded by mutex_: of those, charged to memory_
 };
 
 }  // namespace shoal::exchange

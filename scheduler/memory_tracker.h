@@ -19,7 +19,7 @@ class MemoryTracker final : public engine::QueryMemory {
 
   /// Adds `bytes` to the query's total; 53200 (and nothing reserved) when that passes the limit.
   void reserve(uint64_t bytes) override;
-  void release(uint64_t bytes) { usedBytes_.fetch_sub(bytes, std::memory_order_relaxed); }
+  void release(uint64_t bytes) override { usedBytes_.fetch_sub(bytes, std::memory_order_relaxed); }
 
   uint64_t usedBytes() const { return usedBytes_.load(std::memory_order_relaxed); }
   uint64_t peakBytes() const { return peakBytes_.load(std::memory_order_relaxed); }

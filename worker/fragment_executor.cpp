@@ -138,6 +138,16 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
   scheduler::PipelineRunner runner(dispatcher_);
   auto query =
       runner.start(std::move(pipelines), std::max<uint32_t>(request.priority(), 1), request.memory_limit_bytes());
+  // What the exchanges buffer counts against the query's memory, until the query is over.
+  std::shared_ptr<engine::QueryMemory> account(query, &query->memory());
+  for (const auto& source : exchangeSources) source->chargeTo(account);
+  account.reset();
+  struct StopCharging {
+    std::vector<std::shared_ptr<exchange::ExchangeSource>>& sources;
+    ~StopCharging() {
+      for (const auto& source : sources) source->stopCharging();
+    }
+  } stopCharging{exchangeSources};
   try {
     std::vector<engine::Chunk> ready;
     size_t open = gathers.size();

@@ -10,6 +10,8 @@ class QueryMemory {
   virtual ~QueryMemory() = default;
   /// Counts `bytes` more; fails with 53200 when that passes the query's limit.
   virtual void reserve(uint64_t bytes) = 0;
+  /// Counts `bytes` fewer (memory a reserve counted has been freed).
+  virtual void release(uint64_t bytes) = 0;
 };
 
 /// Operators grow hash tables, runs and result buffers deep inside a morsel;

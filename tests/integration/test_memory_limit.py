@@ -42,3 +42,4 @@ def test_the_limit_must_be_a_number_of_megabytes(loaded_cluster):
         for bad in ("'-5'", "'lots'", "'1.5'"):
             with pytest.raises(psycopg.errors.InvalidParameterValue):
                 connection.execute(f"SET query_memory_limit_mb = {bad}")
+

@@ -10,7 +10,9 @@
 
 #include "exchange/exchange_reader.h"
 #include "exchange/exchange_sink.h"
+#include "exchange/exchange_source.h"
 #include "exchange/partition_hash.h"
+#include "scheduler/memory_tracker.h"
 #include "tests/unit/multiplexer/multiplexer_test_cluster.h"
 
 namespace shoal::exchange {
@@ -172,6 +174,65 @@ TEST(ExchangeTest, AnAbandonedProducerReturnsItsMessagesToThePool) {
   cluster[0].closeExchange(7);
   for (int i = 0; i < 200 && cluster[0].sendPool().messagesInUse() > 0; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(cluster[0].sendPool().messagesInUse(), 0u);
+}
+
+/// Produces `chunks` chunks of node 0's rows into exchange `id`, from one thread, to `destinations`.
+void produce(LocalCluster& cluster, multiplexer::ExchangeId id, std::vector<NodeId> destinations, size_t chunks) {
+  ExchangeSink sink(cluster[0], id, layout(), ExchangeKind::kRepartition, {0}, std::move(destinations));
+  auto state = sink.makeLocalState();
+  for (size_t chunk = 0; chunk < chunks; ++chunk) {
+    Chunk rows = rowsOf(0, 0, chunk);
+    sink.consume(rows, *state);
+  }
+  sink.combine(*state);
+  sink.finalize();
+}
+
+TEST(ExchangeTest, SourceOpensItsGateOnceEverySenderFinishedAndYieldsEveryRow) {
+  LocalCluster cluster(2, [](multiplexer::MultiplexerOptions& options) { options.messageBytes = 16 * 1024; });
+  auto inbox = cluster[1].openExchange(9);
+  inbox->expectSendersOnly({0});
+  ExchangeSource source(inbox, layout());
+  source.start();
+  EXPECT_FALSE(source.gate()->isOpen());
+  produce(cluster, 9, {1}, 10);
+  for (int i = 0; i < 500 && !source.gate()->isOpen(); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(source.gate()->isOpen());
+  size_t rows = 0;
+  for (size_t morsel = 0; morsel < source.numMorsels(); ++morsel) {
+    source.produce(morsel, [&](Chunk& chunk) {
+      EXPECT_LE(chunk.size(), engine::kVectorSize);
+      rows += chunk.size();
+    });
+  }
+  EXPECT_EQ(rows, 10 * engine::kVectorSize);
+  EXPECT_GT(source.messagesReceived(), 1u);
+  // Every receive buffer went back to the network thread, which returned the sender's credits.
+  for (int i = 0; i < 200 && cluster[0].sendPool().messagesInUse() > 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(cluster[0].sendPool().messagesInUse(), 0u);
+}
+
+TEST(ExchangeTest, WhatASourceBuffersCountsAgainstTheQueryMemoryLimit) {
+  // 40 chunks of node 0's rows are about 2 MB in messages: past a 1 MB query limit.
+  LocalCluster cluster(2, [](multiplexer::MultiplexerOptions& options) { options.messageBytes = 16 * 1024; });
+  auto inbox = cluster[1].openExchange(11);
+  inbox->expectSendersOnly({0});
+  auto memory = std::make_shared<scheduler::MemoryTracker>(1 << 20);
+  ExchangeSource source(inbox, layout());
+  source.start();
+  source.chargeTo(memory);
+  produce(cluster, 11, {1}, 40);
+  for (int i = 0; i < 500 && !source.gate()->isOpen(); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(source.gate()->isOpen());
+  try {
+    source.numMorsels();
+    FAIL() << "the exchange held more than the query's memory limit";
+  } catch (const ShoalError& error) {
+    EXPECT_EQ(error.status().sqlState(), "53200");
+  }
+  EXPECT_LE(memory->usedBytes(), 1u << 20);
+  source.stopCharging();
+  EXPECT_EQ(memory->usedBytes(), 0u);
 }
 
 }  // namespace
