@@ -31,6 +31,14 @@ void QueryExecution::cancel(Status reason) {
   if (dispatcher_ != nullptr) dispatcher_->reap(shared_from_this());
 }
 
+void QueryExecution::abandon() {
+  cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
+  try {
+    wait();
+  } catch (const ShoalError&) {
+  }
+}
+
 void QueryExecution::fail(const Status& status) {
   {
     std::lock_guard lock(mutex_);

@@ -26,6 +26,9 @@ class QueryExecution : public std::enable_shared_from_this<QueryExecution> {
   /// Stops the query at the next morsel boundary (and at the operators' cancel checks);
   /// the first reason given is the error `wait` throws.
   void cancel(Status reason);
+  /// Cancels the query and waits until no thread uses its pipelines any more, swallowing its error: for a
+  /// submitter that is leaving on an error of its own and is about to free what the pipelines point into.
+  void abandon();
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
   /// Blocks until every job finished (returns) or the query failed (throws its first error).

@@ -178,11 +178,7 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
     }
     query->wait();
   } catch (...) {
-    query->cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
-    try {
-      query->wait();
-    } catch (const ShoalError&) {
-    }
+    query->abandon();  // the dispatcher threads use the pipelines and queues until the query stops
     throw;
   }
   Outcome outcome;

@@ -53,12 +53,7 @@ std::vector<uint64_t> PlanExecutor::run(const proto::ExecutePlanRequest& request
     }
     query->wait();
   } catch (...) {
-    // The dispatcher threads use the pipelines and the queue until the query stops.
-    query->cancel(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
-    try {
-      query->wait();
-    } catch (const ShoalError&) {
-    }
+    query->abandon();  // the dispatcher threads use the pipelines and the queue until the query stops
     throw;
   }
   std::vector<uint64_t> rows;

@@ -5,7 +5,6 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "common/check.h"
 #include "common/status.h"
@@ -522,18 +521,6 @@ class Planner {
       return finish(std::move(left), std::move(right), Spread{Spread::Kind::kReplicated, {}, {}});
     }
     const auto pairs = equiPairs(join, *left.op, *right.op);
-    if (getenv("SHOAL_DEBUG_PLANNER")) {
-      auto show = [](const Spread& spread) {
-        std::string text =
-            fmt::format("kind {} nodes [{}] keys", static_cast<int>(spread.kind), fmt::join(spread.nodes, ","));
-        for (const auto& key : spread.keys) text += fmt::format(" {{{}}}", fmt::join(key, ","));
-        return text;
-      };
-      std::string pairText;
-      for (const auto& [a, b] : pairs) pairText += fmt::format(" {}={}", a, b);
-      fprintf(stderr, "join: left %s | right %s | pairs%s\n", show(left.spread).c_str(), show(right.spread).c_str(),
-              pairText.c_str());
-    }
     // An inner join's output is partitioned on either side's key columns alike (they are equal in every row).
     auto joined = [&](Spread spread, const Spread& other) {
       if (innerJoin && spread.kind == Spread::Kind::kHashed && other.kind == Spread::Kind::kHashed &&

@@ -2,6 +2,7 @@
 
 #include <grpcpp/client_context.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -132,6 +133,14 @@ void collectScans(const sql::LogicalOperator& op, std::vector<const sql::Logical
 }
 
 constexpr auto kCancelPollInterval = std::chrono::milliseconds(10);
+
+/// System views are computed on the coordinator, so a plan that reads one runs there.
+bool readsSystemView(const sql::LogicalOperator& op) {
+  if (op.kind() == sql::LogicalOperatorKind::kScan && static_cast<const sql::LogicalScan&>(op).table.isSystemView) {
+    return true;
+  }
+  return std::any_of(op.children.begin(), op.children.end(), [](const auto& child) { return readsSystemView(*child); });
+}
 
 }  // namespace
 
@@ -288,14 +297,7 @@ QueryResult PlanExecutor::runOnWorker(const sql::LogicalPlan& plan, const std::s
 }
 
 std::optional<DistributedPlan> PlanExecutor::distribute(const sql::LogicalPlan& plan) const {
-  bool anySystemView = false;
-  std::function<void(const sql::LogicalOperator&)> findViews = [&](const sql::LogicalOperator& op) {
-    if (op.kind() == sql::LogicalOperatorKind::kScan && static_cast<const sql::LogicalScan&>(op).table.isSystemView) {
-      anySystemView = true;
-    }
-    for (const auto& child : op.children) findViews(*child);
-  };
-  findViews(*plan.root);
+  const bool anySystemView = readsSystemView(*plan.root);
   if (anySystemView || soleWorkerFor(plan)) return std::nullopt;
   // The planner takes the plan apart: give it a copy (the encoding keeps every node and estimate).
   auto storageIdOf = [&](const sql::LogicalScan& scan) {
@@ -322,14 +324,7 @@ QueryResult PlanExecutor::run(const sql::LogicalPlan& plan,
     }
   }
   // System views are scanned here and filtered by the pipeline; user tables are filtered by the workers.
-  bool anySystemView = false;
-  std::function<void(const sql::LogicalOperator&)> findViews = [&](const sql::LogicalOperator& op) {
-    if (op.kind() == sql::LogicalOperatorKind::kScan && static_cast<const sql::LogicalScan&>(op).table.isSystemView) {
-      anySystemView = true;
-    }
-    for (const auto& child : op.children) findViews(*child);
-  };
-  findViews(*plan.root);
+  const bool anySystemView = readsSystemView(*plan.root);
   sql::PipelineOptions options;
   options.parameters = parameters_;
   options.scansApplyFilters = !anySystemView;
