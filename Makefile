@@ -7,7 +7,7 @@ WORKERS ?= 2
 PG_PORT ?= 5433
 TPCH_SF ?= 1
 
-.PHONY: deps build run test test-unit test-integration bench bench-net format format-check clean
+.PHONY: deps build run test test-unit test-integration test-rdma bench bench-net format format-check clean
 
 deps:
 	@bash deploy/install-deps.sh
@@ -20,13 +20,18 @@ run: build
 	$(SHOAL) local --workers $(WORKERS) --pg-port $(PG_PORT) --data-dir build/run-data --tpch $(TPCH_SF)
 
 test: build
-	@$(MAKE) --no-print-directory format-check test-unit test-integration
+	@$(MAKE) --no-print-directory format-check test-unit test-integration test-rdma
 
 test-unit:
 	ctest --preset $(PRESET) -j2
 
 test-integration:
 	SHOAL_BINARY=$(abspath $(SHOAL)) $(VENV)/bin/python -m pytest -q tests/integration
+
+# The RDMA path for real: tests/rdma/run-suite.sh inside a QEMU VM with a soft-RoCE device (deploy/rxe-vm).
+# Fails (never skips) when the VM cannot start.
+test-rdma: build
+	deploy/rxe-vm/run-in-vm.sh -t 1200 -- env BUILD_DIR=$(BUILD_DIR) tests/rdma/run-suite.sh
 
 bench: build
 	$(BUILD_DIR)/bench/expression_bench

@@ -79,7 +79,7 @@ double cpuSeconds() {
 }
 
 std::string hostOf(const NetBenchmarkOptions& options, NodeId node) {
-  return options.hosts.empty() ? "127.0.0.1" : options.hosts[node];
+  return options.hosts.empty() ? options.localHost : options.hosts[node];
 }
 
 /// Each scenario gets its own ports, so that no run waits for the last one's sockets.
@@ -352,7 +352,9 @@ int runNetBenchmark(const NetBenchmarkOptions& options, const std::string& execu
                                           "--message-bytes",
                                           std::to_string(options.messageBytes),
                                           "--repeats",
-                                          std::to_string(options.repeats)};
+                                          std::to_string(options.repeats),
+                                          "--host",
+                                          options.localHost};
     if (options.busyPoll) arguments.push_back("--busy-poll");
     pid_t pid = fork();
     if (pid == 0) {

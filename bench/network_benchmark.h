@@ -14,6 +14,9 @@ struct NetBenchmarkOptions {
   /// One host per node for a multi-host run (each host runs `shoal bench net-node`);
   /// empty: every node is a local process on 127.0.0.1.
   std::vector<std::string> hosts;
+  /// Without `hosts`: the address every local node listens on (rdma_cm needs an RDMA device's address, not
+  /// loopback).
+  std::string localHost = "127.0.0.1";
   uint16_t basePort = 17100;
   std::string transport = "auto";
   /// Schedule of the point-to-point runs and the size sweep (the comparison runs both).

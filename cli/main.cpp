@@ -187,6 +187,10 @@ int main(int argc, char** argv) {
   for (CLI::App* command : {netCommand, netNodeCommand}) {
     command->add_option("--nodes", netOptions.nodes, "Number of nodes")->capture_default_str();
     command->add_option("--hosts", netHosts, "Comma-separated host of each node (default: all 127.0.0.1)");
+    command
+        ->add_option("--host", netOptions.localHost,
+                     "Address the local nodes listen on (an RDMA device's address for --transport rdma)")
+        ->capture_default_str();
     command->add_option("--base-port", netOptions.basePort, "First port; each run uses the next --nodes ports")
         ->capture_default_str();
     command->add_option("--transport", netOptions.transport, "auto, rdma or tcp")

@@ -16,6 +16,8 @@ debian_packages=(
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libcpp-httplib-dev
   postgresql-client
   python3-venv iproute2 procps
+  # The soft-RoCE VM of the RDMA tests (deploy/rxe-vm): its emulator, and what its image is built from.
+  qemu-system-x86 busybox-static xz-utils kmod cpio ibverbs-providers
 )
 
 missing=()
@@ -46,5 +48,18 @@ if [[ ! -f "$stamp" ]] || ! cmp -s "$python_requirements" "$stamp"; then
   echo "install-deps: installing Python test tools"
   "$venv/bin/pip" install -q --disable-pip-version-check -r "$python_requirements"
   cp "$python_requirements" "$stamp"
+fi
+# The RDMA tests run inside the soft-RoCE VM, which sees the host's /usr but not the rest of its file system:
+# their Python tools live in a venv of Debian's own /usr/bin/python3 (the main .venv may use another Python).
+rxe_venv="$repo_root/.venv-rxe"
+rxe_requirements="$repo_root/deploy/rxe-vm/requirements.txt"
+rxe_stamp="$rxe_venv/.requirements.stamp"
+if [[ ! -x "$rxe_venv/bin/python" ]]; then
+  echo "install-deps: creating the RDMA tests' Python venv in $rxe_venv"
+  /usr/bin/python3 -m venv "$rxe_venv"
+fi
+if [[ ! -f "$rxe_stamp" ]] || ! cmp -s "$rxe_requirements" "$rxe_stamp"; then
+  "$rxe_venv/bin/pip" install -q --disable-pip-version-check -r "$rxe_requirements"
+  cp "$rxe_requirements" "$rxe_stamp"
 fi
 echo "install-deps: all dependencies present"

@@ -306,6 +306,7 @@ MultiplexerStats Multiplexer::stats() const {
   stats.controlFramesSent = controlFramesSent_.load();
   stats.phases = phases_.load();
   stats.connectionsRefused = connectionsRefused_.load();
+  if (rdma_ != nullptr) stats.memoryRegistrations = static_cast<const RdmaTransport*>(rdma_)->registrations();
   return stats;
 }
 

@@ -69,6 +69,8 @@ struct MultiplexerStats {
   uint64_t controlFramesSent = 0;
   uint64_t phases = 0;
   uint64_t connectionsRefused = 0;
+  /// Memory regions registered with the RDMA device (0 over TCP).
+  uint64_t memoryRegistrations = 0;
 };
 
 /// One per node: a dedicated network thread that moves exchange messages

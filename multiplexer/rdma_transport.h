@@ -79,8 +79,16 @@ class RdmaTransport final : public Transport {
   ibv_comp_channel* completions_;
   rdma_event_channel* linkChannel_ = nullptr;  // established connections' events, on the network thread
   std::vector<ibv_mr*> regions_;
-  std::mutex regionsMutex_;
+  mutable std::mutex regionsMutex_;
 
+ public:
+  /// Memory regions registered with the device so far: once per pool slab, never per message.
+  uint64_t registrations() const {
+    std::lock_guard lock(regionsMutex_);
+    return regions_.size();
+  }
+
+ private:
   EventLoop* loop_ = nullptr;
   LinkEvents* events_ = nullptr;
   MessagePool* receivePool_ = nullptr;

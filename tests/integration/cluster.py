@@ -70,7 +70,8 @@ class LocalCluster:
                              f"{log_tail(self.data_dir / 'logs' / 'coordinator.log')}")
 
     def conninfo(self):
-        return f"host=127.0.0.1 port={self.port} user=shoal dbname=shoal connect_timeout=10"
+        host = self.dsn.split("@", 1)[1].rsplit(":", 1)[0] if self.dsn else "127.0.0.1"
+        return f"host={host} port={self.port} user=shoal dbname=shoal connect_timeout=10"
 
     def control_port(self):
         return json.loads((self.data_dir / "coordinator.ports.json").read_text())["control_port"]

@@ -4,7 +4,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "multiplexer/multiplexer.h"
@@ -30,13 +32,18 @@ inline std::vector<uint16_t> freePorts(size_t count) {
   return ports;
 }
 
+/// The tests run over TCP on loopback, or, inside the soft-RoCE VM (tests/rdma), over RDMA on the address of
+/// its rxe device: SHOAL_TEST_TRANSPORT=rdma and SHOAL_TEST_HOST name them.
 inline MultiplexerOptions nodeOptions(NodeId self, const std::vector<uint16_t>& ports) {
   MultiplexerOptions options;
   options.self = self;
-  for (uint16_t port : ports) options.nodes.push_back(NodeAddress{"127.0.0.1", port});
+  const char* host = std::getenv("SHOAL_TEST_HOST");
+  for (uint16_t port : ports) options.nodes.push_back(NodeAddress{host != nullptr ? host : "127.0.0.1", port});
   options.clusterId = "test-cluster";
   options.secret = "test-secret";
-  options.transport = TransportChoice::kTcp;
+  const char* transport = std::getenv("SHOAL_TEST_TRANSPORT");
+  options.transport =
+      transport != nullptr && std::string_view(transport) == "rdma" ? TransportChoice::kRdma : TransportChoice::kTcp;
   options.messageBytes = 64 * 1024;
   return options;
 }
