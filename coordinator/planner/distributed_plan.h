@@ -37,6 +37,8 @@ struct PlanFragment {
 
 /// A plan cut into fragments at its exchanges (the distributed planner's output).
 struct DistributedPlan {
+  /// Names the query on the workers; every exchange id derives from it.
+  uint64_t queryId = 0;
   /// The query's workers, by node id: names, control addresses and exchange addresses.
   std::vector<std::string> workerNames;
   std::vector<std::string> workerAddresses;

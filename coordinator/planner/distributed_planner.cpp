@@ -821,6 +821,7 @@ DistributedPlan planDistributed(sql::LogicalPlan plan, const std::vector<LiveWor
                                 const TableFinder& tables, uint64_t queryId) {
   if (workers.empty()) SHOAL_USER_FAIL(SqlState::kConnectionFailure, "no worker is up");
   DistributedPlan out;
+  out.queryId = queryId;
   for (const auto& worker : workers) {
     out.workerNames.push_back(worker.name);
     out.workerAddresses.push_back(worker.address);

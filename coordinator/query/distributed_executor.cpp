@@ -123,7 +123,6 @@ Status naming(Status error, const DistributedPlan& plan) {
 
 QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
   const size_t workers = plan.workerNames.size();
-  static std::atomic<uint64_t> nextQueryId{1};
   auto storageIdOf = [&](const sql::LogicalScan& scan) {
     auto table = cluster_.tables.find(scan.table.name);
     if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
@@ -142,10 +141,9 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
     encoded.push_back(std::move(out));
   }
   std::vector<proto::ExecuteFragmentsRequest> requests(workers);
-  const uint64_t queryId = nextQueryId++;
   for (uint32_t node = 0; node < workers; ++node) {
     auto& request = requests[node];
-    request.set_query_id(queryId);
+    request.set_query_id(plan.queryId);
     request.set_priority(1);
     request.set_memory_limit_bytes(memoryLimitBytes_);
     for (const auto& address : plan.exchangeAddresses) request.add_exchange_addresses(address);

@@ -32,9 +32,6 @@ class PlanExecutor {
         cancelRequested_(cancelRequested),
         memoryLimitBytes_(memoryLimitBytes) {}
 
-  /// Whether one worker holds every row `plan` reads, so that it runs there whole.
-  bool runsOnOneWorker(const sql::LogicalPlan& plan) const { return soleWorkerFor(plan).has_value(); }
-
   /// The plan cut into fragments, when it runs distributed (several workers hold its rows, and it reads no
   /// system view).
   std::optional<DistributedPlan> distribute(const sql::LogicalPlan& plan) const;
