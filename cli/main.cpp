@@ -16,6 +16,7 @@
 #include "cli/repo_script.h"
 #include "cli/sql_client.h"
 #include "cli/termination_signals.h"
+#include "cli/worker_drain.h"
 #include "common/logging.h"
 #include "common/status.h"
 #include "coordinator/coordinator.h"
@@ -80,12 +81,29 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   coordinatorCommand->add_option("--port-file", coordinatorOptions.portFile,
                                  "Write the bound ports here as JSON once serving");
+  coordinatorCommand->add_option("--etcd", coordinatorOptions.etcdEndpoints,
+                                 "HOST:PORT[,...] of etcd: learn workers from their leases there, and keep the catalog "
+                                 "there (default: workers register over the control plane; catalog in --data-dir)");
 
   worker::WorkerOptions workerOptions;
   auto* workerCommand = app.add_subcommand("worker", "Run a worker that joins a coordinator");
+  workerCommand->add_option("--coordinator", workerOptions.coordinatorAddress,
+                            "HOST:PORT of the coordinator's control plane (to register there; or use --etcd)");
+  workerCommand->add_option("--etcd", workerOptions.etcdEndpoints,
+                            "HOST:PORT[,...] of etcd: register there under a lease the worker renews");
   workerCommand
-      ->add_option("--coordinator", workerOptions.coordinatorAddress, "HOST:PORT of the coordinator's control plane")
-      ->required();
+      ->add_option("--lease-ttl", workerOptions.leaseTtlSeconds,
+                   "Seconds of the etcd lease: a worker out of etcd's reach this long is down")
+      ->check(CLI::Range(int64_t{2}, int64_t{3600}))
+      ->capture_default_str();
+  workerCommand
+      ->add_option("--drain-timeout", workerOptions.drainTimeoutSeconds,
+                   "Seconds a leaving worker (SIGTERM, --drain) waits for its running work before it leaves anyway")
+      ->capture_default_str();
+  bool drainRunningWorker = false;
+  workerCommand->add_flag("--drain", drainRunningWorker,
+                          "Do not start a worker: ask the one serving at --listen-host:--listen-port to leave the "
+                          "cluster (it finishes its running work, deregisters and exits) and wait until it is gone");
   workerCommand->add_option("--cluster-id", workerOptions.clusterId, "Cluster id to present")->capture_default_str();
   workerCommand->add_option("--listen-host", workerOptions.listenHost, "Address of this worker's gRPC service")
       ->capture_default_str();
@@ -326,12 +344,21 @@ int main(int argc, char** argv) {
       coordinator.stop();
       return 0;
     }
+    if (drainRunningWorker) {
+      return cli::drainWorker(fmt::format("{}:{}", workerOptions.listenHost, workerOptions.listenPort),
+                              std::chrono::seconds(workerOptions.drainTimeoutSeconds + 10));
+    }
+    if (workerOptions.coordinatorAddress.empty() == workerOptions.etcdEndpoints.empty()) {
+      std::cerr << "shoal worker: give either --coordinator or --etcd" << std::endl;
+      return 2;
+    }
     initLogging(logLevel, "worker");
     workerOptions.transport = *multiplexer::parseTransportChoice(workerTransport);
     workerOptions.schedule = *multiplexer::parseScheduleKind(workerSchedule);
     worker::Worker worker(workerOptions);
     worker.start();
     serveUntilTerminated([&] { return worker.fatalError().has_value(); });
+    if (!worker.fatalError()) worker.drain();  // SIGTERM, SIGINT or --drain: finish the running work first
     worker.stop();
     if (auto error = worker.fatalError()) {
       std::cerr << "shoal worker: " << *error << std::endl;

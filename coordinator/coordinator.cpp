@@ -11,11 +11,15 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
+#include "coordinator/catalog/etcd_catalog_store.h"
 #include "coordinator/catalog/system_catalog.h"
 #include "coordinator/cluster/cluster_context.h"
 #include "coordinator/membership/control_service.h"
+#include "coordinator/membership/etcd_membership.h"
 #include "coordinator/membership/member_registry.h"
 #include "coordinator/pgwire/pgwire_server.h"
+#include "etcd/cluster_keys.h"
+#include "etcd/etcd_client.h"
 
 namespace shoal::coordinator {
 
@@ -31,12 +35,16 @@ uint16_t Coordinator::pgPort() const {
 
 void Coordinator::start() {
   registry_ = std::make_unique<MemberRegistry>(std::chrono::milliseconds(options_.heartbeatTimeoutMs));
-  std::filesystem::path catalogFile;
-  if (!options_.dataDir.empty()) {
-    std::filesystem::create_directories(options_.dataDir);
-    catalogFile = std::filesystem::path(options_.dataDir) / "catalog.json";
+  if (!options_.dataDir.empty()) std::filesystem::create_directories(options_.dataDir);
+  std::unique_ptr<CatalogStore> catalogStore;
+  if (!options_.etcdEndpoints.empty()) {
+    etcd_ = std::make_unique<etcd::EtcdClient>(options_.etcdEndpoints);
+    catalogStore = std::make_unique<EtcdCatalogStore>(*etcd_, etcd::clusterPrefix(options_.clusterId));
+  } else if (!options_.dataDir.empty()) {
+    catalogStore = std::make_unique<FileCatalogStore>(std::filesystem::path(options_.dataDir) / "catalog.json");
   }
-  tables_ = std::make_unique<TableCatalog>(catalogFile);
+  if (catalogStore) spdlog::info("the catalog is kept in {}", catalogStore->describe());
+  tables_ = std::make_unique<TableCatalog>(std::move(catalogStore));
   queryLog_ = std::make_unique<QueryLog>();
   catalog_ = std::make_unique<SystemCatalog>(*registry_, *tables_, *queryLog_);
   clusterCatalog_ = std::make_unique<ClusterCatalog>(*catalog_, *tables_);
@@ -67,6 +75,17 @@ void Coordinator::start() {
   pgwireServer_ = std::make_unique<PgwireServer>(pgwireOptions, *cluster_);
   pgwireServer_->start();
   registry_->setCoordinatorAddress(fmt::format("{}:{}", options_.pgHost, pgwireServer_->port()));
+  if (etcd_) {
+    // After etcd comes back (perhaps without its data), whatever of the catalog it lacks is written again.
+    etcdMembership_ = std::make_unique<EtcdMembership>(*etcd_, options_.clusterId, *registry_, [this] {
+      try {
+        tables_->republish();
+      } catch (const ShoalError& error) {
+        spdlog::error("could not republish the catalog to etcd: {}", error.status().message());
+      }
+    });
+    etcdMembership_->start();
+  }
   writePortFile();
 }
 
@@ -81,6 +100,7 @@ void Coordinator::writePortFile() const {
 
 void Coordinator::stop() {
   if (pgwireServer_) pgwireServer_->stop();
+  etcdMembership_.reset();
   if (controlServer_) {
     controlServer_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     controlServer_.reset();

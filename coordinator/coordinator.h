@@ -10,9 +10,14 @@ namespace grpc {
 class Server;
 }
 
+namespace shoal::etcd {
+class EtcdClient;
+}
+
 namespace shoal::coordinator {
 
 class MemberRegistry;
+class EtcdMembership;
 class ControlService;
 class SystemCatalog;
 class QueryLog;
@@ -37,6 +42,9 @@ struct CoordinatorOptions {
   std::string dataDir;
   /// The tpchgen-cli the workers run for CALL tpch_load.
   std::string tpchGenerator = "tpchgen-cli";
+  /// etcd endpoints (host:port[,...]): membership and the catalog live there. Empty: the embedded
+  /// membership (workers register over the control plane) and the catalog in dataDir.
+  std::string etcdEndpoints;
 };
 
 /// The coordinator role: SQL clients over pgwire, the control plane over gRPC,
@@ -58,6 +66,7 @@ class Coordinator {
 
   CoordinatorOptions options_;
   std::unique_ptr<MemberRegistry> registry_;
+  std::unique_ptr<etcd::EtcdClient> etcd_;
   std::unique_ptr<QueryLog> queryLog_;  // before the catalog, which reads it
   std::unique_ptr<SystemCatalog> catalog_;
   std::unique_ptr<TableCatalog> tables_;
@@ -67,6 +76,7 @@ class Coordinator {
   std::unique_ptr<ClusterContext> cluster_;
   std::unique_ptr<ControlService> controlService_;
   std::unique_ptr<grpc::Server> controlServer_;
+  std::unique_ptr<EtcdMembership> etcdMembership_;
   std::unique_ptr<PgwireServer> pgwireServer_;
   uint16_t controlPort_ = 0;
 };

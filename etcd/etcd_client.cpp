@@ -87,6 +87,11 @@ EtcdClient::EtcdClient(std::string endpoints, std::chrono::milliseconds timeout)
         arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
         arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
         arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+        // A watch over a link that died silently ends within seconds instead of waiting for TCP's timeout
+        // (etcd accepts pings every 5 s or slower).
+        arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+        arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
+        arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
         return grpc::CreateCustomChannel(targetOf(endpoints_), grpc::InsecureChannelCredentials(), arguments);
       }()) {}
 
@@ -150,6 +155,22 @@ void EtcdClient::removePrefix(const std::string& prefix) {
   auto stub = etcdserverpb::KV::NewStub(channel_);
   callEtcd(endpoints_, timeout_, "delete keys",
            [&](grpc::ClientContext& context) { return stub->DeleteRange(&context, request, &response); });
+}
+
+void EtcdClient::commit(const std::vector<std::pair<std::string, std::string>>& puts,
+                        const std::vector<std::string>& removals) {
+  if (puts.empty() && removals.empty()) return;
+  etcdserverpb::TxnRequest request;
+  for (const auto& [key, value] : puts) {
+    auto& put = *request.add_success()->mutable_request_put();
+    put.set_key(key);
+    put.set_value(value);
+  }
+  for (const auto& key : removals) request.add_success()->mutable_request_delete_range()->set_key(key);
+  etcdserverpb::TxnResponse response;
+  auto stub = etcdserverpb::KV::NewStub(channel_);
+  callEtcd(endpoints_, timeout_, "commit a transaction",
+           [&](grpc::ClientContext& context) { return stub->Txn(&context, request, &response); });
 }
 
 int64_t EtcdClient::grantLease(int64_t ttlSeconds) {

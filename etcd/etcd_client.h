@@ -46,6 +46,8 @@ class EtcdClient {
   std::vector<KeyValue> getPrefix(const std::string& prefix, int64_t* revision = nullptr);
   void remove(const std::string& key);
   void removePrefix(const std::string& prefix);
+  /// Stores every key of `puts` and deletes every key of `removals` in one transaction: all or nothing.
+  void commit(const std::vector<std::pair<std::string, std::string>>& puts, const std::vector<std::string>& removals);
 
   /// A lease of `ttlSeconds`; keys put with it vanish that long after the last keep-alive.
   int64_t grantLease(int64_t ttlSeconds);

@@ -12,6 +12,8 @@
 #include "common/status.h"
 #include "proto/control.grpc.pb.h"
 #include "proto/control_protocol.h"
+#include "worker/drain_gate.h"
+#include "worker/etcd_registration.h"
 #include "worker/exchange_network.h"
 #include "worker/storage/storage_manager.h"
 #include "worker/worker_control_service.h"
@@ -58,7 +60,9 @@ void Worker::start() {
   if (store_)
     spdlog::info("recovered {} table partition(s), {} rows, from {}", storage_->partitions().size(), recoveredRows,
                  options_.dataDir);
-  service_ = std::make_unique<WorkerControlService>();
+  drainGate_ = std::make_unique<DrainGate>(options_.nodeName);
+  // `shoal worker --drain` asks over gRPC; the main thread drains as it does on SIGTERM.
+  service_ = std::make_unique<WorkerControlService>(options_.nodeName, *drainGate_, [] { ::kill(getpid(), SIGTERM); });
   dispatcher_ = std::make_unique<scheduler::Dispatcher>(options_.threads, topology);
   spdlog::info("running queries on {} thread(s)", dispatcher_->numThreads());
   uint64_t memoryLimitBytes = options_.queryMemoryLimitMb << 20;
@@ -71,7 +75,8 @@ void Worker::start() {
                                                        options_.schedule, options_.messageBytes, options_.clusterId);
   spdlog::info("exchanges with other workers on {} (transport {}, {} schedule)", exchangeNetwork_->address(),
                multiplexer::transportChoiceName(options_.transport), multiplexer::scheduleKindName(options_.schedule));
-  dataService_ = std::make_unique<WorkerDataService>(*storage_, *dispatcher_, *exchangeNetwork_, memoryLimitBytes);
+  dataService_ =
+      std::make_unique<WorkerDataService>(*storage_, *dispatcher_, *exchangeNetwork_, *drainGate_, memoryLimitBytes);
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
@@ -87,8 +92,38 @@ void Worker::start() {
   }
   address_ = fmt::format("{}:{}", options_.listenHost, selectedPort);
   dataService_->setSelfAddress(address_);
+  if (!options_.etcdEndpoints.empty()) {
+    spdlog::info("worker {} serving on {}, registering in etcd at {}", options_.nodeName, address_,
+                 options_.etcdEndpoints);
+    etcd::MemberRecord record;
+    record.address = address_;
+    record.exchangeAddress = exchangeNetwork_->address();
+    record.numCores = std::thread::hardware_concurrency();
+    record.protocolVersion =
+        options_.debugProtocolVersion != 0 ? options_.debugProtocolVersion : proto::kControlProtocolVersion;
+    etcdRegistration_ = std::make_unique<EtcdRegistration>(options_.etcdEndpoints, options_.clusterId,
+                                                           options_.nodeName, record, options_.leaseTtlSeconds);
+    etcdRegistration_->start();
+    return;
+  }
   spdlog::info("worker {} serving on {}, coordinator at {}", options_.nodeName, address_, options_.coordinatorAddress);
   membershipThread_ = std::thread([this] { membershipLoop(); });
+}
+
+void Worker::drain() {
+  drainGate_->startDraining();
+  if (etcdRegistration_) etcdRegistration_->announceDraining();
+  spdlog::info("draining: no new work is taken; {} call(s) running", drainGate_->running());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options_.drainTimeoutSeconds);
+  while (!drainGate_->waitUntilIdle(std::chrono::seconds(5))) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      spdlog::warn("draining: {} call(s) still running after {} s; leaving anyway", drainGate_->running(),
+                   options_.drainTimeoutSeconds);
+      return;
+    }
+    spdlog::info("draining: {} call(s) still running", drainGate_->running());
+  }
+  spdlog::info("drained: every running call finished");
 }
 
 std::optional<std::string> Worker::fatalError() const {
@@ -174,6 +209,11 @@ void Worker::stop() {
   }
   wakeUp_.notify_all();
   if (membershipThread_.joinable()) membershipThread_.join();
+  if (etcdRegistration_) {
+    // Draining first, so the coordinator shows the worker as having left rather than lost.
+    etcdRegistration_->announceDraining();
+    etcdRegistration_->leave();
+  }
   if (server_) {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     server_.reset();

@@ -22,10 +22,19 @@ class WorkerDataService;
 class StorageManager;
 class PartitionStore;
 class ExchangeNetwork;
+class EtcdRegistration;
+class DrainGate;
 
 struct WorkerOptions {
-  /// host:port of the coordinator's control plane.
+  /// host:port of the coordinator's control plane (the embedded membership; unused with etcdEndpoints).
   std::string coordinatorAddress;
+  /// etcd endpoints (host:port[,...]): the worker registers there under a lease instead of with the
+  /// coordinator.
+  std::string etcdEndpoints;
+  /// TTL of the etcd lease: a worker out of reach this long is down.
+  int64_t leaseTtlSeconds = 5;
+  /// How long a draining worker waits for its running work before it leaves anyway.
+  uint32_t drainTimeoutSeconds = 300;
   std::string clusterId = "shoal";
   std::string listenHost = "127.0.0.1";
   uint16_t listenPort = 0;  // 0: any free port
@@ -53,15 +62,18 @@ struct WorkerOptions {
   size_t messageBytes = 512 * 1024;
 };
 
-/// The worker role: serves WorkerControl, registers with the coordinator and
-/// keeps itself alive there with heartbeats, registering again whenever the
-/// coordinator forgets it (for example after a coordinator restart).
+/// The worker role: serves WorkerControl and WorkerData, and makes itself known to the cluster: in etcd
+/// under a lease it renews (EtcdRegistration), or with the coordinator by heartbeats, registering again
+/// whenever the coordinator forgets it (for example after a coordinator restart).
 class Worker {
  public:
   explicit Worker(WorkerOptions options);
   ~Worker();
 
   void start();
+  /// Leaves on purpose: refuses new work, waits (up to drainTimeoutSeconds) for the work it runs, then
+  /// deregisters. stop() follows.
+  void drain();
   /// Deregisters (best effort) and stops serving.
   void stop();
 
@@ -76,11 +88,13 @@ class Worker {
   std::unique_ptr<PartitionStore> store_;
   std::unique_ptr<StorageManager> storage_;
   std::unique_ptr<scheduler::Dispatcher> dispatcher_;
+  std::unique_ptr<DrainGate> drainGate_;
   std::unique_ptr<WorkerControlService> service_;
   std::unique_ptr<ExchangeNetwork> exchangeNetwork_;
   std::unique_ptr<WorkerDataService> dataService_;
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
+  std::unique_ptr<EtcdRegistration> etcdRegistration_;
   std::thread membershipThread_;
   mutable std::mutex mutex_;
   std::condition_variable wakeUp_;

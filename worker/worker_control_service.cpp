@@ -10,4 +10,12 @@ grpc::Status WorkerControlService::GetWorkerStatus(grpc::ServerContext*, const p
   return grpc::Status::OK;
 }
 
+grpc::Status WorkerControlService::Drain(grpc::ServerContext*, const proto::DrainRequest*,
+                                         proto::DrainResponse* response) {
+  response->set_node_name(nodeName_);
+  response->set_running_calls(drainGate_.running());
+  onDrain_();
+  return grpc::Status::OK;
+}
+
 }  // namespace shoal::worker

@@ -39,6 +39,7 @@ TextFormatOptions textFormatOf(const proto::TextFormatProto& proto) {
 grpc::Status WorkerDataService::AppendRows(grpc::ServerContext*, grpc::ServerReader<proto::AppendRowsRequest>* reader,
                                            proto::AppendRowsResponse*) {
   return proto::serveRpc([&] {
+    auto admission = drainGate_.track();
     proto::AppendRowsRequest request;
     uint64_t cachedStorageId = 0;
     std::vector<StoredColumn> columns;
@@ -59,6 +60,7 @@ grpc::Status WorkerDataService::AppendRows(grpc::ServerContext*, grpc::ServerRea
 grpc::Status WorkerDataService::RouteRows(grpc::ServerContext*, grpc::ServerReader<proto::AppendRowsRequest>* reader,
                                           proto::LoadResponse* response) {
   return proto::serveRpc([&] {
+    auto admission = drainGate_.track();
     proto::AppendRowsRequest request;
     std::unique_ptr<proto::TableLayout> layout;
     std::unique_ptr<RowRouter> router;
@@ -82,6 +84,7 @@ grpc::Status WorkerDataService::RouteRows(grpc::ServerContext*, grpc::ServerRead
 grpc::Status WorkerDataService::LoadText(grpc::ServerContext*, grpc::ServerReader<proto::LoadTextRequest>* reader,
                                          proto::LoadResponse* response) {
   return proto::serveRpc([&] {
+    auto admission = drainGate_.admit();
     proto::LoadTextRequest request;
     std::unique_ptr<TextLoader> loader;
     while (reader->Read(&request)) {
@@ -101,6 +104,7 @@ grpc::Status WorkerDataService::LoadText(grpc::ServerContext*, grpc::ServerReade
 grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext*, const proto::GenerateTpchRequest* request,
                                              proto::LoadResponse* response) {
   return proto::serveRpc([&] {
+    auto admission = drainGate_.admit();
     const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
     ScratchDirectory scratch("shoal-tpch");
     Stopwatch stopwatch;
@@ -117,6 +121,7 @@ grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext*, const proto::
 grpc::Status WorkerDataService::FinishLoad(grpc::ServerContext*, const proto::FinishLoadRequest* request,
                                            proto::FinishLoadResponse* response) {
   return proto::serveRpc([&] {
+    auto admission = drainGate_.track();
     // A load's staging garbage is freed by now; hand it back to the system instead of keeping it in malloc's
     // free lists, so that the worker's resident memory is its data.
     struct TrimOnExit {
@@ -142,6 +147,7 @@ grpc::Status WorkerDataService::FinishLoad(grpc::ServerContext*, const proto::Fi
 grpc::Status WorkerDataService::DropStorage(grpc::ServerContext*, const proto::DropStorageRequest* request,
                                             proto::DropStorageResponse*) {
   return proto::serveRpc([&] {
+    auto admission = drainGate_.track();
     for (uint64_t storageId : request->storage_ids()) storage_.drop(storageId);
   });
 }
@@ -149,6 +155,7 @@ grpc::Status WorkerDataService::DropStorage(grpc::ServerContext*, const proto::D
 grpc::Status WorkerDataService::Scan(grpc::ServerContext* context, const proto::ScanRequest* request,
                                      grpc::ServerWriter<proto::ScanResponse>* writer) {
   return proto::serveRpc([&] {
+    auto admission = drainGate_.admit();
     auto partition = storage_.find(request->fragment().storage_id());
     proto::ScanResponse response;
     runScan(
@@ -167,6 +174,7 @@ grpc::Status WorkerDataService::Scan(grpc::ServerContext* context, const proto::
 grpc::Status WorkerDataService::ExecutePlan(grpc::ServerContext* context, const proto::ExecutePlanRequest* request,
                                             grpc::ServerWriter<proto::ExecutePlanResponse>* writer) {
   return proto::serveRpc([&] {
+    auto admission = drainGate_.admit();
     proto::ExecutePlanResponse response;
     proto::ExecutePlanRequest limited = *request;
     if (limited.memory_limit_bytes() == 0) limited.set_memory_limit_bytes(defaultMemoryLimitBytes_);
@@ -192,6 +200,7 @@ grpc::Status WorkerDataService::ExecuteFragments(grpc::ServerContext* context,
                                                  const proto::ExecuteFragmentsRequest* request,
                                                  grpc::ServerWriter<proto::ExecuteFragmentsResponse>* writer) {
   return proto::serveRpc([&] {
+    auto admission = drainGate_.admit();
     proto::ExecuteFragmentsRequest limited = *request;
     if (limited.memory_limit_bytes() == 0) limited.set_memory_limit_bytes(defaultMemoryLimitBytes_);
     proto::ExecuteFragmentsResponse response;

@@ -5,6 +5,7 @@
 
 #include "proto/storage.grpc.pb.h"
 #include "scheduler/dispatcher.h"
+#include "worker/drain_gate.h"
 #include "worker/exchange_network.h"
 #include "worker/peer_channels.h"
 #include "worker/storage/storage_manager.h"
@@ -18,11 +19,13 @@ namespace shoal::worker {
 class WorkerDataService final : public proto::WorkerData::Service {
  public:
   /// `defaultMemoryLimitBytes`: a plan's memory limit when its request sets none.
+  /// `drainGate`: every call is counted there, and new work is refused once the worker drains.
   WorkerDataService(StorageManager& storage, scheduler::Dispatcher& dispatcher, ExchangeNetwork& network,
-                    uint64_t defaultMemoryLimitBytes)
+                    DrainGate& drainGate, uint64_t defaultMemoryLimitBytes)
       : storage_(storage),
         dispatcher_(dispatcher),
         network_(network),
+        drainGate_(drainGate),
         defaultMemoryLimitBytes_(defaultMemoryLimitBytes) {}
 
   /// This worker's own address, as placements name it; set once serving.
@@ -51,6 +54,7 @@ class WorkerDataService final : public proto::WorkerData::Service {
   StorageManager& storage_;
   scheduler::Dispatcher& dispatcher_;
   ExchangeNetwork& network_;
+  DrainGate& drainGate_;
   uint64_t defaultMemoryLimitBytes_;
   PeerChannels peers_;
   std::string selfAddress_;

@@ -1,9 +1,5 @@
 #include "coordinator/catalog/table_catalog.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
@@ -122,14 +118,17 @@ TableEntry entryFromJson(const json& value) {
 
 }  // namespace
 
-TableCatalog::TableCatalog(std::filesystem::path file) : file_(std::move(file)) {
-  if (!file_.empty() && std::filesystem::exists(file_)) loadFromFile();
+TableCatalog::TableCatalog(std::unique_ptr<CatalogStore> store) : store_(std::move(store)) {
+  if (store_) loadFromStore();
 }
 
-void TableCatalog::loadFromFile() {
-  std::ifstream in(file_);
+TableCatalog::~TableCatalog() = default;
+
+void TableCatalog::loadFromStore() {
+  std::optional<json> stored = store_->load();
+  if (!stored) return;
+  const json& document = *stored;
   try {
-    json document = json::parse(in);
     if (document.at("format_version") != kCatalogFormatVersion) {
       SHOAL_USER_FAIL(SqlState::kDataCorrupted, "catalog format version {} is not {}",
                       document.at("format_version").dump(), kCatalogFormatVersion);
@@ -146,43 +145,43 @@ void TableCatalog::loadFromFile() {
       }
     }
   } catch (const json::exception& error) {
-    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "catalog file {} is corrupted: {}", file_.string(), error.what());
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "{} is corrupted: {}", store_->describe(), error.what());
   } catch (const ShoalError& error) {
-    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "catalog file {} is corrupted: {}", file_.string(),
-                    error.status().message());
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "{} is corrupted: {}", store_->describe(), error.status().message());
   }
 }
 
-void TableCatalog::persistLocked() const {
-  if (file_.empty()) return;
+json TableCatalog::documentLocked() const {
   json tables = json::array();
   for (const auto& [name, entry] : tables_) tables.push_back(entryToJson(*entry));
   json views = json::array();
   for (const auto& [name, view] : views_) {
     views.push_back(json{{"name", view.name}, {"statement", view.statement}, {"column_names", view.columnNames}});
   }
-  json document{{"format_version", kCatalogFormatVersion}, {"next_id", nextId_}, {"tables", tables}, {"views", views}};
-  std::string text = document.dump(1);
-  std::filesystem::path temporary = file_;
-  temporary += ".tmp";
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    SHOAL_USER_FAIL(SqlState::kIoError, "could not write catalog file {}: {}", temporary.string(), strerror(errno));
+  return json{{"format_version", kCatalogFormatVersion}, {"next_id", nextId_}, {"tables", tables}, {"views", views}};
+}
+
+TableCatalog::Snapshot TableCatalog::snapshotLocked() const {
+  return Snapshot{tables_, views_, nextId_};
+}
+
+void TableCatalog::persistLocked(Snapshot& before) {
+  if (!store_) return;
+  try {
+    store_->save(documentLocked());
+  } catch (...) {
+    // A change the store refused (etcd unreachable, a full disk) is undone in memory too, so that memory never
+    // runs ahead of what a restarted coordinator would recover.
+    tables_ = std::move(before.tables);
+    views_ = std::move(before.views);
+    nextId_ = before.nextId;
+    throw;
   }
-  size_t written = 0;
-  while (written < text.size()) {
-    ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int error = errno;
-      ::close(fd);
-      SHOAL_USER_FAIL(SqlState::kIoError, "could not write catalog file {}: {}", temporary.string(), strerror(error));
-    }
-    written += static_cast<size_t>(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
-  std::filesystem::rename(temporary, file_);
+}
+
+void TableCatalog::republish() {
+  std::lock_guard lock(mutex_);
+  if (store_) store_->save(documentLocked());
 }
 
 std::shared_ptr<const TableEntry> TableCatalog::find(std::string_view name) const {
@@ -200,6 +199,7 @@ std::vector<std::shared_ptr<const TableEntry>> TableCatalog::list() const {
 
 std::shared_ptr<const TableEntry> TableCatalog::create(TableEntry entry) {
   std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
   if (tables_.contains(entry.name) || views_.contains(entry.name)) {
     SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", entry.name);
   }
@@ -207,22 +207,24 @@ std::shared_ptr<const TableEntry> TableCatalog::create(TableEntry entry) {
   entry.storageId = nextId_++;
   auto shared = std::make_shared<const TableEntry>(std::move(entry));
   tables_[shared->name] = shared;
-  persistLocked();
+  persistLocked(before);
   return shared;
 }
 
 std::shared_ptr<const TableEntry> TableCatalog::drop(std::string_view name) {
   std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
   auto it = tables_.find(name);
   if (it == tables_.end()) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "table \"{}\" does not exist", name);
   auto entry = it->second;
   tables_.erase(it);
-  persistLocked();
+  persistLocked(before);
   return entry;
 }
 
 std::shared_ptr<const TableEntry> TableCatalog::truncate(std::string_view name) {
   std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
   auto it = tables_.find(name);
   if (it == tables_.end()) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", name);
   auto old = it->second;
@@ -231,7 +233,7 @@ std::shared_ptr<const TableEntry> TableCatalog::truncate(std::string_view name) 
   fresh->rowCount = 0;
   fresh->columnStatistics.clear();
   it->second = fresh;
-  persistLocked();
+  persistLocked(before);
   return old;
 }
 
@@ -252,15 +254,17 @@ std::vector<std::string> TableCatalog::relationNames() const {
 
 void TableCatalog::createView(ViewEntry view, bool orReplace) {
   std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
   if (tables_.contains(view.name) || (views_.contains(view.name) && !orReplace)) {
     SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", view.name);
   }
   views_[view.name] = std::move(view);
-  persistLocked();
+  persistLocked(before);
 }
 
 bool TableCatalog::dropView(std::string_view name, bool ifExists) {
   std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
   auto it = views_.find(name);
   if (it == views_.end()) {
     if (ifExists) return false;
@@ -271,13 +275,14 @@ bool TableCatalog::dropView(std::string_view name, bool ifExists) {
     SHOAL_USER_FAIL(SqlState::kUndefinedTable, "view \"{}\" does not exist", name);
   }
   views_.erase(it);
-  persistLocked();
+  persistLocked(before);
   return true;
 }
 
 void TableCatalog::recordLoad(std::string_view name, uint64_t storageId, uint64_t rows,
                               const std::vector<std::string>& columnStatistics) {
   std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
   auto it = tables_.find(name);
   if (it == tables_.end() || it->second->storageId != storageId) return;  // dropped or truncated meanwhile
   auto updated = std::make_shared<TableEntry>(*it->second);
@@ -294,7 +299,7 @@ void TableCatalog::recordLoad(std::string_view name, uint64_t storageId, uint64_
     }
   }
   it->second = updated;
-  persistLocked();
+  persistLocked(before);
 }
 
 }  // namespace shoal::coordinator

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -9,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "coordinator/catalog/catalog_store.h"
 #include "engine/types/logical_type.h"
 
 namespace shoal::coordinator {
@@ -56,14 +58,14 @@ struct ViewEntry {
   std::vector<std::string> columnNames;
 };
 
-/// The user tables and views, owned by the coordinator and persisted as JSON in its
-/// data directory: every change is written to a new file and renamed over the
-/// old one, so a crash leaves either the old catalog or the new. Thread-safe;
-/// entries are immutable snapshots, replaced on change.
+/// The user tables and views, owned by the coordinator and kept by its CatalogStore (a file in its data
+/// directory, or etcd) after every change; a change the store refuses is undone. Thread-safe; entries are
+/// immutable snapshots, replaced on change.
 class TableCatalog {
  public:
-  /// Loads `file` when it exists (an empty path keeps the catalog in memory only).
-  explicit TableCatalog(std::filesystem::path file);
+  /// Loads what `store` holds (no store keeps the catalog in memory only).
+  explicit TableCatalog(std::unique_ptr<CatalogStore> store);
+  ~TableCatalog();
 
   std::shared_ptr<const TableEntry> find(std::string_view name) const;
   std::vector<std::shared_ptr<const TableEntry>> list() const;
@@ -83,12 +85,22 @@ class TableCatalog {
   /// Adds a committed load's rows and statistics to the table, if its storage is still `storageId`.
   void recordLoad(std::string_view name, uint64_t storageId, uint64_t rows,
                   const std::vector<std::string>& columnStatistics);
+  /// Writes the whole catalog to its store again (after etcd came back without its data).
+  void republish();
 
  private:
-  void persistLocked() const;
-  void loadFromFile();
+  struct Snapshot {
+    std::map<std::string, std::shared_ptr<const TableEntry>, std::less<>> tables;
+    std::map<std::string, ViewEntry, std::less<>> views;
+    uint64_t nextId;
+  };
+  Snapshot snapshotLocked() const;
+  /// Saves the catalog to its store, or restores `before` and rethrows when the store fails.
+  void persistLocked(Snapshot& before);
+  nlohmann::json documentLocked() const;
+  void loadFromStore();
 
-  const std::filesystem::path file_;
+  const std::unique_ptr<CatalogStore> store_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const TableEntry>, std::less<>> tables_;  // guarded by mutex_
   std::map<std::string, ViewEntry, std::less<>> views_;                           // guarded by mutex_

@@ -2,21 +2,60 @@
 
 namespace shoal::coordinator {
 
+MemberRegistry::Member& MemberRegistry::memberNamedLocked(const std::string& nodeName) {
+  for (auto& [nodeId, member] : members_) {
+    if (member.nodeName == nodeName) return member;
+  }
+  Member& member = members_[nextNodeId_++];
+  member.nodeName = nodeName;
+  return member;
+}
+
+uint32_t MemberRegistry::nodeIdOfLocked(const Member& member) const {
+  for (const auto& [nodeId, candidate] : members_) {
+    if (&candidate == &member) return nodeId;
+  }
+  return 0;
+}
+
 uint32_t MemberRegistry::registerWorker(const std::string& nodeName, const std::string& address,
                                         const std::string& exchangeAddress) {
   std::lock_guard lock(mutex_);
+  Member& member = memberNamedLocked(nodeName);
+  member = Member{nodeName, address, exchangeAddress, Clock::now()};
+  return nodeIdOfLocked(member);
+}
+
+uint32_t MemberRegistry::joinFromEtcd(const std::string& nodeName, const std::string& address,
+                                      const std::string& exchangeAddress, bool draining) {
+  std::lock_guard lock(mutex_);
+  Member& member = memberNamedLocked(nodeName);
+  member = Member{nodeName, address, exchangeAddress, Clock::now()};
+  member.fromEtcd = true;
+  member.draining = draining;
+  return nodeIdOfLocked(member);
+}
+
+void MemberRegistry::lostFromEtcd(const std::string& nodeName) {
+  std::lock_guard lock(mutex_);
   for (auto& [nodeId, member] : members_) {
-    if (member.nodeName == nodeName) {
-      member.address = address;
-      member.exchangeAddress = exchangeAddress;
-      member.lastHeartbeat = Clock::now();
-      member.left = false;
-      return nodeId;
+    if (member.nodeName != nodeName || !member.fromEtcd) continue;
+    if (member.draining) {
+      member.left = true;
+    } else {
+      member.lost = true;
     }
+    member.lastHeartbeat = Clock::now();
   }
-  uint32_t nodeId = nextNodeId_++;
-  members_[nodeId] = Member{nodeName, address, exchangeAddress, Clock::now(), false};
-  return nodeId;
+}
+
+std::vector<std::string> MemberRegistry::etcdMemberNames() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> names;
+  for (const auto& [nodeId, member] : members_) {
+    if (member.fromEtcd && !member.lost && !member.left) names.push_back(member.nodeName);
+  }
+  return names;
 }
 
 bool MemberRegistry::heartbeat(uint32_t nodeId) {
@@ -41,6 +80,7 @@ bool MemberRegistry::deregister(uint32_t nodeId) {
 
 std::string MemberRegistry::stateOfLocked(const Member& member, Clock::time_point now) const {
   if (member.left) return "left";
+  if (member.fromEtcd) return member.lost ? "down" : member.draining ? "draining" : "up";
   return now - member.lastHeartbeat > heartbeatTimeout_ ? "down" : "up";
 }
 

@@ -16,13 +16,15 @@ struct MemberSnapshot {
   std::string role;             // "coordinator" or "worker"
   std::string address;          // host:port
   std::string exchangeAddress;  // host:port of a worker's exchange multiplexer
-  std::string state;            // "up", "down" (heartbeats stopped) or "left" (deregistered)
+  /// "up"; "down" (heartbeats stopped, or its etcd lease expired); "draining" (leaving on purpose, finishing
+  /// its running fragments); "left" (deregistered).
+  std::string state;
   double secondsSinceHeartbeat;
 };
 
-/// The embedded membership of workers (used when no etcd is configured):
-/// registrations and heartbeats arrive over gRPC; a worker whose last heartbeat
-/// is older than the timeout is down. Thread-safe.
+/// The workers the coordinator knows. Two sources feed it: the embedded membership, where registrations
+/// and heartbeats arrive over gRPC and a worker whose last heartbeat is older than the timeout is down;
+/// and etcd (EtcdMembership), where a worker is up while its leased key exists. Thread-safe.
 class MemberRegistry {
  public:
   using Clock = std::chrono::steady_clock;
@@ -38,6 +40,15 @@ class MemberRegistry {
   /// Marks a worker as having left on purpose; false when unknown.
   bool deregister(uint32_t nodeId);
 
+  /// A worker's key appeared or changed in etcd: it is up (or draining), and stays so without heartbeats
+  /// until lostFromEtcd. Returns its node id, kept across departures as registerWorker keeps it.
+  uint32_t joinFromEtcd(const std::string& nodeName, const std::string& address, const std::string& exchangeAddress,
+                        bool draining);
+  /// A worker's key left etcd: its lease expired (down) or, when it was draining, it left.
+  void lostFromEtcd(const std::string& nodeName);
+  /// The names of the etcd-registered workers that are up or draining.
+  std::vector<std::string> etcdMemberNames() const;
+
   /// The address clients use to reach the coordinator, shown as node 0.
   void setCoordinatorAddress(const std::string& address);
   /// Every node: the coordinator (node 0) first, then the workers by node id.
@@ -49,9 +60,16 @@ class MemberRegistry {
     std::string nodeName;
     std::string address;
     std::string exchangeAddress;
-    Clock::time_point lastHeartbeat;
+    Clock::time_point lastHeartbeat;  // or, for a worker known from etcd, its last change there
     bool left = false;
+    bool fromEtcd = false;  // up while its etcd key exists, whatever the heartbeats
+    bool draining = false;
+    bool lost = false;  // its etcd key is gone
   };
+
+  /// The member of that name, or a new one with the next node id.
+  Member& memberNamedLocked(const std::string& nodeName);
+  uint32_t nodeIdOfLocked(const Member& member) const;
 
   std::string stateOfLocked(const Member& member, Clock::time_point now) const;
 

@@ -88,6 +88,21 @@ TEST(EtcdClientTest, KeysUnderAPrefixArePutReadAndRemoved) {
   EXPECT_TRUE(client.getPrefix("/shoal/test/").empty());
 }
 
+TEST(EtcdClientTest, ATransactionPutsAndRemovesKeysTogether) {
+  EtcdServer server;
+  EtcdClient client(server.endpoint());
+  client.put("/shoal/test/catalog/old", "gone soon");
+  int64_t before = 0;
+  client.getPrefix("/shoal/test/", &before);
+  client.commit({{"/shoal/test/catalog/a", "1"}, {"/shoal/test/catalog/b", "2"}}, {"/shoal/test/catalog/old"});
+  int64_t after = 0;
+  auto keys = client.getPrefix("/shoal/test/catalog/", &after);
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_EQ(keys[0].key, "/shoal/test/catalog/a");
+  EXPECT_EQ(keys[1].value, "2");
+  EXPECT_EQ(after, before + 1) << "one transaction is one revision";
+}
+
 TEST(EtcdClientTest, AnExpiredLeaseTakesItsKeysAndCannotBeRenewed) {
   EtcdServer server;
   EtcdClient client(server.endpoint());

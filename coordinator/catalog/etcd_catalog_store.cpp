@@ -1,0 +1,97 @@
+#include "coordinator/catalog/etcd_catalog_store.h"
+
+#include <map>
+
+#include "common/status.h"
+#include "etcd/etcd_client.h"
+
+namespace shoal::coordinator {
+namespace {
+
+using nlohmann::json;
+
+// etcd refuses transactions of more than 128 operations by default.
+constexpr size_t kMaxOperationsPerTransaction = 100;
+
+}  // namespace
+
+EtcdCatalogStore::EtcdCatalogStore(etcd::EtcdClient& client, std::string prefix)
+    : client_(client), prefix_(std::move(prefix) + "catalog/") {}
+
+std::string EtcdCatalogStore::describe() const {
+  return "the catalog in etcd at " + client_.endpoints() + " under " + prefix_;
+}
+
+std::optional<json> EtcdCatalogStore::load() {
+  auto kvs = client_.getPrefix(prefix_);
+  std::optional<json> meta;
+  json tables = json::array();
+  json views = json::array();
+  try {
+    for (const auto& kv : kvs) {
+      std::string_view name = std::string_view(kv.key).substr(prefix_.size());
+      if (name == "meta") {
+        meta = json::parse(kv.value);
+      } else if (name.starts_with("tables/")) {
+        tables.push_back(json::parse(kv.value));
+      } else if (name.starts_with("views/")) {
+        views.push_back(json::parse(kv.value));
+      }
+    }
+  } catch (const json::exception& error) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "{} is corrupted: {}", describe(), error.what());
+  }
+  if (!meta) {
+    if (!tables.empty() || !views.empty()) {
+      SHOAL_USER_FAIL(SqlState::kDataCorrupted, "{} is corrupted: relations without the meta key", describe());
+    }
+    return std::nullopt;
+  }
+  json document = *meta;
+  document["tables"] = std::move(tables);
+  document["views"] = std::move(views);
+  return document;
+}
+
+void EtcdCatalogStore::save(const json& document) {
+  std::map<std::string, std::string> wanted;
+  wanted[prefix_ + "meta"] =
+      json{{"format_version", document.at("format_version")}, {"next_id", document.at("next_id")}}.dump();
+  for (const auto& table : document.at("tables")) {
+    wanted[prefix_ + "tables/" + table.at("name").get<std::string>()] = table.dump();
+  }
+  for (const auto& view : document.at("views")) {
+    wanted[prefix_ + "views/" + view.at("name").get<std::string>()] = view.dump();
+  }
+  // Compared with what etcd holds now rather than what this process last wrote, so that a catalog
+  // republished after etcd lost its data is written whole.
+  std::map<std::string, std::string> stored;
+  for (auto& kv : client_.getPrefix(prefix_)) stored[kv.key] = std::move(kv.value);
+  std::vector<std::pair<std::string, std::string>> puts;
+  std::vector<std::string> removals;
+  for (const auto& [key, value] : wanted) {
+    auto it = stored.find(key);
+    if (it == stored.end() || it->second != value) puts.emplace_back(key, value);
+  }
+  for (const auto& [key, value] : stored) {
+    if (!wanted.contains(key)) removals.push_back(key);
+  }
+  // One transaction for any ordinary change; only a republish of a big catalog takes several.
+  while (puts.size() + removals.size() > kMaxOperationsPerTransaction) {
+    std::vector<std::pair<std::string, std::string>> putBatch;
+    std::vector<std::string> removalBatch;
+    while (putBatch.size() + removalBatch.size() < kMaxOperationsPerTransaction) {
+      if (!puts.empty()) {
+        putBatch.push_back(std::move(puts.back()));
+        puts.pop_back();
+      } else {
+        removalBatch.push_back(std::move(removals.back()));
+        removals.pop_back();
+      }
+    }
+    client_.commit(putBatch, removalBatch);
+  }
+  client_.commit(puts, removals);
+}
+
+}  // namespace shoal::coordinator
