@@ -7,7 +7,7 @@ WORKERS ?= 2
 PG_PORT ?= 5433
 TPCH_SF ?= 1
 
-.PHONY: deps build run test test-unit test-integration test-rdma bench bench-net format format-check clean
+.PHONY: deps build run test test-unit test-integration test-rdma test-cluster bench bench-net format format-check clean
 
 deps:
 	@bash deploy/install-deps.sh
@@ -20,13 +20,18 @@ run: build
 	$(SHOAL) local --workers $(WORKERS) --pg-port $(PG_PORT) --data-dir build/run-data --tpch $(TPCH_SF)
 
 test: build
-	@$(MAKE) --no-print-directory format-check test-unit test-integration test-rdma
+	@$(MAKE) --no-print-directory format-check test-unit test-integration test-cluster test-rdma
 
 test-unit:
 	ctest --preset $(PRESET) -j2
 
 test-integration:
 	SHOAL_BINARY=$(abspath $(SHOAL)) $(VENV)/bin/python -m pytest -q tests/integration
+
+# Shoal as a real cluster: etcd, a coordinator and 3 workers in network namespaces (deploy/netns-cluster.sh),
+# through link cuts, etcd and coordinator restarts and a draining worker. Needs root.
+test-cluster: build
+	SHOAL_BINARY=$(abspath $(SHOAL)) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/cluster
 
 # The RDMA path for real: tests/rdma/run-suite.sh inside a QEMU VM with a soft-RoCE device (deploy/rxe-vm).
 # Fails (never skips) when the VM cannot start.

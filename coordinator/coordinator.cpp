@@ -43,7 +43,7 @@ void Coordinator::start() {
   } else if (!options_.dataDir.empty()) {
     catalogStore = std::make_unique<FileCatalogStore>(std::filesystem::path(options_.dataDir) / "catalog.json");
   }
-  if (catalogStore) spdlog::info("the catalog is kept in {}", catalogStore->describe());
+  if (catalogStore) spdlog::info("catalog: {}", catalogStore->describe());
   tables_ = std::make_unique<TableCatalog>(std::move(catalogStore));
   queryLog_ = std::make_unique<QueryLog>();
   catalog_ = std::make_unique<SystemCatalog>(*registry_, *tables_, *queryLog_);

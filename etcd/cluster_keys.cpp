@@ -17,6 +17,7 @@ std::string MemberRecord::toJson() const {
                         {"exchange_address", exchangeAddress},
                         {"num_cores", numCores},
                         {"protocol_version", protocolVersion},
+                        {"lease_ttl_s", leaseTtlSeconds},
                         {"draining", draining}}
       .dump();
 }
@@ -29,6 +30,7 @@ std::optional<MemberRecord> MemberRecord::fromJson(const std::string& json) {
     record.exchangeAddress = document.at("exchange_address");
     record.numCores = document.at("num_cores");
     record.protocolVersion = document.at("protocol_version");
+    record.leaseTtlSeconds = document.at("lease_ttl_s");
     record.draining = document.at("draining");
     return record;
   } catch (const nlohmann::json::exception&) {

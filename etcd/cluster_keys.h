@@ -18,6 +18,7 @@ struct MemberRecord {
   std::string exchangeAddress;  // host:port of its exchange multiplexer
   uint32_t numCores = 0;
   uint32_t protocolVersion = 0;  // proto::kControlProtocolVersion of the worker's build
+  int64_t leaseTtlSeconds = 0;   // how long the worker may stay silent before its key goes
   bool draining = false;         // leaving on purpose: finishing its running fragments, taking no new ones
 
   std::string toJson() const;

@@ -91,7 +91,6 @@ EtcdClient::EtcdClient(std::string endpoints, std::chrono::milliseconds timeout)
         // (etcd accepts pings every 5 s or slower).
         arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
         arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
-        arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
         return grpc::CreateCustomChannel(targetOf(endpoints_), grpc::InsecureChannelCredentials(), arguments);
       }()) {}
 

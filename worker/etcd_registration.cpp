@@ -65,6 +65,7 @@ void EtcdRegistration::renewLoop() {
 
 void EtcdRegistration::announceDraining() {
   std::unique_lock lock(mutex_);
+  if (record_.draining) return;
   record_.draining = true;
   int64_t lease = lease_;
   std::string value = record_.toJson();

@@ -15,6 +15,9 @@
 namespace shoal::worker {
 namespace {
 
+// How long a query waits for peers that are still (re)connecting before its exchanges with them fail.
+constexpr auto kReconnectWait = std::chrono::milliseconds(3000);
+
 /// Reserves a free port on `host`: the returned socket stays bound (never listening) for the worker's life, so
 /// that no other socket of this machine is handed the port, while each multiplexer binds it again beside it
 /// (both set SO_REUSEADDR).
@@ -64,13 +67,27 @@ std::string ExchangeNetwork::address() const {
 }
 
 std::shared_ptr<multiplexer::Multiplexer> ExchangeNetwork::forWorkers(const std::vector<std::string>& addresses,
+                                                                      const std::vector<uint64_t>& incarnations,
                                                                       uint32_t self) {
   if (self >= addresses.size() || addresses[self] != address()) {
     SHOAL_USER_FAIL(SqlState::kProtocolViolation, "the query's workers do not list this worker ({}) as node {}",
                     address(), self);
   }
+  auto multiplexer = multiplexerFor(addresses, incarnations, self);
+  // A peer that was cut off and came back is reconnecting (a connect started during the outage may still be
+  // timing out): give it a moment rather than fail the query's exchanges at once.
+  if (!multiplexer->waitForPeers(kReconnectWait)) {
+    spdlog::warn("exchange: not every peer connected within {} ms; exchanges with the missing ones will fail",
+                 kReconnectWait.count());
+  }
+  return multiplexer;
+}
+
+std::shared_ptr<multiplexer::Multiplexer> ExchangeNetwork::multiplexerFor(const std::vector<std::string>& addresses,
+                                                                          const std::vector<uint64_t>& incarnations,
+                                                                          uint32_t self) {
   std::lock_guard lock(mutex_);
-  if (multiplexer_ && addresses == addresses_) return multiplexer_;
+  if (multiplexer_ && addresses == addresses_ && incarnations == incarnations_) return multiplexer_;
   if (multiplexer_) {
     spdlog::info("exchange: the workers changed; restarting the multiplexer for {} workers", addresses.size());
     multiplexer_->shutdown(std::chrono::milliseconds(500));
@@ -92,6 +109,7 @@ std::shared_ptr<multiplexer::Multiplexer> ExchangeNetwork::forWorkers(const std:
   if (!status.isOk()) throw ShoalError(status);
   multiplexer_ = std::move(started);
   addresses_ = addresses;
+  incarnations_ = incarnations;
   return multiplexer_;
 }
 

@@ -11,9 +11,9 @@ namespace shoal::worker {
 
 /// This worker's end of the exchange network: one communication multiplexer
 /// for the current set of workers. A query names its workers (node id i is
-/// the i-th exchange address); while that set stays the same, every query
-/// shares one multiplexer and its connections. When it changes (a worker
-/// joined, left or came back on new ports), the old multiplexer shuts down,
+/// the i-th exchange address) and their incarnations; while those stay the same,
+/// every query shares one multiplexer and its connections. When they change (a
+/// worker joined, left, or came back, on new ports or the same), the old multiplexer shuts down,
 /// failing the exchanges still open on it, and a new one starts on the same
 /// port. Thread-safe.
 class ExchangeNetwork {
@@ -26,10 +26,16 @@ class ExchangeNetwork {
   /// host:port that peers connect to (sent to the coordinator at registration).
   std::string address() const;
 
-  /// The multiplexer for these workers, this one being node `self`.
-  std::shared_ptr<multiplexer::Multiplexer> forWorkers(const std::vector<std::string>& addresses, uint32_t self);
+  /// The multiplexer for these workers, this one being node `self`; `incarnations` counts each one's
+  /// (re)joins (empty: not known).
+  std::shared_ptr<multiplexer::Multiplexer> forWorkers(const std::vector<std::string>& addresses,
+                                                       const std::vector<uint64_t>& incarnations, uint32_t self);
 
  private:
+  /// The multiplexer for these workers, restarted when they changed.
+  std::shared_ptr<multiplexer::Multiplexer> multiplexerFor(const std::vector<std::string>& addresses,
+                                                           const std::vector<uint64_t>& incarnations, uint32_t self);
+
   std::string listenHost_;
   uint16_t port_;
   multiplexer::TransportChoice transport_;
@@ -40,6 +46,7 @@ class ExchangeNetwork {
   int reservedPort_ = -1;
   std::mutex mutex_;
   std::vector<std::string> addresses_;                     // guarded by mutex_
+  std::vector<uint64_t> incarnations_;                     // guarded by mutex_
   std::shared_ptr<multiplexer::Multiplexer> multiplexer_;  // guarded by mutex_
 };
 

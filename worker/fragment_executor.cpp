@@ -39,7 +39,8 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
                                                 const std::function<void(uint64_t, engine::Chunk&)>& emit,
                                                 const std::function<bool()>& isCancelled) const {
   std::vector<std::string> addresses(request.exchange_addresses().begin(), request.exchange_addresses().end());
-  std::shared_ptr<multiplexer::Multiplexer> network = network_.forWorkers(addresses, request.self());
+  std::vector<uint64_t> incarnations(request.exchange_incarnations().begin(), request.exchange_incarnations().end());
+  std::shared_ptr<multiplexer::Multiplexer> network = network_.forWorkers(addresses, incarnations, request.self());
   const uint32_t clusterSize = network->clusterSize();
 
   std::map<uint64_t, const proto::FragmentInputProto*> inputs;

@@ -12,6 +12,7 @@
 #include "common/status.h"
 #include "proto/control.grpc.pb.h"
 #include "proto/control_protocol.h"
+#include "proto/data_channel.h"
 #include "worker/drain_gate.h"
 #include "worker/etcd_registration.h"
 #include "worker/exchange_network.h"
@@ -80,6 +81,7 @@ void Worker::start() {
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
+  proto::acceptDataChannelPings(builder);
   int selectedPort = 0;
   builder.AddListeningPort(fmt::format("{}:{}", options_.listenHost, options_.listenPort),
                            grpc::InsecureServerCredentials(), &selectedPort);
@@ -99,6 +101,7 @@ void Worker::start() {
     record.address = address_;
     record.exchangeAddress = exchangeNetwork_->address();
     record.numCores = std::thread::hardware_concurrency();
+    record.leaseTtlSeconds = options_.leaseTtlSeconds;
     record.protocolVersion =
         options_.debugProtocolVersion != 0 ? options_.debugProtocolVersion : proto::kControlProtocolVersion;
     etcdRegistration_ = std::make_unique<EtcdRegistration>(options_.etcdEndpoints, options_.clusterId,

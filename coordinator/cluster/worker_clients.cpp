@@ -1,24 +1,22 @@
 #include "coordinator/cluster/worker_clients.h"
 
-#include <grpcpp/create_channel.h>
-#include <grpcpp/security/credentials.h>
-
+#include <grpcpp/channel.h>
 #include "common/status.h"
+
+#include "proto/data_channel.h"
 #include "proto/plan_codec.h"
 
 namespace shoal::coordinator {
 
 proto::WorkerData::Stub& WorkerClients::dataStub(const std::string& address) {
   std::lock_guard lock(mutex_);
-  auto& stub = stubs_[address];
-  if (!stub) {
-    grpc::ChannelArguments arguments;
-    arguments.SetMaxReceiveMessageSize(-1);
-    arguments.SetMaxSendMessageSize(-1);
-    stub =
-        proto::WorkerData::NewStub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments));
+  const uint64_t incarnation = registry_.incarnationAt(address);
+  auto& entry = stubs_[address];
+  if (!entry.stub || entry.incarnation != incarnation) {
+    if (entry.stub) retired_.push_back(std::move(entry.stub));
+    entry = Stub{incarnation, proto::WorkerData::NewStub(proto::createDataChannel(address))};
   }
-  return *stub;
+  return *entry.stub;
 }
 
 std::vector<LiveWorker> WorkerClients::liveWorkers() const {

@@ -19,7 +19,7 @@ struct LiveWorker {
 };
 
 /// The coordinator's way to the workers: gRPC stubs by address (channels are
-/// made once and shared), and the resolution of a table's placement (worker
+/// made once per incarnation of a worker and shared), and the resolution of a table's placement (worker
 /// names) into the addresses of live workers. Thread-safe.
 class WorkerClients {
  public:
@@ -38,7 +38,13 @@ class WorkerClients {
  private:
   const MemberRegistry& registry_;
   std::mutex mutex_;
-  std::map<std::string, std::unique_ptr<proto::WorkerData::Stub>> stubs_;  // guarded by mutex_
+  struct Stub {
+    uint64_t incarnation = 0;
+    std::unique_ptr<proto::WorkerData::Stub> stub;
+  };
+  std::map<std::string, Stub> stubs_;  // by address; guarded by mutex_
+  /// Stubs of workers that came back since: calls may still be starting on them (a few per rejoin).
+  std::vector<std::unique_ptr<proto::WorkerData::Stub>> retired_;  // guarded by mutex_
 };
 
 }  // namespace shoal::coordinator

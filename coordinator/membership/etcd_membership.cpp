@@ -34,24 +34,32 @@ EtcdMembership::~EtcdMembership() {
 }
 
 void EtcdMembership::start() {
-  int64_t revision = synchronize();
+  int64_t revision = synchronize(false);
   spdlog::info("membership from etcd at {} under {}: {} worker(s) registered", client_.endpoints(), prefix_,
                registry_.etcdMemberNames().size());
   thread_ = std::thread([this, revision] { watchLoop(revision + 1); });
 }
 
-int64_t EtcdMembership::synchronize() {
+int64_t EtcdMembership::synchronize(bool afterOutage) {
   int64_t revision = 0;
   std::vector<etcd::WatchEvent> present;
   for (auto& kv : client_.getPrefix(prefix_, &revision)) present.push_back(etcd::WatchEvent{false, std::move(kv)});
   std::set<std::string> names;
   for (const auto& event : present) names.insert(event.kv.key.substr(prefix_.size()));
-  // Workers whose keys went while nobody watched (etcd down, or this coordinator starting) are gone.
   for (const auto& name : registry_.etcdMemberNames()) {
-    if (!names.contains(name)) {
+    if (names.contains(name)) continue;
+    if (!afterOutage) {
       spdlog::warn("worker {} is no longer registered in etcd: marked down", name);
       registry_.lostFromEtcd(name);
+      continue;
     }
+    // Its key went while etcd was away, or etcd lost it with its data: a live worker registers again
+    // within its lease TTL.
+    std::lock_guard lock(mutex_);
+    auto ttl = leaseTtlSeconds_.contains(name) ? leaseTtlSeconds_[name] : 5;
+    graceUntil_[name] = Clock::now() + std::chrono::seconds(ttl + 1);
+    spdlog::warn("worker {} is not registered in etcd after its outage: down unless it registers within {} s", name,
+                 ttl + 1);
   }
   apply(present);
   return revision;
@@ -75,9 +83,14 @@ void EtcdMembership::apply(const std::vector<etcd::WatchEvent>& events) {
                     record->address, record->protocolVersion, proto::kControlProtocolVersion);
       continue;
     }
+    {
+      std::lock_guard lock(mutex_);
+      leaseTtlSeconds_[name] = record->leaseTtlSeconds;
+      graceUntil_.erase(name);
+    }
     uint32_t nodeId = registry_.joinFromEtcd(name, record->address, record->exchangeAddress, record->draining);
-    spdlog::info("worker {} {} as node {} at {} (from etcd)", name, record->draining ? "is draining" : "is up",
-                 nodeId, record->address);
+    spdlog::info("worker {} {} as node {} at {} (from etcd)", name, record->draining ? "is draining" : "is up", nodeId,
+                 record->address);
   }
 }
 
@@ -90,7 +103,7 @@ void EtcdMembership::watchLoop(int64_t firstRevision) {
     std::unique_ptr<etcd::EtcdClient::Watch> watch;
     try {
       if (startRevision == 0) {
-        startRevision = synchronize() + 1;
+        startRevision = synchronize(true) + 1;
         spdlog::info("etcd at {} answers again: membership resynchronized", client_.endpoints());
         if (onEtcdBack_) onEtcdBack_();
       }
@@ -108,7 +121,13 @@ void EtcdMembership::watchLoop(int64_t firstRevision) {
     }
     lock.lock();
     if (watch) {
-      wakeUp_.wait(lock, [this] { return stopping_ || watchBroken_; });
+      while (!stopping_ && !watchBroken_) {
+        if (auto deadline = expireGraceLocked()) {
+          wakeUp_.wait_until(lock, *deadline);
+        } else {
+          wakeUp_.wait(lock);
+        }
+      }
       if (watchBroken_ && !stopping_) {
         spdlog::warn("the membership watch on etcd at {} broke ({}); the last view stays until etcd answers",
                      client_.endpoints(), watchError_);
@@ -122,6 +141,22 @@ void EtcdMembership::watchLoop(int64_t firstRevision) {
     }
     startRevision = 0;  // list again before watching: events may have been missed
   }
+}
+
+std::optional<EtcdMembership::Clock::time_point> EtcdMembership::expireGraceLocked() {
+  std::optional<Clock::time_point> next;
+  const auto now = Clock::now();
+  for (auto it = graceUntil_.begin(); it != graceUntil_.end();) {
+    if (it->second <= now) {
+      spdlog::warn("worker {} did not register again in etcd: marked down", it->first);
+      registry_.lostFromEtcd(it->first);
+      it = graceUntil_.erase(it);
+    } else {
+      next = next ? std::min(*next, it->second) : it->second;
+      ++it;
+    }
+  }
+  return next;
 }
 
 }  // namespace shoal::coordinator

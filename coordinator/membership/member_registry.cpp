@@ -22,7 +22,9 @@ uint32_t MemberRegistry::registerWorker(const std::string& nodeName, const std::
                                         const std::string& exchangeAddress) {
   std::lock_guard lock(mutex_);
   Member& member = memberNamedLocked(nodeName);
+  const uint64_t incarnation = member.incarnation + 1;
   member = Member{nodeName, address, exchangeAddress, Clock::now()};
+  member.incarnation = incarnation;
   return nodeIdOfLocked(member);
 }
 
@@ -30,7 +32,10 @@ uint32_t MemberRegistry::joinFromEtcd(const std::string& nodeName, const std::st
                                       const std::string& exchangeAddress, bool draining) {
   std::lock_guard lock(mutex_);
   Member& member = memberNamedLocked(nodeName);
+  const bool wasUp = member.fromEtcd && !member.lost && !member.left;
+  const uint64_t incarnation = wasUp ? member.incarnation : member.incarnation + 1;
   member = Member{nodeName, address, exchangeAddress, Clock::now()};
+  member.incarnation = incarnation;
   member.fromEtcd = true;
   member.draining = draining;
   return nodeIdOfLocked(member);
@@ -100,6 +105,23 @@ std::vector<MemberSnapshot> MemberRegistry::nodes() const {
                                       stateOfLocked(member, now), seconds});
   }
   return snapshot;
+}
+
+uint64_t MemberRegistry::incarnationAt(const std::string& address) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& [nodeId, member] : members_) {
+    if (member.address == address) return member.incarnation;
+  }
+  return 0;
+}
+
+std::string MemberRegistry::stateOf(const std::string& nodeName) const {
+  std::lock_guard lock(mutex_);
+  auto now = Clock::now();
+  for (const auto& [nodeId, member] : members_) {
+    if (member.nodeName == nodeName) return stateOfLocked(member, now);
+  }
+  return "not registered";
 }
 
 size_t MemberRegistry::numLiveWorkers() const {

@@ -54,6 +54,11 @@ class MemberRegistry {
   /// Every node: the coordinator (node 0) first, then the workers by node id.
   std::vector<MemberSnapshot> nodes() const;
   size_t numLiveWorkers() const;
+  /// How many times the worker at `address` has (re)joined: a worker back from an outage gets fresh
+  /// connections, not ones that died with its link. 0 when no worker has that address.
+  uint64_t incarnationAt(const std::string& address) const;
+  /// The state of the worker of that name ("up", "down", "draining", "left"), or "not registered".
+  std::string stateOf(const std::string& nodeName) const;
 
  private:
   struct Member {
@@ -64,7 +69,8 @@ class MemberRegistry {
     bool left = false;
     bool fromEtcd = false;  // up while its etcd key exists, whatever the heartbeats
     bool draining = false;
-    bool lost = false;  // its etcd key is gone
+    bool lost = false;         // its etcd key is gone
+    uint64_t incarnation = 0;  // bumped at each (re)registration and each return from down or left
   };
 
   /// The member of that name, or a new one with the next node id.

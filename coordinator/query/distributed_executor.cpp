@@ -20,6 +20,7 @@ namespace shoal::coordinator {
 namespace {
 
 constexpr auto kPollInterval = std::chrono::milliseconds(10);
+constexpr auto kMembershipCheckInterval = std::chrono::milliseconds(200);
 
 /// What the workers gather to the coordinator, by exchange and sender, and the
 /// query's first error. Filled by one reader thread per worker stream; read
@@ -147,6 +148,9 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
     request.set_priority(1);
     request.set_memory_limit_bytes(memoryLimitBytes_);
     for (const auto& address : plan.exchangeAddresses) request.add_exchange_addresses(address);
+    for (const auto& address : plan.workerAddresses) {
+      request.add_exchange_incarnations(cluster_.registry.incarnationAt(address));
+    }
     request.set_self(node);
     for (size_t f = 0; f < plan.fragments.size(); ++f) {
       const auto& fragment = plan.fragments[f];
@@ -235,8 +239,30 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
       options);
   scheduler::PipelineRunner runner(cluster_.dispatcher);
   auto query = runner.start(std::move(physical.pipelines), 1, memoryLimitBytes_);
+  // A worker whose link was cut answers nothing and closes nothing: the membership (its heartbeats, or its
+  // etcd lease) is what tells that it is gone, so a query it runs in fails then, naming it, instead of waiting
+  // for TCP to give up.
+  auto lostWorker = [&]() -> std::optional<Status> {
+    for (const auto& name : plan.workerNames) {
+      std::string state = cluster_.registry.stateOf(name);
+      if (state == "down" || state == "left" || state == "not registered") {
+        return Status(
+            SqlState::kConnectionFailure,
+            fmt::format("worker \"{}\" was lost during the query: it is {} in the cluster's membership", name, state));
+      }
+    }
+    return std::nullopt;
+  };
+  auto nextMembershipCheck = std::chrono::steady_clock::now();
   try {
     while (!query->waitFor(kPollInterval)) {
+      if (std::chrono::steady_clock::now() >= nextMembershipCheck) {
+        nextMembershipCheck += kMembershipCheckInterval;
+        if (auto lost = lostWorker()) {
+          buffers.fail(*lost);
+          cancelWorkers();
+        }
+      }
       if (cancelRequested_.load()) {
         Status canceled(SqlState::kQueryCanceled, "canceling statement due to user request");
         buffers.fail(canceled);
