@@ -19,7 +19,7 @@ EtcdCatalogStore::EtcdCatalogStore(etcd::EtcdClient& client, std::string prefix)
     : client_(client), prefix_(std::move(prefix) + "catalog/") {}
 
 std::string EtcdCatalogStore::describe() const {
-  return "the catalog in etcd at " + client_.endpoints() + " under " + prefix_;
+  return "etcd at " + client_.endpoints() + " under " + prefix_;
 }
 
 std::optional<json> EtcdCatalogStore::load() {

@@ -2,73 +2,18 @@
 // free ports in a scratch directory: keys under a prefix, leases that take their keys with them when they
 // expire, and prefix watches that see puts and deletes.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <thread>
 
 #include "common/status.h"
 #include "etcd/etcd_client.h"
-#include "tests/unit/multiplexer/multiplexer_test_cluster.h"
+#include "tests/unit/etcd/etcd_test_server.h"
 
 namespace shoal::etcd {
 namespace {
 
 using namespace std::chrono_literals;
-
-/// An etcd-server process of its own for one test.
-class EtcdServer {
- public:
-  EtcdServer() {
-    auto ports = multiplexer::testing::freePorts(2);
-    static int servers = 0;
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("shoal-etcd-test-" + std::to_string(getpid()) + "-" + std::to_string(servers++));
-    std::filesystem::remove_all(directory_);
-    std::filesystem::create_directories(directory_);
-    endpoint_ = "127.0.0.1:" + std::to_string(ports[0]);
-    const std::string client = "http://" + endpoint_;
-    const std::string peer = "http://127.0.0.1:" + std::to_string(ports[1]);
-    pid_ = fork();
-    if (pid_ == 0) {
-      const std::string log = (directory_ / "etcd.log").string();
-      // The server's output goes to its log, never to the test's own pipes (which it would keep open).
-      if (freopen(log.c_str(), "w", stderr) == nullptr || freopen("/dev/null", "w", stdout) == nullptr) _exit(126);
-      execlp("etcd", "etcd", "--data-dir", (directory_ / "data").c_str(), "--listen-client-urls", client.c_str(),
-             "--advertise-client-urls", client.c_str(), "--listen-peer-urls", peer.c_str(),
-             "--initial-advertise-peer-urls", peer.c_str(), "--initial-cluster", ("default=" + peer).c_str(),
-             static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    EtcdClient probe(endpoint_, 500ms);
-    for (int i = 0; i < 40; ++i) {
-      try {
-        probe.getPrefix("/");
-        return;
-      } catch (const ShoalError&) {
-        std::this_thread::sleep_for(100ms);
-      }
-    }
-    stop();  // the destructor does not run when the constructor throws
-    throw std::runtime_error("etcd did not start");
-  }
-  ~EtcdServer() { stop(); }
-  void stop() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-    std::filesystem::remove_all(directory_);
-  }
-  const std::string& endpoint() const { return endpoint_; }
-
- private:
-  std::filesystem::path directory_;
-  std::string endpoint_;
-  pid_t pid_ = -1;
-};
+using testing::EtcdServer;
 
 TEST(EtcdClientTest, KeysUnderAPrefixArePutReadAndRemoved) {
   EtcdServer server;
