@@ -21,9 +21,7 @@ namespace shoal::etcd::testing {
 /// An etcd-server process of its own for one test.
 class EtcdServer {
  public:
-  EtcdServer() {
-    start();
-  }
+  EtcdServer() { start(); }
   /// Starts the server (again, after stop(keepData = true), on the same ports and data).
   void start() {
     if (ports_.empty()) ports_ = multiplexer::testing::freePorts(2);
