@@ -17,6 +17,9 @@ std::shared_ptr<grpc::Channel> createDataChannel(const std::string& address) {
   arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepAliveIntervalMs);
   arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepAliveTimeoutMs);
   arguments.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);  // a long query sends nothing for a while
+  // Connections of this channel only: a channel made anew for a worker back from an outage must not pick up
+  // the old channel's connection from gRPC's process-wide pool.
+  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
 }
 

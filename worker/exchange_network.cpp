@@ -83,6 +83,16 @@ std::shared_ptr<multiplexer::Multiplexer> ExchangeNetwork::forWorkers(const std:
   return multiplexer;
 }
 
+void ExchangeNetwork::reset() {
+  std::lock_guard lock(mutex_);
+  if (!multiplexer_) return;
+  spdlog::info("exchange: a worker came back; the coordinator asked for a fresh multiplexer");
+  multiplexer_->shutdown(std::chrono::milliseconds(500));
+  multiplexer_.reset();
+  addresses_.clear();
+  incarnations_.clear();
+}
+
 std::shared_ptr<multiplexer::Multiplexer> ExchangeNetwork::multiplexerFor(const std::vector<std::string>& addresses,
                                                                           const std::vector<uint64_t>& incarnations,
                                                                           uint32_t self) {

@@ -31,6 +31,9 @@ class ExchangeNetwork {
   std::shared_ptr<multiplexer::Multiplexer> forWorkers(const std::vector<std::string>& addresses,
                                                        const std::vector<uint64_t>& incarnations, uint32_t self);
 
+  /// Shuts the current multiplexer down (its open exchanges fail); the next query starts a fresh one.
+  void reset();
+
  private:
   /// The multiplexer for these workers, restarted when they changed.
   std::shared_ptr<multiplexer::Multiplexer> multiplexerFor(const std::vector<std::string>& addresses,

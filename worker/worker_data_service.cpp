@@ -196,6 +196,14 @@ grpc::Status WorkerDataService::ExecutePlan(grpc::ServerContext* context, const 
   });
 }
 
+grpc::Status WorkerDataService::ResetExchange(grpc::ServerContext*, const proto::ResetExchangeRequest*,
+                                              proto::ResetExchangeResponse*) {
+  return proto::serveRpc([&] {
+    auto admission = drainGate_.track();
+    network_.reset();
+  });
+}
+
 grpc::Status WorkerDataService::ExecuteFragments(grpc::ServerContext* context,
                                                  const proto::ExecuteFragmentsRequest* request,
                                                  grpc::ServerWriter<proto::ExecuteFragmentsResponse>* writer) {

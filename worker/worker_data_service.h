@@ -47,6 +47,8 @@ class WorkerDataService final : public proto::WorkerData::Service {
                     grpc::ServerWriter<proto::ScanResponse>* writer) override;
   grpc::Status ExecuteFragments(grpc::ServerContext* context, const proto::ExecuteFragmentsRequest* request,
                                 grpc::ServerWriter<proto::ExecuteFragmentsResponse>* writer) override;
+  grpc::Status ResetExchange(grpc::ServerContext* context, const proto::ResetExchangeRequest* request,
+                             proto::ResetExchangeResponse* response) override;
   grpc::Status ExecutePlan(grpc::ServerContext* context, const proto::ExecutePlanRequest* request,
                            grpc::ServerWriter<proto::ExecutePlanResponse>* writer) override;
 

@@ -1,6 +1,7 @@
 #include "coordinator/cluster/worker_clients.h"
 
 #include <grpcpp/channel.h>
+#include <grpcpp/client_context.h>
 #include "common/status.h"
 
 #include "proto/data_channel.h"
@@ -42,6 +43,37 @@ std::vector<std::string> WorkerClients::placementAddresses(const TableEntry& tab
     addresses.push_back(node->address);
   }
   return addresses;
+}
+
+std::vector<std::string> WorkerClients::readableAddresses(const TableEntry& table) const {
+  if (table.distribution != Distribution::kReplicated) return placementAddresses(table);
+  std::vector<MemberSnapshot> nodes = registry_.nodes();
+  std::vector<std::string> addresses;
+  for (const auto& name : table.placement) {
+    for (const auto& node : nodes) {
+      if (node.nodeName == name && node.state == "up") addresses.push_back(node.address);
+    }
+  }
+  if (addresses.empty() && !table.placement.empty()) {
+    SHOAL_USER_FAIL(SqlState::kConnectionFailure, "no worker holding a copy of table \"{}\" is up (\"{}\" is {})",
+                    table.name, table.placement[0], registry_.stateOf(table.placement[0]));
+  }
+  return addresses;
+}
+
+void WorkerClients::prepareExchange(const std::vector<std::string>& addresses,
+                                    const std::vector<uint64_t>& incarnations) {
+  std::lock_guard lock(exchangeMutex_);
+  if (addresses == exchangeAddresses_ && incarnations == exchangeIncarnations_) return;
+  for (const auto& address : addresses) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    proto::ResetExchangeResponse response;
+    // A worker that does not answer fails the query itself, naming it; the others are reset all the same.
+    dataStub(address).ResetExchange(&context, proto::ResetExchangeRequest(), &response);
+  }
+  exchangeAddresses_ = addresses;
+  exchangeIncarnations_ = incarnations;
 }
 
 proto::TableLayout WorkerClients::layoutOf(const TableEntry& table) const {

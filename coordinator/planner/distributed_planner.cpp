@@ -302,6 +302,10 @@ class Planner {
   }
 
  private:
+  bool hasWorker(const std::string& name) const {
+    return std::find(out_.workerNames.begin(), out_.workerNames.end(), name) != out_.workerNames.end();
+  }
+
   uint32_t nodeNamed(const std::string& name, const std::string& table) const {
     for (uint32_t i = 0; i < out_.workerNames.size(); ++i) {
       if (out_.workerNames[i] == name) return i;
@@ -320,7 +324,11 @@ class Planner {
     auto table = tables_(scan.table.name);
     if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
     std::vector<uint32_t> nodes;
-    for (const auto& name : table->placement) nodes.push_back(nodeNamed(name, table->name));
+    for (const auto& name : table->placement) {
+      // A replicated table is read from the copies of the workers up; a partition must be on one that is.
+      if (table->distribution == Distribution::kReplicated && !hasWorker(name)) continue;
+      nodes.push_back(nodeNamed(name, table->name));
+    }
     Spread spread;
     switch (table->distribution) {
       case Distribution::kReplicated:

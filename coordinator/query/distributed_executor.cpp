@@ -141,6 +141,9 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
     for (uint32_t destination : fragment.destinations) out.mutable_output()->add_destinations(destination);
     encoded.push_back(std::move(out));
   }
+  std::vector<uint64_t> incarnations;
+  for (const auto& address : plan.workerAddresses) incarnations.push_back(cluster_.registry.incarnationAt(address));
+  cluster_.workers.prepareExchange(plan.workerAddresses, incarnations);
   std::vector<proto::ExecuteFragmentsRequest> requests(workers);
   for (uint32_t node = 0; node < workers; ++node) {
     auto& request = requests[node];
@@ -148,9 +151,7 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
     request.set_priority(1);
     request.set_memory_limit_bytes(memoryLimitBytes_);
     for (const auto& address : plan.exchangeAddresses) request.add_exchange_addresses(address);
-    for (const auto& address : plan.workerAddresses) {
-      request.add_exchange_incarnations(cluster_.registry.incarnationAt(address));
-    }
+    for (uint64_t incarnation : incarnations) request.add_exchange_incarnations(incarnation);
     request.set_self(node);
     for (size_t f = 0; f < plan.fragments.size(); ++f) {
       const auto& fragment = plan.fragments[f];

@@ -35,7 +35,7 @@ class WorkerTableScan final : public engine::ChunkSource {
       : cluster_(cluster) {
     auto table = cluster.tables.find(scan.table.name);
     if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
-    addresses_ = cluster.workers.placementAddresses(*table);
+    addresses_ = cluster.workers.readableAddresses(*table);
     if (table->distribution == Distribution::kReplicated) addresses_.resize(std::min<size_t>(addresses_.size(), 1));
     fragment_.set_storage_id(table->storageId);
     for (const auto& type : table->columnTypes()) *fragment_.add_column_types() = proto::encodeType(type);
@@ -153,7 +153,7 @@ std::optional<std::string> PlanExecutor::soleWorkerFor(const sql::LogicalPlan& p
     if (scan->table.isSystemView) return std::nullopt;
     auto table = cluster_.tables.find(scan->table.name);
     if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan->table.name);
-    std::vector<std::string> addresses = cluster_.workers.placementAddresses(*table);
+    std::vector<std::string> addresses = cluster_.workers.readableAddresses(*table);
     if (table->distribution == Distribution::kReplicated) {
       replicatedPlacements.push_back(std::move(addresses));
       continue;
