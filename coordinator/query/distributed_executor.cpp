@@ -2,6 +2,7 @@
 
 #include <grpcpp/client_context.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -175,6 +176,8 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
   auto cancelWorkers = [&] {
     for (auto& context : contexts) context->TryCancel();
   };
+  // Workers whose part of the query is done: losing one of those afterwards (it drained and left) harms nothing.
+  std::vector<std::atomic<bool>> finished(workers);
   std::vector<std::thread> readers;
   for (uint32_t node = 0; node < workers; ++node) {
     if (requests[node].fragments_size() == 0 && requests[node].inputs_size() == 0) {
@@ -201,6 +204,7 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
           buffers.push(response.exchange_id(), node, engine::decodeChunk(response.chunk(), types));
         }
         grpc::Status status = reader->Finish();
+        if (status.ok()) finished[node].store(true);
         if (!status.ok()) {
           Status error = proto::fromGrpcStatus(status, name);
           if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
@@ -244,7 +248,9 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
   // etcd lease) is what tells that it is gone, so a query it runs in fails then, naming it, instead of waiting
   // for TCP to give up.
   auto lostWorker = [&]() -> std::optional<Status> {
-    for (const auto& name : plan.workerNames) {
+    for (uint32_t node = 0; node < workers; ++node) {
+      if (finished[node].load()) continue;
+      const std::string& name = plan.workerNames[node];
       std::string state = cluster_.registry.stateOf(name);
       if (state == "down" || state == "left" || state == "not registered") {
         return Status(
