@@ -108,9 +108,11 @@ grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext*, const proto::
     const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
     ScratchDirectory scratch("shoal-tpch");
     Stopwatch stopwatch;
-    TpchGeneratorProcess generator(request->generator(), request->scale_factor(), request->part(), request->parts(),
-                                   threads, scratch.path());
     std::vector<proto::TableLayout> layouts(request->layouts().begin(), request->layouts().end());
+    std::vector<std::string> tables;
+    for (const auto& layout : layouts) tables.push_back(layout.table_name());
+    TpchGeneratorProcess generator(request->generator(), request->scale_factor(), request->part(), request->parts(),
+                                   threads, scratch.path(), tables);
     response->set_rows(
         loadGeneratedTables(request->load_id(), layouts, generator, threads, selfAddress_, storage_, peers_));
     spdlog::info("load {}: generated, parsed and routed {} rows of TPC-H part {}/{} in {:.2f} s", request->load_id(),

@@ -1,7 +1,6 @@
 #include "worker/loading/generated_table_loader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -20,20 +19,51 @@
 namespace shoal::worker {
 namespace {
 
-// Blocks are cut at the first line end after this many bytes: big enough to amortize a parse call, small
-// enough to spread a table over every thread.
-constexpr size_t kBlockBytes = 4 << 20;
-// How long a reader waits before looking again at a file the generator has not written further yet.
-constexpr auto kPollInterval = std::chrono::milliseconds(2);
+// A block is cut at the last line end within this many bytes: big enough to amortize a parse call, small
+// enough to stay in cache between the read that fills it and the parse, and to spread a table over threads.
+constexpr size_t kBlockBytes = 1 << 20;
+// How often a reader waiting on a pipe the generator has not opened checks whether the generator exited (a
+// part without nation and region never opens theirs).
+constexpr int kExitCheckMillis = 20;
 
+/// Whole lines of one table, in a buffer that goes back to the BufferPool once parsed.
 struct Block {
   size_t table = 0;
-  std::string bytes;
+  std::unique_ptr<char[]> buffer;
+  size_t capacity = 0;
+  size_t size = 0;
   uint64_t firstLine = 1;
 };
 
+/// Recycles block buffers: a load's gigabyte of text passes through the same few megabytes instead of a fresh
+/// allocation, and page faults, per block.
+class BufferPool {
+ public:
+  /// A buffer of at least `bytes`.
+  std::pair<std::unique_ptr<char[]>, size_t> take(size_t bytes) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty() && free_.back().second >= bytes) {
+        auto buffer = std::move(free_.back());
+        free_.pop_back();
+        return buffer;
+      }
+    }
+    return {std::make_unique_for_overwrite<char[]>(bytes), bytes};
+  }
+  void give(std::unique_ptr<char[]> buffer, size_t capacity) {
+    if (capacity != kBlockBytes) return;  // an oversized one, for a line longer than a block: let it go
+    std::lock_guard lock(mutex_);
+    free_.emplace_back(std::move(buffer), capacity);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::unique_ptr<char[]>, size_t>> free_;
+};
+
 /// Blocks from the readers to the parsing threads, bounded so that a slow parser holds back the readers
-/// rather than memory growing.
+/// (and through the pipes the generator) rather than memory growing.
 class BlockQueue {
  public:
   BlockQueue(size_t capacity, size_t numProducers) : capacity_(capacity), producers_(numProducers) {}
@@ -90,84 +120,83 @@ class BlockQueue {
   std::optional<Status> error_;
 };
 
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-std::optional<off_t> sizeOf(const std::filesystem::path& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
-  return info.st_size;
-}
-
-/// Follows one table's file while the generator writes it, pushing blocks of whole lines.
-void followTable(size_t table, const std::filesystem::path& path, TpchGeneratorProcess& generator, BlockQueue& queue) {
-  const std::filesystem::path inProgress = path.string() + ".inprogress";
-  int fd = -1;
-  while (fd < 0) {
-    if (queue.failed()) return;
-    fd = ::open(inProgress.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // already complete (and renamed)
-    if (fd >= 0) break;
+/// Waits until `fd` has data, or its writer came and went (true), or the generator exited without opening
+/// it (false: this part has no such table). Throws when the generator failed.
+bool waitForPipe(int fd, TpchGeneratorProcess& generator, BlockQueue& queue) {
+  while (true) {
+    pollfd wanted{fd, POLLIN, 0};
+    int ready = ::poll(&wanted, 1, kExitCheckMillis);
+    if (ready < 0 && errno != EINTR) {
+      SHOAL_USER_FAIL(SqlState::kIoError, "could not wait for the TPC-H generator: {}", strerror(errno));
+    }
+    if (ready > 0) return true;
+    if (queue.failed()) return false;
     if (generator.exited()) {
       generator.wait();  // throws when it failed
-      fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) return;  // this part has no such table
-      break;
+      return ::poll(&wanted, 1, 0) > 0;
     }
-    std::this_thread::sleep_for(kPollInterval);
   }
-  FileDescriptor file(fd);
-  std::string pending;
-  off_t offset = 0;
+}
+
+/// Reads one table's pipe to its end, pushing blocks of whole lines.
+void readTable(size_t table, int fd, const std::filesystem::path& path, TpchGeneratorProcess& generator,
+               BufferPool& pool, BlockQueue& queue) {
   uint64_t nextLine = 1;
+  Block block;
+  block.table = table;
+  std::tie(block.buffer, block.capacity) = pool.take(kBlockBytes);
+  // Pushes the block's whole lines and starts the next block with the partial line after them.
   auto pushWholeLines = [&](bool all) {
-    size_t cut = all ? pending.size() : endOfLastCompleteLine(pending, TextFormatOptions{});
-    if (cut == 0) return true;
-    // The block takes the buffer itself; only the partial line after the cut is copied.
-    std::string rest(pending, cut);
-    Block block{table, std::move(pending), nextLine};
-    block.bytes.resize(cut);
-    pending = std::move(rest);
-    nextLine += countNewlines(block.bytes);
-    return queue.push(std::move(block));
-  };
-  std::string buffer(kBlockBytes, '\0');
-  while (true) {
-    ssize_t n = ::pread(file.get(), buffer.data(), buffer.size(), offset);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      SHOAL_USER_FAIL(SqlState::kIoError, "could not read {}: {}", inProgress.string(), strerror(errno));
+    const std::string_view text(block.buffer.get(), block.size);
+    const size_t cut = all ? text.size() : endOfLastCompleteLine(text, TextFormatOptions{});
+    if (cut == 0) {
+      if (block.size < block.capacity) return true;
+      // A line longer than a block: grow this one.
+      auto bigger = std::make_unique_for_overwrite<char[]>(block.capacity * 2);
+      std::memcpy(bigger.get(), block.buffer.get(), block.size);
+      block.buffer = std::move(bigger);
+      block.capacity *= 2;
+      return true;
     }
+    Block next;
+    next.table = table;
+    std::tie(next.buffer, next.capacity) = pool.take(std::max(kBlockBytes, block.size - cut));
+    next.size = block.size - cut;
+    std::memcpy(next.buffer.get(), block.buffer.get() + cut, next.size);
+    block.size = cut;
+    block.firstLine = nextLine;
+    nextLine += countNewlines(text.substr(0, cut));
+    std::swap(block, next);
+    return queue.push(std::move(next));
+  };
+  while (true) {
+    ssize_t n = ::read(fd, block.buffer.get() + block.size, block.capacity - block.size);
     if (n > 0) {
-      offset += n;
-      pending.append(buffer.data(), static_cast<size_t>(n));
-      if (pending.size() >= kBlockBytes && !pushWholeLines(false)) return;
+      block.size += static_cast<size_t>(n);
+      if (block.size == block.capacity && !pushWholeLines(false)) return;
       continue;
     }
-    // At the end of what is written so far: done once the file has its final name and we read all of it.
-    if (auto size = sizeOf(path); size && *size == offset) break;
-    if (generator.exited()) {
-      generator.wait();
-      if (auto size = sizeOf(path); size && *size == offset) break;
-      SHOAL_USER_FAIL(SqlState::kIoError, "the TPC-H generator exited before finishing {}", path.string());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN) {
+      SHOAL_USER_FAIL(SqlState::kIoError, "could not read the TPC-H generator's {}: {}", path.string(),
+                      strerror(errno));
     }
-    if (queue.failed()) return;
-    // Let the parsers work on what is here while the generator writes more.
-    if (pending.size() >= kBlockBytes / 4 && !pushWholeLines(false)) return;
-    std::this_thread::sleep_for(kPollInterval);
+    // Nothing to read: the writer is slower than us (EAGAIN), or there is no writer (0), not yet or no more.
+    if (n == 0) {
+      pollfd hungUp{fd, POLLIN, 0};
+      if (::poll(&hungUp, 1, 0) > 0 && (hungUp.revents & POLLHUP) && !(hungUp.revents & POLLIN)) break;
+    }
+    if (!waitForPipe(fd, generator, queue)) {
+      if (queue.failed()) return;
+      // The generator exited: read what it left, if anything, then stop.
+      while ((n = ::read(fd, block.buffer.get() + block.size, block.capacity - block.size)) > 0) {
+        block.size += static_cast<size_t>(n);
+        if (block.size == block.capacity && !pushWholeLines(false)) return;
+      }
+      break;
+    }
   }
-  if (!pending.empty()) pushWholeLines(true);
+  if (block.size > 0) pushWholeLines(true);
 }
 
 }  // namespace
@@ -176,11 +205,13 @@ uint64_t loadGeneratedTables(uint64_t loadId, const std::vector<proto::TableLayo
                              TpchGeneratorProcess& generator, size_t numThreads, const std::string& selfAddress,
                              StorageManager& storage, PeerChannels& peers) {
   BlockQueue queue(2 * numThreads + 2, layouts.size());
+  BufferPool pool;
   std::vector<std::thread> readers;
   for (size_t table = 0; table < layouts.size(); ++table) {
     readers.emplace_back([&, table] {
       try {
-        followTable(table, generator.outputPath(layouts[table].table_name()), generator, queue);
+        const std::string& name = layouts[table].table_name();
+        readTable(table, generator.pipeOf(name), generator.outputPath(name), generator, pool, queue);
       } catch (const ShoalError& error) {
         queue.fail(error.status());
       }
@@ -202,7 +233,8 @@ uint64_t loadGeneratedTables(uint64_t loadId, const std::vector<proto::TableLayo
                                                 "'" + generator.outputPath(layout.table_name()).string() + "'",
                                                 selfAddress, storage, peers);
         }
-        loader->load(block->bytes, block->firstLine);
+        loader->load(std::string_view(block->buffer.get(), block->size), block->firstLine);
+        pool.give(std::move(block->buffer), block->capacity);
       }
       uint64_t loaded = 0;
       for (auto& [table, loader] : loaders) {

@@ -1,8 +1,10 @@
 #include "worker/loading/tpch_generator.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,9 +35,30 @@ ScratchDirectory::~ScratchDirectory() {
   if (error) spdlog::warn("could not remove {}: {}", path_.string(), error.message());
 }
 
+namespace {
+
+// The generator writes megabytes at a time: a pipe this big takes a write in a few wake-ups rather than the
+// default 64 KB's many. Bigger than /proc/sys/fs/pipe-max-size needs privileges, so a refusal is ignored.
+constexpr int kPipeBytes = 1 << 20;
+
+}  // namespace
+
 TpchGeneratorProcess::TpchGeneratorProcess(const std::string& generator, double scaleFactor, uint32_t part,
-                                           uint32_t parts, uint32_t threads, const std::filesystem::path& directory)
+                                           uint32_t parts, uint32_t threads, const std::filesystem::path& directory,
+                                           const std::vector<std::string>& tables)
     : directory_(directory), part_(part), parts_(parts) {
+  for (const auto& table : tables) {
+    std::filesystem::create_directories(directory / table);
+    const std::string pipe = outputPath(table).string() + ".inprogress";
+    int fd = -1;
+    if (::mkfifo(pipe.c_str(), 0600) != 0 || (fd = ::open(pipe.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+      const int error = errno;
+      for (auto& [name, open] : pipes_) ::close(open);
+      SHOAL_USER_FAIL(SqlState::kIoError, "cannot make the pipe {} for the TPC-H generator: {}", pipe, strerror(error));
+    }
+    ::fcntl(fd, F_SETPIPE_SZ, kPipeBytes);
+    pipes_[table] = fd;
+  }
   std::vector<std::string> arguments = {generator,
                                         "tbl",
                                         "-s",
@@ -53,6 +76,7 @@ TpchGeneratorProcess::TpchGeneratorProcess(const std::string& generator, double 
   argv.push_back(nullptr);
   int spawnError = posix_spawnp(&pid_, generator.c_str(), nullptr, nullptr, argv.data(), environ);
   if (spawnError != 0) {
+    for (auto& [table, fd] : pipes_) ::close(fd);
     SHOAL_USER_FAIL(SqlState::kIoError, "cannot run the TPC-H generator \"{}\": {}", generator, strerror(spawnError));
   }
 }
@@ -63,6 +87,13 @@ TpchGeneratorProcess::~TpchGeneratorProcess() {
     ::kill(pid_, SIGKILL);
     reapLocked(true);
   }
+  for (auto& [table, fd] : pipes_) ::close(fd);
+}
+
+int TpchGeneratorProcess::pipeOf(const std::string& table) const {
+  auto it = pipes_.find(table);
+  if (it == pipes_.end()) SHOAL_USER_FAIL(SqlState::kInternalError, "the TPC-H generator has no pipe for {}", table);
+  return it->second;
 }
 
 std::filesystem::path TpchGeneratorProcess::outputPath(const std::string& table) const {
