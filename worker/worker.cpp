@@ -1,5 +1,7 @@
 #include "worker/worker.h"
 
+#include <malloc.h>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -49,6 +51,9 @@ Worker::~Worker() {
 }
 
 void Worker::start() {
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  ::mallopt(M_TOP_PAD, 16 << 20);
   NumaTopology topology = options_.numaNodes > 0 ? NumaTopology::fake(options_.numaNodes) : NumaTopology::detect();
   spdlog::info("placing segments over {} NUMA node(s){}", topology.numNodes(), topology.isFake() ? " (simulated)" : "");
   if (!options_.dataDir.empty()) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/aligned_buffer.h"
 #include "common/byte_reader.h"
 #include "common/numa_topology.h"
 #include "engine/types/string_heap.h"
@@ -54,7 +55,7 @@ class ColumnSegment {
   ColumnSegment& operator=(const ColumnSegment&) = delete;
 
   /// Appends this column in the segment file layout of docs/storage-format.md.
-  void serialize(std::string& out) const;
+  void serialize(AlignedBuffer& out) const;
   /// Reads a column written by serialize; malformed bytes fail through `reader` (XX001).
   static std::unique_ptr<ColumnSegment> deserialize(const engine::LogicalType& type, size_t numRows, ByteReader& reader,
                                                     uint32_t numaNode, const NumaTopology& topology);

@@ -104,8 +104,15 @@ auto scanColumn(const Stored* values, const engine::ValidityMask& validity, size
                 uint64_t& nullCount, Load load, Less less, Hash hash) {
   using T = decltype(load(values[0]));
   BatchRange<T> range;
+  // A value equal to the one before it moves neither the sketch nor the range: keys, and sorted
+  // or clustered columns, repeat in runs.
+  T previous{};
+  bool hasPrevious = false;
   nullCount += forEachValidRow(validity, numRows, [&](size_t row) {
     const T value = load(values[row]);
+    if (hasPrevious && value == previous) return;
+    previous = value;
+    hasPrevious = true;
     sketch.add(hash(value));
     if (!range.min) [[unlikely]] {
       range.min = value;

@@ -64,13 +64,20 @@ std::string PartitionStore::writeSegment(uint64_t storageId, const std::string& 
                                          const std::vector<StoredColumn>& columns, const Segment& segment) {
   fs::path directory = directoryOf(storageId);
   std::string name;
+  AlignedBuffer buffer;
   {
     std::lock_guard lock(mutex_);
     fs::create_directories(directory);
     // Numbers never repeat within a partition, so a stale file can never pass for a new one.
     name = fmt::format("segment-{:06}.seg", nextFileNumber_[storageId]++);
+    if (!spareBuffers_.empty()) {
+      buffer = std::move(spareBuffers_.back());
+      spareBuffers_.pop_back();
+    }
   }
-  writeSegmentFile(directory / name, segment, storageId, tableName, columns);
+  writeSegmentFile(directory / name, segment, storageId, tableName, columns, buffer);
+  std::lock_guard lock(mutex_);
+  spareBuffers_.push_back(std::move(buffer));
   return name;
 }
 
@@ -78,6 +85,7 @@ void PartitionStore::commitSegments(const TablePartition& partition, const std::
   fs::path directory = directoryOf(partition.storageId());
   for (const auto& file : files) syncFile(directory / file);
   std::lock_guard lock(mutex_);
+  spareBuffers_.clear();
   fs::create_directories(directory);
   std::vector<std::string>& committed = files_[partition.storageId()];
   std::vector<std::string> updated = committed;

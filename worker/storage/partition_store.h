@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/aligned_buffer.h"
 #include "worker/storage/table_partition.h"
 
 namespace shoal::worker {
@@ -42,6 +43,9 @@ class PartitionStore {
 
   const std::filesystem::path root_;
   std::mutex mutex_;
+  // Buffers of segment files on their way to disk, kept between writes (a few, as many as write at once);
+  // let go when a load commits, so that an idle worker's memory is its data.
+  std::vector<AlignedBuffer> spareBuffers_;             // guarded by mutex_
   std::map<uint64_t, std::vector<std::string>> files_;  // guarded by mutex_: committed segment files per storage id
   std::map<uint64_t, uint64_t> nextFileNumber_;         // guarded by mutex_: per storage id, never reused
 };

@@ -20,13 +20,6 @@ namespace {
 constexpr char kMagic[8] = {'S', 'H', 'O', 'A', 'L', 'S', 'E', 'G'};
 constexpr char kEndMagic[8] = {'S', 'E', 'G', 'E', 'N', 'D', '\0', '\0'};
 constexpr uint32_t kFormatVersion = 2;
-// O_DIRECT wants buffers, offsets and lengths in multiples of the logical block size; 4 KiB covers every disk.
-constexpr size_t kDirectAlignment = 4096;
-
-template <class T>
-void appendRaw(std::string& out, T value) {
-  out.append(reinterpret_cast<const char*>(&value), sizeof(value));
-}
 
 void writeFully(int fd, const char* bytes, size_t size, const std::filesystem::path& path) {
   size_t written = 0;
@@ -39,27 +32,21 @@ void writeFully(int fd, const char* bytes, size_t size, const std::filesystem::p
 }
 
 /// Writes `bytes` as the whole file at `path`. Through the page cache, writing a segment costs about as much
-/// CPU as building it (every page is zeroed and copied); O_DIRECT hands the buffer to the disk instead. The
-/// padding O_DIRECT needs is cut off again with ftruncate.
-void writeWholeFile(const std::filesystem::path& path, const std::string& bytes) {
+/// CPU as building it (every page is zeroed and copied); O_DIRECT hands the buffer to the disk instead. O_DIRECT
+/// writes whole blocks: the zero padding is cut off again with ftruncate.
+void writeWholeFile(const std::filesystem::path& path, AlignedBuffer& bytes) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0644);
   if (fd >= 0) {
-    const size_t padded = (bytes.size() + kDirectAlignment - 1) / kDirectAlignment * kDirectAlignment;
-    void* aligned = std::aligned_alloc(kDirectAlignment, padded);
-    if (aligned == nullptr) throw std::bad_alloc();
-    std::memcpy(aligned, bytes.data(), bytes.size());
-    std::memset(static_cast<char*>(aligned) + bytes.size(), 0, padded - bytes.size());
+    const size_t padded = bytes.padToAlignment();
     try {
-      writeFully(fd, static_cast<const char*>(aligned), padded, path);
+      writeFully(fd, bytes.data(), padded, path);
       if (::ftruncate(fd, static_cast<off_t>(bytes.size())) != 0) {
         SHOAL_USER_FAIL(SqlState::kIoError, "could not truncate {}: {}", path.string(), strerror(errno));
       }
     } catch (...) {
-      std::free(aligned);
       ::close(fd);
       throw;
     }
-    std::free(aligned);
     ::close(fd);
     return;
   }
@@ -81,21 +68,22 @@ void writeWholeFile(const std::filesystem::path& path, const std::string& bytes)
 }  // namespace
 
 void writeSegmentFile(const std::filesystem::path& path, const Segment& segment, uint64_t storageId,
-                      const std::string& tableName, const std::vector<StoredColumn>& columns) {
+                      const std::string& tableName, const std::vector<StoredColumn>& columns, AlignedBuffer& scratch) {
   SHOAL_CHECK(segment.numColumns() == columns.size(), "segment of {} columns for a table of {}", segment.numColumns(),
               columns.size());
-  std::string bytes(kMagic, sizeof(kMagic));
-  appendRaw(bytes, kFormatVersion);
+  AlignedBuffer& bytes = scratch;
+  bytes.clear();
+  bytes.append(kMagic, sizeof(kMagic));
+  bytes.appendRaw(kFormatVersion);
   nlohmann::json header = {{"storage_id", storageId},
                            {"table", tableName},
                            {"rows", segment.size()},
                            {"columns", storedColumnsToJson(columns)}};
   std::string headerText = header.dump();
-  appendRaw(bytes, static_cast<uint32_t>(headerText.size()));
-  bytes += headerText;
-  bytes.reserve(bytes.size() + segment.memoryBytes());
+  bytes.appendRaw(static_cast<uint32_t>(headerText.size()));
+  bytes.append(headerText);
   for (size_t c = 0; c < segment.numColumns(); ++c) segment.column(c).serialize(bytes);
-  appendRaw(bytes, crc32Hash(bytes.data(), bytes.size()));
+  bytes.appendRaw(crc32Hash(bytes.data(), bytes.size()));
   bytes.append(kEndMagic, sizeof(kEndMagic));
   writeWholeFile(path, bytes);
 }

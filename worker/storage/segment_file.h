@@ -4,6 +4,8 @@
 #include <memory>
 #include <vector>
 
+#include "common/aligned_buffer.h"
+
 #include "worker/storage/segment.h"
 #include "worker/storage/table_partition.h"
 
@@ -16,10 +18,11 @@ namespace shoal::worker {
 // XX001 naming it.
 
 /// Writes `segment` to `path`, bypassing the page cache (O_DIRECT) where the
-/// file system allows it. The file is not yet durable: call syncFile before
-/// a manifest lists it.
+/// file system allows it. `scratch` holds the file's bytes on their way; a
+/// buffer kept for the next file saves its allocation. The file is not yet
+/// durable: call syncFile before a manifest lists it.
 void writeSegmentFile(const std::filesystem::path& path, const Segment& segment, uint64_t storageId,
-                      const std::string& tableName, const std::vector<StoredColumn>& columns);
+                      const std::string& tableName, const std::vector<StoredColumn>& columns, AlignedBuffer& scratch);
 
 /// Makes a written file's contents and size durable (fdatasync).
 void syncFile(const std::filesystem::path& path);

@@ -71,10 +71,10 @@ void checkColumn(LogicalType type, T low, T high, ColumnEncoding expectedEncodin
   expectSameValues<T>(source, gathered, picked);
 
   // Files hold the column plain; reading it back encodes it again.
-  std::string bytes;
+  AlignedBuffer bytes;
   segment.serialize(bytes);
-  EXPECT_EQ(static_cast<uint8_t>(bytes[0]), static_cast<uint8_t>(ColumnEncoding::kPlain));
-  ByteReader reader(bytes, "test column");
+  EXPECT_EQ(static_cast<uint8_t>(bytes.data()[0]), static_cast<uint8_t>(ColumnEncoding::kPlain));
+  ByteReader reader(std::string_view(bytes.data(), bytes.size()), "test column");
   auto reloaded = ColumnSegment::deserialize(type, kRows, reader, 0, topology);
   EXPECT_EQ(reloaded->encoding(), expectedEncoding);
   Vector again(type, 0);
