@@ -1,6 +1,7 @@
 // COPY's text parsing throughput: TPC-H lineitem through DelimitedTextParser on one thread, in the 8 MB blocks
 // of whole lines that the loader hands each thread. Reports bytes/s, i.e. MB/s per core (Google Benchmark
-// prints it in MiB/s: "M/s" counts 2^20 bytes).
+// prints it in MiB/s: "M/s" counts 2^20 bytes). BM_ParseAndStoreLineitemTbl adds what a load does next on
+// the worker that owns the rows: segments built and encoded, zone maps and statistics (no disk).
 //
 // Reads $SHOAL_LINEITEM_TBL, or generates lineitem at SF 0.1 once into a temporary directory with tpchgen-cli
 // (on PATH, else in the .venv above the executable or the working directory). Run with `make bench`.
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "worker/storage/delimited_text_parser.h"
+#include "worker/storage/storage_manager.h"
 
 namespace {
 
@@ -190,7 +192,31 @@ void BM_ParseLineitemCsv(benchmark::State& state) {
   parseLineitem(state, lineitemCsv(), options);
 }
 
+void BM_ParseAndStoreLineitemTbl(benchmark::State& state) {
+  const std::string& text = lineitemTbl();
+  std::vector<Block> blocks = cutBlocks(text, worker::TextFormatOptions{});
+  worker::DelimitedTextParser parser(lineitemTypes(), lineitemNames(), worker::TextFormatOptions{}, "'lineitem'");
+  std::vector<worker::StoredColumn> columns;
+  for (size_t c = 0; c < lineitemTypes().size(); ++c) {
+    columns.push_back(worker::StoredColumn{lineitemNames()[c], lineitemTypes()[c], true});
+  }
+  std::vector<engine::Chunk> chunks;
+  uint64_t loadId = 0;
+  for (auto _ : state) {
+    worker::StorageManager storage(NumaTopology::fake(1), nullptr);
+    ++loadId;
+    for (const Block& block : blocks) {
+      chunks.clear();
+      parser.parse(block.bytes, block.firstLine, chunks);
+      for (auto& chunk : chunks) storage.stage(loadId, 1, "lineitem", columns, std::move(chunk));
+    }
+    benchmark::DoNotOptimize(storage.commit(loadId));
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+
 BENCHMARK(BM_ParseLineitemTbl)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_ParseAndStoreLineitemTbl)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_ParseLineitemCsv)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "worker/storage/column_segment.h"
 
+#include <bit>
 #include <cstring>
 #include <optional>
 
@@ -90,7 +91,7 @@ class DictionaryBuilder {
     for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
       uint32_t code = slots_[slot];
       if (code == kEmpty) break;
-      if (entries_[code] == text) return static_cast<uint16_t>(code);
+      if (sameString(entries_[code], text)) return static_cast<uint16_t>(code);
     }
     if (entries_.size() == maxEntries_) return std::nullopt;
     entries_.push_back(text);
@@ -112,6 +113,18 @@ class DictionaryBuilder {
     size_t slot = hash & mask;
     while (slots_[slot] != kEmpty) slot = (slot + 1) & mask;
     slots_[slot] = code;
+  }
+
+  /// Short strings compare as their whole 16-byte handles (length and zero-padded bytes): two words.
+  static bool sameString(const StringRef& entry, const StringRef& text) {
+    if (!text.isInline()) return entry == text;
+    uint64_t entryLow;
+    uint64_t entryHigh;
+    uint64_t textLow;
+    uint64_t textHigh;
+    entry.inlineWords(entryLow, entryHigh);
+    text.inlineWords(textLow, textHigh);
+    return entryLow == textLow && entryHigh == textHigh;
   }
 
   /// Short strings, the usual dictionary material, hash as their zero-padded 16-byte handle.
@@ -265,6 +278,44 @@ void ColumnSegment::tryOffsets() {
   } else {
     encode(int64_t{});
   }
+}
+
+std::optional<engine::Vector> ColumnSegment::distinctNarrowValues() const {
+  if (encoding_ != ColumnEncoding::kOffset8 && encoding_ != ColumnEncoding::kOffset16) return std::nullopt;
+  std::vector<uint64_t> seen(encoding_ == ColumnEncoding::kOffset8 ? 256 / 64 : 65536 / 64, 0);
+  auto mark = [&](auto offsetTag) {
+    using Offset = decltype(offsetTag);
+    const auto* offsets = static_cast<const Offset*>(values_);
+    const bool allValid = zoneMap_.nullCount == 0;
+    for (size_t row = 0; row < numRows_; ++row) {
+      if (allValid || validity_.isValid(row)) seen[offsets[row] >> 6] |= uint64_t{1} << (offsets[row] & 63);
+    }
+  };
+  if (encoding_ == ColumnEncoding::kOffset8) {
+    mark(uint8_t{});
+  } else {
+    mark(uint16_t{});
+  }
+  size_t count = 0;
+  for (uint64_t word : seen) count += static_cast<size_t>(std::popcount(word));
+  engine::Vector distinct(type_, count);
+  distinct.resize(count);
+  auto fill = [&](auto valueTag) {
+    using Value = decltype(valueTag);
+    Value* out = distinct.data<Value>();
+    for (size_t word = 0; word < seen.size(); ++word) {
+      for (uint64_t bits = seen[word]; bits != 0; bits &= bits - 1) {
+        const uint64_t offset = word * 64 + static_cast<uint64_t>(std::countr_zero(bits));
+        *out++ = static_cast<Value>(offsetBase_ + static_cast<int64_t>(offset));
+      }
+    }
+  };
+  if (type_.physicalType() == PhysicalType::kInt32) {
+    fill(int32_t{});
+  } else {
+    fill(int64_t{});
+  }
+  return distinct;
 }
 
 void ColumnSegment::decodeOffsets(size_t start, size_t count, std::byte* out) const {

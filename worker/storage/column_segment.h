@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -67,6 +68,9 @@ class ColumnSegment {
   /// The distinct strings of a dictionary-coded column (empty when plain).
   std::span<const engine::StringRef> dictionary() const { return dictionary_; }
   const ZoneMap& zoneMap() const { return zoneMap_; }
+  /// For an integer column held as 1- or 2-byte offsets: its distinct non-NULL values, at most 65536,
+  /// found with a bitmap instead of hashing. Nullopt for any other encoding.
+  std::optional<engine::Vector> distinctNarrowValues() const;
 
   /// Copies rows [start, start + count) into `out`, which is resized to `count`.
   /// Strings are copied as handles: they stay valid while this segment lives.

@@ -97,11 +97,11 @@ struct BatchRange {
   std::optional<T> max;
 };
 
-/// Scans the non-NULL rows of `values`: adds each `hash(value)` to `sketch` and tracks the range
-/// under `less`. `load` maps a stored value to the one compared and hashed (CHAR: stripped).
+/// Scans the non-NULL rows of `values`: adds each `hash(value)` to `sketch` and, when `trackRange`,
+/// tracks the range under `less`. `load` maps a stored value to the one compared and hashed (CHAR: stripped).
 template <class Stored, class Load, class Less, class Hash>
-auto scanColumn(const Stored* values, const engine::ValidityMask& validity, size_t numRows, HyperLogLog& sketch,
-                uint64_t& nullCount, Load load, Less less, Hash hash) {
+auto scanColumn(const Stored* values, const engine::ValidityMask& validity, size_t numRows, bool trackRange,
+                HyperLogLog& sketch, uint64_t& nullCount, Load load, Less less, Hash hash) {
   using T = decltype(load(values[0]));
   BatchRange<T> range;
   // A value equal to the one before it moves neither the sketch nor the range: keys, and sorted
@@ -114,6 +114,7 @@ auto scanColumn(const Stored* values, const engine::ValidityMask& validity, size
     previous = value;
     hasPrevious = true;
     sketch.add(hash(value));
+    if (!trackRange) return;
     if (!range.min) [[unlikely]] {
       range.min = value;
       range.max = value;
@@ -200,6 +201,20 @@ Value readValue(ByteReader& reader, const LogicalType& type) {
 ColumnStatistics::ColumnStatistics(LogicalType type) : type_(type), min_(Value::null(type)), max_(Value::null(type)) {}
 
 void ColumnStatistics::update(const engine::Vector& vector, size_t numRows) {
+  scan(vector, numRows, true);
+}
+
+void ColumnStatistics::updateDistinct(const engine::Vector& vector, size_t numRows) {
+  scan(vector, numRows, false);
+}
+
+void ColumnStatistics::widenRange(const Value& min, const Value& max) {
+  if (min.isNull() || max.isNull()) return;
+  if (min_.isNull() || valueLess(type_, min, min_)) min_ = min;
+  if (max_.isNull() || valueLess(type_, max_, max)) max_ = max;
+}
+
+void ColumnStatistics::scan(const engine::Vector& vector, size_t numRows, bool trackRange) {
   const LogicalType& vectorType = vector.type();
   SHOAL_CHECK(vectorType.id() == type_.id() && vectorType.physicalType() == type_.physicalType() &&
                   vectorType.scale() == type_.scale(),
@@ -228,15 +243,15 @@ void ColumnStatistics::update(const engine::Vector& vector, size_t numRows) {
   switch (type_.id()) {
     case TypeId::kBoolean: {
       auto range = scanColumn(
-          vector.data<uint8_t>(), validity, numRows, sketch_, nullCount_, [](uint8_t v) { return v != 0; }, less,
-          [](bool v) { return hash64Int64(v ? 1 : 0); });
+          vector.data<uint8_t>(), validity, numRows, trackRange, sketch_, nullCount_, [](uint8_t v) { return v != 0; },
+          less, [](bool v) { return hash64Int64(v ? 1 : 0); });
       absorb(range, [](bool v) { return Value::boolean(v); });
       break;
     }
     case TypeId::kInteger:
     case TypeId::kDate: {
-      auto range = scanColumn(vector.data<int32_t>(), validity, numRows, sketch_, nullCount_, identity, less,
-                              [](int32_t v) { return hash64Int32(v); });
+      auto range = scanColumn(vector.data<int32_t>(), validity, numRows, trackRange, sketch_, nullCount_, identity,
+                              less, [](int32_t v) { return hash64Int32(v); });
       if (type_.id() == TypeId::kInteger) {
         absorb(range, [](int32_t v) { return Value::integer(v); });
       } else {
@@ -247,22 +262,22 @@ void ColumnStatistics::update(const engine::Vector& vector, size_t numRows) {
     case TypeId::kBigInt:
     case TypeId::kDecimal:
       if (type_.physicalType() == PhysicalType::kInt64) {
-        auto range = scanColumn(vector.data<int64_t>(), validity, numRows, sketch_, nullCount_, identity, less,
-                                [](int64_t v) { return hash64Int64(static_cast<uint64_t>(v)); });
+        auto range = scanColumn(vector.data<int64_t>(), validity, numRows, trackRange, sketch_, nullCount_, identity,
+                                less, [](int64_t v) { return hash64Int64(static_cast<uint64_t>(v)); });
         if (type_.id() == TypeId::kBigInt) {
           absorb(range, [](int64_t v) { return Value::bigInt(v); });
         } else {
           absorb(range, [&](int64_t v) { return Value::decimal(type_, v); });
         }
       } else {
-        auto range = scanColumn(vector.data<engine::int128_t>(), validity, numRows, sketch_, nullCount_, identity, less,
-                                [](engine::int128_t v) { return hash64Int128(v); });
+        auto range = scanColumn(vector.data<engine::int128_t>(), validity, numRows, trackRange, sketch_, nullCount_,
+                                identity, less, [](engine::int128_t v) { return hash64Int128(v); });
         absorb(range, [&](engine::int128_t v) { return Value::decimal(type_, v); });
       }
       break;
     case TypeId::kDouble: {
-      auto range = scanColumn(vector.data<double>(), validity, numRows, sketch_, nullCount_, identity, doubleLess,
-                              [](double v) { return hash64Double(v); });
+      auto range = scanColumn(vector.data<double>(), validity, numRows, trackRange, sketch_, nullCount_, identity,
+                              doubleLess, [](double v) { return hash64Double(v); });
       absorb(range, [](double v) { return Value::doublePrecision(v); });
       break;
     }
@@ -275,13 +290,13 @@ void ColumnStatistics::update(const engine::Vector& vector, size_t numRows) {
       const auto* values = vector.data<engine::StringRef>();
       if (type_.id() == TypeId::kChar) {
         auto range = scanColumn(
-            values, validity, numRows, sketch_, nullCount_,
+            values, validity, numRows, trackRange, sketch_, nullCount_,
             [](const engine::StringRef& v) { return stripTrailingSpaces(v.view()); }, less, hashText);
         absorb(range, toValue);
       } else {
         // StringRef's comparison decides most pairs on the inline 4-byte prefix, without the heap.
         auto range = scanColumn(
-            values, validity, numRows, sketch_, nullCount_, [](const engine::StringRef& v) { return v; },
+            values, validity, numRows, trackRange, sketch_, nullCount_, [](const engine::StringRef& v) { return v; },
             [](const engine::StringRef& a, const engine::StringRef& b) { return compare(a, b) < 0; },
             [](const engine::StringRef& v) { return hash64(v.view()); });
         absorb(range, [&](const engine::StringRef& v) { return toValue(v.view()); });

@@ -35,6 +35,13 @@ class ColumnStatistics {
   /// Adds rows [0, numRows) of `vector`, whose type must have this column's
   /// type id and physical type (XX000 otherwise). Typed loops; no Value per row.
   void update(const engine::Vector& vector, size_t numRows);
+  /// update() without the range: for rows whose smallest and largest values
+  /// are known already (a segment's zone map), given to widenRange, so that
+  /// only the distinct-count sketch reads the values.
+  void updateDistinct(const engine::Vector& vector, size_t numRows);
+  /// Widens the range to [min, max] (non-NULL values of this column's type;
+  /// NULLs, the range of rows that are all NULL, change nothing).
+  void widenRange(const engine::Value& min, const engine::Value& max);
 
   /// Counts rows whose values were already added (they move no min, max or
   /// distinct count) and NULL rows: a dictionary-coded segment adds its
@@ -71,6 +78,8 @@ class ColumnStatistics {
   std::string toString() const;
 
  private:
+  void scan(const engine::Vector& vector, size_t numRows, bool trackRange);
+
   engine::LogicalType type_;
   uint64_t rowCount_ = 0;
   uint64_t nullCount_ = 0;

@@ -116,7 +116,16 @@ void StorageManager::addSegment(StagedPartition& staged, const std::vector<engin
       statistics.back().addRepeatedRows(column.size() - nulls - entries.size(), nulls);
       continue;
     }
-    for (const auto& chunk : chunks) statistics.back().update(chunk.column(c), chunk.size());
+    if (auto distinct = column.distinctNarrowValues()) {
+      // The same for a narrow integer column (dates, quantities, small keys): its few distinct values.
+      statistics.back().update(*distinct, distinct->size());
+      const uint64_t nulls = column.zoneMap().nullCount;
+      statistics.back().addRepeatedRows(column.size() - nulls - distinct->size(), nulls);
+      continue;
+    }
+    // The segment's zone map is the range of these very rows: only the sketch needs them again.
+    for (const auto& chunk : chunks) statistics.back().updateDistinct(chunk.column(c), chunk.size());
+    statistics.back().widenRange(column.zoneMap().min, column.zoneMap().max);
   }
   std::string file;
   if (store_) file = store_->writeSegment(staged.storageId, staged.tableName, staged.columns, *segment);

@@ -219,6 +219,72 @@ TEST(StorageManagerTest, FewDistinctStringsBecomeDictionaryCodesAndReadBackTheSa
   std::filesystem::remove_all(root);
 }
 
+/// Columns a load takes its statistics from in different ways: 1- and 2-byte offsets (a bitmap of
+/// distinct values), a wide integer and unique strings (every row, range from the zone map), and a
+/// dictionary. NULLs and runs of equal values throughout.
+Chunk makeMixed(size_t first, size_t count) {
+  Vector tiny(LogicalType::integer(), count);
+  Vector dates(LogicalType::date(), count);
+  Vector wide(LogicalType::bigInt(), count);
+  Vector comments(LogicalType::varchar(40), count);
+  Vector flags(LogicalType::character(1), count);
+  for (size_t i = 0; i < count; ++i) {
+    const size_t row = first + i;
+    tiny.data<int32_t>()[i] = static_cast<int32_t>(row % 50) - 7;
+    if (row % 13 == 0) tiny.setNull(i, true);
+    dates.data<int32_t>()[i] = static_cast<int32_t>(8000 + (row * 7919) % 2500);
+    wide.data<int64_t>()[i] = static_cast<int64_t>((row / 3) * 1000003);  // runs of three
+    if (row % 17 == 0) {
+      comments.setNull(i, true);
+    } else {
+      comments.setString(i, "comment of row " + std::to_string(row * 31 % 90001));
+    }
+    flags.setString(i, std::string(1, "AFNOR"[row % 5]));
+  }
+  Chunk chunk(count);
+  chunk.addColumn(std::move(tiny));
+  chunk.addColumn(std::move(dates));
+  chunk.addColumn(std::move(wide));
+  chunk.addColumn(std::move(comments));
+  chunk.addColumn(std::move(flags));
+  return chunk;
+}
+
+TEST(StorageManagerTest, LoadStatisticsEqualOnePassOverEveryRow) {
+  std::vector<StoredColumn> mixedColumns = {{"tiny", LogicalType::integer(), false},
+                                            {"day", LogicalType::date(), true},
+                                            {"wide", LogicalType::bigInt(), true},
+                                            {"comment", LogicalType::varchar(40), false},
+                                            {"flag", LogicalType::character(1), true}};
+  StorageManager storage(NumaTopology::fake(1), nullptr);
+  std::vector<ColumnStatistics> expected;
+  for (const auto& column : mixedColumns) expected.emplace_back(column.type);
+  const size_t total = 2 * kSegmentRows + 12345;  // two full segments and a partial one
+  for (size_t first = 0; first < total; first += engine::kVectorSize) {
+    Chunk chunk = makeMixed(first, std::min<size_t>(engine::kVectorSize, total - first));
+    for (size_t c = 0; c < mixedColumns.size(); ++c) expected[c].update(chunk.column(c), chunk.size());
+    storage.stage(7, 8, "mixed", mixedColumns, std::move(chunk));
+  }
+  auto loaded = storage.commit(7);
+  ASSERT_EQ(loaded.size(), 1u);
+  const auto& segment = *storage.find(8)->snapshot()[0];
+  EXPECT_EQ(segment.column(0).encoding(), ColumnEncoding::kOffset8);
+  EXPECT_EQ(segment.column(1).encoding(), ColumnEncoding::kOffset16);
+  EXPECT_EQ(segment.column(2).encoding(), ColumnEncoding::kPlain);
+  EXPECT_EQ(segment.column(3).encoding(), ColumnEncoding::kPlain);
+  EXPECT_EQ(segment.column(4).encoding(), ColumnEncoding::kDictionary8);
+  for (size_t c = 0; c < mixedColumns.size(); ++c) {
+    auto actual = ColumnStatistics::deserialize(mixedColumns[c].type, loaded[0].columnStatistics[c]);
+    SCOPED_TRACE(mixedColumns[c].name);
+    EXPECT_EQ(actual.rowCount(), expected[c].rowCount());
+    EXPECT_EQ(actual.nullCount(), expected[c].nullCount());
+    EXPECT_EQ(actual.min().toString(), expected[c].min().toString());
+    EXPECT_EQ(actual.max().toString(), expected[c].max().toString());
+    // The same distinct values give the same sketch, whichever way they were found.
+    EXPECT_EQ(actual.distinctCount(), expected[c].distinctCount());
+  }
+}
+
 TEST(StorageManagerTest, AnAbortedLoadLeavesNoFilesBehind) {
   auto root = std::filesystem::temp_directory_path() / ("shoal-abort-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(root);
