@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <map>
+#include <thread>
 
 #include "proto/rpc_status.h"
 #include "worker/storage/column_statistics.h"
@@ -26,23 +27,33 @@ LoadTransaction::~LoadTransaction() {
 uint64_t LoadTransaction::commit() {
   finished_ = true;
   // What each worker's partitions gained, per storage id, in the order the workers answered.
+  // Every worker commits at once: each flushes its last segments and syncs its files, which takes a while.
+  const std::vector<std::string> addresses(addresses_.begin(), addresses_.end());
+  std::vector<proto::FinishLoadResponse> responses(addresses.size());
+  std::vector<grpc::Status> statuses(addresses.size());
+  std::vector<std::thread> commits;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    commits.emplace_back([&, i] {
+      grpc::ClientContext context;
+      proto::FinishLoadRequest request;
+      request.set_load_id(loadId_);
+      request.set_commit(true);
+      statuses[i] = cluster_.workers.dataStub(addresses[i]).FinishLoad(&context, request, &responses[i]);
+    });
+  }
+  for (auto& commit : commits) commit.join();
+  // What each worker's partitions gained, per storage id, in the order of the workers.
   std::map<uint64_t, std::vector<proto::StorageStatistics>> loadedByStorage;
-  for (const auto& address : addresses_) {
-    grpc::ClientContext context;
-    proto::FinishLoadRequest request;
-    request.set_load_id(loadId_);
-    request.set_commit(true);
-    proto::FinishLoadResponse response;
-    grpc::Status status = cluster_.workers.dataStub(address).FinishLoad(&context, request, &response);
-    if (!status.ok()) {
-      // Workers committed so far keep their rows: say so rather than pretend the load vanished.
-      Status error = proto::fromGrpcStatus(status, address);
-      throw ShoalError(Status(error.sqlState(),
-                              fmt::format("commit of the load failed on worker {}: {}; rows already committed on other "
-                                          "workers stay loaded",
-                                          address, error.message())));
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    if (!statuses[i].ok()) {
+      // Workers that committed keep their rows: say so rather than pretend the load vanished.
+      Status error = proto::fromGrpcStatus(statuses[i], addresses[i]);
+      throw ShoalError(
+          Status(error.sqlState(), fmt::format("commit of the load failed on worker {}: {}; rows committed on other "
+                                               "workers stay loaded",
+                                               addresses[i], error.message())));
     }
-    for (const auto& loaded : response.statistics()) loadedByStorage[loaded.storage_id()].push_back(loaded);
+    for (const auto& loaded : responses[i].statistics()) loadedByStorage[loaded.storage_id()].push_back(loaded);
   }
   uint64_t total = 0;
   for (const auto& table : tables_) {
