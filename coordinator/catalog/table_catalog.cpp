@@ -279,26 +279,27 @@ bool TableCatalog::dropView(std::string_view name, bool ifExists) {
   return true;
 }
 
-void TableCatalog::recordLoad(std::string_view name, uint64_t storageId, uint64_t rows,
-                              const std::vector<std::string>& columnStatistics) {
+void TableCatalog::recordLoad(const std::vector<LoadedTable>& tables) {
   std::lock_guard lock(mutex_);
   Snapshot before = snapshotLocked();
-  auto it = tables_.find(name);
-  if (it == tables_.end() || it->second->storageId != storageId) return;  // dropped or truncated meanwhile
-  auto updated = std::make_shared<TableEntry>(*it->second);
-  updated->rowCount += rows;
-  if (updated->columnStatistics.size() != columnStatistics.size()) {
-    updated->columnStatistics = columnStatistics;
-  } else {
-    // A load appends rows: its statistics fold into those of the rows already there.
-    for (size_t c = 0; c < columnStatistics.size(); ++c) {
-      const auto& type = updated->columns[c].type;
-      auto merged = worker::ColumnStatistics::deserialize(type, updated->columnStatistics[c]);
-      merged.merge(worker::ColumnStatistics::deserialize(type, columnStatistics[c]));
-      updated->columnStatistics[c] = merged.serialize();
+  for (const LoadedTable& loaded : tables) {
+    auto it = tables_.find(loaded.name);
+    if (it == tables_.end() || it->second->storageId != loaded.storageId) continue;  // dropped or truncated meanwhile
+    auto updated = std::make_shared<TableEntry>(*it->second);
+    updated->rowCount += loaded.rows;
+    if (updated->columnStatistics.size() != loaded.columnStatistics.size()) {
+      updated->columnStatistics = loaded.columnStatistics;
+    } else {
+      // A load appends rows: its statistics fold into those of the rows already there.
+      for (size_t c = 0; c < loaded.columnStatistics.size(); ++c) {
+        const auto& type = updated->columns[c].type;
+        auto merged = worker::ColumnStatistics::deserialize(type, updated->columnStatistics[c]);
+        merged.merge(worker::ColumnStatistics::deserialize(type, loaded.columnStatistics[c]));
+        updated->columnStatistics[c] = merged.serialize();
+      }
     }
+    it->second = updated;
   }
-  it->second = updated;
   persistLocked(before);
 }
 

@@ -82,9 +82,16 @@ class TableCatalog {
   void createView(ViewEntry view, bool orReplace);
   /// Removes a view; 42P01 when there is none (unless `ifExists`). Returns whether one was dropped.
   bool dropView(std::string_view name, bool ifExists);
-  /// Adds a committed load's rows and statistics to the table, if its storage is still `storageId`.
-  void recordLoad(std::string_view name, uint64_t storageId, uint64_t rows,
-                  const std::vector<std::string>& columnStatistics);
+  /// What a committed load added to one table.
+  struct LoadedTable {
+    std::string name;
+    uint64_t storageId = 0;
+    uint64_t rows = 0;
+    std::vector<std::string> columnStatistics;  // serialized, per column
+  };
+  /// Adds a committed load's rows and statistics to its tables (those whose storage is still the
+  /// load's), in one change of the catalog.
+  void recordLoad(const std::vector<LoadedTable>& tables);
   /// Writes the whole catalog to its store again (after etcd came back without its data).
   void republish();
 

@@ -56,6 +56,7 @@ uint64_t LoadTransaction::commit() {
     for (const auto& loaded : responses[i].statistics()) loadedByStorage[loaded.storage_id()].push_back(loaded);
   }
   uint64_t total = 0;
+  std::vector<TableCatalog::LoadedTable> recorded;
   for (const auto& table : tables_) {
     auto& partitions = loadedByStorage[table->storageId];
     // Every worker holds every row of a replicated table: one copy describes the table.
@@ -73,9 +74,10 @@ uint64_t LoadTransaction::commit() {
     }
     std::vector<std::string> serialized;
     for (const auto& column : statistics) serialized.push_back(column.serialize());
-    cluster_.tables.recordLoad(table->name, table->storageId, rows, serialized);
+    recorded.push_back(TableCatalog::LoadedTable{table->name, table->storageId, rows, std::move(serialized)});
     total += rows;
   }
+  cluster_.tables.recordLoad(recorded);
   return total;
 }
 

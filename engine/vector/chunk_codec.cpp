@@ -72,7 +72,10 @@ void encodeChunkRows(const Chunk& chunk, std::span<const uint32_t> rows, std::st
       chunk, static_cast<uint32_t>(rows.size()), false, [&](uint32_t i) { return rows[i]; }, out);
 }
 
-Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types) {
+namespace {
+
+/// Decodes `bytes`; with an `owner` of them, long strings point into them instead of being copied.
+Chunk decode(std::string_view bytes, std::span<const LogicalType> types, const std::shared_ptr<const void>& owner) {
   ByteReader cursor(bytes, "chunk message");
   const uint32_t numRows = cursor.read<uint32_t>();
   const uint32_t numColumns = cursor.read<uint32_t>();
@@ -100,10 +103,16 @@ Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types) {
       std::memcpy(column.data<std::byte>(), cursor.take(valueBytes).data(), valueBytes);
     } else {
       const char* lengths = cursor.take(numRows * sizeof(uint32_t)).data();
+      if (owner) column.keepAlive(owner);
+      auto* strings = column.data<StringRef>();
       for (uint32_t row = 0; row < numRows; ++row) {
         uint32_t length;
         std::memcpy(&length, lengths + row * sizeof(uint32_t), sizeof(length));
-        column.setString(row, cursor.take(length));
+        if (owner) {
+          strings[row] = StringRef(cursor.take(length));
+        } else {
+          column.setString(row, cursor.take(length));
+        }
       }
     }
     chunk.addColumn(std::move(column));
@@ -112,6 +121,17 @@ Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "malformed chunk message: trailing bytes");
   }
   return chunk;
+}
+
+}  // namespace
+
+Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types) {
+  return decode(bytes, types, nullptr);
+}
+
+Chunk decodeChunk(std::shared_ptr<const std::string> bytes, std::span<const LogicalType> types) {
+  const std::string_view view = *bytes;
+  return decode(view, types, std::move(bytes));
 }
 
 }  // namespace shoal::engine

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,5 +22,8 @@ void encodeChunkRows(const Chunk& chunk, std::span<const uint32_t> rows, std::st
 /// Reads a chunk whose columns must have `types`. Malformed bytes fail with
 /// XX001 (data corrupted), never read out of bounds.
 Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types);
+/// decodeChunk, with long strings left in `bytes` rather than copied: the
+/// chunk's string columns keep the buffer alive.
+Chunk decodeChunk(std::shared_ptr<const std::string> bytes, std::span<const LogicalType> types);
 
 }  // namespace shoal::engine
