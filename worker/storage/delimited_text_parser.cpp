@@ -234,6 +234,7 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
   for (const LogicalType& type : types_) {
     Column column{};
     column.scale = type.scale();
+    column.width = static_cast<uint32_t>(engine::physicalTypeWidth(type.physicalType()));
     column.maxLength = type.maxLength();
     switch (type.id()) {
       case TypeId::kBoolean:
@@ -294,7 +295,7 @@ void DelimitedTextParser::failShortTblLine(size_t column, const char* lineStart,
 void DelimitedTextParser::startChunk() {
   current_ = engine::Chunk(0);
   for (size_t c = 0; c < types_.size(); ++c) {
-    current_.addColumn(engine::Vector(types_[c], engine::kVectorSize));
+    current_.addColumn(engine::Vector::uninitialized(types_[c], engine::kVectorSize));
     engine::Vector& vector = current_.column(c);
     columns_[c].values = vector.data<std::byte>();
     columns_[c].validity = vector.validity().words();

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,6 +60,7 @@ class DelimitedTextParser {
     uint32_t maxLength;         // characters of CHAR(n)/VARCHAR(n); 0 for TEXT
     int maxFastIntegerDigits;   // DECIMAL: integer digits that still fit in an int64 once scaled, or -1
     uint64_t integerPartLimit;  // DECIMAL: 10^(precision - scale), the integer part must stay below it
+    uint32_t width;             // bytes per value
     // The current chunk's vector, written straight through these.
     std::byte* values = nullptr;
     uint64_t* validity = nullptr;
@@ -92,7 +94,13 @@ class DelimitedTextParser {
   /// errors.
   const char* unquote(const char* content, size_t column, uint64_t startLine);
 
-  void setNull(size_t column) { columns_[column].validity[row_ / 64] &= ~(uint64_t{1} << (row_ % 64)); }
+  /// The vectors start uninitialized (every field writes its value): a NULL writes zeros, which for a
+  /// string is an empty handle.
+  void setNull(size_t column) {
+    Column& target = columns_[column];
+    target.validity[row_ / 64] &= ~(uint64_t{1} << (row_ % 64));
+    std::memset(target.values + row_ * target.width, 0, target.width);
+  }
   /// Stores the text [begin, end) of one non-NULL field in `column` at the current row, or fails naming it.
   void setField(size_t column, const char* begin, const char* end, Readable readable);
   /// Stores a string of more than StringRef::kInlineBytes in `column` at the current row (finishChunk
