@@ -1,63 +1,104 @@
 #include "engine/vector/chunk_codec.h"
 
 #include <cstring>
+#include <vector>
 
 #include "common/byte_reader.h"
+#include "common/check.h"
 #include "common/status.h"
 
 namespace shoal::engine {
 namespace {
 
-template <class T>
-void appendRaw(std::string& out, const T& value) {
-  out.append(reinterpret_cast<const char*>(&value), sizeof(T));
+/// Copies values rowAt(0), ..., rowAt(numRows - 1) of `Width` bytes from `from` to `to`.
+template <size_t Width, class RowAt>
+void gatherValues(char* to, const char* from, uint32_t numRows, RowAt rowAt) {
+  for (uint32_t i = 0; i < numRows; ++i) std::memcpy(to + i * Width, from + size_t{rowAt(i)} * Width, Width);
+}
+
+template <class RowAt>
+void gatherValues(char* to, const char* from, size_t width, uint32_t numRows, RowAt rowAt) {
+  switch (width) {
+    case 1:
+      return gatherValues<1>(to, from, numRows, rowAt);
+    case 4:
+      return gatherValues<4>(to, from, numRows, rowAt);
+    case 8:
+      return gatherValues<8>(to, from, numRows, rowAt);
+    case 16:
+      return gatherValues<16>(to, from, numRows, rowAt);
+    default:
+      for (uint32_t i = 0; i < numRows; ++i) std::memcpy(to + i * width, from + size_t{rowAt(i)} * width, width);
+  }
 }
 
 /// Appends rows rowAt(0), ..., rowAt(numRows - 1) of `chunk`; `identity` says rowAt(i) == i, so that whole
-/// columns can be copied at once.
+/// columns can be copied at once. The message's size is worked out first, so that `out` grows once.
 template <class RowAt>
 void encodeRows(const Chunk& chunk, uint32_t numRows, bool identity, RowAt rowAt, std::string& out) {
-  appendRaw(out, numRows);
-  appendRaw(out, static_cast<uint32_t>(chunk.numColumns()));
-  for (size_t c = 0; c < chunk.numColumns(); ++c) {
+  const size_t numColumns = chunk.numColumns();
+  const size_t bitmapBytes = (size_t{numRows} + 63) / 64 * sizeof(uint64_t);
+  std::vector<uint8_t> hasNulls(numColumns, 0);
+  size_t total = 2 * sizeof(uint32_t);
+  for (size_t c = 0; c < numColumns; ++c) {
     const Vector& column = chunk.column(c);
-    appendRaw(out, static_cast<uint8_t>(column.type().id()));
-    bool hasNulls = false;
     if (identity) {
-      hasNulls = !column.validity().allValid(numRows);
-    } else {
-      for (uint32_t i = 0; i < numRows && !hasNulls; ++i) hasNulls = column.isNull(rowAt(i));
+      hasNulls[c] = !column.validity().allValid(numRows);
+    } else if (!column.validity().allValid(column.size())) {
+      for (uint32_t i = 0; i < numRows && !hasNulls[c]; ++i) hasNulls[c] = column.isNull(rowAt(i));
     }
-    appendRaw(out, static_cast<uint8_t>(hasNulls));
-    if (hasNulls) {
+    total += 2 + (hasNulls[c] ? bitmapBytes : 0);
+    if (column.type().physicalType() != PhysicalType::kString) {
+      total += numRows * physicalTypeWidth(column.type().physicalType());
+    } else {
+      const StringRef* strings = column.data<StringRef>();
+      total += numRows * sizeof(uint32_t);
+      for (uint32_t i = 0; i < numRows; ++i) total += strings[rowAt(i)].size();
+    }
+  }
+  const size_t start = out.size();
+  out.resize(start + total);
+  char* cursor = out.data() + start;
+  auto put = [&](const void* bytes, size_t count) {
+    std::memcpy(cursor, bytes, count);
+    cursor += count;
+  };
+  const auto numColumns32 = static_cast<uint32_t>(numColumns);
+  put(&numRows, sizeof(numRows));
+  put(&numColumns32, sizeof(numColumns32));
+  for (size_t c = 0; c < numColumns; ++c) {
+    const Vector& column = chunk.column(c);
+    const auto typeId = static_cast<uint8_t>(column.type().id());
+    put(&typeId, 1);
+    put(&hasNulls[c], 1);
+    if (hasNulls[c]) {
       ValidityMask selected(numRows);
       for (uint32_t i = 0; i < numRows; ++i) selected.setValid(i, !column.isNull(rowAt(i)));
-      out.append(reinterpret_cast<const char*>(selected.words()), (numRows + 63) / 64 * sizeof(uint64_t));
+      put(selected.words(), bitmapBytes);
     }
     if (column.type().physicalType() != PhysicalType::kString) {
       const size_t width = physicalTypeWidth(column.type().physicalType());
       const char* values = reinterpret_cast<const char*>(column.data<std::byte>());
       if (identity) {
-        out.append(values, numRows * width);
+        put(values, numRows * width);
       } else {
-        size_t offset = out.size();
-        out.resize(offset + numRows * width);
-        for (uint32_t i = 0; i < numRows; ++i)
-          copyValue(out.data() + offset + i * width, values + rowAt(i) * width, width);
+        gatherValues(cursor, values, width, numRows, rowAt);
+        cursor += numRows * width;
       }
       continue;
     }
     const StringRef* strings = column.data<StringRef>();
-    size_t bytes = 0;
     for (uint32_t i = 0; i < numRows; ++i) {
-      appendRaw(out, strings[rowAt(i)].size());
-      bytes += strings[rowAt(i)].size();
+      const uint32_t length = strings[rowAt(i)].size();
+      put(&length, sizeof(length));
     }
-    out.reserve(out.size() + bytes);
     for (uint32_t i = 0; i < numRows; ++i) {
-      out.append(strings[rowAt(i)].view());
+      const std::string_view text = strings[rowAt(i)].view();
+      put(text.data(), text.size());
     }
   }
+  SHOAL_CHECK(cursor == out.data() + out.size(), "chunk message of {} bytes written as {}", total,
+              cursor - (out.data() + start));
 }
 
 }  // namespace
