@@ -159,3 +159,26 @@ def test_make_run_cluster_loads_tpch_once(own_cluster, tmp_path):
     assert any("TPC-H is already loaded" in text for text in restarted.output)
     with psycopg.connect(restarted.conninfo(), autocommit=True) as connection:
         assert connection.execute("SELECT count(*) FROM orders").fetchone() == (15_000,)
+
+
+def test_a_generator_that_dies_partway_fails_the_load_clearly(own_cluster, tmp_path):
+    """The generator's output reaches the workers through pipes; one that breaks off mid-line and exits with an
+    error must fail the load with that exit status, not with a parse error over its half line, and the cluster
+    must go on working."""
+    dying = tmp_path / "dying-tpchgen"
+    dying.write_text("""#!/bin/sh
+while [ $# -gt 0 ]; do
+  case "$1" in --output-dir) dir=$2; shift ;; --part) part=$2; shift ;; esac
+  shift
+done
+printf '1|155190|7706|1|17.00|2111' > "$dir/lineitem/lineitem.$part.tbl.inprogress"
+exit 3
+""")
+    dying.chmod(0o755)
+    cluster = own_cluster(workers=2, extra_args=["--tpchgen", str(dying)])
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        with pytest.raises(psycopg.Error) as error:
+            connection.execute("CALL tpch_load(0.01)")
+        assert error.value.sqlstate == "58030", error.value
+        assert "generator failed" in str(error.value) and "exit status 3" in str(error.value), error.value
+        assert connection.execute("SELECT 1 + 1").fetchone() == (2,)

@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -119,8 +121,10 @@ bool TpchGeneratorProcess::exited() {
 }
 
 void TpchGeneratorProcess::wait() {
+  // Not a blocking waitpid under the lock: readers ask exited() meanwhile, and one stuck behind a waiter
+  // would stop draining its pipe, and so the generator, which would never exit.
+  while (!exited()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   std::lock_guard lock(mutex_);
-  reapLocked(true);
   if (!WIFEXITED(status_) || WEXITSTATUS(status_) != 0) {
     SHOAL_USER_FAIL(SqlState::kIoError, "the TPC-H generator failed on part {}/{} (exit status {})", part_, parts_,
                     WIFEXITED(status_) ? WEXITSTATUS(status_) : -1);
