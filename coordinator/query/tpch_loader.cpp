@@ -68,29 +68,10 @@ std::vector<LiveWorker> chooseGenerators(std::vector<LiveWorker> live, uint32_t 
   return chosen;
 }
 
-}  // namespace
-
-std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t generators, bool chunked,
-                        std::vector<Notice>& notices) {
-  Stopwatch stopwatch;
-  std::vector<std::string> tables = {"region", "nation",   "supplier", "customer",
-                                     "part",   "partsupp", "orders",   "lineitem"};
-  sql::DropTable drop;
-  drop.ifExists = true;
-  drop.names = tables;
-  std::vector<Notice> ignored;
-  runDropTable(cluster, drop, ignored);
-  for (std::string statement : tpchSchemaStatements()) {
-    if (chunked) {
-      const size_t hashed = statement.find("distribution = 'hash(");
-      if (hashed != std::string::npos) statement = statement.substr(0, hashed) + "distribution = 'random')";
-    }
-    sql::ParsedScript script = sql::ParsedScript::parse(statement);
-    sql::BoundStatement bound = sql::Binder(cluster.catalog).bind(script, 0);
-    runCreateTable(cluster, std::get<sql::CreateTable>(bound.command), ignored);
-  }
-  std::vector<std::shared_ptr<const TableEntry>> entries;
-  for (const auto& name : tables) entries.push_back(cluster.tables.find(name));
+/// Has the chosen workers generate and load every table of `entries` in one load transaction, committed
+/// when all succeeded (aborted otherwise, and the first error thrown). Returns the rows loaded.
+uint64_t generateAndCommit(ClusterContext& cluster, const std::vector<std::shared_ptr<const TableEntry>>& entries,
+                           double scaleFactor, uint32_t generators) {
   LoadTransaction load(cluster, entries);
 
   // Worker i generates part i of every table (nation and region come with part 1) and routes each row to its owner.
@@ -128,7 +109,44 @@ std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t ge
   }
   for (auto& thread : threads) thread.join();
   if (firstError) throw ShoalError(*firstError);
-  uint64_t rows = load.commit();
+  return load.commit();
+}
+
+}  // namespace
+
+std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t generators, bool chunked,
+                        std::vector<Notice>& notices) {
+  Stopwatch stopwatch;
+  std::vector<std::string> tables = {"region", "nation",   "supplier", "customer",
+                                     "part",   "partsupp", "orders",   "lineitem"};
+  sql::DropTable drop;
+  drop.ifExists = true;
+  drop.names = tables;
+  std::vector<Notice> ignored;
+  runDropTable(cluster, drop, ignored);
+  for (std::string statement : tpchSchemaStatements()) {
+    if (chunked) {
+      const size_t hashed = statement.find("distribution = 'hash(");
+      if (hashed != std::string::npos) statement = statement.substr(0, hashed) + "distribution = 'random')";
+    }
+    sql::ParsedScript script = sql::ParsedScript::parse(statement);
+    sql::BoundStatement bound = sql::Binder(cluster.catalog).bind(script, 0);
+    runCreateTable(cluster, std::get<sql::CreateTable>(bound.command), ignored);
+  }
+  std::vector<std::shared_ptr<const TableEntry>> entries;
+  for (const auto& name : tables) entries.push_back(cluster.tables.find(name));
+  uint64_t rows = 0;
+  try {
+    rows = generateAndCommit(cluster, entries, scaleFactor, generators);
+  } catch (const ShoalError&) {
+    // The tables were made by this call: a load that failed leaves none of them behind, empty.
+    try {
+      runDropTable(cluster, drop, ignored);
+    } catch (const ShoalError& error) {
+      spdlog::warn("tpch_load: could not drop the tables of the failed load: {}", error.what());
+    }
+    throw;
+  }
   double seconds = stopwatch.seconds();
   notices.push_back(
       Notice::notice(fmt::format("loaded TPC-H scale factor {} ({} rows) in {:.1f} s", scaleFactor, rows, seconds)));

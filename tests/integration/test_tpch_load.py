@@ -164,7 +164,7 @@ def test_make_run_cluster_loads_tpch_once(own_cluster, tmp_path):
 def test_a_generator_that_dies_partway_fails_the_load_clearly(own_cluster, tmp_path):
     """The generator's output reaches the workers through pipes; one that breaks off mid-line and exits with an
     error must fail the load with that exit status, not with a parse error over its half line, and the cluster
-    must go on working."""
+    must go on working, without the tables the load made."""
     dying = tmp_path / "dying-tpchgen"
     dying.write_text("""#!/bin/sh
 while [ $# -gt 0 ]; do
@@ -181,4 +181,7 @@ exit 3
             connection.execute("CALL tpch_load(0.01)")
         assert error.value.sqlstate == "58030", error.value
         assert "generator failed" in str(error.value) and "exit status 3" in str(error.value), error.value
+        # The tables the call made are gone again, rather than left behind empty.
+        with pytest.raises(psycopg.errors.UndefinedTable):
+            connection.execute("SELECT count(*) FROM lineitem")
         assert connection.execute("SELECT 1 + 1").fetchone() == (2,)
