@@ -10,28 +10,6 @@
 namespace shoal::engine {
 namespace {
 
-/// Copies values rowAt(0), ..., rowAt(numRows - 1) of `Width` bytes from `from` to `to`.
-template <size_t Width, class RowAt>
-void gatherValues(char* to, const char* from, uint32_t numRows, RowAt rowAt) {
-  for (uint32_t i = 0; i < numRows; ++i) std::memcpy(to + i * Width, from + size_t{rowAt(i)} * Width, Width);
-}
-
-template <class RowAt>
-void gatherValues(char* to, const char* from, size_t width, uint32_t numRows, RowAt rowAt) {
-  switch (width) {
-    case 1:
-      return gatherValues<1>(to, from, numRows, rowAt);
-    case 4:
-      return gatherValues<4>(to, from, numRows, rowAt);
-    case 8:
-      return gatherValues<8>(to, from, numRows, rowAt);
-    case 16:
-      return gatherValues<16>(to, from, numRows, rowAt);
-    default:
-      for (uint32_t i = 0; i < numRows; ++i) std::memcpy(to + i * width, from + size_t{rowAt(i)} * width, width);
-  }
-}
-
 /// Appends rows rowAt(0), ..., rowAt(numRows - 1) of `chunk`; `identity` says rowAt(i) == i, so that whole
 /// columns can be copied at once. The message's size is worked out first, so that `out` grows once.
 template <class RowAt>

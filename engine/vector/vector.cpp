@@ -146,16 +146,6 @@ void Vector::appendText(size_t row, std::string& out) const {
   }
 }
 
-namespace {
-
-/// to[i] = from[rows[i]] for values of `Width` bytes.
-template <size_t Width>
-void gatherValues(std::byte* to, const std::byte* from, std::span<const uint32_t> rows) {
-  for (size_t i = 0; i < rows.size(); ++i) std::memcpy(to + i * Width, from + size_t{rows[i]} * Width, Width);
-}
-
-}  // namespace
-
 Vector Vector::select(std::span<const uint32_t> rows) const {
   Vector out = uninitialized(type_, rows.size());
   const size_t width = physicalTypeWidth(type_.physicalType());
@@ -165,23 +155,7 @@ Vector Vector::select(std::span<const uint32_t> rows) const {
   if (!validity_.allValid(size_)) {
     for (size_t i = 0; i < rows.size(); ++i) out.setNull(i, isNull(rows[i]));
   }
-  // One loop per width, so that each copy is a plain load and store.
-  switch (width) {
-    case 1:
-      gatherValues<1>(to, from, rows);
-      break;
-    case 4:
-      gatherValues<4>(to, from, rows);
-      break;
-    case 8:
-      gatherValues<8>(to, from, rows);
-      break;
-    case 16:
-      gatherValues<16>(to, from, rows);
-      break;
-    default:
-      for (size_t i = 0; i < rows.size(); ++i) copyValue(to + i * width, from + size_t{rows[i]} * width, width);
-  }
+  gatherValues(to, from, width, rows.size(), [&](size_t i) { return rows[i]; });
   // The handles point into this vector's heaps (or storage that outlives the query): share them.
   if (type_.physicalType() == PhysicalType::kString) out.shareStringsOf(*this);
   return out;

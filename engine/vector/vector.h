@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "common/check.h"
@@ -119,6 +120,30 @@ inline void copyValue(void* to, const void* from, size_t width) {
       return;
     default:
       std::memcpy(to, from, width);
+  }
+}
+
+/// to[i] = from[rowAt(i)] for i < numRows, values of `width` bytes (a physicalTypeWidth): one loop per
+/// width, so that each copy is a plain load and store.
+template <class RowAt>
+void gatherValues(void* to, const void* from, size_t width, size_t numRows, RowAt rowAt) {
+  auto* out = static_cast<std::byte*>(to);
+  const auto* in = static_cast<const std::byte*>(from);
+  auto gather = [&](auto fixedWidth) {
+    constexpr size_t kWidth = decltype(fixedWidth)::value;
+    for (size_t i = 0; i < numRows; ++i) std::memcpy(out + i * kWidth, in + size_t{rowAt(i)} * kWidth, kWidth);
+  };
+  switch (width) {
+    case 1:
+      return gather(std::integral_constant<size_t, 1>{});
+    case 4:
+      return gather(std::integral_constant<size_t, 4>{});
+    case 8:
+      return gather(std::integral_constant<size_t, 8>{});
+    case 16:
+      return gather(std::integral_constant<size_t, 16>{});
+    default:
+      for (size_t i = 0; i < numRows; ++i) std::memcpy(out + i * width, in + size_t{rowAt(i)} * width, width);
   }
 }
 

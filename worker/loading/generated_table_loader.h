@@ -11,11 +11,12 @@
 
 namespace shoal::worker {
 
-/// Loads the .tbl files a running TpchGeneratorProcess writes while it writes
-/// them: a reader per table follows "<file>.inprogress" and hands blocks of
-/// whole lines to `numThreads` parsing threads, which route the rows to their
-/// owners. Parsing so overlaps generation instead of waiting for it. A table
-/// whose file never appears (nation and region beyond part 1) loads nothing.
+/// Loads the .tbl text a running TpchGeneratorProcess writes into its pipes
+/// while it writes it: a reader per table drains that table's pipe and hands
+/// blocks of whole lines to `numThreads` parsing threads, which route the rows
+/// to their owners. Parsing so overlaps generation instead of waiting for it.
+/// A table whose pipe the generator never opens (nation and region beyond
+/// part 1) loads nothing.
 /// Returns the rows loaded; fails with the first error, the generator's
 /// included.
 uint64_t loadGeneratedTables(uint64_t loadId, const std::vector<proto::TableLayout>& layouts,
