@@ -1,5 +1,7 @@
 #include "common/numa_topology.h"
 
+#include <sys/mman.h>
+
 #include <numa.h>
 
 #include <cstdlib>
@@ -48,6 +50,13 @@ void NumaTopology::release(void* memory, size_t bytes) const {
   } else {
     std::free(memory);
   }
+}
+
+void* NumaTopology::mapPages(size_t bytes, uint32_t node) const {
+  SHOAL_CHECK(node < numNodes_, "NUMA node {} of {}", node, numNodes_);
+  if (!fake_ && numNodes_ > 1) return numa_alloc_onnode(bytes, static_cast<int>(node));  // mmap, then mbind
+  void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return memory == MAP_FAILED ? nullptr : memory;
 }
 
 }  // namespace shoal

@@ -26,6 +26,11 @@ class NumaTopology {
   void* allocate(size_t bytes, uint32_t node) const;
   void release(void* memory, size_t bytes) const;
 
+  /// Maps `bytes` (a multiple of the page size) of fresh anonymous pages bound to `node`, not yet faulted
+  /// in; nullptr when the system has no memory for them. Any page-aligned part of it may be unmapped
+  /// on its own with munmap.
+  void* mapPages(size_t bytes, uint32_t node) const;
+
  private:
   NumaTopology(uint32_t numNodes, bool fake) : numNodes_(numNodes), fake_(fake) {}
 

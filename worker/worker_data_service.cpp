@@ -122,6 +122,14 @@ grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext*, const proto::
   });
 }
 
+grpc::Status WorkerDataService::PrepareLoad(grpc::ServerContext*, const proto::PrepareLoadRequest* request,
+                                            proto::PrepareLoadResponse*) {
+  return proto::serveRpc([&] {
+    auto admission = drainGate_.track();
+    storage_.memory().expect(request->load_id(), request->expected_bytes());
+  });
+}
+
 grpc::Status WorkerDataService::FinishLoad(grpc::ServerContext*, const proto::FinishLoadRequest* request,
                                            proto::FinishLoadResponse* response) {
   return proto::serveRpc([&] {

@@ -39,6 +39,8 @@ class WorkerDataService final : public proto::WorkerData::Service {
                         proto::LoadResponse* response) override;
   grpc::Status GenerateTpch(grpc::ServerContext* context, const proto::GenerateTpchRequest* request,
                             proto::LoadResponse* response) override;
+  grpc::Status PrepareLoad(grpc::ServerContext* context, const proto::PrepareLoadRequest* request,
+                           proto::PrepareLoadResponse* response) override;
   grpc::Status FinishLoad(grpc::ServerContext* context, const proto::FinishLoadRequest* request,
                           proto::FinishLoadResponse* response) override;
   grpc::Status DropStorage(grpc::ServerContext* context, const proto::DropStorageRequest* request,

@@ -24,6 +24,23 @@ LoadTransaction::~LoadTransaction() {
   if (!finished_) abort();
 }
 
+void LoadTransaction::announce(uint64_t bytesPerWorker) {
+  std::vector<std::thread> calls;
+  for (const auto& address : addresses_) {
+    calls.emplace_back([&, address] {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+      proto::PrepareLoadRequest request;
+      request.set_load_id(loadId_);
+      request.set_expected_bytes(bytesPerWorker);
+      proto::PrepareLoadResponse response;
+      grpc::Status status = cluster_.workers.dataStub(address).PrepareLoad(&context, request, &response);
+      if (!status.ok()) spdlog::debug("PrepareLoad on {} failed: {}", address, status.error_message());
+    });
+  }
+  for (auto& call : calls) call.join();
+}
+
 uint64_t LoadTransaction::commit() {
   finished_ = true;
   // What each worker's partitions gained, per storage id, in the order the workers answered.

@@ -151,14 +151,14 @@ class DictionaryBuilder {
 
 }  // namespace
 
-ColumnSegment::ColumnSegment(const LogicalType& type, size_t numRows, uint32_t numaNode, const NumaTopology& topology)
-    : type_(type), numRows_(numRows), numaNode_(numaNode), topology_(topology), validity_(numRows) {}
+ColumnSegment::ColumnSegment(const LogicalType& type, size_t numRows, uint32_t numaNode, SegmentMemory& memory)
+    : type_(type), numRows_(numRows), numaNode_(numaNode), memory_(memory), validity_(numRows) {}
 
 ColumnSegment::ColumnSegment(const LogicalType& type, std::span<const Vector* const> sources, size_t numRows,
-                             uint32_t numaNode, const NumaTopology& topology)
-    : ColumnSegment(type, numRows, numaNode, topology) {
+                             uint32_t numaNode, SegmentMemory& memory)
+    : ColumnSegment(type, numRows, numaNode, memory) {
   const size_t width = engine::physicalTypeWidth(type.physicalType());
-  allocateValues(numRows * width);
+  std::unique_ptr<std::byte[]> scratch = startInScratch(numRows * width);
   size_t row = 0;
   for (const Vector* source : sources) {
     const size_t count = std::min(source->size(), numRows - row);
@@ -172,15 +172,55 @@ ColumnSegment::ColumnSegment(const LogicalType& type, std::span<const Vector* co
   }
   SHOAL_CHECK(row == numRows, "segment of {} rows built from {} rows", numRows, row);
   if (type.physicalType() == PhysicalType::kString) {
-    // The copied handles still point into the sources: a dictionary, or this segment's own heap, re-homes them.
+    // The copied handles still point into the sources: a dictionary, or this segment's own block, re-homes them.
     tryDictionary();
     if (encoding_ == ColumnEncoding::kPlain) {
-      StringRef* strings = static_cast<StringRef*>(values_);
-      for (size_t i = 0; i < numRows; ++i) strings[i] = heap_.add(strings[i].view());
+      settleValues();
+      homeStrings(static_cast<StringRef*>(values_), numRows);
     }
   }
   computeZoneMap();
   tryOffsets();
+  settleValues();
+}
+
+std::unique_ptr<std::byte[]> ColumnSegment::startInScratch(size_t bytes) {
+  auto scratch = std::make_unique_for_overwrite<std::byte[]>(bytes);
+  values_ = scratch.get();
+  valueBytes_ = bytes;
+  valuesInScratch_ = true;
+  return scratch;
+}
+
+void ColumnSegment::settleValues() {
+  if (!valuesInScratch_) return;
+  const void* plain = values_;
+  valuesInScratch_ = false;
+  allocateValues(valueBytes_);
+  std::memcpy(values_, plain, valueBytes_);
+}
+
+void ColumnSegment::replaceValues(size_t bytes) {
+  if (!valuesInScratch_) memory_.release(values_, valueBytes_);
+  valuesInScratch_ = false;
+  allocateValues(bytes);
+}
+
+void ColumnSegment::homeStrings(StringRef* strings, size_t count) {
+  SHOAL_CHECK(stringBytes_ == nullptr, "a column segment's strings are homed once");
+  size_t bytes = 0;
+  for (size_t i = 0; i < count; ++i) bytes += strings[i].isInline() ? 0 : strings[i].size();
+  if (bytes == 0) return;
+  char* next = static_cast<char*>(memory_.allocate(bytes, numaNode_));
+  stringBytes_ = next;
+  stringBytesSize_ = bytes;
+  for (size_t i = 0; i < count; ++i) {
+    if (strings[i].isInline()) continue;
+    const std::string_view text = strings[i].view();
+    std::memcpy(next, text.data(), text.size());
+    strings[i] = StringRef(std::string_view(next, text.size()));
+    next += text.size();
+  }
 }
 
 namespace {
@@ -209,10 +249,9 @@ void ColumnSegment::tryDictionary() {
   }
   if (builder.entries().empty()) return;
   encoding_ = builder.entries().size() <= 256 ? ColumnEncoding::kDictionary8 : ColumnEncoding::kDictionary16;
-  for (const StringRef& entry : builder.entries()) dictionary_.push_back(heap_.add(entry.view()));
-  topology_.release(values_, valueBytes_);
-  values_ = nullptr;
-  allocateValues(numRows_ * codeWidth(encoding_));
+  dictionary_.assign(builder.entries().begin(), builder.entries().end());
+  homeStrings(dictionary_.data(), dictionary_.size());
+  replaceValues(numRows_ * codeWidth(encoding_));
   if (encoding_ == ColumnEncoding::kDictionary8) {
     auto* narrow = static_cast<uint8_t*>(values_);
     for (size_t row = 0; row < numRows_; ++row) narrow[row] = static_cast<uint8_t>(codes[row]);
@@ -243,6 +282,8 @@ void ColumnSegment::tryOffsets() {
     if (encoding == ColumnEncoding::kPlain || width >= sizeof(T)) return;
     void* plain = values_;
     const size_t plainBytes = valueBytes_;
+    const bool plainInScratch = valuesInScratch_;
+    valuesInScratch_ = false;
     allocateValues(numRows_ * width);
     auto store = [&](auto offsetTag) {
       using Offset = decltype(offsetTag);
@@ -269,7 +310,7 @@ void ColumnSegment::tryOffsets() {
     } else {
       store(uint32_t{});
     }
-    topology_.release(plain, plainBytes);
+    if (!plainInScratch) memory_.release(plain, plainBytes);
     encoding_ = encoding;
     offsetBase_ = base;
   };
@@ -327,12 +368,13 @@ void ColumnSegment::decodeOffsets(size_t start, size_t count, std::byte* out) co
 }
 
 ColumnSegment::~ColumnSegment() {
-  topology_.release(values_, valueBytes_);
+  if (!valuesInScratch_) memory_.release(values_, valueBytes_);
+  memory_.release(stringBytes_, stringBytesSize_);
 }
 
 void ColumnSegment::allocateValues(size_t bytes) {
   valueBytes_ = bytes;
-  values_ = topology_.allocate(bytes, numaNode_);
+  values_ = memory_.allocate(bytes, numaNode_);
 }
 
 void ColumnSegment::read(size_t start, size_t count, Vector& out) const {
@@ -417,7 +459,7 @@ void ColumnSegment::gather(size_t start, std::span<const uint32_t> rows, Vector&
 
 size_t ColumnSegment::memoryBytes() const {
   return valueBytes_ + dictionary_.capacity() * sizeof(StringRef) + validity_.numWords() * sizeof(uint64_t) +
-         heap_.allocatedBytes();
+         stringBytesSize_;
 }
 
 namespace {
@@ -439,13 +481,13 @@ void appendStrings(AlignedBuffer& out, const StringRef* strings, size_t count) {
   }
 }
 
-/// Reads what appendStrings wrote, into `heap`.
-void readStrings(ByteReader& reader, size_t count, engine::StringHeap& heap, StringRef* out) {
+/// Reads what appendStrings wrote, as handles to the reader's bytes.
+void readStrings(ByteReader& reader, size_t count, StringRef* out) {
   std::string_view lengths = reader.take(count * sizeof(uint32_t));
   for (size_t i = 0; i < count; ++i) {
     uint32_t length;
     std::memcpy(&length, lengths.data() + i * sizeof(uint32_t), sizeof(length));
-    out[i] = heap.add(reader.take(length));
+    out[i] = StringRef(reader.take(length));
   }
 }
 
@@ -477,8 +519,8 @@ void ColumnSegment::serialize(AlignedBuffer& out) const {
 }
 
 std::unique_ptr<ColumnSegment> ColumnSegment::deserialize(const LogicalType& type, size_t numRows, ByteReader& reader,
-                                                          uint32_t numaNode, const NumaTopology& topology) {
-  std::unique_ptr<ColumnSegment> column(new ColumnSegment(type, numRows, numaNode, topology));
+                                                          uint32_t numaNode, SegmentMemory& memory) {
+  std::unique_ptr<ColumnSegment> column(new ColumnSegment(type, numRows, numaNode, memory));
   const auto encoding = reader.read<uint8_t>();
   const auto hasNulls = reader.read<uint8_t>();
   const bool isString = type.physicalType() == PhysicalType::kString;
@@ -492,18 +534,27 @@ std::unique_ptr<ColumnSegment> ColumnSegment::deserialize(const LogicalType& typ
   }
   if (column->encoding_ == ColumnEncoding::kPlain) {
     const size_t width = engine::physicalTypeWidth(type.physicalType());
-    column->allocateValues(numRows * width);
     if (isString) {
-      readStrings(reader, numRows, column->heap_, static_cast<StringRef*>(column->values_));
+      column->allocateValues(numRows * width);
+      auto* strings = static_cast<StringRef*>(column->values_);
+      readStrings(reader, numRows, strings);
+      column->homeStrings(strings, numRows);
     } else {
+      // Plain in scratch first: an integer column is kept as offsets (tryOffsets, below).
+      std::unique_ptr<std::byte[]> scratch = column->startInScratch(numRows * width);
       std::memcpy(column->values_, reader.take(column->valueBytes_).data(), column->valueBytes_);
+      column->computeZoneMap();
+      column->tryOffsets();
+      column->settleValues();
+      return column;
     }
   } else {
     const uint32_t entries = reader.read<uint32_t>();
     const size_t width = codeWidth(column->encoding_);
     if (entries == 0 || entries > (size_t{1} << (8 * width))) reader.fail("impossible dictionary size");
     column->dictionary_.resize(entries);
-    readStrings(reader, entries, column->heap_, column->dictionary_.data());
+    readStrings(reader, entries, column->dictionary_.data());
+    column->homeStrings(column->dictionary_.data(), entries);
     column->allocateValues(numRows * width);
     std::memcpy(column->values_, reader.take(column->valueBytes_).data(), column->valueBytes_);
     for (size_t row = 0; row < numRows; ++row) {

@@ -9,10 +9,9 @@
 
 #include "common/aligned_buffer.h"
 #include "common/byte_reader.h"
-#include "common/numa_topology.h"
-#include "engine/types/string_heap.h"
 #include "engine/types/value.h"
 #include "engine/vector/vector.h"
+#include "worker/storage/segment_memory.h"
 
 namespace shoal::worker {
 
@@ -41,7 +40,7 @@ enum class ColumnEncoding : uint8_t {
 
 /// One column of one segment, immutable once built. Values sit in one array
 /// allocated on the segment's NUMA node. Strings are 16-byte StringRefs
-/// (prefix inline, long bytes in the segment's own heap); a string column with
+/// (prefix inline, long bytes in one block of the segment's); a string column with
 /// few distinct values in the segment (flags, modes, clerks) is stored as
 /// codes into a dictionary of StringRefs instead, a tenth of the memory, and
 /// an integer column whose values span a narrow range as 1-, 2- or 4-byte
@@ -50,7 +49,7 @@ class ColumnSegment {
  public:
   /// Copies `numRows` rows, spread over `sources` in order, into a new segment on `numaNode`.
   ColumnSegment(const engine::LogicalType& type, std::span<const engine::Vector* const> sources, size_t numRows,
-                uint32_t numaNode, const NumaTopology& topology);
+                uint32_t numaNode, SegmentMemory& memory);
   ~ColumnSegment();
   ColumnSegment(const ColumnSegment&) = delete;
   ColumnSegment& operator=(const ColumnSegment&) = delete;
@@ -59,7 +58,7 @@ class ColumnSegment {
   void serialize(AlignedBuffer& out) const;
   /// Reads a column written by serialize; malformed bytes fail through `reader` (XX001).
   static std::unique_ptr<ColumnSegment> deserialize(const engine::LogicalType& type, size_t numRows, ByteReader& reader,
-                                                    uint32_t numaNode, const NumaTopology& topology);
+                                                    uint32_t numaNode, SegmentMemory& memory);
 
   const engine::LogicalType& type() const { return type_; }
   size_t size() const { return numRows_; }
@@ -86,9 +85,20 @@ class ColumnSegment {
   size_t memoryBytes() const;
 
  private:
-  ColumnSegment(const engine::LogicalType& type, size_t numRows, uint32_t numaNode, const NumaTopology& topology);
+  ColumnSegment(const engine::LogicalType& type, size_t numRows, uint32_t numaNode, SegmentMemory& memory);
 
   void allocateValues(size_t bytes);
+  /// While a column is built, its plain rows sit in a scratch array (malloc's, reused from segment to
+  /// segment), and only the encoding it ends up with is allocated in segment memory. Points values_ at a
+  /// new scratch array of `bytes`, which the caller keeps alive until settleValues.
+  std::unique_ptr<std::byte[]> startInScratch(size_t bytes);
+  /// Moves values still in scratch into segment memory.
+  void settleValues();
+  /// Points values_ at `bytes` of new segment memory, freeing the old values unless they are scratch.
+  void replaceValues(size_t bytes);
+  /// Copies the long strings among `strings` into one block of segment memory and points them at it.
+  /// Once per column segment.
+  void homeStrings(engine::StringRef* strings, size_t count);
   /// Re-encodes a plain string column as dictionary codes when that is smaller.
   void tryDictionary();
   /// Re-encodes a plain integer column as offsets from its minimum when they fit in fewer bytes:
@@ -101,14 +111,16 @@ class ColumnSegment {
   engine::LogicalType type_;
   size_t numRows_;
   uint32_t numaNode_;
-  const NumaTopology& topology_;
+  SegmentMemory& memory_;
   ColumnEncoding encoding_ = ColumnEncoding::kPlain;
   void* values_ = nullptr;  // per row: a value, a StringRef or a dictionary code
   size_t valueBytes_ = 0;
+  bool valuesInScratch_ = false;  // values_ is a builder's scratch array, not ours to free
   std::vector<engine::StringRef> dictionary_;
   int64_t offsetBase_ = 0;  // kOffset*: the value of offset 0
   engine::ValidityMask validity_;
-  engine::StringHeap heap_;
+  char* stringBytes_ = nullptr;  // the long strings' bytes, which their StringRefs point into
+  size_t stringBytesSize_ = 0;
   ZoneMap zoneMap_;
 };
 

@@ -110,7 +110,7 @@ void PartitionStore::remove(uint64_t storageId) {
   if (error) spdlog::warn("could not remove {}: {}", directoryOf(storageId).string(), error.message());
 }
 
-std::vector<std::shared_ptr<TablePartition>> PartitionStore::recover(const NumaTopology& topology) {
+std::vector<std::shared_ptr<TablePartition>> PartitionStore::recover(SegmentMemory& memory) {
   std::lock_guard lock(mutex_);
   std::vector<std::shared_ptr<TablePartition>> partitions;
   uint32_t nextNode = 0;
@@ -134,8 +134,8 @@ std::vector<std::shared_ptr<TablePartition>> PartitionStore::recover(const NumaT
       try {
         std::vector<std::shared_ptr<const Segment>> segments;
         for (const auto& file : files) {
-          segments.push_back(
-              readSegmentFile(entry.path() / file, partition->columns(), nextNode++ % topology.numNodes(), topology));
+          segments.push_back(readSegmentFile(entry.path() / file, partition->columns(),
+                                             nextNode++ % memory.topology().numNodes(), memory));
         }
         partition->appendSegments(std::move(segments));
       } catch (const ShoalError& error) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/aligned_buffer.h"
+#include "worker/storage/segment_memory.h"
 #include "worker/storage/table_partition.h"
 
 namespace shoal::worker {
@@ -35,7 +36,7 @@ class PartitionStore {
 
   /// Reads every stored partition. One whose files are damaged comes back
   /// empty and marked corrupted, with a message naming the file.
-  std::vector<std::shared_ptr<TablePartition>> recover(const NumaTopology& topology);
+  std::vector<std::shared_ptr<TablePartition>> recover(SegmentMemory& memory);
 
  private:
   std::filesystem::path directoryOf(uint64_t storageId) const;

@@ -4,7 +4,7 @@ namespace shoal::worker {
 
 std::unique_ptr<Segment> Segment::build(std::span<const engine::LogicalType> types,
                                         std::span<const engine::Chunk> chunks, uint32_t numaNode,
-                                        const NumaTopology& topology) {
+                                        SegmentMemory& memory) {
   size_t numRows = 0;
   for (const auto& chunk : chunks) numRows += chunk.size();
   SHOAL_CHECK(numRows <= kSegmentRows, "segment of {} rows", numRows);
@@ -16,7 +16,7 @@ std::unique_ptr<Segment> Segment::build(std::span<const engine::LogicalType> typ
                   chunks[i].column(c).size(), chunks[i].size());
       sources[i] = &chunks[i].column(c);
     }
-    columns.push_back(std::make_unique<ColumnSegment>(types[c], sources, numRows, numaNode, topology));
+    columns.push_back(std::make_unique<ColumnSegment>(types[c], sources, numRows, numaNode, memory));
   }
   return std::make_unique<Segment>(std::move(columns), numRows, numaNode);
 }

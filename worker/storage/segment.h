@@ -18,7 +18,7 @@ class Segment {
   /// Builds a segment from `chunks`, whose rows (all of them) must number at most kSegmentRows.
   static std::unique_ptr<Segment> build(std::span<const engine::LogicalType> types,
                                         std::span<const engine::Chunk> chunks, uint32_t numaNode,
-                                        const NumaTopology& topology);
+                                        SegmentMemory& memory);
 
   size_t size() const { return numRows_; }
   uint32_t numaNode() const { return numaNode_; }

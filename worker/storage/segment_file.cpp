@@ -98,7 +98,7 @@ void syncFile(const std::filesystem::path& path) {
 }
 
 std::unique_ptr<Segment> readSegmentFile(const std::filesystem::path& path, const std::vector<StoredColumn>& columns,
-                                         uint32_t numaNode, const NumaTopology& topology) {
+                                         uint32_t numaNode, SegmentMemory& memory) {
   std::ifstream in(path, std::ios::binary);
   if (!in) SHOAL_USER_FAIL(SqlState::kUndefinedFile, "segment file {} is missing", path.string());
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -134,7 +134,7 @@ std::unique_ptr<Segment> readSegmentFile(const std::filesystem::path& path, cons
   if (rows == 0 || rows > kSegmentRows) reader.fail(fmt::format("impossible row count {}", rows));
   std::vector<std::unique_ptr<ColumnSegment>> columnSegments;
   for (const auto& column : columns) {
-    columnSegments.push_back(ColumnSegment::deserialize(column.type, rows, reader, numaNode, topology));
+    columnSegments.push_back(ColumnSegment::deserialize(column.type, rows, reader, numaNode, memory));
   }
   if (reader.remaining() != 0) reader.fail("bytes after the last column");
   return std::make_unique<Segment>(std::move(columnSegments), rows, numaNode);

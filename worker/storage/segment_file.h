@@ -30,6 +30,6 @@ void syncFile(const std::filesystem::path& path);
 /// Reads a segment written by writeSegmentFile, placing it on `numaNode`.
 /// `columns` must match what the file says.
 std::unique_ptr<Segment> readSegmentFile(const std::filesystem::path& path, const std::vector<StoredColumn>& columns,
-                                         uint32_t numaNode, const NumaTopology& topology);
+                                         uint32_t numaNode, SegmentMemory& memory);
 
 }  // namespace shoal::worker

@@ -101,7 +101,7 @@ std::vector<std::vector<engine::Chunk>> StorageManager::takeSegmentChunks(Staged
 }
 
 void StorageManager::addSegment(StagedPartition& staged, const std::vector<engine::Chunk>& chunks) {
-  std::shared_ptr<const Segment> segment = Segment::build(staged.types, chunks, nextNumaNode(), topology_);
+  std::shared_ptr<const Segment> segment = Segment::build(staged.types, chunks, nextNumaNode(), memory_);
   std::vector<ColumnStatistics> statistics;
   for (size_t c = 0; c < staged.types.size(); ++c) {
     statistics.emplace_back(staged.types[c]);
@@ -140,6 +140,12 @@ void StorageManager::addSegment(StagedPartition& staged, const std::vector<engin
 }
 
 std::vector<LoadedPartition> StorageManager::commit(uint64_t loadId) {
+  // Whatever the load readied and did not use goes back once its last segments are built.
+  struct EndLoad {
+    SegmentMemory& memory;
+    uint64_t loadId;
+    ~EndLoad() { memory.loadEnded(loadId); }
+  } endLoad{memory_, loadId};
   StagedLoad load;
   {
     std::lock_guard lock(mutex_);
@@ -174,6 +180,7 @@ std::vector<LoadedPartition> StorageManager::commit(uint64_t loadId) {
 }
 
 void StorageManager::abort(uint64_t loadId) {
+  memory_.loadEnded(loadId);
   StagedLoad load;
   {
     std::lock_guard lock(mutex_);
@@ -199,7 +206,7 @@ void StorageManager::drop(uint64_t storageId) {
 
 void StorageManager::recover() {
   if (!store_) return;
-  for (auto& partition : store_->recover(topology_)) adopt(std::move(partition));
+  for (auto& partition : store_->recover(memory_)) adopt(std::move(partition));
 }
 
 std::shared_ptr<TablePartition> StorageManager::find(uint64_t storageId) const {

@@ -11,6 +11,7 @@
 #include "engine/vector/chunk.h"
 #include "worker/storage/column_statistics.h"
 #include "worker/storage/partition_store.h"
+#include "worker/storage/segment_memory.h"
 #include "worker/storage/table_partition.h"
 
 namespace shoal::worker {
@@ -30,12 +31,14 @@ struct LoadedPartition {
 class StorageManager {
  public:
   /// `store` makes commits durable and drops remove files (null: memory only).
-  StorageManager(NumaTopology topology, PartitionStore* store) : topology_(topology), store_(store) {}
+  StorageManager(NumaTopology topology, PartitionStore* store) : memory_(topology), store_(store) {}
 
   /// Loads every partition the store holds (at startup).
   void recover();
 
-  const NumaTopology& topology() const { return topology_; }
+  const NumaTopology& topology() const { return memory_.topology(); }
+  /// Where segments keep their data; loads tell it how much they expect.
+  SegmentMemory& memory() { return memory_; }
 
   /// Stages `chunk` for `storageId` under `loadId`, creating the partition's
   /// staging area on first use. Fails with 23502 on a NULL in a NOT NULL column.
@@ -77,9 +80,9 @@ class StorageManager {
   static std::vector<std::vector<engine::Chunk>> takeSegmentChunks(StagedPartition& staged, bool flush);
   /// Builds and writes a segment of `chunks` (no lock held: loading threads build in parallel), then adds it.
   void addSegment(StagedPartition& staged, const std::vector<engine::Chunk>& chunks);
-  uint32_t nextNumaNode() { return nextNumaNode_.fetch_add(1) % topology_.numNodes(); }
+  uint32_t nextNumaNode() { return nextNumaNode_.fetch_add(1) % memory_.topology().numNodes(); }
 
-  NumaTopology topology_;
+  SegmentMemory memory_;
   PartitionStore* store_;
   std::atomic<uint32_t> nextNumaNode_{0};
   mutable std::mutex mutex_;

@@ -48,10 +48,10 @@ void expectSameValues(const Vector& expected, const Vector& got, const std::vect
 template <class T>
 void checkColumn(LogicalType type, T low, T high, ColumnEncoding expectedEncoding) {
   SCOPED_TRACE(type.toString() + " from " + std::to_string(low) + " to " + std::to_string(high));
-  NumaTopology topology = NumaTopology::fake(1);
+  SegmentMemory memory(NumaTopology::fake(1));
   Vector source = randomColumn<T>(type, low, high, 7);
   const Vector* sources[] = {&source};
-  ColumnSegment segment(type, sources, kRows, 0, topology);
+  ColumnSegment segment(type, sources, kRows, 0, memory);
   EXPECT_EQ(segment.encoding(), expectedEncoding);
 
   std::vector<uint32_t> all(kRows);
@@ -75,7 +75,7 @@ void checkColumn(LogicalType type, T low, T high, ColumnEncoding expectedEncodin
   segment.serialize(bytes);
   EXPECT_EQ(static_cast<uint8_t>(bytes.data()[0]), static_cast<uint8_t>(ColumnEncoding::kPlain));
   ByteReader reader(std::string_view(bytes.data(), bytes.size()), "test column");
-  auto reloaded = ColumnSegment::deserialize(type, kRows, reader, 0, topology);
+  auto reloaded = ColumnSegment::deserialize(type, kRows, reader, 0, memory);
   EXPECT_EQ(reloaded->encoding(), expectedEncoding);
   Vector again(type, 0);
   reloaded->read(0, kRows, again);
