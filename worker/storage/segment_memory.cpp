@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <new>
 
 #include <spdlog/spdlog.h>
@@ -62,7 +64,10 @@ SegmentMemory::Region SegmentMemory::mapRegion(size_t bytes, uint32_t node) cons
 }
 
 void SegmentMemory::unmap(std::byte* begin, size_t bytes) {
-  if (begin != nullptr && bytes > 0) ::munmap(begin, bytes);
+  if (begin == nullptr || bytes == 0) return;
+  // Fails only when splitting a region would pass vm.max_map_count: the pages then stay until the process
+  // ends, which is worth a word in the log.
+  if (::munmap(begin, bytes) != 0) spdlog::warn("segment memory: cannot unmap {} bytes: {}", bytes, strerror(errno));
 }
 
 void* SegmentMemory::allocate(size_t bytes, uint32_t node) {
@@ -161,7 +166,11 @@ void SegmentMemory::fill() {
       continue;
     }
     if (expectedBytes_.empty()) {
+      // The load ended meanwhile. Not under the lock: at idle priority, this thread may wait long for a
+      // core, and loading threads must never wait for it.
+      lock.unlock();
       unmap(region.begin, region.bytes);
+      lock.lock();
       continue;
     }
     nodes_[node].ready.push_back(region);
