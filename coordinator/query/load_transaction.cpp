@@ -3,6 +3,7 @@
 #include <grpcpp/client_context.h>
 #include <spdlog/spdlog.h>
 
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -24,21 +25,29 @@ LoadTransaction::~LoadTransaction() {
   if (!finished_) abort();
 }
 
+namespace {
+
+/// Runs call(i) for every i < count, each on a thread of its own, and waits for all.
+void inParallel(size_t count, const std::function<void(size_t)>& call) {
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < count; ++i) threads.emplace_back(call, i);
+  for (auto& thread : threads) thread.join();
+}
+
+}  // namespace
+
 void LoadTransaction::announce(uint64_t bytesPerWorker) {
-  std::vector<std::thread> calls;
-  for (const auto& address : addresses_) {
-    calls.emplace_back([&, address] {
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
-      proto::PrepareLoadRequest request;
-      request.set_load_id(loadId_);
-      request.set_expected_bytes(bytesPerWorker);
-      proto::PrepareLoadResponse response;
-      grpc::Status status = cluster_.workers.dataStub(address).PrepareLoad(&context, request, &response);
-      if (!status.ok()) spdlog::debug("PrepareLoad on {} failed: {}", address, status.error_message());
-    });
-  }
-  for (auto& call : calls) call.join();
+  const std::vector<std::string> addresses(addresses_.begin(), addresses_.end());
+  inParallel(addresses.size(), [&](size_t i) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    proto::PrepareLoadRequest request;
+    request.set_load_id(loadId_);
+    request.set_expected_bytes(bytesPerWorker);
+    proto::PrepareLoadResponse response;
+    grpc::Status status = cluster_.workers.dataStub(addresses[i]).PrepareLoad(&context, request, &response);
+    if (!status.ok()) spdlog::debug("PrepareLoad on {} failed: {}", addresses[i], status.error_message());
+  });
 }
 
 uint64_t LoadTransaction::commit() {
@@ -48,17 +57,13 @@ uint64_t LoadTransaction::commit() {
   const std::vector<std::string> addresses(addresses_.begin(), addresses_.end());
   std::vector<proto::FinishLoadResponse> responses(addresses.size());
   std::vector<grpc::Status> statuses(addresses.size());
-  std::vector<std::thread> commits;
-  for (size_t i = 0; i < addresses.size(); ++i) {
-    commits.emplace_back([&, i] {
-      grpc::ClientContext context;
-      proto::FinishLoadRequest request;
-      request.set_load_id(loadId_);
-      request.set_commit(true);
-      statuses[i] = cluster_.workers.dataStub(addresses[i]).FinishLoad(&context, request, &responses[i]);
-    });
-  }
-  for (auto& commit : commits) commit.join();
+  inParallel(addresses.size(), [&](size_t i) {
+    grpc::ClientContext context;
+    proto::FinishLoadRequest request;
+    request.set_load_id(loadId_);
+    request.set_commit(true);
+    statuses[i] = cluster_.workers.dataStub(addresses[i]).FinishLoad(&context, request, &responses[i]);
+  });
   // What each worker's partitions gained, per storage id, in the order of the workers.
   std::map<uint64_t, std::vector<proto::StorageStatistics>> loadedByStorage;
   for (size_t i = 0; i < addresses.size(); ++i) {
