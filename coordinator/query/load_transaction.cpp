@@ -3,6 +3,7 @@
 #include <grpcpp/client_context.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <thread>
@@ -36,8 +37,9 @@ void inParallel(size_t count, const std::function<void(size_t)>& call) {
 
 }  // namespace
 
-void LoadTransaction::announce(uint64_t bytesPerWorker) {
+void LoadTransaction::announce(uint64_t totalBytes) {
   const std::vector<std::string> addresses(addresses_.begin(), addresses_.end());
+  const uint64_t bytesPerWorker = totalBytes / std::max<size_t>(1, addresses.size());
   inParallel(addresses.size(), [&](size_t i) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));

@@ -22,9 +22,9 @@ class LoadTransaction {
   LoadTransaction& operator=(const LoadTransaction&) = delete;
 
   uint64_t loadId() const { return loadId_; }
-  /// Tells every worker of the load that it will store about `bytesPerWorker` (PrepareLoad), so that it can
-  /// ready memory while the rows are still being produced. A hint: a worker that misses it loads anyway.
-  void announce(uint64_t bytesPerWorker);
+  /// Tells every worker of the load that it will store its share of about `totalBytes` (PrepareLoad), so that
+  /// it can ready memory while the rows are still being produced. A hint: a worker that misses it loads anyway.
+  void announce(uint64_t totalBytes);
   /// Returns the rows the load added, over all tables.
   uint64_t commit();
   void abort();

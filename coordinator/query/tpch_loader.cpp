@@ -80,8 +80,7 @@ uint64_t generateAndCommit(ClusterContext& cluster, const std::vector<std::share
   LoadTransaction load(cluster, entries);
   // The workers ready memory for their share while the generator starts up (it builds its text pool on
   // one thread first, leaving the other cores idle).
-  const size_t storingWorkers = std::max<size_t>(1, cluster.workers.liveWorkers().size());
-  load.announce(static_cast<uint64_t>(scaleFactor * kTpchStoredBytesPerScaleFactor / storingWorkers));
+  load.announce(static_cast<uint64_t>(scaleFactor * kTpchStoredBytesPerScaleFactor));
 
   // Worker i generates part i of every table (nation and region come with part 1) and routes each row to its owner.
   std::vector<LiveWorker> workers = chooseGenerators(cluster.workers.liveWorkers(), generators);

@@ -532,6 +532,7 @@ std::unique_ptr<ColumnSegment> ColumnSegment::deserialize(const LogicalType& typ
     std::string_view words = reader.take(column->validity_.numWords() * sizeof(uint64_t));
     std::memcpy(column->validity_.words(), words.data(), words.size());
   }
+  std::unique_ptr<std::byte[]> scratch;
   if (column->encoding_ == ColumnEncoding::kPlain) {
     const size_t width = engine::physicalTypeWidth(type.physicalType());
     if (isString) {
@@ -541,12 +542,8 @@ std::unique_ptr<ColumnSegment> ColumnSegment::deserialize(const LogicalType& typ
       column->homeStrings(strings, numRows);
     } else {
       // Plain in scratch first: an integer column is kept as offsets (tryOffsets, below).
-      std::unique_ptr<std::byte[]> scratch = column->startInScratch(numRows * width);
+      scratch = column->startInScratch(numRows * width);
       std::memcpy(column->values_, reader.take(column->valueBytes_).data(), column->valueBytes_);
-      column->computeZoneMap();
-      column->tryOffsets();
-      column->settleValues();
-      return column;
     }
   } else {
     const uint32_t entries = reader.read<uint32_t>();
@@ -565,6 +562,7 @@ std::unique_ptr<ColumnSegment> ColumnSegment::deserialize(const LogicalType& typ
   }
   column->computeZoneMap();
   column->tryOffsets();
+  column->settleValues();
   return column;
 }
 

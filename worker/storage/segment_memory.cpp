@@ -70,8 +70,12 @@ void SegmentMemory::unmap(std::byte* begin, size_t bytes) {
   if (::munmap(begin, bytes) != 0) spdlog::warn("segment memory: cannot unmap {} bytes: {}", bytes, strerror(errno));
 }
 
+size_t SegmentMemory::wholePages(size_t bytes) const {
+  return std::max<size_t>(1, (bytes + pageBytes_ - 1) / pageBytes_) * pageBytes_;
+}
+
 void* SegmentMemory::allocate(size_t bytes, uint32_t node) {
-  const size_t rounded = std::max<size_t>(1, (bytes + pageBytes_ - 1) / pageBytes_) * pageBytes_;
+  const size_t rounded = wholePages(bytes);
   if (rounded > kRegionBytes) return mapRegion(rounded, node).begin;
   std::lock_guard lock(mutex_);
   Region& current = nodes_[node].current;
@@ -96,8 +100,7 @@ void* SegmentMemory::allocate(size_t bytes, uint32_t node) {
 
 void SegmentMemory::release(void* memory, size_t bytes) {
   if (memory == nullptr) return;
-  const size_t rounded = std::max<size_t>(1, (bytes + pageBytes_ - 1) / pageBytes_) * pageBytes_;
-  unmap(static_cast<std::byte*>(memory), rounded);
+  unmap(static_cast<std::byte*>(memory), wholePages(bytes));
 }
 
 size_t SegmentMemory::targetBytes() const {

@@ -58,6 +58,8 @@ class SegmentMemory {
     std::deque<Region> ready;  // faulted in by the filler, not yet carved
   };
 
+  /// `bytes` rounded up to whole pages (at least one): what a piece of that size takes.
+  size_t wholePages(size_t bytes) const;
   Region mapRegion(size_t bytes, uint32_t node) const;
   static void unmap(std::byte* begin, size_t bytes);
   size_t targetBytes() const;  // under mutex_
