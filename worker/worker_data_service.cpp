@@ -51,10 +51,11 @@ grpc::Status WorkerDataService::AppendRows(grpc::ServerContext*, grpc::ServerRea
         types.clear();
         for (const auto& column : columns) types.push_back(column.type);
       }
-      // The chunk's long strings stay in the message until its segment copies them.
+      // A message holds chunks back to back; their long strings stay in it until their segments copy them.
       auto bytes = std::make_shared<const std::string>(std::move(*request.mutable_chunk()));
-      engine::Chunk chunk = engine::decodeChunk(std::move(bytes), types);
-      storage_.stage(request.load_id(), cachedStorageId, request.layout().table_name(), columns, std::move(chunk));
+      for (auto& chunk : engine::decodeChunks(std::move(bytes), types)) {
+        storage_.stage(request.load_id(), cachedStorageId, request.layout().table_name(), columns, std::move(chunk));
+      }
     }
   });
 }

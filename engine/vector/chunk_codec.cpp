@@ -93,9 +93,9 @@ void encodeChunkRows(const Chunk& chunk, std::span<const uint32_t> rows, std::st
 
 namespace {
 
-/// Decodes `bytes`; with an `owner` of them, long strings point into them instead of being copied.
-Chunk decode(std::string_view bytes, std::span<const LogicalType> types, const std::shared_ptr<const void>& owner) {
-  ByteReader cursor(bytes, "chunk message");
+/// Decodes the chunk at `cursor`; with an `owner` of the bytes, long strings point into them instead of
+/// being copied.
+Chunk decodeNext(ByteReader& cursor, std::span<const LogicalType> types, const std::shared_ptr<const void>& owner) {
   const uint32_t numRows = cursor.read<uint32_t>();
   const uint32_t numColumns = cursor.read<uint32_t>();
   if (numColumns != types.size()) {
@@ -103,8 +103,9 @@ Chunk decode(std::string_view bytes, std::span<const LogicalType> types, const s
                     types.size());
   }
   // Every row takes at least one byte per column, so a huge count in a short message is caught before allocating.
-  if (numColumns > 0 && numRows > bytes.size()) {
-    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "malformed chunk message: {} rows in {} bytes", numRows, bytes.size());
+  if (numColumns > 0 && numRows > cursor.remaining()) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "malformed chunk message: {} rows in {} bytes", numRows,
+                    cursor.remaining());
   }
   Chunk chunk(numRows);
   for (const LogicalType& type : types) {
@@ -136,6 +137,13 @@ Chunk decode(std::string_view bytes, std::span<const LogicalType> types, const s
     }
     chunk.addColumn(std::move(column));
   }
+  return chunk;
+}
+
+Chunk decodeWhole(std::string_view bytes, std::span<const LogicalType> types,
+                  const std::shared_ptr<const void>& owner) {
+  ByteReader cursor(bytes, "chunk message");
+  Chunk chunk = decodeNext(cursor, types, owner);
   if (!cursor.atEnd()) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "malformed chunk message: trailing bytes");
   }
@@ -145,12 +153,19 @@ Chunk decode(std::string_view bytes, std::span<const LogicalType> types, const s
 }  // namespace
 
 Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types) {
-  return decode(bytes, types, nullptr);
+  return decodeWhole(bytes, types, nullptr);
 }
 
 Chunk decodeChunk(std::shared_ptr<const std::string> bytes, std::span<const LogicalType> types) {
   const std::string_view view = *bytes;
-  return decode(view, types, std::move(bytes));
+  return decodeWhole(view, types, std::move(bytes));
+}
+
+std::vector<Chunk> decodeChunks(std::shared_ptr<const std::string> bytes, std::span<const LogicalType> types) {
+  ByteReader cursor(*bytes, "chunk message");
+  std::vector<Chunk> chunks;
+  while (!cursor.atEnd()) chunks.push_back(decodeNext(cursor, types, bytes));
+  return chunks;
 }
 
 }  // namespace shoal::engine

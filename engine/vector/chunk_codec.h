@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/vector/chunk.h"
 
@@ -25,5 +26,8 @@ Chunk decodeChunk(std::string_view bytes, std::span<const LogicalType> types);
 /// decodeChunk, with long strings left in `bytes` rather than copied: the
 /// chunk's string columns keep the buffer alive.
 Chunk decodeChunk(std::shared_ptr<const std::string> bytes, std::span<const LogicalType> types);
+/// Reads chunks encoded back to back (appended to one string by encodeChunk
+/// or encodeChunkRows), their long strings left in `bytes` as above.
+std::vector<Chunk> decodeChunks(std::shared_ptr<const std::string> bytes, std::span<const LogicalType> types);
 
 }  // namespace shoal::engine

@@ -75,6 +75,38 @@ TEST(ChunkCodecTest, ZeroCopyStringsOutliveTheCallersBuffer) {
   expectSameChunks(chunk, decoded);
 }
 
+TEST(ChunkCodecTest, ChunksBackToBackDecodeInOrder) {
+  // A load message carries several chunks appended one after the other, whole and as selected rows.
+  Chunk first = makeChunk(64);
+  Chunk second = makeChunk(10);
+  const std::vector<uint32_t> rows = {9, 0, 4};
+  auto bytes = std::make_shared<std::string>();
+  encodeChunk(first, *bytes);
+  encodeChunkRows(second, rows, *bytes);
+  encodeChunk(second, *bytes);
+  std::vector<Chunk> decoded = decodeChunks(std::shared_ptr<const std::string>(std::move(bytes)), types());
+  ASSERT_EQ(decoded.size(), 3u);
+  expectSameChunks(first, decoded[0]);
+  ASSERT_EQ(decoded[1].size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(decoded[1].column(5).getValue(i).toString(), second.column(5).getValue(rows[i]).toString());
+  }
+  expectSameChunks(second, decoded[2]);
+}
+
+TEST(ChunkCodecTest, ChunksBackToBackCutShortFailAsCorrupted) {
+  Chunk chunk = makeChunk(10);
+  std::string bytes;
+  encodeChunk(chunk, bytes);
+  encodeChunk(chunk, bytes);
+  try {
+    decodeChunks(std::make_shared<const std::string>(bytes.substr(0, bytes.size() - 1)), types());
+    ADD_FAILURE() << "a cut second chunk decoded";
+  } catch (const ShoalError& error) {
+    EXPECT_EQ(error.status().sqlState(), SqlState::kDataCorrupted) << error.what();
+  }
+}
+
 TEST(ChunkCodecTest, MalformedBytesFailAsCorrupted) {
   Chunk chunk = makeChunk(10);
   std::string bytes;
