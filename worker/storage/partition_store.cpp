@@ -85,13 +85,17 @@ void PartitionStore::commitSegments(const TablePartition& partition, const std::
   fs::path directory = directoryOf(partition.storageId());
   for (const auto& file : files) syncFile(directory / file);
   std::lock_guard lock(mutex_);
-  spareBuffers_.clear();
   fs::create_directories(directory);
   std::vector<std::string>& committed = files_[partition.storageId()];
   std::vector<std::string> updated = committed;
   updated.insert(updated.end(), files.begin(), files.end());
   writeManifest(partition, updated);
   committed = std::move(updated);
+}
+
+void PartitionStore::releaseBuffers() {
+  std::lock_guard lock(mutex_);
+  spareBuffers_.clear();
 }
 
 void PartitionStore::discardSegments(uint64_t storageId, const std::vector<std::string>& files) {

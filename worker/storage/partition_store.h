@@ -30,6 +30,8 @@ class PartitionStore {
                            const Segment& segment);
   /// Makes the files written for `partition` durable and lists them in its manifest, in one step.
   void commitSegments(const TablePartition& partition, const std::vector<std::string>& files);
+  /// Lets go of the buffers kept between segment writes, once a load has committed.
+  void releaseBuffers();
   /// Removes files written for a load that will not commit.
   void discardSegments(uint64_t storageId, const std::vector<std::string>& files);
   void remove(uint64_t storageId);
@@ -45,7 +47,7 @@ class PartitionStore {
   const std::filesystem::path root_;
   std::mutex mutex_;
   // Buffers of segment files on their way to disk, kept between writes (a few, as many as write at once);
-  // let go when a load commits, so that an idle worker's memory is its data.
+  // let go when a load commits (releaseBuffers), so that an idle worker's memory is its data.
   std::vector<AlignedBuffer> spareBuffers_;             // guarded by mutex_
   std::map<uint64_t, std::vector<std::string>> files_;  // guarded by mutex_: committed segment files per storage id
   std::map<uint64_t, uint64_t> nextFileNumber_;         // guarded by mutex_: per storage id, never reused

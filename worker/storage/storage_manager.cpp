@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "common/run_on_cores.h"
 #include "common/status.h"
 
 namespace shoal::worker {
@@ -154,29 +155,37 @@ std::vector<LoadedPartition> StorageManager::commit(uint64_t loadId) {
     load = std::move(it->second);
     loads_.erase(it);
   }
-  std::vector<LoadedPartition> loaded;
-  for (auto& [storageId, staged] : load) {
-    std::vector<std::vector<engine::Chunk>> rest;
-    {
-      std::lock_guard stagedLock(staged->mutex);
-      rest = takeSegmentChunks(*staged, true);
-    }
-    for (const auto& chunks : rest) addSegment(*staged, chunks);
-    std::lock_guard stagedLock(staged->mutex);
-    std::shared_ptr<TablePartition> partition;
-    {
-      std::lock_guard lock(mutex_);
-      auto& slot = partitions_[storageId];
-      if (!slot) slot = std::make_shared<TablePartition>(storageId, staged->tableName, staged->columns);
-      partition = slot;
-    }
-    if (store_) store_->commitSegments(*partition, staged->files);
-    partition->appendSegments(std::move(staged->segments));
-    LoadedPartition result{storageId, staged->rows, {}};
-    for (const auto& statistics : staged->statistics) result.columnStatistics.push_back(statistics.serialize());
-    loaded.push_back(std::move(result));
-  }
+  std::vector<std::shared_ptr<StagedPartition>> staged;
+  for (auto& [storageId, partition] : load) staged.push_back(partition);
+  std::vector<LoadedPartition> loaded(staged.size());
+  // The load's last rows wait here: each table's partial last segment is built, written and synced, and its
+  // manifest replaced. Tables are independent, so they go over the cores, the disk waits of one under the
+  // building of another.
+  runOnCores(staged.size(), [&](size_t i) { loaded[i] = commitPartition(*staged[i]); });
+  if (store_) store_->releaseBuffers();
   return loaded;
+}
+
+LoadedPartition StorageManager::commitPartition(StagedPartition& staged) {
+  std::vector<std::vector<engine::Chunk>> rest;
+  {
+    std::lock_guard stagedLock(staged.mutex);
+    rest = takeSegmentChunks(staged, true);
+  }
+  for (const auto& chunks : rest) addSegment(staged, chunks);
+  std::lock_guard stagedLock(staged.mutex);
+  std::shared_ptr<TablePartition> partition;
+  {
+    std::lock_guard lock(mutex_);
+    auto& slot = partitions_[staged.storageId];
+    if (!slot) slot = std::make_shared<TablePartition>(staged.storageId, staged.tableName, staged.columns);
+    partition = slot;
+  }
+  if (store_) store_->commitSegments(*partition, staged.files);
+  partition->appendSegments(std::move(staged.segments));
+  LoadedPartition result{staged.storageId, staged.rows, {}};
+  for (const auto& statistics : staged.statistics) result.columnStatistics.push_back(statistics.serialize());
+  return result;
 }
 
 void StorageManager::abort(uint64_t loadId) {

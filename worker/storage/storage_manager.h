@@ -80,6 +80,8 @@ class StorageManager {
   static std::vector<std::vector<engine::Chunk>> takeSegmentChunks(StagedPartition& staged, bool flush);
   /// Builds and writes a segment of `chunks` (no lock held: loading threads build in parallel), then adds it.
   void addSegment(StagedPartition& staged, const std::vector<engine::Chunk>& chunks);
+  /// Builds the rest of `staged`, makes it durable and visible; part of commit.
+  LoadedPartition commitPartition(StagedPartition& staged);
   uint32_t nextNumaNode() { return nextNumaNode_.fetch_add(1) % memory_.topology().numNodes(); }
 
   SegmentMemory memory_;
