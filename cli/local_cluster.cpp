@@ -21,6 +21,7 @@
 #include "cli/sql_client.h"
 #include "cli/termination_signals.h"
 #include "proto/control.grpc.pb.h"
+#include "proto/internal_auth.h"
 
 namespace shoal::cli {
 namespace {
@@ -213,20 +214,33 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
     stopAll(children);
     return 1;
   };
+  // One secret for the whole local cluster, made on the first start and kept with its data.
+  fs::path secretFile = dataDir / "cluster-secret";
+  if (!fs::exists(secretFile)) proto::writeClusterSecretFile(secretFile.string());
+  proto::installClusterSecret(proto::readClusterSecretFile(secretFile.string()));
 
-  children.push_back(spawn(
-      "coordinator",
-      {shoalExecutable,  "--log-level",
-       options.logLevel, "coordinator",
-       "--cluster-id",   options.clusterId,
-       "--pg-host",      options.host,
-       "--pg-port",      std::to_string(options.pgPort),
-       "--control-host", options.host,
-       "--control-port", "0",
-       "--port-file",    portFile.string(),
-       "--data-dir",     (dataDir / "coordinator").string(),
-       "--tpchgen",      options.tpchGenerator.empty() ? findTpchGenerator(shoalExecutable) : options.tpchGenerator},
-      (logDir / "coordinator.log").string()));
+  children.push_back(spawn("coordinator",
+                           {shoalExecutable,
+                            "--log-level",
+                            options.logLevel,
+                            "coordinator",
+                            "--cluster-id",
+                            options.clusterId,
+                            "--pg-host",
+                            options.host,
+                            "--pg-port",
+                            std::to_string(options.pgPort),
+                            "--control-host",
+                            options.host,
+                            "--control-port",
+                            "0",
+                            "--port-file",
+                            portFile.string(),
+                            "--data-dir",
+                            (dataDir / "coordinator").string(),
+                            "--cluster-secret-file",
+                            secretFile.string()},
+                           (logDir / "coordinator.log").string()));
 
   // The coordinator writes its bound ports once it serves; wait for them.
   auto deadline = Clock::now() + std::chrono::seconds(options.startupTimeoutSeconds);
@@ -246,24 +260,42 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
   }
   int pgPort = ports.at("pg_port").get<int>();
   std::string controlAddress = fmt::format("{}:{}", options.host, ports.at("control_port").get<int>());
+  std::string tpchGenerator =
+      options.tpchGenerator.empty() ? findTpchGenerator(shoalExecutable) : options.tpchGenerator;
 
   for (int i = 1; i <= options.numWorkers; ++i) {
     std::string name = fmt::format("worker-{}", i);
-    children.push_back(spawn(name, {shoalExecutable,  "--log-level",
-                                    options.logLevel, "worker",
-                                    "--coordinator",  controlAddress,
-                                    "--cluster-id",   options.clusterId,
-                                    "--listen-host",  options.host,
-                                    "--node-name",    name,
-                                    "--numa-nodes",   std::to_string(options.numaNodes),
-                                    "--data-dir",     (dataDir / name).string(),
-                                    "--threads",      std::to_string(options.threads),
-                                    "--transport",    options.transport,
-                                    "--net-schedule", options.netSchedule},
+    children.push_back(spawn(name,
+                             {shoalExecutable,
+                              "--log-level",
+                              options.logLevel,
+                              "worker",
+                              "--coordinator",
+                              controlAddress,
+                              "--cluster-id",
+                              options.clusterId,
+                              "--listen-host",
+                              options.host,
+                              "--node-name",
+                              name,
+                              "--numa-nodes",
+                              std::to_string(options.numaNodes),
+                              "--data-dir",
+                              (dataDir / name).string(),
+                              "--threads",
+                              std::to_string(options.threads),
+                              "--transport",
+                              options.transport,
+                              "--net-schedule",
+                              options.netSchedule,
+                              "--cluster-secret-file",
+                              secretFile.string(),
+                              "--tpchgen",
+                              tpchGenerator},
                              (logDir / (name + ".log")).string()));
   }
 
-  auto channel = grpc::CreateChannel(controlAddress, grpc::InsecureChannelCredentials());
+  auto channel = proto::createInternalChannel(controlAddress);
   auto stub = proto::Control::NewStub(channel);
   while (countLiveWorkers(*stub) < options.numWorkers) {
     if (waitForTerminationSignal(std::chrono::milliseconds(0))) return fail("interrupted during startup");

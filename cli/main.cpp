@@ -20,6 +20,7 @@
 #include "common/logging.h"
 #include "common/status.h"
 #include "coordinator/coordinator.h"
+#include "proto/internal_auth.h"
 #include "worker/worker.h"
 
 namespace {
@@ -77,8 +78,10 @@ int main(int argc, char** argv) {
   coordinatorCommand->add_option("--data-dir", coordinatorOptions.dataDir,
                                  "Directory for the catalog (empty: keep it in memory)");
   coordinatorCommand
-      ->add_option("--tpchgen", coordinatorOptions.tpchGenerator, "tpchgen-cli that workers run for CALL tpch_load")
-      ->capture_default_str();
+      ->add_option("--cluster-secret-file", coordinatorOptions.clusterSecretFile,
+                   "File holding the cluster secret that every node presents on internal calls (make one with "
+                   "`shoal secret init FILE`; owner-only permissions)")
+      ->required();
   coordinatorCommand->add_option("--port-file", coordinatorOptions.portFile,
                                  "Write the bound ports here as JSON once serving");
   coordinatorCommand->add_option("--etcd", coordinatorOptions.etcdEndpoints,
@@ -146,6 +149,12 @@ int main(int argc, char** argv) {
                    "Payload bytes of an exchange message (every worker of the cluster must use the same)")
       ->check(CLI::Range(size_t{4096}, size_t{64} << 20))
       ->capture_default_str();
+  workerCommand
+      ->add_option("--cluster-secret-file", workerOptions.clusterSecretFile,
+                   "File holding the cluster secret (the coordinator's and every worker's is the same)")
+      ->required();
+  workerCommand->add_option("--tpchgen", workerOptions.tpchGenerator, "tpchgen-cli this worker runs for CALL tpch_load")
+      ->capture_default_str();
   workerCommand->add_option("--debug-protocol-version", workerOptions.debugProtocolVersion,
                             "Test only: present this control protocol version");
 
@@ -179,6 +188,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   localCommand->add_option("--threads", localOptions.threads, "Each worker's --threads (0: one per hardware thread)")
       ->capture_default_str();
+
+  std::string secretPath;
+  auto* secretCommand = app.add_subcommand("secret", "Cluster secrets");
+  secretCommand->require_subcommand(1);
+  auto* secretInitCommand = secretCommand->add_subcommand(
+      "init", "Write a fresh random cluster secret to FILE (owner-only); copy it to every node of the cluster");
+  secretInitCommand->add_option("FILE", secretPath, "Where to write it (must not exist)")->required();
 
   double loadScaleFactor = 1;
   std::string loadHost = "127.0.0.1";
@@ -317,6 +333,17 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (*secretCommand) {
+    try {
+      proto::writeClusterSecretFile(secretPath);
+      std::cout << "wrote a cluster secret to " << secretPath << std::endl;
+      return 0;
+    } catch (const ShoalError& error) {
+      std::cerr << "shoal secret init: " << error.status().message() << std::endl;
+      return 1;
+    }
+  }
+
   if (*loadCommand) {
     try {
       std::cout << fmt::format("loading TPC-H scale factor {} into {}:{} ...", loadScaleFactor, loadHost, loadPort)
@@ -345,6 +372,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (drainRunningWorker) {
+      proto::installClusterSecret(proto::readClusterSecretFile(workerOptions.clusterSecretFile));
       return cli::drainWorker(fmt::format("{}:{}", workerOptions.listenHost, workerOptions.listenPort),
                               std::chrono::seconds(workerOptions.drainTimeoutSeconds + 10));
     }

@@ -7,11 +7,12 @@
 #include <grpcpp/grpcpp.h>
 
 #include "proto/control.grpc.pb.h"
+#include "proto/internal_auth.h"
 
 namespace shoal::cli {
 
 int drainWorker(const std::string& address, std::chrono::seconds timeout) {
-  auto stub = proto::WorkerControl::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  auto stub = proto::WorkerControl::NewStub(proto::createInternalChannel(address));
   proto::DrainResponse drained;
   {
     grpc::ClientContext context;

@@ -20,6 +20,7 @@
 #include "coordinator/pgwire/pgwire_server.h"
 #include "etcd/cluster_keys.h"
 #include "etcd/etcd_client.h"
+#include "proto/internal_auth.h"
 
 namespace shoal::coordinator {
 
@@ -34,6 +35,7 @@ uint16_t Coordinator::pgPort() const {
 }
 
 void Coordinator::start() {
+  proto::installClusterSecret(proto::readClusterSecretFile(options_.clusterSecretFile));
   registry_ = std::make_unique<MemberRegistry>(std::chrono::milliseconds(options_.heartbeatTimeoutMs));
   if (!options_.dataDir.empty()) std::filesystem::create_directories(options_.dataDir);
   std::unique_ptr<CatalogStore> catalogStore;
@@ -50,8 +52,8 @@ void Coordinator::start() {
   clusterCatalog_ = std::make_unique<ClusterCatalog>(*catalog_, *tables_);
   workers_ = std::make_unique<WorkerClients>(*registry_);
   dispatcher_ = std::make_unique<scheduler::Dispatcher>(0, NumaTopology::detect());
-  cluster_ = std::unique_ptr<ClusterContext>(new ClusterContext{
-      *catalog_, *tables_, *clusterCatalog_, *registry_, *workers_, *dispatcher_, *queryLog_, options_.tpchGenerator});
+  cluster_ = std::unique_ptr<ClusterContext>(
+      new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_, *workers_, *dispatcher_, *queryLog_});
   controlService_ = std::make_unique<ControlService>(options_.clusterId, *registry_, options_.heartbeatIntervalMs);
 
   grpc::ServerBuilder builder;

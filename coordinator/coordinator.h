@@ -40,8 +40,8 @@ struct CoordinatorOptions {
   std::string portFile;
   /// Where the catalog is kept (empty: in memory only, lost at exit).
   std::string dataDir;
-  /// The tpchgen-cli the workers run for CALL tpch_load.
-  std::string tpchGenerator = "tpchgen-cli";
+  /// The cluster secret every node presents on internal calls (proto/internal_auth.h); required.
+  std::string clusterSecretFile;
   /// etcd endpoints (host:port[,...]): membership and the catalog live there. Empty: the embedded
   /// membership (workers register over the control plane) and the catalog in dataDir.
   std::string etcdEndpoints;

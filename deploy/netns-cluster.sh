@@ -91,7 +91,7 @@ start_role() {
     coordinator)
       run_in 0 coordinator "$SHOAL" coordinator --cluster-id "$CLUSTER_ID" --etcd "$etcd_endpoint" \
         --pg-host "$coordinator_ip" --pg-port 5433 --control-host "$coordinator_ip" --control-port 7433 \
-        --data-dir "$STATE/coordinator" --tpchgen "$TPCHGEN"
+        --data-dir "$STATE/coordinator" --cluster-secret-file "$STATE/cluster-secret"
       wait_for_port 0 5433 coordinator
       ;;
     worker-*)
@@ -99,7 +99,8 @@ start_role() {
       [[ $k =~ ^[0-9]+$ && $k -ge 1 && $k -le $(num_workers) ]] || die "no $role in this cluster"
       run_in "$k" "$role" "$SHOAL" worker --cluster-id "$CLUSTER_ID" --etcd "$etcd_endpoint" \
         --lease-ttl "$LEASE_TTL" --node-name "$role" --listen-host "$(ip_of "$k")" --listen-port 7500 \
-        --exchange-port 7600 --transport tcp --data-dir "$STATE/$role"
+        --exchange-port 7600 --transport tcp --data-dir "$STATE/$role" \
+        --cluster-secret-file "$STATE/cluster-secret" --tpchgen "$TPCHGEN"
       wait_for_port "$k" 7500 "$role"
       ;;
     *) die "unknown role '$role' (etcd, coordinator or worker-K)" ;;
@@ -146,6 +147,8 @@ up() {
   rm -rf "$STATE"
   mkdir -p "$STATE"
   echo "$workers" >"$STATE/workers"
+  # Every "host" reads the same cluster secret (on real hosts: copied to each, owner-only).
+  [[ -f "$STATE/cluster-secret" ]] || "$SHOAL" secret init "$STATE/cluster-secret" >/dev/null
   ip link add "$BRIDGE" type bridge
   ip addr add "$SUBNET.1/24" dev "$BRIDGE"
   ip link set "$BRIDGE" up

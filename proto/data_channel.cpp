@@ -2,6 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "proto/internal_auth.h"
+
 namespace shoal::proto {
 namespace {
 
@@ -20,7 +22,7 @@ std::shared_ptr<grpc::Channel> createDataChannel(const std::string& address) {
   // Connections of this channel only: a channel made anew for a worker back from an outage must not pick up
   // the old channel's connection from gRPC's process-wide pool.
   arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
+  return createInternalChannel(address, arguments);
 }
 
 void acceptDataChannelPings(grpc::ServerBuilder& builder) {

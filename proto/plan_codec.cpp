@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/check.h"
+#include "common/stack_depth.h"
 #include "common/status.h"
 
 namespace shoal::proto {
@@ -87,6 +88,7 @@ Value decodeValue(const ValueProto& proto) {
 }
 
 ExpressionProto encodeExpression(const engine::Expression& expression, std::span<const Value> parameters) {
+  checkStackDepth();
   ExpressionProto proto;
   *proto.mutable_type() = encodeType(expression.type());
   switch (expression.kind()) {
@@ -135,6 +137,7 @@ engine::ExpressionPtr decodeExpression(const ExpressionProto& proto, std::span<c
 }
 
 engine::ExpressionPtr decodeExpression(const ExpressionProto& proto, const ColumnCheck& columnExists) {
+  checkStackDepth();
   LogicalType type = decodeType(proto.type());
   switch (proto.kind_case()) {
     case ExpressionProto::kConstant: {

@@ -5,6 +5,7 @@
 #include <grpcpp/support/status.h>
 
 #include "common/status.h"
+#include "proto/internal_auth.h"
 
 namespace shoal::proto {
 
@@ -13,9 +14,12 @@ namespace shoal::proto {
 // a worker reaches the client with the SQLSTATE the worker chose.
 
 grpc::Status toGrpcStatus(const Status& status);
-/// Runs `body`, turning a ShoalError (or any exception) into a failed gRPC status.
+/// Serves one call of an internal service: refuses it (UNAUTHENTICATED) unless it presents the cluster
+/// token (proto/internal_auth.h), then runs `body`, turning a ShoalError (or any exception) into a failed
+/// gRPC status.
 template <class Body>
-grpc::Status serveRpc(Body&& body) {
+grpc::Status serveRpc(const grpc::ServerContext* context, Body&& body) {
+  if (grpc::Status allowed = checkInternalCall(*context); !allowed.ok()) return allowed;
   try {
     body();
     return grpc::Status::OK;

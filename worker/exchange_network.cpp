@@ -46,13 +46,15 @@ std::pair<int, uint16_t> reserveFreePort(const std::string& host) {
 }  // namespace
 
 ExchangeNetwork::ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport,
-                                 multiplexer::ScheduleKind schedule, size_t messageBytes, std::string clusterId)
+                                 multiplexer::ScheduleKind schedule, size_t messageBytes, std::string clusterId,
+                                 std::string clusterSecret)
     : listenHost_(std::move(listenHost)),
       port_(port),
       transport_(transport),
       schedule_(schedule),
       messageBytes_(messageBytes),
-      clusterId_(std::move(clusterId)) {
+      clusterId_(std::move(clusterId)),
+      clusterSecret_(std::move(clusterSecret)) {
   if (port_ == 0) std::tie(reservedPort_, port_) = reserveFreePort(listenHost_);
 }
 
@@ -111,6 +113,7 @@ std::shared_ptr<multiplexer::Multiplexer> ExchangeNetwork::multiplexerFor(const 
     options.nodes.push_back(*parsed);
   }
   options.clusterId = clusterId_;
+  options.secret = clusterSecret_;
   options.transport = transport_;
   options.schedule = schedule_;
   options.messageBytes = messageBytes_;

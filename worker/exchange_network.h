@@ -20,7 +20,8 @@ class ExchangeNetwork {
  public:
   /// `listenHost`:`port` is where peers reach this worker (port 0: pick a free one now).
   ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport,
-                  multiplexer::ScheduleKind schedule, size_t messageBytes, std::string clusterId);
+                  multiplexer::ScheduleKind schedule, size_t messageBytes, std::string clusterId,
+                  std::string clusterSecret);
   ~ExchangeNetwork();
 
   /// host:port that peers connect to (sent to the coordinator at registration).
@@ -45,6 +46,7 @@ class ExchangeNetwork {
   multiplexer::ScheduleKind schedule_;
   size_t messageBytes_;
   std::string clusterId_;
+  std::string clusterSecret_;  // proves membership in the multiplexer handshake
   /// The socket that holds a port picked at start (-1 when --exchange-port named one).
   int reservedPort_ = -1;
   std::mutex mutex_;

@@ -15,6 +15,7 @@
 #include "proto/control.grpc.pb.h"
 #include "proto/control_protocol.h"
 #include "proto/data_channel.h"
+#include "proto/internal_auth.h"
 #include "worker/drain_gate.h"
 #include "worker/etcd_registration.h"
 #include "worker/exchange_network.h"
@@ -57,6 +58,7 @@ void Worker::start() {
   ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
   ::mallopt(M_TRIM_THRESHOLD, 512 << 20);
   ::mallopt(M_TOP_PAD, 16 << 20);
+  proto::installClusterSecret(proto::readClusterSecretFile(options_.clusterSecretFile));
   NumaTopology topology = options_.numaNodes > 0 ? NumaTopology::fake(options_.numaNodes) : NumaTopology::detect();
   spdlog::info("placing segments over {} NUMA node(s){}", topology.numNodes(), topology.isFake() ? " (simulated)" : "");
   if (!options_.dataDir.empty()) {
@@ -81,11 +83,12 @@ void Worker::start() {
   }
   spdlog::info("a query may hold {} MB unless its session sets query_memory_limit_mb", memoryLimitBytes >> 20);
   exchangeNetwork_ = std::make_unique<ExchangeNetwork>(options_.listenHost, options_.exchangePort, options_.transport,
-                                                       options_.schedule, options_.messageBytes, options_.clusterId);
+                                                       options_.schedule, options_.messageBytes, options_.clusterId,
+                                                       proto::clusterSecret());
   spdlog::info("exchanges with other workers on {} (transport {}, {} schedule)", exchangeNetwork_->address(),
                multiplexer::transportChoiceName(options_.transport), multiplexer::scheduleKindName(options_.schedule));
-  dataService_ =
-      std::make_unique<WorkerDataService>(*storage_, *dispatcher_, *exchangeNetwork_, *drainGate_, memoryLimitBytes);
+  dataService_ = std::make_unique<WorkerDataService>(*storage_, *dispatcher_, *exchangeNetwork_, *drainGate_,
+                                                     memoryLimitBytes, options_.tpchGenerator);
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
@@ -143,7 +146,7 @@ std::optional<std::string> Worker::fatalError() const {
 }
 
 void Worker::membershipLoop() {
-  auto channel = grpc::CreateChannel(options_.coordinatorAddress, grpc::InsecureChannelCredentials());
+  auto channel = proto::createInternalChannel(options_.coordinatorAddress);
   auto stub = proto::Control::NewStub(channel);
   std::optional<uint32_t> nodeId;
   auto interval = std::chrono::milliseconds(500);
@@ -168,7 +171,8 @@ void Worker::membershipLoop() {
         interval = std::chrono::milliseconds(response.heartbeat_interval_ms());
         service_->setNodeId(*nodeId);
         spdlog::info("registered with the coordinator as node {}", *nodeId);
-      } else if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+      } else if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+                 status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
         spdlog::error("the coordinator refused this worker: {}", status.error_message());
         lock.lock();
         fatalError_ = status.error_message();

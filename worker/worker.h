@@ -58,6 +58,11 @@ struct WorkerOptions {
   /// How exchange messages travel between workers: RDMA where a device exists (auto), or forced.
   multiplexer::TransportChoice transport = multiplexer::TransportChoice::kAuto;
   multiplexer::ScheduleKind schedule = multiplexer::ScheduleKind::kRoundRobin;
+  /// The cluster secret this worker presents and checks on internal calls and in the exchange handshake;
+  /// required.
+  std::string clusterSecretFile;
+  /// The tpchgen-cli this worker runs for CALL tpch_load: its own configuration, never the caller's.
+  std::string tpchGenerator = "tpchgen-cli";
   /// Payload bytes of an exchange message; every worker of a cluster must use the same.
   size_t messageBytes = 512 * 1024;
 };

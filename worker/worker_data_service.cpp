@@ -36,9 +36,10 @@ TextFormatOptions textFormatOf(const proto::TextFormatProto& proto) {
 
 }  // namespace
 
-grpc::Status WorkerDataService::AppendRows(grpc::ServerContext*, grpc::ServerReader<proto::AppendRowsRequest>* reader,
+grpc::Status WorkerDataService::AppendRows(grpc::ServerContext* context,
+                                           grpc::ServerReader<proto::AppendRowsRequest>* reader,
                                            proto::AppendRowsResponse*) {
-  return proto::serveRpc([&] {
+  return proto::serveRpc(context, [&] {
     auto admission = drainGate_.track();
     proto::AppendRowsRequest request;
     uint64_t cachedStorageId = 0;
@@ -60,9 +61,10 @@ grpc::Status WorkerDataService::AppendRows(grpc::ServerContext*, grpc::ServerRea
   });
 }
 
-grpc::Status WorkerDataService::RouteRows(grpc::ServerContext*, grpc::ServerReader<proto::AppendRowsRequest>* reader,
+grpc::Status WorkerDataService::RouteRows(grpc::ServerContext* context,
+                                          grpc::ServerReader<proto::AppendRowsRequest>* reader,
                                           proto::LoadResponse* response) {
-  return proto::serveRpc([&] {
+  return proto::serveRpc(context, [&] {
     auto admission = drainGate_.track();
     proto::AppendRowsRequest request;
     std::unique_ptr<proto::TableLayout> layout;
@@ -84,9 +86,10 @@ grpc::Status WorkerDataService::RouteRows(grpc::ServerContext*, grpc::ServerRead
   });
 }
 
-grpc::Status WorkerDataService::LoadText(grpc::ServerContext*, grpc::ServerReader<proto::LoadTextRequest>* reader,
+grpc::Status WorkerDataService::LoadText(grpc::ServerContext* context,
+                                         grpc::ServerReader<proto::LoadTextRequest>* reader,
                                          proto::LoadResponse* response) {
-  return proto::serveRpc([&] {
+  return proto::serveRpc(context, [&] {
     auto admission = drainGate_.admit();
     proto::LoadTextRequest request;
     std::unique_ptr<TextLoader> loader;
@@ -104,9 +107,13 @@ grpc::Status WorkerDataService::LoadText(grpc::ServerContext*, grpc::ServerReade
   });
 }
 
-grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext*, const proto::GenerateTpchRequest* request,
+grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext* context, const proto::GenerateTpchRequest* request,
                                              proto::LoadResponse* response) {
-  return proto::serveRpc([&] {
+  return proto::serveRpc(context, [&] {
+    if (!request->generator().empty()) {
+      SHOAL_USER_FAIL(SqlState::kInsufficientPrivilege,
+                      "GenerateTpch runs the worker's own --tpchgen; a request may not name a program");
+    }
     auto admission = drainGate_.admit();
     const uint32_t threads = std::max(1u, std::thread::hardware_concurrency());
     ScratchDirectory scratch("shoal-tpch");
@@ -114,8 +121,8 @@ grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext*, const proto::
     std::vector<proto::TableLayout> layouts(request->layouts().begin(), request->layouts().end());
     std::vector<std::string> tables;
     for (const auto& layout : layouts) tables.push_back(layout.table_name());
-    TpchGeneratorProcess generator(request->generator(), request->scale_factor(), request->part(), request->parts(),
-                                   threads, scratch.path(), tables);
+    TpchGeneratorProcess generator(tpchGenerator_, request->scale_factor(), request->part(), request->parts(), threads,
+                                   scratch.path(), tables);
     response->set_rows(
         loadGeneratedTables(request->load_id(), layouts, generator, threads, selfAddress_, storage_, peers_));
     spdlog::info("load {}: generated, parsed and routed {} rows of TPC-H part {}/{} in {:.2f} s", request->load_id(),
@@ -123,17 +130,17 @@ grpc::Status WorkerDataService::GenerateTpch(grpc::ServerContext*, const proto::
   });
 }
 
-grpc::Status WorkerDataService::PrepareLoad(grpc::ServerContext*, const proto::PrepareLoadRequest* request,
+grpc::Status WorkerDataService::PrepareLoad(grpc::ServerContext* context, const proto::PrepareLoadRequest* request,
                                             proto::PrepareLoadResponse*) {
-  return proto::serveRpc([&] {
+  return proto::serveRpc(context, [&] {
     auto admission = drainGate_.track();
     storage_.memory().expect(request->load_id(), request->expected_bytes());
   });
 }
 
-grpc::Status WorkerDataService::FinishLoad(grpc::ServerContext*, const proto::FinishLoadRequest* request,
+grpc::Status WorkerDataService::FinishLoad(grpc::ServerContext* context, const proto::FinishLoadRequest* request,
                                            proto::FinishLoadResponse* response) {
-  return proto::serveRpc([&] {
+  return proto::serveRpc(context, [&] {
     auto admission = drainGate_.track();
     // A load's staging garbage is freed by now; hand it back to the system instead of keeping it in malloc's
     // free lists, so that the worker's resident memory is its data.
@@ -157,9 +164,9 @@ grpc::Status WorkerDataService::FinishLoad(grpc::ServerContext*, const proto::Fi
   });
 }
 
-grpc::Status WorkerDataService::DropStorage(grpc::ServerContext*, const proto::DropStorageRequest* request,
+grpc::Status WorkerDataService::DropStorage(grpc::ServerContext* context, const proto::DropStorageRequest* request,
                                             proto::DropStorageResponse*) {
-  return proto::serveRpc([&] {
+  return proto::serveRpc(context, [&] {
     auto admission = drainGate_.track();
     for (uint64_t storageId : request->storage_ids()) storage_.drop(storageId);
   });
@@ -167,7 +174,7 @@ grpc::Status WorkerDataService::DropStorage(grpc::ServerContext*, const proto::D
 
 grpc::Status WorkerDataService::Scan(grpc::ServerContext* context, const proto::ScanRequest* request,
                                      grpc::ServerWriter<proto::ScanResponse>* writer) {
-  return proto::serveRpc([&] {
+  return proto::serveRpc(context, [&] {
     auto admission = drainGate_.admit();
     auto partition = storage_.find(request->fragment().storage_id());
     proto::ScanResponse response;
@@ -186,7 +193,7 @@ grpc::Status WorkerDataService::Scan(grpc::ServerContext* context, const proto::
 
 grpc::Status WorkerDataService::ExecutePlan(grpc::ServerContext* context, const proto::ExecutePlanRequest* request,
                                             grpc::ServerWriter<proto::ExecutePlanResponse>* writer) {
-  return proto::serveRpc([&] {
+  return proto::serveRpc(context, [&] {
     auto admission = drainGate_.admit();
     proto::ExecutePlanResponse response;
     proto::ExecutePlanRequest limited = *request;
@@ -209,9 +216,9 @@ grpc::Status WorkerDataService::ExecutePlan(grpc::ServerContext* context, const 
   });
 }
 
-grpc::Status WorkerDataService::ResetExchange(grpc::ServerContext*, const proto::ResetExchangeRequest*,
+grpc::Status WorkerDataService::ResetExchange(grpc::ServerContext* context, const proto::ResetExchangeRequest*,
                                               proto::ResetExchangeResponse*) {
-  return proto::serveRpc([&] {
+  return proto::serveRpc(context, [&] {
     auto admission = drainGate_.track();
     network_.reset();
   });
@@ -220,7 +227,7 @@ grpc::Status WorkerDataService::ResetExchange(grpc::ServerContext*, const proto:
 grpc::Status WorkerDataService::ExecuteFragments(grpc::ServerContext* context,
                                                  const proto::ExecuteFragmentsRequest* request,
                                                  grpc::ServerWriter<proto::ExecuteFragmentsResponse>* writer) {
-  return proto::serveRpc([&] {
+  return proto::serveRpc(context, [&] {
     auto admission = drainGate_.admit();
     proto::ExecuteFragmentsRequest limited = *request;
     if (limited.memory_limit_bytes() == 0) limited.set_memory_limit_bytes(defaultMemoryLimitBytes_);

@@ -20,13 +20,15 @@ class WorkerDataService final : public proto::WorkerData::Service {
  public:
   /// `defaultMemoryLimitBytes`: a plan's memory limit when its request sets none.
   /// `drainGate`: every call is counted there, and new work is refused once the worker drains.
+  /// `tpchGenerator`: the tpchgen-cli GenerateTpch runs (the worker's own setting; callers cannot name one).
   WorkerDataService(StorageManager& storage, scheduler::Dispatcher& dispatcher, ExchangeNetwork& network,
-                    DrainGate& drainGate, uint64_t defaultMemoryLimitBytes)
+                    DrainGate& drainGate, uint64_t defaultMemoryLimitBytes, std::string tpchGenerator)
       : storage_(storage),
         dispatcher_(dispatcher),
         network_(network),
         drainGate_(drainGate),
-        defaultMemoryLimitBytes_(defaultMemoryLimitBytes) {}
+        defaultMemoryLimitBytes_(defaultMemoryLimitBytes),
+        tpchGenerator_(std::move(tpchGenerator)) {}
 
   /// This worker's own address, as placements name it; set once serving.
   void setSelfAddress(std::string address) { selfAddress_ = std::move(address); }
@@ -60,6 +62,7 @@ class WorkerDataService final : public proto::WorkerData::Service {
   ExchangeNetwork& network_;
   DrainGate& drainGate_;
   uint64_t defaultMemoryLimitBytes_;
+  const std::string tpchGenerator_;
   PeerChannels peers_;
   std::string selfAddress_;
 };

@@ -27,7 +27,6 @@ struct ClusterContext {
   /// The statements clients run, for shoal_queries.
   QueryLog& queries;
   /// tpchgen-cli, as the workers find it, for CALL tpch_load.
-  std::string tpchGenerator;
   std::atomic<uint64_t> nextLoadId{1};
 };
 

@@ -3,20 +3,22 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "proto/internal_auth.h"
+
 namespace shoal::coordinator {
 
 grpc::Status ControlService::checkClusterId(const std::string& clusterId) const {
   if (clusterId != clusterId_) {
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                        fmt::format("cluster id mismatch: the worker belongs to cluster '{}', this coordinator "
-                                    "serves cluster '{}'",
-                                    clusterId, clusterId_));
+                        // The coordinator's own id stays unsaid: it is not for whoever asks to find out.
+                        fmt::format("cluster id mismatch: this coordinator does not serve cluster '{}'", clusterId));
   }
   return grpc::Status::OK;
 }
 
-grpc::Status ControlService::RegisterWorker(grpc::ServerContext*, const proto::RegisterWorkerRequest* request,
+grpc::Status ControlService::RegisterWorker(grpc::ServerContext* context, const proto::RegisterWorkerRequest* request,
                                             proto::RegisterWorkerResponse* response) {
+  if (auto allowed = proto::checkInternalCall(*context); !allowed.ok()) return allowed;
   if (auto status = checkClusterId(request->cluster_id()); !status.ok()) {
     spdlog::warn("refused worker {} at {}: {}", request->node_name(), request->address(), status.error_message());
     return status;
@@ -28,15 +30,22 @@ grpc::Status ControlService::RegisterWorker(grpc::ServerContext*, const proto::R
     spdlog::warn("refused worker {} at {}: {}", request->node_name(), request->address(), message);
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, message);
   }
-  uint32_t nodeId = registry_.registerWorker(request->node_name(), request->address(), request->exchange_address());
-  spdlog::info("worker {} registered as node {} at {}", request->node_name(), nodeId, request->address());
-  response->set_node_id(nodeId);
+  auto nodeId = registry_.registerWorker(request->node_name(), request->address(), request->exchange_address());
+  if (!nodeId) {
+    spdlog::warn("refused worker {} at {}: a live worker has that name at another address", request->node_name(),
+                 request->address());
+    return grpc::Status(grpc::StatusCode::ALREADY_EXISTS,
+                        fmt::format("a live worker is registered as {} at another address", request->node_name()));
+  }
+  spdlog::info("worker {} registered as node {} at {}", request->node_name(), *nodeId, request->address());
+  response->set_node_id(*nodeId);
   response->set_heartbeat_interval_ms(heartbeatIntervalMs_);
   return grpc::Status::OK;
 }
 
-grpc::Status ControlService::Heartbeat(grpc::ServerContext*, const proto::HeartbeatRequest* request,
+grpc::Status ControlService::Heartbeat(grpc::ServerContext* context, const proto::HeartbeatRequest* request,
                                        proto::HeartbeatResponse*) {
+  if (auto allowed = proto::checkInternalCall(*context); !allowed.ok()) return allowed;
   if (auto status = checkClusterId(request->cluster_id()); !status.ok()) {
     return status;
   }
@@ -47,8 +56,10 @@ grpc::Status ControlService::Heartbeat(grpc::ServerContext*, const proto::Heartb
   return grpc::Status::OK;
 }
 
-grpc::Status ControlService::DeregisterWorker(grpc::ServerContext*, const proto::DeregisterWorkerRequest* request,
+grpc::Status ControlService::DeregisterWorker(grpc::ServerContext* context,
+                                              const proto::DeregisterWorkerRequest* request,
                                               proto::DeregisterWorkerResponse*) {
+  if (auto allowed = proto::checkInternalCall(*context); !allowed.ok()) return allowed;
   if (auto status = checkClusterId(request->cluster_id()); !status.ok()) {
     return status;
   }
@@ -59,8 +70,9 @@ grpc::Status ControlService::DeregisterWorker(grpc::ServerContext*, const proto:
   return grpc::Status::OK;
 }
 
-grpc::Status ControlService::ListNodes(grpc::ServerContext*, const proto::ListNodesRequest*,
+grpc::Status ControlService::ListNodes(grpc::ServerContext* context, const proto::ListNodesRequest*,
                                        proto::ListNodesResponse* response) {
+  if (auto allowed = proto::checkInternalCall(*context); !allowed.ok()) return allowed;
   for (const auto& member : registry_.nodes()) {
     auto* node = response->add_nodes();
     node->set_node_id(member.nodeId);

@@ -18,10 +18,14 @@ uint32_t MemberRegistry::nodeIdOfLocked(const Member& member) const {
   return 0;
 }
 
-uint32_t MemberRegistry::registerWorker(const std::string& nodeName, const std::string& address,
-                                        const std::string& exchangeAddress) {
+std::optional<uint32_t> MemberRegistry::registerWorker(const std::string& nodeName, const std::string& address,
+                                                       const std::string& exchangeAddress) {
   std::lock_guard lock(mutex_);
   Member& member = memberNamedLocked(nodeName);
+  if (member.address != address && !member.address.empty()) {
+    std::string state = stateOfLocked(member, Clock::now());
+    if (state == "up" || state == "draining") return std::nullopt;
+  }
   const uint64_t incarnation = member.incarnation + 1;
   member = Member{nodeName, address, exchangeAddress, Clock::now()};
   member.incarnation = incarnation;

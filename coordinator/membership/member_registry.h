@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,10 @@ class MemberRegistry {
   explicit MemberRegistry(std::chrono::milliseconds heartbeatTimeout) : heartbeatTimeout_(heartbeatTimeout) {}
 
   /// Adds a worker, or renews one that registers again under the same name
-  /// (it keeps its node id). Returns the node id.
-  uint32_t registerWorker(const std::string& nodeName, const std::string& address,
-                          const std::string& exchangeAddress = "");
+  /// (it keeps its node id). Returns the node id, or nothing when a worker of that name is up (or draining)
+  /// at another address: a newcomer may not take over a live worker's name and with it its traffic.
+  std::optional<uint32_t> registerWorker(const std::string& nodeName, const std::string& address,
+                                         const std::string& exchangeAddress = "");
   /// Records a heartbeat; false when the node id is unknown (the worker must register again).
   bool heartbeat(uint32_t nodeId);
   /// Marks a worker as having left on purpose; false when unknown.

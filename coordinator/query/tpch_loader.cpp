@@ -90,7 +90,6 @@ uint64_t generateAndCommit(ClusterContext& cluster, const std::vector<std::share
   for (const auto& entry : entries) *request.add_layouts() = cluster.workers.layoutOf(*entry);
   request.set_scale_factor(scaleFactor);
   request.set_parts(parts);
-  request.set_generator(cluster.tpchGenerator);
   std::mutex mutex;
   std::optional<Status> firstError;
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/stack_depth.h"
 #include "engine/expression/arithmetic.h"
 #include "engine/expression/cast.h"
 #include "engine/expression/comparison.h"
@@ -171,6 +172,7 @@ std::optional<Vector> ExpressionEvaluator::evaluateColumnConstantComparison(cons
 }
 
 Vector ExpressionEvaluator::evaluate(const Expression& expression, const Chunk& input) const {
+  checkStackDepth();
   switch (expression.kind()) {
     case ExpressionKind::kConstant:
       return broadcast(static_cast<const ConstantExpression&>(expression).value(), expression.type(), input.size());

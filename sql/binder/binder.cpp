@@ -110,7 +110,10 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       // The catalog keeps the whole CREATE VIEW statement; binding its query once checks it.
       std::string_view statement = script.statementText(statementIndex);
       ColumnIdGenerator ids;
-      QueryBinder queryBinder(catalog_, script.text(), bound.parameterTypes, ids);
+      // The catalog keeps the text and binds it anew at each use, so a reference to the view itself (even
+      // through other views) would expand forever: refused here, as PostgreSQL refuses recursive rules.
+      ViewExpansion self{command.name, nullptr};
+      QueryBinder queryBinder(catalog_, script.text(), bound.parameterTypes, ids, nullptr, nullptr, &self);
       LogicalPlan plan = queryBinder.bind(view.query().select_stmt());
       if (command.columnNames.size() > plan.columnNames.size()) {
         SHOAL_USER_FAIL(SqlState::kSyntaxError, "CREATE VIEW specifies more column names than columns");

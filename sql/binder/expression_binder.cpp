@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "common/stack_depth.h"
 #include "engine/expression/cast.h"
 #include "engine/types/text_format.h"
 #include "pg_query/pg_query.pb.h"
@@ -75,6 +76,21 @@ bool isUnknown(const ExpressionPtr& expression) {
   return expression->type().id() == TypeId::kUnknown;
 }
 
+/// Joins `terms` (at least one) with the binary AND or OR `function` into a balanced tree: a list of
+/// thousands (x IN (...), a long OR chain) nests log2(n) levels deep, not n, so that no later walk of the
+/// tree runs out of stack. AND and OR are associative in three-valued logic, so the shape changes nothing.
+ExpressionPtr combineBalanced(ScalarFunction function, std::vector<ExpressionPtr> terms) {
+  while (terms.size() > 1) {
+    std::vector<ExpressionPtr> paired;
+    for (size_t i = 0; i + 1 < terms.size(); i += 2) {
+      paired.push_back(makeFunction(function, LogicalType::boolean(), std::move(terms[i]), std::move(terms[i + 1])));
+    }
+    if (terms.size() % 2 == 1) paired.push_back(std::move(terms.back()));
+    terms = std::move(paired);
+  }
+  return std::move(terms[0]);
+}
+
 std::optional<ScalarFunction> comparisonFunction(std::string_view op) {
   static const std::pair<std::string_view, ScalarFunction> kComparisons[] = {
       {"=", ScalarFunction::kEqual},        {"<>", ScalarFunction::kNotEqual},  {"!=", ScalarFunction::kNotEqual},
@@ -140,6 +156,7 @@ void ExpressionBinder::failNoOperator(std::string_view op, const LogicalType& le
 }
 
 ExpressionPtr ExpressionBinder::bind(const pg_query::Node& node) {
+  checkStackDepth();
   switch (node.node_case()) {
     case pg_query::Node::kAConst:
       return bindConstant(node);
@@ -425,11 +442,9 @@ ExpressionPtr ExpressionBinder::bindBoolean(const pg_query::Node& node) {
     return makeFunction(ScalarFunction::kNot, LogicalType::boolean(), bindArgument(expr.args(0)));
   }
   ScalarFunction function = expr.boolop() == pg_query::AND_EXPR ? ScalarFunction::kAnd : ScalarFunction::kOr;
-  ExpressionPtr result = bindArgument(expr.args(0));
-  for (int i = 1; i < expr.args_size(); ++i) {
-    result = makeFunction(function, LogicalType::boolean(), std::move(result), bindArgument(expr.args(i)));
-  }
-  return result;
+  std::vector<ExpressionPtr> terms;
+  for (const auto& argument : expr.args()) terms.push_back(bindArgument(argument));
+  return combineBalanced(function, std::move(terms));
 }
 
 ExpressionPtr ExpressionBinder::bindNullTest(const pg_query::Node& node) {
@@ -688,13 +703,6 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
     }
     return items;
   };
-  auto combine = [](ScalarFunction function, std::vector<ExpressionPtr> terms) {
-    ExpressionPtr result = std::move(terms[0]);
-    for (size_t i = 1; i < terms.size(); ++i) {
-      result = makeFunction(function, LogicalType::boolean(), std::move(result), std::move(terms[i]));
-    }
-    return result;
-  };
   switch (expr.kind()) {
     case pg_query::AEXPR_IN: {
       // x IN (a, b) is x = a OR x = b; NOT IN is x <> a AND x <> b: the same NULL semantics.
@@ -705,7 +713,7 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
         terms.push_back(bindComparison(negated ? ScalarFunction::kNotEqual : ScalarFunction::kEqual,
                                        copyExpression(*left), bind(*item), location));
       }
-      return combine(negated ? ScalarFunction::kAnd : ScalarFunction::kOr, std::move(terms));
+      return combineBalanced(negated ? ScalarFunction::kAnd : ScalarFunction::kOr, std::move(terms));
     }
     case pg_query::AEXPR_LIKE: {
       if (expr.rexpr().has_func_call()) {
@@ -732,7 +740,7 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
                                      copyExpression(*value), bind(*bounds[0]), location));
       terms.push_back(bindComparison(negated ? ScalarFunction::kGreater : ScalarFunction::kLessEqual, std::move(value),
                                      bind(*bounds[1]), location));
-      return combine(negated ? ScalarFunction::kOr : ScalarFunction::kAnd, std::move(terms));
+      return combineBalanced(negated ? ScalarFunction::kOr : ScalarFunction::kAnd, std::move(terms));
     }
     case pg_query::AEXPR_NULLIF: {
       // NULLIF(a, b) is CASE WHEN a = b THEN NULL ELSE a END.

@@ -1,4 +1,5 @@
 #include "sql/binder/query_binder.h"
+#include "common/stack_depth.h"
 #include "common/status.h"
 
 #include <set>
@@ -23,14 +24,23 @@ const CteScope* CteScope::find(std::string_view wanted) const {
 }
 
 QueryBinder::QueryBinder(const CatalogReader& catalog, std::string_view text, std::vector<LogicalType>& parameterTypes,
-                         ColumnIdGenerator& ids, const BindScope* outer, const CteScope* ctes)
+                         ColumnIdGenerator& ids, const BindScope* outer, const CteScope* ctes,
+                         const ViewExpansion* views)
     : catalog_(catalog),
       text_(text),
       parameterTypes_(parameterTypes),
       ids_(ids),
       outer_(outer),
       ctes_(ctes),
+      views_(views),
       scope_(outer) {}
+
+bool ViewExpansion::contains(std::string_view wanted) const {
+  for (const ViewExpansion* view = this; view != nullptr; view = view->parent) {
+    if (view->name == wanted) return true;
+  }
+  return false;
+}
 
 void QueryBinder::fail(std::string_view sqlState, int location, std::string message) const {
   int position = characterPosition(text_, location);
@@ -38,6 +48,7 @@ void QueryBinder::fail(std::string_view sqlState, int location, std::string mess
 }
 
 LogicalPlan QueryBinder::bind(const pg_query::SelectStmt& select) {
+  checkStackDepth();
   if (select.op() != pg_query::SETOP_NONE) return bindSetOperation(select);
   return bindSimpleSelect(select);
 }
@@ -133,17 +144,22 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
     if (const auto* found = ctes_ ? ctes_->find(range.relname()) : nullptr) {
       // Each reference binds the WITH query anew, where it was defined: inlined, with its own column ids.
       const pg_query::CommonTableExpr* cte = found->definition;
-      QueryBinder binder(catalog_, text_, parameterTypes_, ids_, nullptr, found->parent);
+      QueryBinder binder(catalog_, text_, parameterTypes_, ids_, nullptr, found->parent, views_);
       LogicalPlan plan = binder.bind(cte->ctequery().select_stmt());
       std::vector<std::string> cteAliases = aliasNames(cte->aliascolnames());
       if (aliases.empty()) aliases = cteAliases;
       return renameRelation(std::move(plan), relation, aliases, range.location(), scope);
     }
     if (auto view = catalog_.findView(range.relname())) {
+      if (views_ && views_->contains(view->name)) {
+        fail(SqlState::kInvalidObjectDefinition, range.location(),
+             fmt::format("infinite recursion detected in rules for relation \"{}\"", view->name));
+      }
       LogicalPlan plan;
       try {
         ParsedScript script = ParsedScript::parse(view->query);
-        QueryBinder binder(catalog_, script.text(), parameterTypes_, ids_);
+        ViewExpansion expansion{view->name, views_};
+        QueryBinder binder(catalog_, script.text(), parameterTypes_, ids_, nullptr, nullptr, &expansion);
         plan = binder.bind(script.statement(0).view_stmt().query().select_stmt());
       } catch (const ShoalError& error) {
         // Positions would point into the view's text, not the query's.
@@ -316,7 +332,7 @@ LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindSco
     case pg_query::Node::kRangeSubselect: {
       const auto& subselect = item.range_subselect();
       if (subselect.lateral()) fail(SqlState::kFeatureNotSupported, -1, "LATERAL is not supported yet");
-      QueryBinder binder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_);
+      QueryBinder binder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_, views_);
       LogicalPlan plan = binder.bind(subselect.subquery().select_stmt());
       std::string relation = subselect.has_alias() ? subselect.alias().aliasname() : "unnamed_subquery";
       std::vector<std::string> aliases =
@@ -347,7 +363,7 @@ ExpressionBinder QueryBinder::makeBinder(std::vector<PendingSubquery>& pending, 
 
 ExpressionPtr QueryBinder::bindSubquery(const pg_query::SubLink& link, ExpressionBinder& binder,
                                         std::vector<PendingSubquery>& pending) {
-  QueryBinder subqueryBinder(catalog_, text_, parameterTypes_, ids_, &scope_, ctes_);
+  QueryBinder subqueryBinder(catalog_, text_, parameterTypes_, ids_, &scope_, ctes_, views_);
   LogicalPlan plan = subqueryBinder.bind(link.subselect().select_stmt());
   std::vector<PlanColumn> columns = plan.root->outputColumns();
   PendingSubquery subquery;
@@ -810,8 +826,8 @@ LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
     fail(SqlState::kFeatureNotSupported, -1, "INTERSECT and EXCEPT are not supported yet");
   }
   registerCtes(select);
-  QueryBinder leftBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_);
-  QueryBinder rightBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_);
+  QueryBinder leftBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_, views_);
+  QueryBinder rightBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_, views_);
   leftBinder.keepUntypedOutputs();
   rightBinder.keepUntypedOutputs();
   LogicalPlan left = leftBinder.bind(select.larg());

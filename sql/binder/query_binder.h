@@ -40,6 +40,14 @@ struct CteScope {
   const CteScope* find(std::string_view name) const;
 };
 
+/// The views being expanded around the query being bound, innermost first. A view met again inside its
+/// own expansion refers to itself and would expand forever: it is refused with 42P17.
+struct ViewExpansion {
+  std::string_view name;
+  const ViewExpansion* parent = nullptr;
+  bool contains(std::string_view wanted) const;
+};
+
 /// Binds one SELECT (or UNION) into a logical plan: FROM items (tables, views,
 /// WITH queries, subqueries, joins), WHERE, GROUP BY, HAVING, the select list,
 /// DISTINCT, ORDER BY, LIMIT and OFFSET. A subquery used as an expression
@@ -48,9 +56,11 @@ struct CteScope {
 /// to the outer query; the optimizer decorrelates it.
 class QueryBinder {
  public:
-  /// `outer` is the scope of the query this one is nested in (null at the top).
+  /// `outer` is the scope of the query this one is nested in (null at the top); `views`, the views whose
+  /// expansion (or, for CREATE VIEW, whose definition) this query is part of.
   QueryBinder(const CatalogReader& catalog, std::string_view text, std::vector<engine::LogicalType>& parameterTypes,
-              ColumnIdGenerator& ids, const BindScope* outer = nullptr, const CteScope* ctes = nullptr);
+              ColumnIdGenerator& ids, const BindScope* outer = nullptr, const CteScope* ctes = nullptr,
+              const ViewExpansion* views = nullptr);
 
   LogicalPlan bind(const pg_query::SelectStmt& select);
 
@@ -100,6 +110,7 @@ class QueryBinder {
   ColumnIdGenerator& ids_;
   const BindScope* outer_;
   const CteScope* ctes_;
+  const ViewExpansion* views_;
   /// The FROM items of the query being bound.
   BindScope scope_;
   bool keepUntypedOutputs_ = false;

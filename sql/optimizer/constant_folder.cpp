@@ -1,4 +1,5 @@
 #include "sql/optimizer/constant_folder.h"
+#include "common/stack_depth.h"
 #include "common/status.h"
 
 #include "engine/expression/expression_evaluator.h"
@@ -28,6 +29,7 @@ std::optional<bool> booleanConstant(const Expression& expression) {
 }
 
 ExpressionPtr fold(const Expression& expression) {
+  checkStackDepth();
   switch (expression.kind()) {
     case ExpressionKind::kCast: {
       const auto& cast = static_cast<const engine::CastExpression&>(expression);

@@ -4,6 +4,7 @@
 
 #include "common/status.h"
 #include "pg_query/pg_query.pb.h"
+#include "sql/parser/nesting_estimate.h"
 
 #include <google/protobuf/io/coded_stream.h>
 
@@ -16,6 +17,7 @@ ParsedScript::~ParsedScript() = default;
 ParsedScript ParsedScript::parse(std::string text) {
   ParsedScript script;
   script.text_ = std::move(text);
+  checkParserStack(script.text_);
   PgQueryProtobufParseResult result = pg_query_parse_protobuf(script.text_.c_str());
   // Free the C result on every path, including the throwing ones.
   struct ResultGuard {
@@ -33,7 +35,7 @@ ParsedScript ParsedScript::parse(std::string text) {
   }
   script.tree_ = std::make_unique<pg_query::ParseResult>();
   // Protobuf stops at 100 levels by default; long expressions (a + b + ... ) nest one level per operator.
-  constexpr int kMaxNesting = 2000;
+  constexpr int kMaxNesting = 10000;
   google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(result.parse_tree.data),
                                                static_cast<int>(result.parse_tree.len));
   input.SetRecursionLimit(kMaxNesting);

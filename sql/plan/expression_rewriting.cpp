@@ -1,4 +1,5 @@
 #include "sql/plan/expression_rewriting.h"
+#include "common/stack_depth.h"
 #include "common/status.h"
 
 #include "common/check.h"
@@ -15,6 +16,7 @@ using engine::FunctionExpression;
 using engine::ScalarFunction;
 
 ExpressionPtr copyExpression(const Expression& expression) {
+  checkStackDepth();
   return rewriteExpression(expression, [](const Expression&) { return nullptr; });
 }
 
@@ -24,6 +26,7 @@ ExpressionPtr columnRef(const PlanColumn& column) {
 
 ExpressionPtr rewriteExpression(const Expression& expression,
                                 const std::function<ExpressionPtr(const Expression&)>& replace) {
+  checkStackDepth();
   if (ExpressionPtr replaced = replace(expression)) return replaced;
   switch (expression.kind()) {
     case ExpressionKind::kConstant:

@@ -70,13 +70,21 @@ def test_killing_shoal_local_takes_its_children_along(own_cluster):
 
 
 @pytest.fixture
-def bare_coordinator(tmp_path):
+def cluster_secret(tmp_path):
+    path = tmp_path / "cluster-secret"
+    subprocess.run([SHOAL_BINARY, "secret", "init", str(path)], check=True, capture_output=True, timeout=30)
+    return path
+
+
+@pytest.fixture
+def bare_coordinator(tmp_path, cluster_secret):
     port_file = tmp_path / "ports.json"
     process = subprocess.Popen(
         [SHOAL_BINARY, "coordinator", "--pg-port", "0", "--control-port", "0", "--port-file", str(port_file),
-         "--cluster-id", "alpha"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         "--cluster-id", "alpha", "--cluster-secret-file", str(cluster_secret)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert wait_until(port_file.exists, timeout_s=30) is not None
-    yield json.loads(port_file.read_text())
+    yield {**json.loads(port_file.read_text()), "secret": cluster_secret}
     process.terminate()
     process.wait(timeout=15)
 
@@ -84,14 +92,23 @@ def bare_coordinator(tmp_path):
 @pytest.mark.parametrize("extra_flags, message", [
     (["--cluster-id", "beta"], "cluster id mismatch"),
     (["--cluster-id", "alpha", "--debug-protocol-version", "99"], "protocol version mismatch"),
+    (["--cluster-id", "alpha", "--cluster-secret-file", "OTHER"], "not a member of this cluster"),
 ])
-def test_mismatched_worker_is_refused_clearly(bare_coordinator, extra_flags, message):
-    """A worker of another cluster or protocol version is refused, says why, and exits 2."""
+def test_mismatched_worker_is_refused_clearly(bare_coordinator, tmp_path, extra_flags, message):
+    """A worker of another cluster, protocol version or secret is refused, says why, and exits 2; the refusal
+    does not tell it the coordinator's cluster id."""
+    other_secret = tmp_path / "other-secret"
+    subprocess.run([SHOAL_BINARY, "secret", "init", str(other_secret)], check=True, timeout=30)
+    flags = [str(other_secret) if flag == "OTHER" else flag for flag in extra_flags]
+    if "--cluster-secret-file" not in flags:
+        flags += ["--cluster-secret-file", str(bare_coordinator["secret"])]
     worker = subprocess.run(
-        [SHOAL_BINARY, "worker", "--coordinator", f"127.0.0.1:{bare_coordinator['control_port']}", *extra_flags],
+        [SHOAL_BINARY, "worker", "--coordinator", f"127.0.0.1:{bare_coordinator['control_port']}", *flags],
         capture_output=True, text=True, timeout=30)
     assert worker.returncode == 2
     assert message in worker.stderr
+    if "beta" in flags:
+        assert "alpha" not in worker.stderr
 
 
 @pytest.mark.parametrize("subcommand", ["coordinator", "worker", "local"])

@@ -20,8 +20,8 @@ std::string stateOf(const MemberRegistry& registry, uint32_t nodeId) {
 TEST(MemberRegistryTest, CoordinatorIsNodeZeroAndWorkersFollow) {
   MemberRegistry registry(1s);
   registry.setCoordinatorAddress("127.0.0.1:5433");
-  uint32_t first = registry.registerWorker("w1", "127.0.0.1:1");
-  uint32_t second = registry.registerWorker("w2", "127.0.0.1:2");
+  uint32_t first = *registry.registerWorker("w1", "127.0.0.1:1");
+  uint32_t second = *registry.registerWorker("w2", "127.0.0.1:2");
   EXPECT_EQ(first, 1u);
   EXPECT_EQ(second, 2u);
   auto nodes = registry.nodes();
@@ -35,7 +35,7 @@ TEST(MemberRegistryTest, CoordinatorIsNodeZeroAndWorkersFollow) {
 
 TEST(MemberRegistryTest, SilentWorkerIsDownAndHeartbeatBringsItBack) {
   MemberRegistry registry(100ms);
-  uint32_t nodeId = registry.registerWorker("w1", "a:1");
+  uint32_t nodeId = *registry.registerWorker("w1", "a:1");
   EXPECT_EQ(stateOf(registry, nodeId), "up");
   std::this_thread::sleep_for(150ms);
   EXPECT_EQ(stateOf(registry, nodeId), "down");
@@ -46,16 +46,27 @@ TEST(MemberRegistryTest, SilentWorkerIsDownAndHeartbeatBringsItBack) {
 
 TEST(MemberRegistryTest, ReRegistrationKeepsTheNodeId) {
   MemberRegistry registry(1s);
-  uint32_t nodeId = registry.registerWorker("w1", "a:1");
-  EXPECT_EQ(registry.registerWorker("w1", "a:2"), nodeId);
+  uint32_t nodeId = *registry.registerWorker("w1", "a:1");
+  EXPECT_EQ(registry.registerWorker("w1", "a:1"), nodeId);  // the same worker again, e.g. after a restart
+  EXPECT_TRUE(registry.deregister(nodeId));
+  EXPECT_EQ(registry.registerWorker("w1", "a:2"), nodeId);  // the name is free again once its worker left
   EXPECT_EQ(registry.nodes().size(), 2u);
   EXPECT_EQ(registry.nodes()[1].address, "a:2");
+}
+
+TEST(MemberRegistryTest, ALiveWorkersNameCannotBeTakenFromAnotherAddress) {
+  MemberRegistry registry(100ms);
+  uint32_t nodeId = *registry.registerWorker("w1", "a:1");
+  EXPECT_EQ(registry.registerWorker("w1", "evil:1"), std::nullopt);
+  EXPECT_EQ(registry.nodes()[1].address, "a:1");
+  std::this_thread::sleep_for(150ms);  // w1 is down now: a replacement may take its name
+  EXPECT_EQ(registry.registerWorker("w1", "b:1"), nodeId);
 }
 
 TEST(MemberRegistryTest, UnknownAndDeparted) {
   MemberRegistry registry(1s);
   EXPECT_FALSE(registry.heartbeat(42));
-  uint32_t nodeId = registry.registerWorker("w1", "a:1");
+  uint32_t nodeId = *registry.registerWorker("w1", "a:1");
   EXPECT_TRUE(registry.deregister(nodeId));
   EXPECT_EQ(stateOf(registry, nodeId), "left");
   EXPECT_FALSE(registry.heartbeat(nodeId));  // it must register again
