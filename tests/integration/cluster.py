@@ -137,3 +137,14 @@ def run_sql(cluster, sql, *params):
     with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
         cursor = connection.execute(sql, params or None)
         return cursor.fetchall() if cursor.description else None
+
+
+def start_with_tpch(data_dir, workers=2, scale_factor=0.01):
+    """A started LocalCluster with TPC-H loaded at `scale_factor`; the caller kills it."""
+    local = LocalCluster(data_dir, workers=workers).start()
+    try:
+        run_sql(local, f"CALL tpch_load({scale_factor})")
+    except BaseException:
+        local.kill()
+        raise
+    return local

@@ -13,7 +13,7 @@ import time
 import psycopg
 import pytest
 
-from cluster import LocalCluster, wait_until
+from cluster import start_with_tpch, wait_until
 
 # About 36 million matching pairs at SF 0.01: long enough (seconds on 2 cores) to kill a worker in the middle.
 SELF_JOIN = ("SELECT count(*), sum(a.l_quantity * b.l_discount) FROM lineitem a "
@@ -27,9 +27,7 @@ LONG_SELF_JOIN = ("SELECT count(*), sum(a.l_quantity * b.l_discount) FROM lineit
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    local = LocalCluster(tmp_path_factory.mktemp("distributed"), workers=3).start()
-    with psycopg.connect(local.conninfo(), autocommit=True) as connection:
-        connection.execute("CALL tpch_load(0.01)")
+    local = start_with_tpch(tmp_path_factory.mktemp("distributed"), workers=3)
     yield local
     local.kill()
 

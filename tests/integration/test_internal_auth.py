@@ -9,6 +9,7 @@ import grpc
 import psycopg
 import pytest
 
+from cluster import start_with_tpch
 from internal_grpc import call, cluster_token, internal_methods, proto_modules
 
 
@@ -20,10 +21,7 @@ def worker_addresses(cluster):
 
 @pytest.fixture(scope="module")
 def loaded_cluster(tmp_path_factory):
-    from cluster import LocalCluster
-    local = LocalCluster(tmp_path_factory.mktemp("auth-cluster"), workers=2).start()
-    with psycopg.connect(local.conninfo(), autocommit=True) as connection:
-        connection.execute("CALL tpch_load(0.01)")
+    local = start_with_tpch(tmp_path_factory.mktemp("auth-cluster"), workers=2)
     yield local
     local.kill()
 

@@ -6,17 +6,15 @@ the coordinator runs it over two workers."""
 import psycopg
 import pytest
 
+from cluster import start_with_tpch
+
 BIG_GROUP_BY = ("SELECT l_orderkey, l_partkey, count(*) FROM lineitem GROUP BY l_orderkey, l_partkey "
                 "ORDER BY 3 DESC, 1, 2 LIMIT 1")
 
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["1-worker", "2-workers"])
 def loaded_cluster(request, tmp_path_factory):
-    from cluster import LocalCluster
-
-    local = LocalCluster(tmp_path_factory.mktemp("memory-limit"), workers=request.param).start()
-    with psycopg.connect(local.conninfo(), autocommit=True) as connection:
-        connection.execute("CALL tpch_load(0.01)")
+    local = start_with_tpch(tmp_path_factory.mktemp("memory-limit"), workers=request.param)
     yield local
     local.kill()
 

@@ -8,14 +8,12 @@ import time
 import psycopg
 import pytest
 
+from cluster import start_with_tpch
+
 
 @pytest.fixture(scope="module")
 def tpch_cluster(tmp_path_factory):
-    from cluster import LocalCluster
-
-    local = LocalCluster(tmp_path_factory.mktemp("query-log"), workers=1).start()
-    with psycopg.connect(local.conninfo(), autocommit=True) as connection:
-        connection.execute("CALL tpch_load(0.01)")
+    local = start_with_tpch(tmp_path_factory.mktemp("query-log"), workers=1)
     yield local
     local.kill()
 

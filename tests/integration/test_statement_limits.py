@@ -7,6 +7,8 @@ text: 54001 for the 25,000-term sum (it allows about 4,100 terms with its defaul
 import psycopg
 import pytest
 
+from cluster import start_with_tpch
+
 
 def sqlstate_of(cluster, sql):
     with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
@@ -24,10 +26,7 @@ def still_serving(cluster):
 
 @pytest.fixture(scope="module")
 def tpch_cluster(tmp_path_factory):
-    from cluster import LocalCluster
-    local = LocalCluster(tmp_path_factory.mktemp("limits-cluster"), workers=2).start()
-    with psycopg.connect(local.conninfo(), autocommit=True) as connection:
-        connection.execute("CALL tpch_load(0.01)")
+    local = start_with_tpch(tmp_path_factory.mktemp("limits-cluster"), workers=2)
     yield local
     local.kill()
 
