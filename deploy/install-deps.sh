@@ -15,6 +15,8 @@ debian_packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libcpp-httplib-dev
   postgresql-client
+  # A scratch PostgreSQL 15 is the semantic oracle of the SQL tests (tests/integration/postgres_oracle.py).
+  postgresql-15
   python3-venv iproute2 procps
   # The soft-RoCE VM of the RDMA tests (deploy/rxe-vm): its emulator, and what its image is built from.
   qemu-system-x86 busybox-static xz-utils kmod cpio ibverbs-providers

@@ -265,7 +265,10 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
       flush();
       return StartupResult::kClose;
     }
-    session_ = std::make_unique<Session>(server_.cluster(), parameters["user"]);
+    // PostgreSQL's default database is the one named like the user.
+    std::string database = parameters["database"].empty() ? parameters["user"] : parameters["database"];
+    session_ = std::make_unique<Session>(server_.cluster(),
+                                         sql::SessionInfo{parameters["user"], std::move(database), processId_});
     for (const auto& [name, value] : parameters) {
       if (name == "user" || name == "database" || name == "options" || name == "replication") continue;
       try {

@@ -9,8 +9,9 @@
 
 namespace shoal::coordinator {
 
-Session::Session(ClusterContext& cluster, std::string user) : cluster_(cluster), user_(std::move(user)) {
-  settings_.set("session_authorization", user_);
+Session::Session(ClusterContext& cluster, sql::SessionInfo session)
+    : cluster_(cluster), catalog_(cluster.catalog, std::move(session)) {
+  settings_.set("session_authorization", user());
 }
 
 std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const sql::ParsedScript> script, size_t index,
@@ -19,7 +20,7 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
   prepared->script = script;
   prepared->statementIndex = index;
   if (index < script->numStatements()) {
-    sql::Binder binder(cluster_.catalog);
+    sql::Binder binder(catalog_);
     prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
     if (auto* query = std::get_if<sql::BoundQuery>(&prepared->bound->command)) {
       sql::optimize(query->plan);

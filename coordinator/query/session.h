@@ -11,6 +11,7 @@
 #include "coordinator/cluster/cluster_context.h"
 #include "coordinator/query/copy_executor.h"
 #include "coordinator/query/query_result.h"
+#include "coordinator/query/session_catalog.h"
 #include "coordinator/query/session_settings.h"
 #include "sql/binder/bound_statement.h"
 #include "sql/parser/parsed_script.h"
@@ -50,7 +51,8 @@ class Session {
  public:
   enum class TransactionState : char { kIdle = 'I', kInBlock = 'T', kFailed = 'E' };
 
-  Session(ClusterContext& cluster, std::string user);
+  /// `session`: who connected, to which database, under which backend process id.
+  Session(ClusterContext& cluster, sql::SessionInfo session);
 
   /// Forgets a cancel request that arrived while nothing ran (PostgreSQL ignores those).
   void clearCancelRequest() { cancelRequested_.store(false); }
@@ -75,7 +77,7 @@ class Session {
   void recordError();
 
   TransactionState transactionState() const { return transactionState_; }
-  const std::string& user() const { return user_; }
+  const std::string& user() const { return catalog_.session()->user; }
   SessionSettings& settings() { return settings_; }
 
   /// Asks the running query to stop (from the cancel-request thread).
@@ -91,7 +93,8 @@ class Session {
                                      const CopyInOpener& openCopyIn);
 
   ClusterContext& cluster_;
-  std::string user_;
+  /// What the binder sees: the cluster's relations and this session.
+  SessionCatalog catalog_;
   SessionSettings settings_;
   TransactionState transactionState_ = TransactionState::kIdle;
   std::atomic<bool> cancelRequested_{false};

@@ -99,8 +99,9 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
     }
     case pg_query::Node::kViewStmt: {
       const auto& view = node.view_stmt();
-      if (!view.view().schemaname().empty()) {
-        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "schemas are not supported");
+      if (!view.view().schemaname().empty() && view.view().schemaname() != kPublicSchema) {
+        SHOAL_USER_FAIL_AT(SqlState::kInvalidSchemaName, characterPosition(script.text(), view.view().location()),
+                           "schema \"{}\" does not exist", view.view().schemaname());
       }
       if (!view.query().has_select_stmt()) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "a view must be a query");
       CreateView command;

@@ -7,8 +7,12 @@
 
 #include "engine/types/logical_type.h"
 #include "engine/types/value.h"
+#include "sql/binder/session_functions.h"
 
 namespace shoal::sql {
+
+/// The one schema that holds every table and view.
+inline constexpr std::string_view kPublicSchema = "public";
 
 struct ColumnDescription {
   std::string name;
@@ -60,6 +64,8 @@ class CatalogReader {
   virtual std::optional<ViewDescription> findView(std::string_view /*name*/) const { return std::nullopt; }
   /// Every table and view name, for "did you mean" hints.
   virtual std::vector<std::string> relationNames() const { return {}; }
+  /// The session the statement is bound for (current_user, ...); null outside a session.
+  virtual const SessionInfo* session() const { return nullptr; }
 };
 
 }  // namespace shoal::sql

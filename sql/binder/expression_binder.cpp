@@ -76,6 +76,40 @@ bool isUnknown(const ExpressionPtr& expression) {
   return expression->type().id() == TypeId::kUnknown;
 }
 
+/// The keyword a SQLValueFunction was written as (current_user, ...), which also names its output column.
+std::string_view sqlValueFunctionName(pg_query::SQLValueFunctionOp op) {
+  switch (op) {
+    case pg_query::SVFOP_CURRENT_DATE:
+      return "current_date";
+    case pg_query::SVFOP_CURRENT_TIME:
+    case pg_query::SVFOP_CURRENT_TIME_N:
+      return "current_time";
+    case pg_query::SVFOP_CURRENT_TIMESTAMP:
+    case pg_query::SVFOP_CURRENT_TIMESTAMP_N:
+      return "current_timestamp";
+    case pg_query::SVFOP_LOCALTIME:
+    case pg_query::SVFOP_LOCALTIME_N:
+      return "localtime";
+    case pg_query::SVFOP_LOCALTIMESTAMP:
+    case pg_query::SVFOP_LOCALTIMESTAMP_N:
+      return "localtimestamp";
+    case pg_query::SVFOP_CURRENT_ROLE:
+      return "current_role";
+    case pg_query::SVFOP_CURRENT_USER:
+      return "current_user";
+    case pg_query::SVFOP_USER:
+      return "user";
+    case pg_query::SVFOP_SESSION_USER:
+      return "session_user";
+    case pg_query::SVFOP_CURRENT_CATALOG:
+      return "current_catalog";
+    case pg_query::SVFOP_CURRENT_SCHEMA:
+      return "current_schema";
+    default:
+      return "?column?";
+  }
+}
+
 /// Joins `terms` (at least one) with the binary AND or OR `function` into a balanced tree: a list of
 /// thousands (x IN (...), a long OR chain) nests log2(n) levels deep, not n, so that no later walk of the
 /// tree runs out of stack. AND and OR are associative in three-valued logic, so the shape changes nothing.
@@ -180,6 +214,8 @@ ExpressionPtr ExpressionBinder::bind(const pg_query::Node& node) {
       return bindCoalesce(node);
     case pg_query::Node::kSubLink:
       return bindSubLink(node);
+    case pg_query::Node::kSqlvalueFunction:
+      return bindSqlValueFunction(node);
     default: {
       static const std::map<std::string, std::string, std::less<>> kNames = {
           {"MinMaxExpr", "GREATEST and LEAST are"},  {"A_ArrayExpr", "arrays are"},
@@ -556,6 +592,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end()) {
     return bindAggregate(node, aggregate->second);
   }
+  if (auto value = bindSessionFunction(name, static_cast<size_t>(call.args_size()), session_)) return value;
   if (name == "extract" || name == "date_part") {
     return bindExtract(node);
   }
@@ -600,6 +637,12 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   }
   ExpressionPtr argument = coerce(std::move(arguments[0]), LogicalType::text(), call.location());
   return makeFunction(function, resultType, std::move(argument));
+}
+
+ExpressionPtr ExpressionBinder::bindSqlValueFunction(const pg_query::Node& node) {
+  const auto& function = node.sqlvalue_function();
+  if (auto value = bindSessionFunction(sqlValueFunctionName(function.op()), 0, session_)) return value;
+  fail(SqlState::kFeatureNotSupported, function.location(), "CURRENT_DATE and friends are not supported yet");
 }
 
 ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine::AggregateFunction function) {
@@ -659,6 +702,8 @@ std::string ExpressionBinder::columnNameOf(const pg_query::Node& node) {
     }
     case pg_query::Node::kAConst:
       return node.a_const().has_boolval() ? "bool" : std::string(kNoName);
+    case pg_query::Node::kSqlvalueFunction:
+      return std::string(sqlValueFunctionName(node.sqlvalue_function().op()));
     default:
       return std::string(kNoName);
   }

@@ -46,6 +46,8 @@ class ExpressionBinder {
   /// Lets subqueries appear. Without this they fail with 0A000.
   void setSubqueryBinder(SubqueryBinder binder) { subqueryBinder_ = std::move(binder); }
   void setClause(std::string clause) { clause_ = std::move(clause); }
+  /// Lets current_user, current_database() and the like answer for `session` (null: they fail).
+  void setSession(const SessionInfo* session) { session_ = session; }
   const std::string& clause() const { return clause_; }
   /// Every column reference bound outside an aggregate, with its location, in order.
   const std::vector<std::pair<ColumnId, int>>& bareColumnReferences() const { return bareColumnReferences_; }
@@ -92,6 +94,7 @@ class ExpressionBinder {
   engine::ExpressionPtr bindNullTest(const pg_query::Node& node);
   engine::ExpressionPtr bindTypeCast(const pg_query::Node& node);
   engine::ExpressionPtr bindFunctionCall(const pg_query::Node& node);
+  engine::ExpressionPtr bindSqlValueFunction(const pg_query::Node& node);
   engine::ExpressionPtr bindAggregate(const pg_query::Node& node, engine::AggregateFunction function);
   engine::ExpressionPtr bindSpecialOperator(const pg_query::Node& node);
   engine::ExpressionPtr bindCase(const pg_query::Node& node);
@@ -111,6 +114,7 @@ class ExpressionBinder {
   AggregateSink aggregateSink_;
   SubqueryBinder subqueryBinder_;
   std::string clause_ = "WHERE";
+  const SessionInfo* session_ = nullptr;
   bool insideAggregate_ = false;
   std::vector<std::pair<ColumnId, int>> bareColumnReferences_;
 };

@@ -140,6 +140,9 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
   std::string relation = range.has_alias() ? range.alias().aliasname() : range.relname();
   std::vector<std::string> aliases =
       range.has_alias() ? aliasNames(range.alias().colnames()) : std::vector<std::string>{};
+  // Tables and views all live in one schema, public: `public.t` names the same table as `t`. A WITH
+  // query is never schema-qualified.
+  const bool inPublic = range.schemaname().empty() || range.schemaname() == kPublicSchema;
   if (range.schemaname().empty()) {
     if (const auto* found = ctes_ ? ctes_->find(range.relname()) : nullptr) {
       // Each reference binds the WITH query anew, where it was defined: inlined, with its own column ids.
@@ -150,6 +153,8 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
       if (aliases.empty()) aliases = cteAliases;
       return renameRelation(std::move(plan), relation, aliases, range.location(), scope);
     }
+  }
+  if (inPublic) {
     if (auto view = catalog_.findView(range.relname())) {
       if (views_ && views_->contains(view->name)) {
         fail(SqlState::kInvalidObjectDefinition, range.location(),
@@ -170,7 +175,7 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
       return renameRelation(std::move(plan), relation, aliases, range.location(), scope);
     }
   }
-  auto table = range.schemaname().empty() ? catalog_.findTable(range.relname()) : std::nullopt;
+  auto table = inPublic ? catalog_.findTable(range.relname()) : std::nullopt;
   if (!table) {
     std::string name = range.schemaname().empty() ? range.relname() : range.schemaname() + "." + range.relname();
     std::string hint;
@@ -301,6 +306,7 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
         text_, [&joined, errors](const pg_query::ColumnRef& ref) { return joined.resolve(ref, *errors); },
         parameterTypes_);
     binder.setClause("JOIN conditions");
+    binder.setSession(catalog_.session());
     ExpressionPtr condition = binder.bind(join.quals());
     int location = ExpressionBinder::locationOf(join.quals());
     if (condition->type().id() == TypeId::kUnknown)
@@ -355,6 +361,7 @@ ExpressionBinder QueryBinder::makeBinder(std::vector<PendingSubquery>& pending, 
   ExpressionBinder binder(
       text_, [this, errors](const pg_query::ColumnRef& ref) { return scope_.resolve(ref, *errors); }, parameterTypes_);
   binder.setClause(std::move(clause));
+  binder.setSession(catalog_.session());
   binder.setSubqueryBinder([this, &pending](const pg_query::SubLink& link, ExpressionBinder& outerBinder) {
     return bindSubquery(link, outerBinder, pending);
   });

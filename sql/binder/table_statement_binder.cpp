@@ -62,16 +62,23 @@ void TableStatementBinder::fail(std::string_view sqlState, int location, std::st
 
 TableDescription TableStatementBinder::findTable(const std::string& schema, const std::string& name,
                                                  int location) const {
-  if (schema.empty() || schema == "public") {
+  if (schema.empty() || schema == kPublicSchema) {
     if (auto table = catalog_.findTable(name)) return *table;
   }
   fail(SqlState::kUndefinedTable, location,
        fmt::format("relation \"{}\" does not exist", schema.empty() ? name : schema + "." + name));
 }
 
+void TableStatementBinder::requirePublicSchema(const std::string& schema, int location) const {
+  if (!schema.empty() && schema != kPublicSchema) {
+    fail(SqlState::kInvalidSchemaName, location, fmt::format("schema \"{}\" does not exist", schema));
+  }
+}
+
 CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create) {
   CreateTable bound;
   const auto& relation = create.relation();
+  requirePublicSchema(relation.schemaname(), relation.location());
   bound.name = relation.relname();
   bound.ifNotExists = create.if_not_exists();
   if (relation.relpersistence() == "t") {

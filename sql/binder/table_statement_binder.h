@@ -34,6 +34,8 @@ class TableStatementBinder {
  private:
   /// The user table named by a RangeVar, or 42P01 at its position.
   TableDescription findTable(const std::string& schema, const std::string& name, int location) const;
+  /// Fails with 3F000 unless `schema` is empty or public, the one schema there is.
+  void requirePublicSchema(const std::string& schema, int location) const;
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
 
   const CatalogReader& catalog_;

@@ -6,6 +6,7 @@ import pytest
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
 from cluster import LocalCluster  # noqa: E402
+from postgres_oracle import postgres  # noqa: E402,F401  (the fixture, for every test module)
 
 
 @pytest.fixture(scope="session")

@@ -199,7 +199,8 @@ def test_file_against_shoal(cluster, path):
 POSTGRES_DSN = os.environ.get("SHOAL_SQL_LOGIC_POSTGRES_DSN")
 
 
-@pytest.mark.skipif(not POSTGRES_DSN, reason="set SHOAL_SQL_LOGIC_POSTGRES_DSN to check the files against PostgreSQL")
 @pytest.mark.parametrize("path", TEST_FILES, ids=[path.name for path in TEST_FILES])
-def test_file_against_postgresql(path):
-    check_file(POSTGRES_DSN, path, "postgresql")
+def test_file_against_postgresql(postgres, path):
+    """The expected results are PostgreSQL's: the scratch PostgreSQL 15 (or the one SHOAL_SQL_LOGIC_POSTGRES_DSN names) gives
+    them too."""
+    check_file(POSTGRES_DSN or postgres.conninfo(), path, "postgresql")

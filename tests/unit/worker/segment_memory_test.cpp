@@ -23,7 +23,8 @@ long minorFaultsOfThisThread() {
 
 /// Waits (up to 10 s) until the reserve holds at least `bytes`.
 bool waitForReserve(const SegmentMemory& memory, size_t bytes) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  // The filler runs at idle priority: on a machine busy with other tests it may wait a long time for a core.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (memory.reservedBytes() < bytes) {
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/expression/expression.h"
+
+namespace shoal::sql {
+
+/// What a session tells the binder, for the functions that describe it.
+struct SessionInfo {
+  /// The user the client logged in as (current_user, session_user, user).
+  std::string user;
+  /// The database named in the startup packet (current_database(), current_catalog).
+  std::string database;
+  /// The backend process id the client was given (pg_backend_pid()).
+  int32_t backendPid = 0;
+};
+
+/// What version() answers. Clients parse it (SQLAlchemy reads "PostgreSQL 15.0"), so it starts as
+/// PostgreSQL's does and agrees with the server_version the session reports.
+inline constexpr std::string_view kVersionText = "PostgreSQL 15.0 (Shoal 0.1.0) on x86_64-pc-linux-gnu, 64-bit";
+
+/// The value of a function that describes the server or the session: version(), current_database(),
+/// current_schema(), pg_backend_pid(), and the SQL keywords current_user, session_user, user,
+/// current_role, current_catalog and current_schema (`name` as spelled in lower case). Returns null when
+/// `name` is none of them or takes arguments; `session` may be null outside a session (then only
+/// version() and current_schema answer).
+engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArguments, const SessionInfo* session);
+
+}  // namespace shoal::sql
