@@ -14,9 +14,7 @@ class SessionCatalog final : public sql::CatalogReader {
   std::optional<sql::TableDescription> findTable(std::string_view name) const override {
     return cluster_.findTable(name);
   }
-  std::optional<sql::ViewDescription> findView(std::string_view name) const override {
-    return cluster_.findView(name);
-  }
+  std::optional<sql::ViewDescription> findView(std::string_view name) const override { return cluster_.findView(name); }
   std::vector<std::string> relationNames() const override { return cluster_.relationNames(); }
   const sql::SessionInfo* session() const override { return &session_; }
 
