@@ -11,6 +11,7 @@
 
 #include "coordinator/pgwire/message_reader.h"
 #include "coordinator/pgwire/pgwire_server.h"
+#include "coordinator/query/statement_timer.h"
 
 namespace shoal::coordinator {
 namespace {
@@ -370,14 +371,27 @@ std::string textOf(const PreparedStatement& statement) {
 
 }  // namespace
 
+namespace {
+
+/// Rethrows `error`, saying why when it is the cancel that statement_timeout caused.
+[[noreturn]] void throwAsTimeoutIfItWas(const StatementTimer& timer, const ShoalError& error) {
+  if (timer.fired() && error.status().sqlState() == SqlState::kQueryCanceled) {
+    throw ShoalError(Status(SqlState::kQueryCanceled, "canceling statement due to statement timeout"));
+  }
+  throw error;
+}
+
+}  // namespace
+
 void PgwireConnection::runAndSendAll(const PreparedStatement& statement) {
   QueryLog::Handle query = session_->queryLog().start(textOf(statement));
+  StatementTimer timer(session_->settings().statementTimeout(), [this] { session_->requestCancel(); });
   try {
     runAndSendAll(statement, query);
     query.finish("done");
   } catch (const ShoalError& error) {
     query.finish(failedState(error));
-    throw;
+    throwAsTimeoutIfItWas(timer, error);
   }
 }
 
@@ -540,13 +554,14 @@ void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
   }
   if (!portal.query) portal.query.emplace(session_->queryLog().start(textOf(*portal.statement)));
   session_->clearCancelRequest();
+  StatementTimer timer(session_->settings().statementTimeout(), [this] { session_->requestCancel(); });
   try {
     executePortal(portal, maxRows);
   } catch (const ShoalError& error) {
     portal.query->finish(failedState(error));
     // The portal is spent: a later Execute of it fails (34000) rather than reporting an empty success.
     portals_.erase(found);
-    throw;
+    throwAsTimeoutIfItWas(timer, error);
   }
 }
 

@@ -1,6 +1,9 @@
 #include "coordinator/query/session_settings.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
 
 #include "common/status.h"
 
@@ -11,6 +14,53 @@ std::string lowerCase(std::string_view text) {
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   return lower;
+}
+
+// Units of a time setting kept in milliseconds, largest first, as PostgreSQL shows them.
+constexpr std::pair<std::string_view, int64_t> kTimeUnits[] = {
+    {"d", 86'400'000}, {"h", 3'600'000}, {"min", 60'000}, {"s", 1'000}, {"ms", 1}};
+
+/// A time setting's value ("1500", "1.5s", "2min") in milliseconds, or nullopt when it is not one.
+std::optional<double> millisecondsOf(std::string_view text) {
+  std::string trimmed(text);
+  while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) trimmed.pop_back();
+  size_t end = 0;
+  double number = 0;
+  try {
+    number = std::stod(trimmed, &end);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string_view unit = std::string_view(trimmed).substr(end);
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  if (unit.empty()) return number;
+  for (const auto& [name, scale] : kTimeUnits) {
+    if (unit == name) return number * static_cast<double>(scale);
+  }
+  return std::nullopt;
+}
+
+std::chrono::milliseconds parseMilliseconds(std::string_view text) {
+  return std::chrono::milliseconds(static_cast<int64_t>(millisecondsOf(text).value_or(0)));
+}
+
+/// Checks a time setting (0 .. INT32_MAX ms, as PostgreSQL's) and spells it as PostgreSQL shows it: "1s",
+/// "1500ms", "2min", "0".
+std::string canonicalMilliseconds(std::string_view name, std::string_view text) {
+  auto milliseconds = millisecondsOf(text);
+  if (!milliseconds) {
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "invalid value for parameter \"{}\": \"{}\"", name, text);
+  }
+  auto rounded = static_cast<int64_t>(std::llround(*milliseconds));
+  if (rounded < 0 || rounded > std::numeric_limits<int32_t>::max()) {
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue,
+                    "{} ms is outside the valid range for parameter \"{}\" (0 .. 2147483647)", rounded, name);
+  }
+  if (rounded == 0) return "0";
+  for (const auto& [unit, scale] : kTimeUnits) {
+    if (rounded % scale == 0) return fmt::format("{}{}", rounded / scale, unit);
+  }
+  return fmt::format("{}ms", rounded);
 }
 
 }  // namespace
@@ -99,6 +149,7 @@ std::optional<std::string> SessionSettings::set(std::string_view name, std::opti
     }
     newValue = std::to_string(megabytes);
   }
+  if (lower == "statement_timeout") newValue = canonicalMilliseconds(setting.canonicalName, newValue);
   setting.value = newValue;
   return setting.reported ? std::optional<std::string>(setting.canonicalName) : std::nullopt;
 }
@@ -111,6 +162,10 @@ void SessionSettings::resetAll() {
 
 std::string SessionSettings::show(std::string_view name) const {
   return find(name).value;
+}
+
+std::chrono::milliseconds SessionSettings::statementTimeout() const {
+  return parseMilliseconds(find("statement_timeout").value);
 }
 
 uint64_t SessionSettings::queryMemoryLimitBytes() const {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +25,8 @@ class SessionSettings {
 
   /// SET query_memory_limit_mb in bytes (0: each node's own default).
   uint64_t queryMemoryLimitBytes() const;
+  /// SET statement_timeout (0: none).
+  std::chrono::milliseconds statementTimeout() const;
 
   /// The settings reported to a client right after startup, as (name, value).
   std::vector<std::pair<std::string, std::string>> startupReport() const;

@@ -1,0 +1,73 @@
+"""Story: an analyst sets statement_timeout = '1s' and runs a self-join that takes seconds over two workers.
+The statement fails with 57014 "canceling statement due to statement timeout" within 1.5 s, both workers
+stop working on it, and the session goes on. SET and SHOW spell the setting as PostgreSQL 15 does."""
+
+import os
+import pathlib
+import time
+
+import psycopg
+import pytest
+
+from cluster import start_with_tpch
+
+# Seconds of work at SF 0.01 on 2 cores (test_distributed_execution's long self-join).
+LONG_SELF_JOIN = ("SELECT count(*), sum(a.l_quantity * b.l_discount) FROM lineitem a "
+                  "JOIN lineitem b ON a.l_linenumber = b.l_linenumber AND a.l_shipmode = b.l_shipmode")
+
+
+def cpu_seconds(pid):
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.fixture(scope="module")
+def tpch_cluster(tmp_path_factory):
+    local = start_with_tpch(tmp_path_factory.mktemp("timeout"), workers=2)
+    yield local
+    local.kill()
+
+
+def test_a_long_query_is_cancelled_on_every_worker_by_statement_timeout(tpch_cluster):
+    workers = [tpch_cluster.worker_pid(f"worker-{i}") for i in (1, 2)]
+    with psycopg.connect(tpch_cluster.conninfo(), autocommit=True) as connection:
+        started = time.monotonic()
+        connection.execute(LONG_SELF_JOIN).fetchall()
+        full_s = time.monotonic() - started
+        assert full_s > 2, f"the self-join took only {full_s:.2f} s: too short to time out at 1 s"
+
+        connection.execute("SET statement_timeout = '1s'")
+        started = time.monotonic()
+        with pytest.raises(psycopg.errors.QueryCanceled) as raised:
+            connection.execute(LONG_SELF_JOIN).fetchall()
+        elapsed_s = time.monotonic() - started
+        assert raised.value.sqlstate == "57014"
+        assert "statement timeout" in str(raised.value)
+        print(f"self-join {full_s:.2f} s uncancelled; timed out after {elapsed_s:.2f} s")
+        assert 1.0 <= elapsed_s <= 1.5
+
+        # Neither worker goes on with it: over half a second they burn (nearly) no CPU.
+        time.sleep(0.1)
+        before = [cpu_seconds(pid) for pid in workers]
+        time.sleep(0.5)
+        busy = [cpu_seconds(pid) - b for pid, b in zip(workers, before)]
+        assert max(busy) < 0.1, f"workers used {busy} s of CPU in 0.5 s after the timeout"
+
+        # Quick statements are untouched by it, and RESET lifts it.
+        assert connection.execute("SELECT count(*) FROM nation").fetchone() == (25,)
+        connection.execute("RESET statement_timeout")
+        assert connection.execute("SHOW statement_timeout").fetchone() == ("0",)
+
+
+@pytest.mark.parametrize("value", ["1000", "1500", "'1s'", "'2min'", "'90s'", "'1h'", "0", "'1.5s'", "'abc'", "-5"])
+def test_statement_timeout_is_set_and_shown_as_in_postgresql(cluster, postgres, value):
+    sql = f"SET statement_timeout = {value}"
+    results = []
+    for conninfo in (cluster.conninfo(), postgres.conninfo()):
+        with psycopg.connect(conninfo, autocommit=True) as connection:
+            try:
+                connection.execute(sql)
+                results.append(connection.execute("SHOW statement_timeout").fetchone())
+            except psycopg.Error as error:
+                results.append(error.sqlstate)
+    assert results[0] == results[1]
