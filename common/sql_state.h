@@ -61,6 +61,7 @@ struct SqlState {
   static constexpr std::string_view kInvalidTableDefinition = "42P16";
   // Class 53 / 57: resources and operator intervention.
   static constexpr std::string_view kObjectNotInPrerequisiteState = "55000";
+  static constexpr std::string_view kCantChangeRuntimeParam = "55P02";
   static constexpr std::string_view kOutOfMemory = "53200";
   // Class 54: program limit exceeded.
   static constexpr std::string_view kProgramLimitExceeded = "54000";

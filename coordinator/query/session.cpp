@@ -33,7 +33,13 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
       if (!explain->analyze) explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
       prepared->resultColumns.push_back(ResultColumn{"QUERY PLAN", engine::LogicalType::text()});
     } else if (auto* show = std::get_if<sql::ShowVariable>(&prepared->bound->command)) {
-      prepared->resultColumns.push_back(ResultColumn{show->name, engine::LogicalType::text()});
+      if (show->name == "all") {
+        for (std::string name : {"name", "setting", "description"}) {
+          prepared->resultColumns.push_back(ResultColumn{name, engine::LogicalType::text()});
+        }
+      } else {
+        prepared->resultColumns.push_back(ResultColumn{show->name, engine::LogicalType::text()});
+      }
     }
   }
   return prepared;
@@ -220,12 +226,23 @@ StatementOutcome Session::runExplain(const sql::Explain& command, std::span<cons
 
 StatementOutcome Session::runShow(const sql::ShowVariable& command) {
   StatementOutcome outcome;
-  engine::Vector value(engine::LogicalType::text(), 1);
-  value.setString(0, settings_.show(command.name));
+  std::vector<std::array<std::string, 3>> rows;
   QueryResult result;
-  result.columns.push_back(ResultColumn{command.name, engine::LogicalType::text()});
-  result.chunks.emplace_back(std::vector<engine::Vector>{}, 1);
-  result.chunks.back().addColumn(std::move(value));
+  if (command.name == "all") {
+    rows = settings_.showAll();
+    for (std::string name : {"name", "setting", "description"}) {
+      result.columns.push_back(ResultColumn{name, engine::LogicalType::text()});
+    }
+  } else {
+    rows.push_back({settings_.show(command.name)});
+    result.columns.push_back(ResultColumn{command.name, engine::LogicalType::text()});
+  }
+  result.chunks.emplace_back(std::vector<engine::Vector>{}, rows.size());
+  for (size_t column = 0; column < result.columns.size(); ++column) {
+    engine::Vector values(engine::LogicalType::text(), rows.size());
+    for (size_t row = 0; row < rows.size(); ++row) values.setString(row, rows[row][column]);
+    result.chunks.back().addColumn(std::move(values));
+  }
   outcome.result = std::move(result);
   outcome.commandTag = "SHOW";
   return outcome;

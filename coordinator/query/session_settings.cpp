@@ -70,38 +70,45 @@ SessionSettings::SessionSettings() {
     const char* name;
     const char* value;
     bool reported;
+    /// PostgreSQL's short description, shown by SHOW ALL; none for the settings it hides there too.
+    const char* description;
   };
   // Reported ones are the ParameterStatus set a PostgreSQL 15 server sends.
   static const Default kDefaults[] = {
-      {"server_version", "15.0 (Shoal 0.1.0)", true},
-      {"server_encoding", "UTF8", true},
-      {"client_encoding", "UTF8", true},
-      {"DateStyle", "ISO, MDY", true},
-      {"IntervalStyle", "postgres", true},
-      {"TimeZone", "UTC", true},
-      {"integer_datetimes", "on", true},
-      {"standard_conforming_strings", "on", true},
-      {"application_name", "", true},
-      {"is_superuser", "off", true},
-      {"session_authorization", "shoal", true},
-      {"extra_float_digits", "1", false},
-      {"search_path", "\"$user\", public", false},
-      {"statement_timeout", "0", false},
-      {"lock_timeout", "0", false},
-      {"idle_in_transaction_session_timeout", "0", false},
-      {"client_min_messages", "notice", false},
-      {"transaction_isolation", "read committed", false},
-      {"default_transaction_isolation", "read committed", false},
-      {"transaction_read_only", "off", false},
-      {"max_identifier_length", "63", false},
-      {"bytea_output", "hex", false},
-      {"geqo", "on", false},
-      {"jit", "on", false},
+      {"server_version", "15.0 (Shoal 0.1.0)", true, "Shows the server version."},
+      {"server_version_num", "150000", false, "Shows the server version as an integer."},
+      {"server_encoding", "UTF8", true, "Shows the server (database) character set encoding."},
+      {"client_encoding", "UTF8", true, "Sets the client's character set encoding."},
+      {"DateStyle", "ISO, MDY", true, "Sets the display format for date and time values."},
+      {"IntervalStyle", "postgres", true, "Sets the display format for interval values."},
+      {"TimeZone", "UTC", true, "Sets the time zone for displaying and interpreting time stamps."},
+      {"integer_datetimes", "on", true, "Shows whether datetimes are integer based."},
+      {"standard_conforming_strings", "on", true, "Causes '...' strings to treat backslashes literally."},
+      {"application_name", "", true, "Sets the application name to be reported in statistics and logs."},
+      {"is_superuser", "off", true, ""},
+      {"session_authorization", "shoal", true, ""},
+      {"extra_float_digits", "1", false, "Sets the number of digits displayed for floating-point values."},
+      {"search_path", "\"$user\", public", false,
+       "Sets the schema search order for names that are not schema-qualified."},
+      {"statement_timeout", "0", false, "Sets the maximum allowed duration of any statement."},
+      {"lock_timeout", "0", false, "Sets the maximum allowed duration of any wait for a lock."},
+      {"idle_in_transaction_session_timeout", "0", false,
+       "Sets the maximum allowed idle time between queries, when in a transaction."},
+      {"client_min_messages", "notice", false, "Sets the message levels that are sent to the client."},
+      {"transaction_isolation", "read committed", false, "Sets the current transaction's isolation level."},
+      {"default_transaction_isolation", "read committed", false,
+       "Sets the transaction isolation level of each new transaction."},
+      {"transaction_read_only", "off", false, "Sets the current transaction's read-only status."},
+      {"max_identifier_length", "63", false, "Shows the maximum identifier length."},
+      {"bytea_output", "hex", false, "Sets the output format for bytea."},
+      {"geqo", "on", false, "Enables genetic query optimization."},
+      {"jit", "on", false, "Allow JIT compilation."},
       // Shoal's own: the per-query memory limit on each node; 0 takes the worker's --query-memory-limit-mb.
-      {"query_memory_limit_mb", "0", false},
+      {"query_memory_limit_mb", "0", false,
+       "Sets the memory one query may hold on each worker, in megabytes (0: the worker's own limit)."},
   };
   for (const auto& entry : kDefaults) {
-    settings_[lowerCase(entry.name)] = Setting{entry.name, entry.value, entry.value, entry.reported};
+    settings_[lowerCase(entry.name)] = Setting{entry.name, entry.value, entry.value, entry.reported, entry.description};
   }
 }
 
@@ -132,8 +139,8 @@ std::optional<std::string> SessionSettings::set(std::string_view name, std::opti
   } else if (lower == "datestyle" && lowerCase(newValue).find("iso") == std::string::npos) {
     SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "DateStyle \"{}\" is not supported: Shoal uses ISO", newValue);
   } else if (lower == "server_version" || lower == "server_encoding" || lower == "integer_datetimes" ||
-             lower == "is_superuser" || lower == "max_identifier_length") {
-    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "parameter \"{}\" cannot be changed", setting.canonicalName);
+             lower == "is_superuser" || lower == "max_identifier_length" || lower == "server_version_num") {
+    SHOAL_USER_FAIL(SqlState::kCantChangeRuntimeParam, "parameter \"{}\" cannot be changed", setting.canonicalName);
   }
   if (lower == "query_memory_limit_mb") {
     size_t end = 0;
@@ -170,6 +177,14 @@ std::chrono::milliseconds SessionSettings::statementTimeout() const {
 
 uint64_t SessionSettings::queryMemoryLimitBytes() const {
   return std::stoull(find("query_memory_limit_mb").value) << 20;
+}
+
+std::vector<std::array<std::string, 3>> SessionSettings::showAll() const {
+  std::vector<std::array<std::string, 3>> rows;
+  for (const auto& [name, setting] : settings_) {  // keyed by lower-case name: PostgreSQL's order
+    if (!setting.description.empty()) rows.push_back({setting.canonicalName, setting.value, setting.description});
+  }
+  return rows;
 }
 
 std::vector<std::pair<std::string, std::string>> SessionSettings::startupReport() const {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -28,6 +29,9 @@ class SessionSettings {
   /// SET statement_timeout (0: none).
   std::chrono::milliseconds statementTimeout() const;
 
+  /// SHOW ALL: (name, setting, description) of every setting it shows, in PostgreSQL's order.
+  std::vector<std::array<std::string, 3>> showAll() const;
+
   /// The settings reported to a client right after startup, as (name, value).
   std::vector<std::pair<std::string, std::string>> startupReport() const;
 
@@ -36,7 +40,8 @@ class SessionSettings {
     std::string canonicalName;
     std::string defaultValue;
     std::string value;
-    bool reported;  // sent to clients as ParameterStatus
+    bool reported;            // sent to clients as ParameterStatus
+    std::string description;  // SHOW ALL's; empty: hidden from it
   };
 
   Setting& find(std::string_view name);

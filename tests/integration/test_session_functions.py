@@ -38,3 +38,33 @@ def both(cluster, postgres):
 def test_shoal_answers_as_postgresql(both, sql):
     shoal, postgres = both
     assert answer(shoal, sql) == answer(postgres, sql)
+
+
+def test_show_all_describes_each_setting_as_postgresql_does(both):
+    """SHOW ALL has PostgreSQL's three columns; every setting Shoal shows that PostgreSQL also has carries
+    PostgreSQL's description, and they come in PostgreSQL's order."""
+    shoal, postgres = both
+    kind, columns, rows = answer(shoal, "SHOW ALL")
+    _, postgres_columns, postgres_rows = answer(postgres, "SHOW ALL")
+    assert columns == postgres_columns == ["name", "setting", "description"]
+    descriptions = {name: description for name, _, description in postgres_rows}
+    shared = [(name, description) for name, _, description in rows if name in descriptions]
+    assert len(shared) >= 20
+    assert all(description == descriptions[name] for name, description in shared)
+    order = [name for name, _, _ in postgres_rows if name in dict(shared)]
+    assert [name for name, _ in shared] == order
+    assert {name for name, _, _ in rows} - set(descriptions) == {"query_memory_limit_mb"}
+
+
+def test_server_version_num_agrees_with_version(both):
+    shoal, _ = both
+    (number,), = answer(shoal, "SHOW server_version_num")[2]
+    (version,), = answer(shoal, "SELECT version()")[2]
+    assert number.isdigit() and version.startswith(f"PostgreSQL {int(number) // 10000}.{int(number) % 10000}")
+
+
+@pytest.mark.parametrize("sql", ["SHOW search_path", "SHOW max_identifier_length",
+                                 "SET server_version_num = 1", "SHOW no_such_setting"])
+def test_settings_clients_read_are_postgresqls(both, sql):
+    shoal, postgres = both
+    assert answer(shoal, sql) == answer(postgres, sql)
