@@ -50,6 +50,7 @@ void Coordinator::start() {
   queryLog_ = std::make_unique<QueryLog>();
   catalog_ = std::make_unique<SystemCatalog>(*registry_, *tables_, *queryLog_);
   clusterCatalog_ = std::make_unique<ClusterCatalog>(*catalog_, *tables_);
+  catalog_->setViewColumns([this](const ViewEntry& view) { return clusterCatalog_->viewColumns(view); });
   workers_ = std::make_unique<WorkerClients>(*registry_);
   dispatcher_ = std::make_unique<scheduler::Dispatcher>(0, NumaTopology::detect());
   cluster_ = std::unique_ptr<ClusterContext>(

@@ -1,5 +1,9 @@
 #include "coordinator/catalog/cluster_catalog.h"
 
+#include <fmt/format.h>
+
+#include "sql/binder/binder.h"
+#include "sql/parser/parsed_script.h"
 #include "worker/storage/column_statistics.h"
 
 namespace shoal::coordinator {
@@ -28,6 +32,18 @@ std::optional<sql::ViewDescription> ClusterCatalog::findView(std::string_view na
   auto view = tables_.findView(name);
   if (!view) return std::nullopt;
   return sql::ViewDescription{view->name, view->statement, view->columnNames};
+}
+
+std::vector<CatalogColumn> ClusterCatalog::viewColumns(const ViewEntry& view) const {
+  std::string quoted;
+  for (char c : view.name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  sql::ParsedScript script = sql::ParsedScript::parse(fmt::format("SELECT * FROM \"{}\"", quoted));
+  sql::BoundStatement bound = sql::Binder(*this).bind(script, 0);
+  const auto& plan = std::get<sql::BoundQuery>(bound.command).plan;
+  const auto outputs = plan.root->outputColumns();
+  std::vector<CatalogColumn> columns;
+  for (size_t i = 0; i < outputs.size(); ++i) columns.push_back({plan.columnNames[i], outputs[i].type, false});
+  return columns;
 }
 
 std::vector<std::string> ClusterCatalog::relationNames() const {

@@ -1,6 +1,9 @@
 #include "coordinator/catalog/system_catalog.h"
 
 #include "common/check.h"
+#include "coordinator/catalog/information_schema.h"
+#include "coordinator/catalog/pg_catalog.h"
+#include "sql/parser/view_definition.h"
 #include "worker/storage/column_statistics.h"
 
 namespace shoal::coordinator {
@@ -10,73 +13,11 @@ using engine::Value;
 
 namespace {
 
-constexpr std::string_view kNodesView = "shoal_nodes";
-constexpr std::string_view kTablesView = "shoal_tables";
-constexpr std::string_view kColumnStatisticsView = "shoal_column_statistics";
-constexpr std::string_view kQueriesView = "shoal_queries";
-
-sql::TableDescription systemView(std::string name, std::vector<sql::ColumnDescription> columns) {
-  sql::TableDescription description;
-  description.name = std::move(name);
-  description.columns = std::move(columns);
-  description.isSystemView = true;
-  return description;
-}
-
-sql::TableDescription nodesDescription() {
-  return systemView(std::string(kNodesView), {{"node_id", LogicalType::integer()},
-                                              {"name", LogicalType::text()},
-                                              {"role", LogicalType::text()},
-                                              {"address", LogicalType::text()},
-                                              {"state", LogicalType::text()},
-                                              {"seconds_since_heartbeat", LogicalType::doublePrecision()}});
-}
-
-sql::TableDescription tablesDescription() {
-  return systemView(std::string(kTablesView), {{"table_name", LogicalType::text()},
-                                               {"distribution", LogicalType::text()},
-                                               {"distribution_columns", LogicalType::text()},
-                                               {"primary_key", LogicalType::text()},
-                                               {"workers", LogicalType::integer()},
-                                               {"row_count", LogicalType::bigInt()}});
-}
-
-sql::TableDescription columnStatisticsDescription() {
-  return systemView(std::string(kColumnStatisticsView), {{"table_name", LogicalType::text()},
-                                                         {"column_name", LogicalType::text()},
-                                                         {"data_type", LogicalType::text()},
-                                                         {"row_count", LogicalType::bigInt()},
-                                                         {"null_count", LogicalType::bigInt()},
-                                                         {"distinct_count", LogicalType::bigInt()},
-                                                         {"min_value", LogicalType::text()},
-                                                         {"max_value", LogicalType::text()}});
-}
-
-sql::TableDescription queriesDescription() {
-  return systemView(std::string(kQueriesView), {{"query_id", LogicalType::bigInt()},
-                                                {"query_text", LogicalType::text()},
-                                                {"state", LogicalType::text()},
-                                                {"elapsed_seconds", LogicalType::doublePrecision()},
-                                                {"rows", LogicalType::bigInt()},
-                                                {"bytes_shuffled", LogicalType::bigInt()},
-                                                {"messages_shuffled", LogicalType::bigInt()}});
-}
-
-/// Rows of values into chunks of at most kVectorSize rows of the view's column types.
-std::vector<engine::Chunk> toChunks(const sql::TableDescription& description,
-                                    const std::vector<std::vector<Value>>& rows) {
-  std::vector<engine::Chunk> chunks;
-  for (size_t begin = 0; begin < rows.size(); begin += engine::kVectorSize) {
-    size_t count = std::min(engine::kVectorSize, rows.size() - begin);
-    std::vector<engine::Vector> columns;
-    for (const auto& column : description.columns) columns.emplace_back(column.type, count);
-    for (size_t i = 0; i < count; ++i) {
-      for (size_t c = 0; c < columns.size(); ++c) columns[c].setValue(i, rows[begin + i][c]);
-    }
-    chunks.emplace_back(std::move(columns), count);
-  }
-  return chunks;
-}
+// Shoal's own views, in pg_catalog beside PostgreSQL's statistics views, with fixed OIDs of ours.
+constexpr int64_t kNodesOid = 12100;
+constexpr int64_t kTablesOid = 12101;
+constexpr int64_t kColumnStatisticsOid = 12102;
+constexpr int64_t kQueriesOid = 12103;
 
 std::string columnNames(const TableEntry& table, const std::vector<size_t>& indexes) {
   std::string names;
@@ -88,77 +29,188 @@ Value textOrNull(const Value& value) {
   return value.isNull() ? Value::null(LogicalType::text()) : Value::varchar(value.toString());
 }
 
+std::vector<CatalogColumn> catalogColumns(const std::vector<sql::ColumnDescription>& columns) {
+  std::vector<CatalogColumn> result;
+  for (const auto& column : columns) result.push_back({column.name, column.type, false});
+  return result;
+}
+
 }  // namespace
 
+SystemCatalog::SystemCatalog(const MemberRegistry& registry, const TableCatalog& tables, const QueryLog& queries)
+    : registry_(registry), tables_(tables), queries_(queries) {
+  CatalogRelationLister lister = [this] { return listRelations(); };
+  for (auto& relation : pgCatalogRelations(lister)) relations_.push_back(std::move(relation));
+  for (auto& relation : shoalViews()) relations_.push_back(std::move(relation));
+  for (auto& relation : informationSchemaRelations(lister)) relations_.push_back(std::move(relation));
+}
+
+const SystemRelation* SystemCatalog::find(std::string_view schema, std::string_view name) const {
+  for (const auto& relation : relations_) {
+    if (relation.schema == schema && relation.name == name) return &relation;
+  }
+  return nullptr;
+}
+
 std::optional<sql::TableDescription> SystemCatalog::findTable(std::string_view name) const {
-  if (name == kNodesView) return nodesDescription();
-  if (name == kTablesView) return tablesDescription();
-  if (name == kColumnStatisticsView) return columnStatisticsDescription();
-  if (name == kQueriesView) return queriesDescription();
-  return std::nullopt;
+  return findSystemRelation(kPgCatalogSchema, name);
 }
 
-std::vector<engine::Chunk> SystemCatalog::scan(std::string_view name) const {
-  if (name == kTablesView) return scanTables();
-  if (name == kColumnStatisticsView) return scanColumnStatistics();
-  if (name == kQueriesView) return scanQueries();
-  SHOAL_CHECK(name == kNodesView, "scan of unknown system view {}", name);
-  return scanNodes();
+std::optional<sql::TableDescription> SystemCatalog::findSystemRelation(std::string_view schema,
+                                                                       std::string_view name) const {
+  const SystemRelation* relation = find(schema, name);
+  if (relation == nullptr) return std::nullopt;
+  return relation->description();
 }
 
-std::vector<engine::Chunk> SystemCatalog::scanNodes() const {
-  std::vector<std::vector<Value>> rows;
-  for (const auto& node : registry_.nodes()) {
-    rows.push_back({Value::integer(static_cast<int32_t>(node.nodeId)), Value::varchar(node.nodeName),
-                    Value::varchar(node.role), Value::varchar(node.address), Value::varchar(node.state),
-                    Value::doublePrecision(node.secondsSinceHeartbeat)});
+std::vector<engine::Chunk> SystemCatalog::scan(std::string_view schema, std::string_view name,
+                                               const SystemScanContext& context) const {
+  const SystemRelation* relation = find(schema, name);
+  SHOAL_CHECK(relation != nullptr, "scan of unknown system relation {}.{}", schema, name);
+  return rowsToChunks(relation->columns, relation->rows(context));
+}
+
+std::vector<CatalogRelation> SystemCatalog::listRelations() const {
+  std::vector<CatalogRelation> relations;
+  for (const auto& system : relations_) {
+    const int64_t namespaceOid =
+        system.schema == kPgCatalogSchema ? kPgCatalogNamespaceOid : kInformationSchemaNamespaceOid;
+    relations.push_back({system.schema, system.name, system.oid, namespaceOid, system.kind, false,
+                         catalogColumns(system.columns), std::nullopt, std::nullopt});
   }
-  return toChunks(nodesDescription(), rows);
-}
-
-std::vector<engine::Chunk> SystemCatalog::scanTables() const {
-  std::vector<std::vector<Value>> rows;
   for (const auto& table : tables_.list()) {
-    rows.push_back({Value::varchar(table->name), Value::varchar(std::string(distributionName(table->distribution))),
-                    Value::varchar(columnNames(*table, table->distributionColumns)),
-                    Value::varchar(columnNames(*table, table->primaryKey)),
-                    Value::integer(static_cast<int32_t>(table->placement.size())),
-                    Value::bigInt(static_cast<int64_t>(table->rowCount))});
+    CatalogRelation relation{std::string(sql::kPublicSchema),
+                             table->name,
+                             kFirstUserOid + static_cast<int64_t>(table->tableId),
+                             kPublicNamespaceOid,
+                             'r',
+                             true,
+                             table->columns,
+                             std::nullopt,
+                             std::nullopt};
+    if (table->columnStatistics.size() == table->columns.size()) relation.rowCount = table->rowCount;
+    relations.push_back(std::move(relation));
   }
-  return toChunks(tablesDescription(), rows);
-}
-
-std::vector<engine::Chunk> SystemCatalog::scanColumnStatistics() const {
-  std::vector<std::vector<Value>> rows;
-  for (const auto& table : tables_.list()) {
-    for (size_t c = 0; c < table->columns.size(); ++c) {
-      const auto& column = table->columns[c];
-      worker::ColumnStatistics statistics(column.type);
-      if (c < table->columnStatistics.size()) {
-        statistics = worker::ColumnStatistics::deserialize(column.type, table->columnStatistics[c]);
+  for (const auto& name : tables_.relationNames()) {
+    auto view = tables_.findView(name);
+    if (!view) continue;
+    std::vector<CatalogColumn> columns;
+    if (viewColumns_) {
+      try {
+        columns = viewColumns_(*view);
+      } catch (const ShoalError&) {
+        // A view whose tables were dropped since no longer binds: listed without columns, as it cannot be read.
       }
-      rows.push_back({Value::varchar(table->name), Value::varchar(column.name), Value::varchar(column.type.toString()),
-                      Value::bigInt(static_cast<int64_t>(statistics.rowCount())),
-                      Value::bigInt(static_cast<int64_t>(statistics.nullCount())),
-                      Value::bigInt(static_cast<int64_t>(statistics.distinctCount())), textOrNull(statistics.min()),
-                      textOrNull(statistics.max())});
     }
+    relations.push_back({std::string(sql::kPublicSchema), view->name,
+                         kFirstUserOid + static_cast<int64_t>(view->viewId), kPublicNamespaceOid, 'v', true,
+                         std::move(columns), std::nullopt, sql::viewQueryText(view->statement)});
   }
-  return toChunks(columnStatisticsDescription(), rows);
+  return relations;
 }
 
-std::vector<engine::Chunk> SystemCatalog::scanQueries() const {
-  std::vector<std::vector<Value>> rows;
-  const auto now = std::chrono::steady_clock::now();
-  for (const auto& query : queries_.snapshot()) {
-    const auto end = query.state == "running" ? now : query.finished;
-    rows.push_back(
-        {Value::bigInt(static_cast<int64_t>(query.id)), Value::varchar(query.text), Value::varchar(query.state),
-         Value::doublePrecision(std::chrono::duration<double>(end - query.started).count()),
-         Value::bigInt(static_cast<int64_t>(query.rows)), Value::bigInt(static_cast<int64_t>(query.bytesShuffled)),
-         Value::bigInt(static_cast<int64_t>(query.messagesShuffled))});
-  }
-  return toChunks(queriesDescription(), rows);
+std::vector<SystemRelation> SystemCatalog::shoalViews() const {
+  const std::string schema(kPgCatalogSchema);
+  std::vector<SystemRelation> views;
+  views.push_back({schema,
+                   "shoal_nodes",
+                   kNodesOid,
+                   'v',
+                   {{"node_id", LogicalType::integer()},
+                    {"name", LogicalType::text()},
+                    {"role", LogicalType::text()},
+                    {"address", LogicalType::text()},
+                    {"state", LogicalType::text()},
+                    {"seconds_since_heartbeat", LogicalType::doublePrecision()}},
+                   [this](const SystemScanContext&) {
+                     SystemRows rows;
+                     for (const auto& node : registry_.nodes()) {
+                       rows.push_back({Value::integer(static_cast<int32_t>(node.nodeId)), Value::varchar(node.nodeName),
+                                       Value::varchar(node.role), Value::varchar(node.address),
+                                       Value::varchar(node.state), Value::doublePrecision(node.secondsSinceHeartbeat)});
+                     }
+                     return rows;
+                   }});
+  views.push_back({schema,
+                   "shoal_tables",
+                   kTablesOid,
+                   'v',
+                   {{"table_name", LogicalType::text()},
+                    {"distribution", LogicalType::text()},
+                    {"distribution_columns", LogicalType::text()},
+                    {"primary_key", LogicalType::text()},
+                    {"workers", LogicalType::integer()},
+                    {"row_count", LogicalType::bigInt()}},
+                   [this](const SystemScanContext&) {
+                     SystemRows rows;
+                     for (const auto& table : tables_.list()) {
+                       rows.push_back({Value::varchar(table->name),
+                                       Value::varchar(std::string(distributionName(table->distribution))),
+                                       Value::varchar(columnNames(*table, table->distributionColumns)),
+                                       Value::varchar(columnNames(*table, table->primaryKey)),
+                                       Value::integer(static_cast<int32_t>(table->placement.size())),
+                                       Value::bigInt(static_cast<int64_t>(table->rowCount))});
+                     }
+                     return rows;
+                   }});
+  views.push_back({schema,
+                   "shoal_column_statistics",
+                   kColumnStatisticsOid,
+                   'v',
+                   {{"table_name", LogicalType::text()},
+                    {"column_name", LogicalType::text()},
+                    {"data_type", LogicalType::text()},
+                    {"row_count", LogicalType::bigInt()},
+                    {"null_count", LogicalType::bigInt()},
+                    {"distinct_count", LogicalType::bigInt()},
+                    {"min_value", LogicalType::text()},
+                    {"max_value", LogicalType::text()}},
+                   [this](const SystemScanContext&) {
+                     SystemRows rows;
+                     for (const auto& table : tables_.list()) {
+                       for (size_t c = 0; c < table->columns.size(); ++c) {
+                         const auto& column = table->columns[c];
+                         worker::ColumnStatistics statistics(column.type);
+                         if (c < table->columnStatistics.size()) {
+                           statistics = worker::ColumnStatistics::deserialize(column.type, table->columnStatistics[c]);
+                         }
+                         rows.push_back({Value::varchar(table->name), Value::varchar(column.name),
+                                         Value::varchar(column.type.toString()),
+                                         Value::bigInt(static_cast<int64_t>(statistics.rowCount())),
+                                         Value::bigInt(static_cast<int64_t>(statistics.nullCount())),
+                                         Value::bigInt(static_cast<int64_t>(statistics.distinctCount())),
+                                         textOrNull(statistics.min()), textOrNull(statistics.max())});
+                       }
+                     }
+                     return rows;
+                   }});
+  views.push_back({schema,
+                   "shoal_queries",
+                   kQueriesOid,
+                   'v',
+                   {{"query_id", LogicalType::bigInt()},
+                    {"query_text", LogicalType::text()},
+                    {"state", LogicalType::text()},
+                    {"elapsed_seconds", LogicalType::doublePrecision()},
+                    {"rows", LogicalType::bigInt()},
+                    {"bytes_shuffled", LogicalType::bigInt()},
+                    {"messages_shuffled", LogicalType::bigInt()}},
+                   [this](const SystemScanContext&) {
+                     SystemRows rows;
+                     const auto now = std::chrono::steady_clock::now();
+                     for (const auto& query : queries_.snapshot()) {
+                       const auto end = query.state == "running" ? now : query.finished;
+                       rows.push_back(
+                           {Value::bigInt(static_cast<int64_t>(query.id)), Value::varchar(query.text),
+                            Value::varchar(query.state),
+                            Value::doublePrecision(std::chrono::duration<double>(end - query.started).count()),
+                            Value::bigInt(static_cast<int64_t>(query.rows)),
+                            Value::bigInt(static_cast<int64_t>(query.bytesShuffled)),
+                            Value::bigInt(static_cast<int64_t>(query.messagesShuffled))});
+                     }
+                     return rows;
+                   }});
+  return views;
 }
 
 }  // namespace shoal::coordinator

@@ -1,9 +1,12 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "coordinator/catalog/catalog_relations.h"
+#include "coordinator/catalog/system_relation.h"
 #include "coordinator/catalog/table_catalog.h"
 #include "coordinator/membership/member_registry.h"
 #include "coordinator/query/query_log.h"
@@ -12,29 +15,41 @@
 
 namespace shoal::coordinator {
 
-/// The system views, computed on the coordinator: shoal_nodes (membership),
-/// shoal_tables (user tables, their distribution and size),
-/// shoal_column_statistics (what the optimizer knows of each column) and
-/// shoal_queries (the statements clients ran, running and recent).
+/// The system relations, computed on the coordinator when read: pg_catalog's (pg_class, pg_attribute, ...)
+/// and information_schema's views of the cluster catalog, and Shoal's own views in pg_catalog:
+/// shoal_nodes (membership), shoal_tables (user tables, their distribution and size),
+/// shoal_column_statistics (what the optimizer knows of each column) and shoal_queries (the statements
+/// clients ran, running and recent).
 class SystemCatalog final : public sql::CatalogReader {
  public:
-  SystemCatalog(const MemberRegistry& registry, const TableCatalog& tables, const QueryLog& queries)
-      : registry_(registry), tables_(tables), queries_(queries) {}
+  /// The columns of a user view, as binding its query gives them.
+  using ViewColumns = std::function<std::vector<CatalogColumn>(const ViewEntry&)>;
 
+  SystemCatalog(const MemberRegistry& registry, const TableCatalog& tables, const QueryLog& queries);
+
+  /// An unqualified name: pg_catalog's relations.
   std::optional<sql::TableDescription> findTable(std::string_view name) const override;
+  std::optional<sql::TableDescription> findSystemRelation(std::string_view schema,
+                                                          std::string_view name) const override;
 
-  /// The current rows of a system view, in chunks of at most kVectorSize rows.
-  std::vector<engine::Chunk> scan(std::string_view name) const;
+  /// The current rows of a system relation, in chunks of at most kVectorSize rows.
+  std::vector<engine::Chunk> scan(std::string_view schema, std::string_view name,
+                                  const SystemScanContext& context) const;
+
+  /// Binding a view's query needs the whole catalog, which is built on this one: set once, after.
+  void setViewColumns(ViewColumns viewColumns) { viewColumns_ = std::move(viewColumns); }
 
  private:
-  std::vector<engine::Chunk> scanNodes() const;
-  std::vector<engine::Chunk> scanTables() const;
-  std::vector<engine::Chunk> scanColumnStatistics() const;
-  std::vector<engine::Chunk> scanQueries() const;
+  const SystemRelation* find(std::string_view schema, std::string_view name) const;
+  /// Every relation, for pg_class, pg_attribute and information_schema.
+  std::vector<CatalogRelation> listRelations() const;
+  std::vector<SystemRelation> shoalViews() const;
 
   const MemberRegistry& registry_;
   const TableCatalog& tables_;
   const QueryLog& queries_;
+  ViewColumns viewColumns_;
+  std::vector<SystemRelation> relations_;
 };
 
 }  // namespace shoal::coordinator

@@ -128,6 +128,7 @@ void TableCatalog::loadFromStore() {
   std::optional<json> stored = store_->load();
   if (!stored) return;
   const json& document = *stored;
+  bool assignedViewIds = false;
   try {
     if (document.at("format_version") != kCatalogFormatVersion) {
       SHOAL_USER_FAIL(SqlState::kDataCorrupted, "catalog format version {} is not {}",
@@ -141,6 +142,13 @@ void TableCatalog::loadFromStore() {
     if (document.contains("views")) {
       for (const auto& view : document.at("views")) {
         ViewEntry entry{view.at("name"), view.at("statement"), view.at("column_names")};
+        // Catalogs written before views had ids get theirs now, saved at once so that they stay.
+        if (view.contains("view_id")) {
+          entry.viewId = view.at("view_id");
+        } else {
+          entry.viewId = nextId_++;
+          assignedViewIds = true;
+        }
         views_[entry.name] = entry;
       }
     }
@@ -149,6 +157,7 @@ void TableCatalog::loadFromStore() {
   } catch (const ShoalError& error) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "{} is corrupted: {}", store_->describe(), error.status().message());
   }
+  if (assignedViewIds) store_->save(documentLocked());
 }
 
 json TableCatalog::documentLocked() const {
@@ -156,7 +165,10 @@ json TableCatalog::documentLocked() const {
   for (const auto& [name, entry] : tables_) tables.push_back(entryToJson(*entry));
   json views = json::array();
   for (const auto& [name, view] : views_) {
-    views.push_back(json{{"name", view.name}, {"statement", view.statement}, {"column_names", view.columnNames}});
+    views.push_back(json{{"name", view.name},
+                         {"statement", view.statement},
+                         {"column_names", view.columnNames},
+                         {"view_id", view.viewId}});
   }
   return json{{"format_version", kCatalogFormatVersion}, {"next_id", nextId_}, {"tables", tables}, {"views", views}};
 }
@@ -258,6 +270,9 @@ void TableCatalog::createView(ViewEntry view, bool orReplace) {
   if (tables_.contains(view.name) || (views_.contains(view.name) && !orReplace)) {
     SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", view.name);
   }
+  // CREATE OR REPLACE keeps the view's OID, as in PostgreSQL.
+  auto existing = views_.find(view.name);
+  view.viewId = existing != views_.end() ? existing->second.viewId : nextId_++;
   views_[view.name] = std::move(view);
   persistLocked(before);
 }

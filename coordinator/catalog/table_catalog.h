@@ -56,6 +56,9 @@ struct ViewEntry {
   std::string name;
   std::string statement;
   std::vector<std::string> columnNames;
+  /// Assigned by the catalog when the view is created (from the ids tables take) and kept by CREATE OR
+  /// REPLACE: pg_class shows the view under an OID made of it.
+  uint64_t viewId = 0;
 };
 
 /// The user tables and views, owned by the coordinator and kept by its CatalogStore (a file in its data

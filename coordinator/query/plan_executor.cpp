@@ -108,11 +108,15 @@ class WorkerTableScan final : public engine::ChunkSource {
 /// A system view's scan: the coordinator computes it; one morsel.
 class SystemViewScan final : public engine::ChunkSource {
  public:
-  SystemViewScan(ClusterContext& cluster, const sql::LogicalScan& scan)
-      : cluster_(cluster), name_(scan.table.name), columns_(scan.tableColumns) {}
+  SystemViewScan(ClusterContext& cluster, const SystemScanContext& context, const sql::LogicalScan& scan)
+      : cluster_(cluster),
+        context_(context),
+        schema_(scan.table.schema),
+        name_(scan.table.name),
+        columns_(scan.tableColumns) {}
   size_t numMorsels() const override { return 1; }
   void produce(size_t, const std::function<void(engine::Chunk&)>& consume) const override {
-    for (auto& full : cluster_.systemCatalog.scan(name_)) {
+    for (auto& full : cluster_.systemCatalog.scan(schema_, name_, context_)) {
       std::vector<uint32_t> rows(full.size());
       for (uint32_t i = 0; i < rows.size(); ++i) rows[i] = i;
       engine::Chunk chunk(full.size());
@@ -123,6 +127,8 @@ class SystemViewScan final : public engine::ChunkSource {
 
  private:
   ClusterContext& cluster_;
+  const SystemScanContext& context_;
+  std::string schema_;
   std::string name_;
   std::vector<size_t> columns_;
 };
@@ -332,7 +338,7 @@ QueryResult PlanExecutor::run(const sql::LogicalPlan& plan,
   sql::PhysicalPlan physical = sql::buildPipelines(
       plan,
       [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
-        if (scan.table.isSystemView) return std::make_shared<SystemViewScan>(cluster_, scan);
+        if (scan.table.isSystemView) return std::make_shared<SystemViewScan>(cluster_, systemScan_, scan);
         return std::make_shared<WorkerTableScan>(cluster_, scan, parameters_);
       },
       options);

@@ -24,10 +24,12 @@ namespace shoal::coordinator {
 class PlanExecutor {
  public:
   /// `cancelRequested` is polled while the pipelines run; when set, the query fails with 57014.
-  /// `memoryLimitBytes`: the query's limit on each node (0: each node's default).
-  PlanExecutor(ClusterContext& cluster, std::span<const engine::Value> parameters,
+  /// `memoryLimitBytes`: the query's limit on each node (0: each node's default). `systemScan`: what system
+  /// relations (pg_database, information_schema) show of the session.
+  PlanExecutor(ClusterContext& cluster, SystemScanContext systemScan, std::span<const engine::Value> parameters,
                const std::atomic<bool>& cancelRequested, uint64_t memoryLimitBytes = 0)
       : cluster_(cluster),
+        systemScan_(std::move(systemScan)),
         parameters_(parameters),
         cancelRequested_(cancelRequested),
         memoryLimitBytes_(memoryLimitBytes) {}
@@ -47,6 +49,7 @@ class PlanExecutor {
                           std::map<const sql::LogicalOperator*, uint64_t>* actualRows) const;
 
   ClusterContext& cluster_;
+  SystemScanContext systemScan_;
   std::span<const engine::Value> parameters_;
   const std::atomic<bool>& cancelRequested_;
   uint64_t memoryLimitBytes_;

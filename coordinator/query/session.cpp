@@ -63,7 +63,8 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
         using Command = std::decay_t<decltype(command)>;
         if constexpr (std::is_same_v<Command, sql::BoundQuery>) {
           StatementOutcome outcome;
-          PlanExecutor planExecutor(cluster_, parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
+          PlanExecutor planExecutor(cluster_, systemScan(), parameters, cancelRequested_,
+                                    settings_.queryMemoryLimitBytes());
           outcome.result = planExecutor.run(command.plan);
           outcome.commandTag = "SELECT";  // pgwire adds the count once it has sent the (streamed) rows
           return outcome;
@@ -198,7 +199,7 @@ StatementOutcome Session::runExplain(const sql::Explain& command, std::span<cons
   if (command.analyze) {
     // Run the query on the dispatcher, counting each operator's rows, and show them beside the estimates.
     std::map<const sql::LogicalOperator*, uint64_t> actualRows;
-    PlanExecutor(cluster_, parameters, cancelRequested_, settings_.queryMemoryLimitBytes())
+    PlanExecutor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes())
         .run(command.plan, &actualRows);
     sql::Explain analyzed{sql::LogicalPlan{}, command.verbose, false,
                           sql::explainPlan(*command.plan.root, command.verbose, &actualRows)};
@@ -207,7 +208,7 @@ StatementOutcome Session::runExplain(const sql::Explain& command, std::span<cons
   std::vector<std::string> text = command.lines;
   if (command.plan.root) {
     // A plan that runs over several workers shows its fragments, their exchanges and where each one runs.
-    PlanExecutor executor(cluster_, parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
+    PlanExecutor executor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
     if (auto distributed = executor.distribute(command.plan)) {
       text = distributed->explain(command.verbose);
     }

@@ -14,6 +14,10 @@ class SessionCatalog final : public sql::CatalogReader {
   std::optional<sql::TableDescription> findTable(std::string_view name) const override {
     return cluster_.findTable(name);
   }
+  std::optional<sql::TableDescription> findSystemRelation(std::string_view schema,
+                                                          std::string_view name) const override {
+    return cluster_.findSystemRelation(schema, name);
+  }
   std::optional<sql::ViewDescription> findView(std::string_view name) const override { return cluster_.findView(name); }
   std::vector<std::string> relationNames() const override { return cluster_.relationNames(); }
   const sql::SessionInfo* session() const override { return &session_; }

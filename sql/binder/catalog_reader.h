@@ -11,8 +11,12 @@
 
 namespace shoal::sql {
 
-/// The one schema that holds every table and view.
+/// The one schema that holds every user table and view.
 inline constexpr std::string_view kPublicSchema = "public";
+/// The system schemas, whose relations the coordinator computes from its catalog. pg_catalog is searched
+/// first for an unqualified name, as in PostgreSQL; information_schema's relations must be qualified.
+inline constexpr std::string_view kPgCatalogSchema = "pg_catalog";
+inline constexpr std::string_view kInformationSchema = "information_schema";
 
 struct ColumnDescription {
   std::string name;
@@ -30,6 +34,8 @@ struct ColumnSummary {
 
 /// What the binder and optimizer need to know about a table or system view.
 struct TableDescription {
+  /// A system relation's schema (pg_catalog, information_schema); empty for a user table.
+  std::string schema;
   std::string name;
   std::vector<ColumnDescription> columns;
   /// System views (shoal_nodes) are computed on the coordinator; user tables live on the workers.
@@ -58,8 +64,13 @@ struct ViewDescription {
 class CatalogReader {
  public:
   virtual ~CatalogReader() = default;
-  /// Looks a table up by its (already case-folded) name.
+  /// Looks a table up by its (already case-folded) name: pg_catalog's relations first, then public's tables.
   virtual std::optional<TableDescription> findTable(std::string_view name) const = 0;
+  /// Looks a relation of a system schema (kPgCatalogSchema, kInformationSchema) up by its name.
+  virtual std::optional<TableDescription> findSystemRelation(std::string_view /*schema*/,
+                                                             std::string_view /*name*/) const {
+    return std::nullopt;
+  }
   /// Looks a view up by its (already case-folded) name.
   virtual std::optional<ViewDescription> findView(std::string_view /*name*/) const { return std::nullopt; }
   /// Every table and view name, for "did you mean" hints.

@@ -140,9 +140,12 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
   std::string relation = range.has_alias() ? range.alias().aliasname() : range.relname();
   std::vector<std::string> aliases =
       range.has_alias() ? aliasNames(range.alias().colnames()) : std::vector<std::string>{};
-  // Tables and views all live in one schema, public: `public.t` names the same table as `t`. A WITH
-  // query is never schema-qualified.
-  const bool inPublic = range.schemaname().empty() || range.schemaname() == kPublicSchema;
+  // User tables and views all live in one schema, public: `public.t` names the same table as `t`. The system
+  // schemas' relations are computed on the coordinator; pg_catalog's are found unqualified too, before the
+  // user's, as PostgreSQL searches pg_catalog first. A WITH query is never schema-qualified.
+  const std::string& schema = range.schemaname();
+  const bool inPublic = schema.empty() || schema == kPublicSchema;
+  const bool inSystemSchema = schema == kPgCatalogSchema || schema == kInformationSchema;
   if (range.schemaname().empty()) {
     if (const auto* found = ctes_ ? ctes_->find(range.relname()) : nullptr) {
       // Each reference binds the WITH query anew, where it was defined: inlined, with its own column ids.
@@ -154,7 +157,9 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
       return renameRelation(std::move(plan), relation, aliases, range.location(), scope);
     }
   }
-  if (inPublic) {
+  std::optional<TableDescription> systemRelation =
+      catalog_.findSystemRelation(schema.empty() ? kPgCatalogSchema : std::string_view(schema), range.relname());
+  if (inPublic && !(schema.empty() && systemRelation)) {
     if (auto view = catalog_.findView(range.relname())) {
       if (views_ && views_->contains(view->name)) {
         fail(SqlState::kInvalidObjectDefinition, range.location(),
@@ -175,7 +180,9 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
       return renameRelation(std::move(plan), relation, aliases, range.location(), scope);
     }
   }
-  auto table = inPublic ? catalog_.findTable(range.relname()) : std::nullopt;
+  auto table = inSystemSchema || (schema.empty() && systemRelation) ? systemRelation
+               : inPublic                                           ? catalog_.findTable(range.relname())
+                                                                    : std::nullopt;
   if (!table) {
     std::string name = range.schemaname().empty() ? range.relname() : range.schemaname() + "." + range.relname();
     std::string hint;

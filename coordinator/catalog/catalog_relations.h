@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "coordinator/catalog/table_catalog.h"
+
+namespace shoal::coordinator {
+
+/// A relation as pg_class, pg_attribute and information_schema describe it: a user table or view, or one
+/// of the system relations.
+struct CatalogRelation {
+  std::string schema;
+  std::string name;
+  int64_t oid = 0;
+  int64_t namespaceOid = 0;
+  /// pg_class.relkind: 'r' a table, 'v' a view.
+  char kind = 'r';
+  bool isUserRelation = false;
+  std::vector<CatalogColumn> columns;
+  /// Rows, for a user table whose statistics exist.
+  std::optional<uint64_t> rowCount;
+  /// A view's query, as it was written (PostgreSQL shows it deparsed by pg_get_viewdef instead).
+  std::optional<std::string> viewDefinition;
+};
+
+/// Every relation there is, system relations first, then the user tables and views by name.
+using CatalogRelationLister = std::function<std::vector<CatalogRelation>()>;
+
+}  // namespace shoal::coordinator

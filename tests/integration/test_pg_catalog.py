@@ -1,0 +1,119 @@
+"""Story: a BI tool browses the schema the way DBeaver or Metabase do, through pg_catalog and
+information_schema, and sees for the same tables and views what PostgreSQL 15 shows; a table keeps its OID
+across a restart of the cluster, so that a tool's cached metadata stays valid."""
+
+import psycopg
+import pytest
+
+from cluster import LocalCluster
+from postgres_oracle import answer
+
+SCHEMA = [
+    "CREATE TABLE cat_customers (id integer PRIMARY KEY, name varchar(25) NOT NULL, code char(10), "
+    "balance numeric(15,2), score double precision, joined date, note text, active boolean, visits bigint)",
+    "CREATE TABLE cat_orders (order_id bigint NOT NULL, customer integer, total numeric(12,2))",
+    # DISTINCT makes the view read-only in PostgreSQL too, as every Shoal view is.
+    "CREATE VIEW cat_names AS SELECT DISTINCT name, code FROM cat_customers",
+]
+DROP = ["DROP VIEW IF EXISTS cat_names", "DROP TABLE IF EXISTS cat_customers", "DROP TABLE IF EXISTS cat_orders"]
+
+# Each query's answer must be PostgreSQL's. Catalog names (the database) and OIDs differ by design;
+# PostgreSQL's index relations (relkind 'i') are not in Shoal yet.
+QUERIES = [
+    "SELECT table_schema, table_name, table_type, is_insertable_into, is_typed FROM information_schema.tables "
+    "WHERE table_schema = 'public' AND table_name LIKE 'cat\\_%' ORDER BY table_name",
+    "SELECT table_name, column_name, ordinal_position, column_default, is_nullable, data_type, "
+    "character_maximum_length, character_octet_length, numeric_precision, numeric_precision_radix, numeric_scale, "
+    "datetime_precision, udt_schema, udt_name, dtd_identifier, is_identity, is_generated, is_updatable "
+    "FROM information_schema.columns WHERE table_schema = 'public' AND table_name LIKE 'cat\\_%' "
+    "ORDER BY table_name, ordinal_position",
+    "SELECT table_schema, table_name, check_option, is_updatable FROM information_schema.views "
+    "WHERE table_schema = 'public' AND table_name LIKE 'cat\\_%'",
+    "SELECT schema_name FROM information_schema.schemata WHERE schema_name NOT LIKE 'pg\\_toast%' "
+    "ORDER BY schema_name",
+    "SELECT c.relname, c.relkind, c.relnatts, n.nspname, c.relpersistence, c.relispopulated "
+    "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+    "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v') AND c.relname LIKE 'cat\\_%' ORDER BY c.relname",
+    "SELECT c.relname, a.attname, a.attnum, t.typname, a.atttypmod, a.attnotnull, a.attlen, a.attbyval, "
+    "a.attalign, a.attstorage, a.attisdropped, a.attcollation "
+    "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_type t ON t.oid = a.atttypid "
+    "JOIN pg_namespace n ON n.oid = c.relnamespace "
+    "WHERE n.nspname = 'public' AND a.attnum > 0 AND c.relkind IN ('r', 'v') AND c.relname LIKE 'cat\\_%' "
+    "ORDER BY c.relname, a.attnum",
+    "SELECT schemaname, tablename, hasrules, hastriggers, rowsecurity FROM pg_tables "
+    "WHERE schemaname = 'public' AND tablename LIKE 'cat\\_%' ORDER BY tablename",
+    "SELECT schemaname, viewname FROM pg_catalog.pg_views WHERE viewname LIKE 'cat\\_%'",
+    "SELECT oid, typname, typnamespace, typlen, typbyval, typtype, typcategory, typispreferred, typdelim, typarray, "
+    "typinput, typoutput, typreceive, typsend, typmodin, typmodout, typalign, typstorage, typcollation "
+    "FROM pg_type WHERE typname IN ('bool', 'int4', 'int8', 'float8', 'numeric', 'date', 'text', 'varchar', "
+    "'bpchar') ORDER BY oid",
+    "SELECT oid, nspname FROM pg_namespace WHERE nspname IN ('pg_catalog', 'public') ORDER BY oid",
+    "SELECT relname, oid FROM pg_class WHERE relname IN ('pg_class', 'pg_attribute', 'pg_type', 'pg_namespace', "
+    "'pg_database') ORDER BY oid",
+    "SELECT amname, amtype FROM pg_am WHERE amname = 'heap'",
+    "SELECT encoding, datallowconn, datconnlimit, datistemplate FROM pg_database WHERE datname = current_database()",
+    "SELECT count(*) FROM tables",
+    "SELECT count(*) FROM information_schema.nosuch",
+    "SELECT count(*) FROM pg_catalog.nosuch",
+]
+
+
+@pytest.fixture(scope="module")
+def both(cluster, postgres):
+    """The shared Shoal cluster and the scratch PostgreSQL, each with the same two tables and one view."""
+    shoal = f"host=127.0.0.1 port={cluster.port} user=postgres dbname=postgres connect_timeout=10"
+    for conninfo in (shoal, postgres.conninfo()):
+        for sql in DROP + SCHEMA:
+            assert answer(conninfo, sql)[0] == "rows", sql
+    yield shoal, postgres.conninfo()
+    for sql in DROP:
+        answer(shoal, sql)
+
+
+@pytest.mark.parametrize("sql", QUERIES)
+def test_the_catalog_answers_as_postgresql(both, sql):
+    shoal, postgres = both
+    assert answer(shoal, sql) == answer(postgres, sql)
+
+
+def test_oids_tie_the_catalog_together(both):
+    shoal, _ = both
+    with psycopg.connect(shoal, autocommit=True) as connection:
+        table_oid, namespace = connection.execute(
+            "SELECT oid, relnamespace FROM pg_class WHERE relname = 'cat_customers'").fetchone()
+        assert table_oid >= 16384 and namespace == 2200
+        attributes = connection.execute(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = %s", (table_oid,)).fetchone()[0]
+        assert attributes == 9
+        # Shoal's own views live in pg_catalog, found unqualified as before.
+        assert connection.execute("SELECT count(*) FROM pg_catalog.shoal_nodes").fetchone()[0] >= 2
+        assert connection.execute(
+            "SELECT table_schema FROM information_schema.tables WHERE table_name = 'shoal_nodes'").fetchone() == (
+                "pg_catalog",)
+        # CREATE OR REPLACE keeps the view's OID, as in PostgreSQL; DROP and CREATE gives a table a new one.
+        view_oid = connection.execute("SELECT oid FROM pg_class WHERE relname = 'cat_names'").fetchone()[0]
+        connection.execute("CREATE OR REPLACE VIEW cat_names AS SELECT DISTINCT name, code FROM cat_customers")
+        assert connection.execute("SELECT oid FROM pg_class WHERE relname = 'cat_names'").fetchone()[0] == view_oid
+        assert view_oid != table_oid
+
+
+def test_a_relation_keeps_its_oid_across_a_restart(tmp_path):
+    local = LocalCluster(tmp_path, workers=1).start()
+    try:
+        with psycopg.connect(local.conninfo(), autocommit=True) as connection:
+            connection.execute("CREATE TABLE kept (a integer)")
+            connection.execute("CREATE VIEW kept_view AS SELECT a FROM kept")
+            before = connection.execute(
+                "SELECT relname, oid FROM pg_class WHERE relname LIKE 'kept%' ORDER BY 1").fetchall()
+        assert local.stop() == 0
+        local = LocalCluster(tmp_path, workers=1).start()
+        with psycopg.connect(local.conninfo(), autocommit=True) as connection:
+            after = connection.execute(
+                "SELECT relname, oid FROM pg_class WHERE relname LIKE 'kept%' ORDER BY 1").fetchall()
+            columns = connection.execute(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'kept_view'"
+            ).fetchall()
+        assert len(before) == 2 and after == before
+        assert columns == [("a", "integer")]
+    finally:
+        local.kill()
