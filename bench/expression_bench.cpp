@@ -76,10 +76,26 @@ void BM_StringEquality(benchmark::State& state) {
   runExpression(state, *expression);
 }
 
+void BM_LikeContains(benchmark::State& state) {
+  // TPC-H's '%special%requests%' shape: substring searches, compiled once per vector.
+  auto expression = binary(ScalarFunction::kLike, LogicalType::boolean(), column(2, LogicalType::text()),
+                           std::make_unique<ConstantExpression>(Value::varchar("%mer#%1")));
+  runExpression(state, *expression);
+}
+
+void BM_RegexMatch(benchmark::State& state) {
+  // psql's \dt pattern shape: an anchored alternation, compiled by RE2 once per vector.
+  auto expression = binary(ScalarFunction::kRegexMatch, LogicalType::boolean(), column(2, LogicalType::text()),
+                           std::make_unique<ConstantExpression>(Value::varchar("^(Cust|sh)[a-z]+#?0*1$")));
+  runExpression(state, *expression);
+}
+
 BENCHMARK(BM_IntegerAdd);
 BENCHMARK(BM_DecimalMultiply);
 BENCHMARK(BM_IntegerCompare);
 BENCHMARK(BM_StringEquality);
+BENCHMARK(BM_LikeContains);
+BENCHMARK(BM_RegexMatch);
 
 }  // namespace
 

@@ -27,6 +27,7 @@ struct SqlState {
   static constexpr std::string_view kDivisionByZero = "22012";
   static constexpr std::string_view kInvalidParameterValue = "22023";
   static constexpr std::string_view kInvalidEscapeSequence = "22025";
+  static constexpr std::string_view kInvalidRegularExpression = "2201B";
   static constexpr std::string_view kInvalidTextRepresentation = "22P02";
   static constexpr std::string_view kInvalidBinaryRepresentation = "22P03";
   static constexpr std::string_view kStringDataRightTruncation = "22001";

@@ -10,7 +10,7 @@ debian_packages=(
   build-essential cmake ninja-build ccache pkg-config clang-format
   rdma-core libibverbs-dev librdmacm-dev ibverbs-utils libnuma-dev libssl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  llvm-15-dev libpg-query-dev
+  llvm-15-dev libpg-query-dev libre2-dev
   etcd-server etcd-client
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libcpp-httplib-dev

@@ -18,7 +18,9 @@ constexpr int64_t kTablesOid = 13425;
 constexpr int64_t kColumnsOid = 13295;
 constexpr int64_t kViewsOid = 13483;
 
-Value number(std::optional<int32_t> number) { return number ? value::integer(*number) : value::nullInteger(); }
+Value number(std::optional<int32_t> number) {
+  return number ? value::integer(*number) : value::nullInteger();
+}
 
 std::vector<sql::ColumnDescription> named(std::initializer_list<std::string_view> names,
                                           const engine::LogicalType& columnType) {
@@ -36,8 +38,9 @@ std::vector<sql::ColumnDescription> schemataColumns() {
 SystemRows schemataRows(const SystemScanContext& context) {
   SystemRows rows;
   for (auto schema : {kInformationSchema, kPgCatalogSchema, sql::kPublicSchema}) {
-    rows.push_back({value::text(context.database), value::text(schema), value::text(kOwnerRoleName),
-                    value::nullText(), value::nullText(), value::nullText(), value::nullText()});
+    const auto owner = schema == sql::kPublicSchema ? kDatabaseOwnerRoleName : kOwnerRoleName;
+    rows.push_back({value::text(context.database), value::text(schema), value::text(owner), value::nullText(),
+                    value::nullText(), value::nullText(), value::nullText()});
   }
   return rows;
 }
@@ -56,9 +59,9 @@ SystemRows tablesRows(const CatalogRelationLister& relations, const SystemScanCo
     // Only user tables take rows; Shoal's views are not updatable.
     const bool insertable = table && relation.isUserRelation;
     rows.push_back({value::text(context.database), value::text(relation.schema), value::text(relation.name),
-                    value::text(table ? "BASE TABLE" : "VIEW"), value::nullText(), value::nullText(),
-                    value::nullText(), value::nullText(), value::nullText(), value::yesOrNo(insertable),
-                    value::yesOrNo(false), value::nullText()});
+                    value::text(table ? "BASE TABLE" : "VIEW"), value::nullText(), value::nullText(), value::nullText(),
+                    value::nullText(), value::nullText(), value::yesOrNo(insertable), value::yesOrNo(false),
+                    value::nullText()});
   }
   return rows;
 }
@@ -66,21 +69,50 @@ SystemRows tablesRows(const CatalogRelationLister& relations, const SystemScanCo
 std::vector<sql::ColumnDescription> columnsColumns() {
   const auto text = type::text();
   const auto number = type::integer();
-  return {{"table_catalog", text},       {"table_schema", text},        {"table_name", text},
-          {"column_name", text},         {"ordinal_position", number},  {"column_default", text},
-          {"is_nullable", text},         {"data_type", text},           {"character_maximum_length", number},
-          {"character_octet_length", number}, {"numeric_precision", number}, {"numeric_precision_radix", number},
-          {"numeric_scale", number},     {"datetime_precision", number}, {"interval_type", text},
-          {"interval_precision", number}, {"character_set_catalog", text}, {"character_set_schema", text},
-          {"character_set_name", text},  {"collation_catalog", text},   {"collation_schema", text},
-          {"collation_name", text},      {"domain_catalog", text},      {"domain_schema", text},
-          {"domain_name", text},         {"udt_catalog", text},         {"udt_schema", text},
-          {"udt_name", text},            {"scope_catalog", text},       {"scope_schema", text},
-          {"scope_name", text},          {"maximum_cardinality", number}, {"dtd_identifier", text},
-          {"is_self_referencing", text}, {"is_identity", text},         {"identity_generation", text},
-          {"identity_start", text},      {"identity_increment", text},  {"identity_maximum", text},
-          {"identity_minimum", text},    {"identity_cycle", text},      {"is_generated", text},
-          {"generation_expression", text}, {"is_updatable", text}};
+  return {{"table_catalog", text},
+          {"table_schema", text},
+          {"table_name", text},
+          {"column_name", text},
+          {"ordinal_position", number},
+          {"column_default", text},
+          {"is_nullable", text},
+          {"data_type", text},
+          {"character_maximum_length", number},
+          {"character_octet_length", number},
+          {"numeric_precision", number},
+          {"numeric_precision_radix", number},
+          {"numeric_scale", number},
+          {"datetime_precision", number},
+          {"interval_type", text},
+          {"interval_precision", number},
+          {"character_set_catalog", text},
+          {"character_set_schema", text},
+          {"character_set_name", text},
+          {"collation_catalog", text},
+          {"collation_schema", text},
+          {"collation_name", text},
+          {"domain_catalog", text},
+          {"domain_schema", text},
+          {"domain_name", text},
+          {"udt_catalog", text},
+          {"udt_schema", text},
+          {"udt_name", text},
+          {"scope_catalog", text},
+          {"scope_schema", text},
+          {"scope_name", text},
+          {"maximum_cardinality", number},
+          {"dtd_identifier", text},
+          {"is_self_referencing", text},
+          {"is_identity", text},
+          {"identity_generation", text},
+          {"identity_start", text},
+          {"identity_increment", text},
+          {"identity_maximum", text},
+          {"identity_minimum", text},
+          {"identity_cycle", text},
+          {"is_generated", text},
+          {"generation_expression", text},
+          {"is_updatable", text}};
 }
 
 SystemRows columnsRows(const CatalogRelationLister& relations, const SystemScanContext& context) {

@@ -18,7 +18,9 @@ constexpr int64_t kDatabaseOid = 5;
 // UTF8's number in pg_database.encoding.
 constexpr int64_t kUtf8Encoding = 6;
 
-Value charValue(char c) { return c == 0 ? value::text("") : value::text(std::string(1, c)); }
+Value charValue(char c) {
+  return c == 0 ? value::text("") : value::text(std::string(1, c));
+}
 
 std::vector<sql::ColumnDescription> namespaceColumns() {
   return {{"oid", type::oid()}, {"nspname", type::name()}, {"nspowner", type::oid()}, {"nspacl", type::text()}};
@@ -26,27 +28,49 @@ std::vector<sql::ColumnDescription> namespaceColumns() {
 
 SystemRows namespaceRows() {
   SystemRows rows;
-  for (auto [oid, name] : {std::pair{kPgCatalogNamespaceOid, kPgCatalogSchema},
-                           std::pair{kPublicNamespaceOid, sql::kPublicSchema},
-                           std::pair{kInformationSchemaNamespaceOid, kInformationSchema}}) {
-    rows.push_back({value::oid(oid), value::text(name), value::oid(kOwnerRoleOid), value::nullText()});
+  for (auto [oid, name] :
+       {std::pair{kPgCatalogNamespaceOid, kPgCatalogSchema}, std::pair{kPublicNamespaceOid, sql::kPublicSchema},
+        std::pair{kInformationSchemaNamespaceOid, kInformationSchema}}) {
+    const int64_t owner = oid == kPublicNamespaceOid ? kDatabaseOwnerRoleOid : kOwnerRoleOid;
+    rows.push_back({value::oid(oid), value::text(name), value::oid(owner), value::nullText()});
   }
   return rows;
 }
 
 std::vector<sql::ColumnDescription> classColumns() {
-  return {{"oid", type::oid()},          {"relname", type::name()},         {"relnamespace", type::oid()},
-          {"reltype", type::oid()},      {"reloftype", type::oid()},        {"relowner", type::oid()},
-          {"relam", type::oid()},        {"relfilenode", type::oid()},      {"reltablespace", type::oid()},
-          {"relpages", type::integer()}, {"reltuples", type::real()},       {"relallvisible", type::integer()},
-          {"reltoastrelid", type::oid()}, {"relhasindex", type::boolean()}, {"relisshared", type::boolean()},
-          {"relpersistence", type::text()}, {"relkind", type::text()},      {"relnatts", type::integer()},
-          {"relchecks", type::integer()}, {"relhasrules", type::boolean()}, {"relhastriggers", type::boolean()},
-          {"relhassubclass", type::boolean()}, {"relrowsecurity", type::boolean()},
-          {"relforcerowsecurity", type::boolean()}, {"relispopulated", type::boolean()},
-          {"relreplident", type::text()}, {"relispartition", type::boolean()}, {"relrewrite", type::oid()},
-          {"relfrozenxid", type::oid()}, {"relminmxid", type::oid()},      {"relacl", type::text()},
-          {"reloptions", type::text()},  {"relpartbound", type::text()}};
+  return {{"oid", type::oid()},
+          {"relname", type::name()},
+          {"relnamespace", type::oid()},
+          {"reltype", type::oid()},
+          {"reloftype", type::oid()},
+          {"relowner", type::oid()},
+          {"relam", type::oid()},
+          {"relfilenode", type::oid()},
+          {"reltablespace", type::oid()},
+          {"relpages", type::integer()},
+          {"reltuples", type::real()},
+          {"relallvisible", type::integer()},
+          {"reltoastrelid", type::oid()},
+          {"relhasindex", type::boolean()},
+          {"relisshared", type::boolean()},
+          {"relpersistence", type::text()},
+          {"relkind", type::text()},
+          {"relnatts", type::integer()},
+          {"relchecks", type::integer()},
+          {"relhasrules", type::boolean()},
+          {"relhastriggers", type::boolean()},
+          {"relhassubclass", type::boolean()},
+          {"relrowsecurity", type::boolean()},
+          {"relforcerowsecurity", type::boolean()},
+          {"relispopulated", type::boolean()},
+          {"relreplident", type::text()},
+          {"relispartition", type::boolean()},
+          {"relrewrite", type::oid()},
+          {"relfrozenxid", type::oid()},
+          {"relminmxid", type::oid()},
+          {"relacl", type::text()},
+          {"reloptions", type::text()},
+          {"relpartbound", type::text()}};
 }
 
 SystemRows classRows(const CatalogRelationLister& relations) {
@@ -55,30 +79,53 @@ SystemRows classRows(const CatalogRelationLister& relations) {
     const bool table = relation.kind == 'r';
     // Shoal has no row-count estimate before a load: PostgreSQL's "never analyzed" is -1.
     const double tuples = relation.rowCount ? static_cast<double>(*relation.rowCount) : -1.0;
-    rows.push_back({value::oid(relation.oid), value::text(relation.name), value::oid(relation.namespaceOid),
-                    value::oid(0), value::oid(0), value::oid(kOwnerRoleOid),
-                    value::oid(table ? kHeapAccessMethodOid : 0), value::oid(table ? relation.oid : 0),
-                    value::oid(0), value::integer(0), Value::doublePrecision(tuples), value::integer(0), value::oid(0),
-                    value::boolean(false), value::boolean(false), charValue('p'), charValue(relation.kind),
-                    value::integer(static_cast<int64_t>(relation.columns.size())), value::integer(0),
-                    value::boolean(!table), value::boolean(false), value::boolean(false), value::boolean(false),
-                    value::boolean(false), value::boolean(true), charValue(table ? 'd' : 'n'), value::boolean(false),
-                    value::oid(0), value::oid(0), value::oid(0), value::nullText(), value::nullText(),
+    rows.push_back({value::oid(relation.oid),
+                    value::text(relation.name),
+                    value::oid(relation.namespaceOid),
+                    value::oid(0),
+                    value::oid(0),
+                    value::oid(kOwnerRoleOid),
+                    value::oid(table ? kHeapAccessMethodOid : 0),
+                    value::oid(table ? relation.oid : 0),
+                    value::oid(0),
+                    value::integer(0),
+                    Value::doublePrecision(tuples),
+                    value::integer(0),
+                    value::oid(0),
+                    value::boolean(false),
+                    value::boolean(false),
+                    charValue('p'),
+                    charValue(relation.kind),
+                    value::integer(static_cast<int64_t>(relation.columns.size())),
+                    value::integer(0),
+                    value::boolean(!table),
+                    value::boolean(false),
+                    value::boolean(false),
+                    value::boolean(false),
+                    value::boolean(false),
+                    value::boolean(true),
+                    charValue(table ? 'd' : 'n'),
+                    value::boolean(false),
+                    value::oid(0),
+                    value::oid(0),
+                    value::oid(0),
+                    value::nullText(),
+                    value::nullText(),
                     value::nullText()});
   }
   return rows;
 }
 
 std::vector<sql::ColumnDescription> attributeColumns() {
-  return {{"attrelid", type::oid()},        {"attname", type::name()},           {"atttypid", type::oid()},
-          {"attstattarget", type::integer()}, {"attlen", type::integer()},       {"attnum", type::integer()},
-          {"attndims", type::integer()},    {"attcacheoff", type::integer()},    {"atttypmod", type::integer()},
-          {"attbyval", type::boolean()},    {"attalign", type::text()},          {"attstorage", type::text()},
-          {"attcompression", type::text()}, {"attnotnull", type::boolean()},     {"atthasdef", type::boolean()},
-          {"atthasmissing", type::boolean()}, {"attidentity", type::text()},     {"attgenerated", type::text()},
-          {"attisdropped", type::boolean()}, {"attislocal", type::boolean()},    {"attinhcount", type::integer()},
-          {"attcollation", type::oid()},    {"attacl", type::text()},            {"attoptions", type::text()},
-          {"attfdwoptions", type::text()},  {"attmissingval", type::text()}};
+  return {{"attrelid", type::oid()},          {"attname", type::name()},        {"atttypid", type::oid()},
+          {"attstattarget", type::integer()}, {"attlen", type::integer()},      {"attnum", type::integer()},
+          {"attndims", type::integer()},      {"attcacheoff", type::integer()}, {"atttypmod", type::integer()},
+          {"attbyval", type::boolean()},      {"attalign", type::text()},       {"attstorage", type::text()},
+          {"attcompression", type::text()},   {"attnotnull", type::boolean()},  {"atthasdef", type::boolean()},
+          {"atthasmissing", type::boolean()}, {"attidentity", type::text()},    {"attgenerated", type::text()},
+          {"attisdropped", type::boolean()},  {"attislocal", type::boolean()},  {"attinhcount", type::integer()},
+          {"attcollation", type::oid()},      {"attacl", type::text()},         {"attoptions", type::text()},
+          {"attfdwoptions", type::text()},    {"attmissingval", type::text()}};
 }
 
 SystemRows attributeRows(const CatalogRelationLister& relations) {
@@ -87,45 +134,106 @@ SystemRows attributeRows(const CatalogRelationLister& relations) {
     for (size_t i = 0; i < relation.columns.size(); ++i) {
       const CatalogColumn& column = relation.columns[i];
       const PostgresTypeFacts& facts = postgresTypeFacts(column.type);
-      rows.push_back({value::oid(relation.oid), value::text(column.name), value::oid(facts.oid), value::integer(-1),
-                      value::integer(facts.length), value::integer(static_cast<int64_t>(i + 1)), value::integer(0),
-                      value::integer(-1), value::integer(column.type.postgresTypmod()),
-                      value::boolean(facts.byValue), charValue(facts.align), charValue(facts.storage),
-                      charValue(0), value::boolean(column.notNull), value::boolean(false), value::boolean(false),
-                      charValue(0), charValue(0), value::boolean(false), value::boolean(true), value::integer(0),
-                      value::oid(facts.collatable ? kDefaultCollationOid : 0), value::nullText(), value::nullText(),
-                      value::nullText(), value::nullText()});
+      rows.push_back({value::oid(relation.oid),
+                      value::text(column.name),
+                      value::oid(facts.oid),
+                      value::integer(-1),
+                      value::integer(facts.length),
+                      value::integer(static_cast<int64_t>(i + 1)),
+                      value::integer(0),
+                      value::integer(-1),
+                      value::integer(column.type.postgresTypmod()),
+                      value::boolean(facts.byValue),
+                      charValue(facts.align),
+                      charValue(facts.storage),
+                      charValue(0),
+                      value::boolean(column.notNull),
+                      value::boolean(false),
+                      value::boolean(false),
+                      charValue(0),
+                      charValue(0),
+                      value::boolean(false),
+                      value::boolean(true),
+                      value::integer(0),
+                      value::oid(facts.collatable ? kDefaultCollationOid : 0),
+                      value::nullText(),
+                      value::nullText(),
+                      value::nullText(),
+                      value::nullText()});
     }
   }
   return rows;
 }
 
 std::vector<sql::ColumnDescription> typeColumns() {
-  return {{"oid", type::oid()},          {"typname", type::name()},        {"typnamespace", type::oid()},
-          {"typowner", type::oid()},     {"typlen", type::integer()},      {"typbyval", type::boolean()},
-          {"typtype", type::text()},     {"typcategory", type::text()},    {"typispreferred", type::boolean()},
-          {"typisdefined", type::boolean()}, {"typdelim", type::text()},   {"typrelid", type::oid()},
-          {"typsubscript", type::text()}, {"typelem", type::oid()},        {"typarray", type::oid()},
-          {"typinput", type::text()},    {"typoutput", type::text()},      {"typreceive", type::text()},
-          {"typsend", type::text()},     {"typmodin", type::text()},       {"typmodout", type::text()},
-          {"typanalyze", type::text()},  {"typalign", type::text()},       {"typstorage", type::text()},
-          {"typnotnull", type::boolean()}, {"typbasetype", type::oid()},   {"typtypmod", type::integer()},
-          {"typndims", type::integer()}, {"typcollation", type::oid()},    {"typdefaultbin", type::text()},
-          {"typdefault", type::text()},  {"typacl", type::text()}};
+  return {{"oid", type::oid()},
+          {"typname", type::name()},
+          {"typnamespace", type::oid()},
+          {"typowner", type::oid()},
+          {"typlen", type::integer()},
+          {"typbyval", type::boolean()},
+          {"typtype", type::text()},
+          {"typcategory", type::text()},
+          {"typispreferred", type::boolean()},
+          {"typisdefined", type::boolean()},
+          {"typdelim", type::text()},
+          {"typrelid", type::oid()},
+          {"typsubscript", type::text()},
+          {"typelem", type::oid()},
+          {"typarray", type::oid()},
+          {"typinput", type::text()},
+          {"typoutput", type::text()},
+          {"typreceive", type::text()},
+          {"typsend", type::text()},
+          {"typmodin", type::text()},
+          {"typmodout", type::text()},
+          {"typanalyze", type::text()},
+          {"typalign", type::text()},
+          {"typstorage", type::text()},
+          {"typnotnull", type::boolean()},
+          {"typbasetype", type::oid()},
+          {"typtypmod", type::integer()},
+          {"typndims", type::integer()},
+          {"typcollation", type::oid()},
+          {"typdefaultbin", type::text()},
+          {"typdefault", type::text()},
+          {"typacl", type::text()}};
 }
 
 SystemRows typeRows() {
   SystemRows rows;
   for (const auto& facts : postgresTypes()) {
-    rows.push_back({value::oid(facts.oid), value::text(facts.name), value::oid(kPgCatalogNamespaceOid),
-                    value::oid(kOwnerRoleOid), value::integer(facts.length), value::boolean(facts.byValue),
-                    charValue('b'), charValue(facts.category), value::boolean(facts.preferred), value::boolean(true),
-                    charValue(','), value::oid(0), value::text("-"), value::oid(0), value::oid(facts.arrayOid),
-                    value::text(facts.input), value::text(facts.output), value::text(facts.receive),
-                    value::text(facts.send), value::text(facts.modifierInput), value::text(facts.modifierOutput),
-                    value::text("-"), charValue(facts.align), charValue(facts.storage), value::boolean(false),
-                    value::oid(0), value::integer(-1), value::integer(0),
-                    value::oid(facts.collatable ? kDefaultCollationOid : 0), value::nullText(), value::nullText(),
+    rows.push_back({value::oid(facts.oid),
+                    value::text(facts.name),
+                    value::oid(kPgCatalogNamespaceOid),
+                    value::oid(kOwnerRoleOid),
+                    value::integer(facts.length),
+                    value::boolean(facts.byValue),
+                    charValue('b'),
+                    charValue(facts.category),
+                    value::boolean(facts.preferred),
+                    value::boolean(true),
+                    charValue(','),
+                    value::oid(0),
+                    value::text("-"),
+                    value::oid(0),
+                    value::oid(facts.arrayOid),
+                    value::text(facts.input),
+                    value::text(facts.output),
+                    value::text(facts.receive),
+                    value::text(facts.send),
+                    value::text(facts.modifierInput),
+                    value::text(facts.modifierOutput),
+                    value::text("-"),
+                    charValue(facts.align),
+                    charValue(facts.storage),
+                    value::boolean(false),
+                    value::oid(0),
+                    value::integer(-1),
+                    value::integer(0),
+                    value::oid(facts.collatable ? kDefaultCollationOid : 0),
+                    value::nullText(),
+                    value::nullText(),
                     value::nullText()});
   }
   return rows;
@@ -136,11 +244,21 @@ std::vector<sql::ColumnDescription> accessMethodColumns() {
 }
 
 std::vector<sql::ColumnDescription> databaseColumns() {
-  return {{"oid", type::oid()},           {"datname", type::name()},         {"datdba", type::oid()},
-          {"encoding", type::integer()},  {"datlocprovider", type::text()},  {"datistemplate", type::boolean()},
-          {"datallowconn", type::boolean()}, {"datconnlimit", type::integer()}, {"datfrozenxid", type::oid()},
-          {"datminmxid", type::oid()},    {"dattablespace", type::oid()},    {"datcollate", type::text()},
-          {"datctype", type::text()},     {"daticulocale", type::text()},    {"datcollversion", type::text()},
+  return {{"oid", type::oid()},
+          {"datname", type::name()},
+          {"datdba", type::oid()},
+          {"encoding", type::integer()},
+          {"datlocprovider", type::text()},
+          {"datistemplate", type::boolean()},
+          {"datallowconn", type::boolean()},
+          {"datconnlimit", type::integer()},
+          {"datfrozenxid", type::oid()},
+          {"datminmxid", type::oid()},
+          {"dattablespace", type::oid()},
+          {"datcollate", type::text()},
+          {"datctype", type::text()},
+          {"daticulocale", type::text()},
+          {"datcollversion", type::text()},
           {"datacl", type::text()}};
 }
 
@@ -153,8 +271,8 @@ SystemRows databaseRows(const SystemScanContext& context) {
 }
 
 std::vector<sql::ColumnDescription> tablesColumns() {
-  return {{"schemaname", type::name()},    {"tablename", type::name()},     {"tableowner", type::name()},
-          {"tablespace", type::name()},    {"hasindexes", type::boolean()}, {"hasrules", type::boolean()},
+  return {{"schemaname", type::name()},     {"tablename", type::name()},     {"tableowner", type::name()},
+          {"tablespace", type::name()},     {"hasindexes", type::boolean()}, {"hasrules", type::boolean()},
           {"hastriggers", type::boolean()}, {"rowsecurity", type::boolean()}};
 }
 
@@ -170,7 +288,9 @@ SystemRows tablesRows(const CatalogRelationLister& relations) {
 }
 
 std::vector<sql::ColumnDescription> viewsColumns() {
-  return {{"schemaname", type::name()}, {"viewname", type::name()}, {"viewowner", type::name()},
+  return {{"schemaname", type::name()},
+          {"viewname", type::name()},
+          {"viewowner", type::name()},
           {"definition", type::text()}};
 }
 
@@ -191,8 +311,8 @@ struct PgRelationOid {
 
 // Catalog tables: PostgreSQL 15's OIDs. Views: PostgreSQL 15's too where they are fixed, else our own.
 constexpr PgRelationOid kRelationOids[] = {
-    {"pg_type", 1247},     {"pg_attribute", 1249}, {"pg_class", 1259},  {"pg_database", 1262},
-    {"pg_namespace", 2615}, {"pg_am", 2601},       {"pg_views", 12028}, {"pg_tables", 12033},
+    {"pg_type", 1247},      {"pg_attribute", 1249}, {"pg_class", 1259},  {"pg_database", 1262},
+    {"pg_namespace", 2615}, {"pg_am", 2601},        {"pg_views", 12028}, {"pg_tables", 12033},
 };
 
 }  // namespace
@@ -208,8 +328,8 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
   auto relation = [](std::string name, char kind, std::vector<sql::ColumnDescription> columns,
                      std::function<SystemRows(const SystemScanContext&)> rows) {
     const int64_t oid = pgCatalogRelationOid(name);
-    return SystemRelation{std::string(kPgCatalogSchema), std::move(name), oid, kind, std::move(columns),
-                          std::move(rows)};
+    return SystemRelation{
+        std::string(kPgCatalogSchema), std::move(name), oid, kind, std::move(columns), std::move(rows)};
   };
   return {
       relation("pg_namespace", 'r', namespaceColumns(), [](const SystemScanContext&) { return namespaceRows(); }),

@@ -15,8 +15,8 @@ constexpr std::array<PostgresTypeFacts, 9> kTypes{{
      "-"},
     {20, "int8", "bigint", 8, true, 'N', false, 1016, 'd', 'p', false, "int8in", "int8out", "int8recv", "int8send", "-",
      "-"},
-    {23, "int4", "integer", 4, true, 'N', false, 1007, 'i', 'p', false, "int4in", "int4out", "int4recv", "int4send", "-",
-     "-"},
+    {23, "int4", "integer", 4, true, 'N', false, 1007, 'i', 'p', false, "int4in", "int4out", "int4recv", "int4send",
+     "-", "-"},
     {25, "text", "text", -1, false, 'S', true, 1009, 'i', 'x', true, "textin", "textout", "textrecv", "textsend", "-",
      "-"},
     {701, "float8", "double precision", 8, true, 'N', true, 1022, 'd', 'p', false, "float8in", "float8out",
@@ -38,7 +38,9 @@ constexpr int32_t kUnboundedOctetLength = 1073741824;
 
 }  // namespace
 
-std::span<const PostgresTypeFacts> postgresTypes() { return kTypes; }
+std::span<const PostgresTypeFacts> postgresTypes() {
+  return kTypes;
+}
 
 const PostgresTypeFacts& postgresTypeFacts(const engine::LogicalType& type) {
   const int64_t oid = type.postgresOid();

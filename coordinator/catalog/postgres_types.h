@@ -12,9 +12,9 @@ namespace shoal::coordinator {
 /// What pg_type and information_schema say of one of the PostgreSQL types Shoal has (PostgreSQL 15's values).
 struct PostgresTypeFacts {
   int64_t oid;
-  std::string_view name;  // pg_type.typname, information_schema's udt_name
+  std::string_view name;      // pg_type.typname, information_schema's udt_name
   std::string_view dataType;  // information_schema.columns.data_type
-  int16_t length;  // typlen: bytes, or -1 for variable length
+  int16_t length;             // typlen: bytes, or -1 for variable length
   bool byValue;
   char category;  // typcategory: B boolean, N numeric, S string, D date/time
   bool preferred;

@@ -70,6 +70,23 @@ std::vector<engine::Chunk> SystemCatalog::scan(std::string_view schema, std::str
   return rowsToChunks(relation->columns, relation->rows(context));
 }
 
+std::vector<sql::RelationVisibility> SystemCatalog::relationVisibility() const {
+  std::vector<sql::RelationVisibility> relations;
+  for (const auto& system : relations_) relations.push_back({system.oid, system.schema == kPgCatalogSchema});
+  // A user relation is hidden by a pg_catalog relation of its name, which an unqualified name finds first.
+  for (const auto& table : tables_.list()) {
+    relations.push_back(
+        {kFirstUserOid + static_cast<int64_t>(table->tableId), find(kPgCatalogSchema, table->name) == nullptr});
+  }
+  for (const auto& name : tables_.relationNames()) {
+    if (auto view = tables_.findView(name)) {
+      relations.push_back(
+          {kFirstUserOid + static_cast<int64_t>(view->viewId), find(kPgCatalogSchema, view->name) == nullptr});
+    }
+  }
+  return relations;
+}
+
 std::vector<CatalogRelation> SystemCatalog::listRelations() const {
   std::vector<CatalogRelation> relations;
   for (const auto& system : relations_) {

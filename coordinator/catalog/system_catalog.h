@@ -32,6 +32,8 @@ class SystemCatalog final : public sql::CatalogReader {
   std::optional<sql::TableDescription> findSystemRelation(std::string_view schema,
                                                           std::string_view name) const override;
 
+  std::vector<sql::RelationVisibility> relationVisibility() const override;
+
   /// The current rows of a system relation, in chunks of at most kVectorSize rows.
   std::vector<engine::Chunk> scan(std::string_view schema, std::string_view name,
                                   const SystemScanContext& context) const;

@@ -19,9 +19,10 @@ using sql::kPgCatalogSchema;
 inline constexpr int64_t kPgCatalogNamespaceOid = 11;
 inline constexpr int64_t kPublicNamespaceOid = 2200;
 inline constexpr int64_t kInformationSchemaNamespaceOid = 13207;
-/// The role that owns every object (PostgreSQL's bootstrap superuser has OID 10).
-inline constexpr int64_t kOwnerRoleOid = 10;
-inline constexpr std::string_view kOwnerRoleName = "shoal";
+using sql::kDatabaseOwnerRoleName;
+using sql::kDatabaseOwnerRoleOid;
+using sql::kOwnerRoleName;
+using sql::kOwnerRoleOid;
 /// User tables and views take OIDs from here up (PostgreSQL's FirstNormalObjectId), by their catalog id.
 inline constexpr int64_t kFirstUserOid = 16384;
 
@@ -56,23 +57,49 @@ std::vector<engine::Chunk> rowsToChunks(const std::vector<sql::ColumnDescription
 
 /// Values as the system relations spell them.
 namespace system_value {
-inline engine::Value text(std::string_view value) { return engine::Value::varchar(std::string(value)); }
-inline engine::Value oid(int64_t value) { return engine::Value::bigInt(value); }
-inline engine::Value integer(int64_t value) { return engine::Value::integer(static_cast<int32_t>(value)); }
-inline engine::Value boolean(bool value) { return engine::Value::boolean(value); }
-inline engine::Value yesOrNo(bool value) { return text(value ? "YES" : "NO"); }
-inline engine::Value nullText() { return engine::Value::null(engine::LogicalType::text()); }
-inline engine::Value nullInteger() { return engine::Value::null(engine::LogicalType::integer()); }
+inline engine::Value text(std::string_view value) {
+  return engine::Value::varchar(std::string(value));
+}
+inline engine::Value oid(int64_t value) {
+  return engine::Value::bigInt(value);
+}
+inline engine::Value integer(int64_t value) {
+  return engine::Value::integer(static_cast<int32_t>(value));
+}
+inline engine::Value boolean(bool value) {
+  return engine::Value::boolean(value);
+}
+inline engine::Value yesOrNo(bool value) {
+  return text(value ? "YES" : "NO");
+}
+inline engine::Value nullText() {
+  return engine::Value::null(engine::LogicalType::text());
+}
+inline engine::Value nullInteger() {
+  return engine::Value::null(engine::LogicalType::integer());
+}
 }  // namespace system_value
 
 /// Column types as the system relations declare them.
 namespace system_type {
-inline engine::LogicalType oid() { return engine::LogicalType::bigInt(); }
-inline engine::LogicalType name() { return engine::LogicalType::text(); }
-inline engine::LogicalType text() { return engine::LogicalType::text(); }
-inline engine::LogicalType integer() { return engine::LogicalType::integer(); }
-inline engine::LogicalType boolean() { return engine::LogicalType::boolean(); }
-inline engine::LogicalType real() { return engine::LogicalType::doublePrecision(); }
+inline engine::LogicalType oid() {
+  return engine::LogicalType::bigInt();
+}
+inline engine::LogicalType name() {
+  return engine::LogicalType::text();
+}
+inline engine::LogicalType text() {
+  return engine::LogicalType::text();
+}
+inline engine::LogicalType integer() {
+  return engine::LogicalType::integer();
+}
+inline engine::LogicalType boolean() {
+  return engine::LogicalType::boolean();
+}
+inline engine::LogicalType real() {
+  return engine::LogicalType::doublePrecision();
+}
 }  // namespace system_type
 
 }  // namespace shoal::coordinator

@@ -10,6 +10,7 @@
 #include "engine/expression/date_functions.h"
 #include "engine/expression/infallible.h"
 #include "engine/expression/like_matcher.h"
+#include "engine/expression/regex_matcher.h"
 #include "engine/expression/string_functions.h"
 #include "engine/expression/vector_loops.h"
 #include "engine/types/text_format.h"
@@ -289,6 +290,16 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateDateAddMonths(value(0), value(1));
     case ScalarFunction::kAverageOfSum:
       return evaluateAverageOfSum(value(0), value(1), function.type());
+    case ScalarFunction::kRegexMatch:
+    case ScalarFunction::kRegexNotMatch:
+    case ScalarFunction::kRegexMatchInsensitive:
+    case ScalarFunction::kRegexNotMatchInsensitive: {
+      const auto which = function.function();
+      return evaluateRegexMatch(
+          which == ScalarFunction::kRegexNotMatch || which == ScalarFunction::kRegexNotMatchInsensitive,
+          which == ScalarFunction::kRegexMatchInsensitive || which == ScalarFunction::kRegexNotMatchInsensitive,
+          value(0), value(1));
+    }
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

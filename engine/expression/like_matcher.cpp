@@ -7,6 +7,7 @@
 #endif
 
 #include "common/status.h"
+#include "engine/expression/pattern_match_rows.h"
 #include "engine/types/utf8.h"
 
 namespace shoal::engine {
@@ -56,15 +57,6 @@ size_t find(std::string_view haystack, std::string_view needle) {
     }
   }
   return std::string_view::npos;
-}
-
-/// Returns `text` padded with spaces to `length` characters, in `buffer` when padding is needed.
-std::string_view padCharacter(std::string_view text, uint32_t length, std::string& buffer) {
-  size_t characters = utf8CharacterCount(text);
-  if (characters >= length) return text;
-  buffer.assign(text);
-  buffer.append(length - characters, ' ');
-  return buffer;
 }
 
 /// Returns the first offset at or after `from` where the pattern from `p` (just past a '%')
@@ -201,38 +193,15 @@ bool LikeMatcher::matchesSequence(std::string_view text) const {
 }
 
 Vector evaluateLike(bool negate, const Vector& text, const Vector& pattern, bool patternIsConstant) {
-  SHOAL_CHECK_EQ(text.size(), pattern.size());
-  const size_t numRows = text.size();
-  Vector out(LogicalType::boolean(), numRows);
-  out.validity() = text.validity();
-  out.validity().intersect(pattern.validity());
-  const StringRef* texts = text.data<StringRef>();
   const StringRef* patterns = pattern.data<StringRef>();
-  uint8_t* result = out.data<uint8_t>();
-  // CHAR(n) values are stored without their padding, but LIKE sees it.
-  const uint32_t padTo = text.type().id() == TypeId::kChar ? text.type().maxLength() : 0;
-  std::string padded;
-  auto textAt = [&](size_t row) {
-    std::string_view value = texts[row].view();
-    return padTo == 0 ? value : padCharacter(value, padTo, padded);
-  };
-  if (patternIsConstant) {
-    // A NULL constant pattern has already made every row NULL.
-    if (numRows == 0 || pattern.isNull(0)) return out;
-    LikeMatcher matcher(patterns[0].view());
-    for (size_t row = 0; row < numRows; ++row) {
-      if (out.validity().isValid(row)) {
-        result[row] = matcher.matches(textAt(row)) != negate;
-      }
-    }
-    return out;
+  // A constant pattern is compiled once (a NULL one makes every row NULL: nothing is matched).
+  if (patternIsConstant && pattern.size() > 0 && !pattern.isNull(0)) {
+    const LikeMatcher matcher(patterns[0].view());
+    return matchPatternRows(negate, text, pattern,
+                            [&](std::string_view value, size_t) { return matcher.matches(value); });
   }
-  for (size_t row = 0; row < numRows; ++row) {
-    if (out.validity().isValid(row)) {
-      result[row] = likeMatches(textAt(row), patterns[row].view()) != negate;
-    }
-  }
-  return out;
+  return matchPatternRows(negate, text, pattern,
+                          [&](std::string_view value, size_t row) { return likeMatches(value, patterns[row].view()); });
 }
 
 }  // namespace shoal::engine

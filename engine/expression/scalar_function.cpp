@@ -66,6 +66,14 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "date_add_months";
     case ScalarFunction::kAverageOfSum:
       return "average_of_sum";
+    case ScalarFunction::kRegexMatch:
+      return "~";
+    case ScalarFunction::kRegexNotMatch:
+      return "!~";
+    case ScalarFunction::kRegexMatchInsensitive:
+      return "~*";
+    case ScalarFunction::kRegexNotMatchInsensitive:
+      return "!~*";
   }
   return "?";
 }
@@ -86,6 +94,20 @@ bool isOperator(ScalarFunction function) {
       return false;
     default:
       return true;
+  }
+}
+
+bool isPatternMatch(ScalarFunction function) {
+  switch (function) {
+    case ScalarFunction::kLike:
+    case ScalarFunction::kNotLike:
+    case ScalarFunction::kRegexMatch:
+    case ScalarFunction::kRegexNotMatch:
+    case ScalarFunction::kRegexMatchInsensitive:
+    case ScalarFunction::kRegexNotMatchInsensitive:
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -56,10 +56,15 @@ enum class ScalarFunction {
   // The final step of a distributed AVG: (sum, count) of the partial aggregates -> AVG's result type,
   // rounded exactly as AVG itself rounds; NULL when the count is 0.
   kAverageOfSum,
+  // POSIX regular expressions: (string, pattern) -> BOOLEAN: ~, !~, ~* and !~* (see regex_matcher.h).
+  kRegexMatch,
+  kRegexNotMatch,
+  kRegexMatchInsensitive,
+  kRegexNotMatchInsensitive,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kAverageOfSum;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kRegexNotMatchInsensitive;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);
@@ -68,6 +73,8 @@ std::string_view scalarFunctionName(ScalarFunction function);
 ScalarFunction mirroredComparison(ScalarFunction comparison);
 /// True for functions written as infix or prefix operators.
 bool isOperator(ScalarFunction function);
+/// True for LIKE, NOT LIKE and the regular expression matches: costly per row.
+bool isPatternMatch(ScalarFunction function);
 /// True for = <> < <= > >=.
 bool isComparison(ScalarFunction function);
 

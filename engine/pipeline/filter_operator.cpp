@@ -30,8 +30,7 @@ size_t evaluationCost(const Expression& expression) {
     }
     case ExpressionKind::kFunction: {
       const auto& function = static_cast<const FunctionExpression&>(expression);
-      size_t cost =
-          function.function() == ScalarFunction::kLike || function.function() == ScalarFunction::kNotLike ? 16 : 1;
+      size_t cost = isPatternMatch(function.function()) ? 16 : 1;
       for (const auto& argument : function.arguments()) cost += evaluationCost(*argument);
       return cost;
     }

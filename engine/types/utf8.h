@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace shoal::engine {
@@ -32,6 +34,16 @@ inline size_t utf8CharacterCount(std::string_view text) {
     characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   }
   return characters;
+}
+
+/// Returns `text` padded with spaces to `length` characters, in `buffer` when padding is needed: how
+/// PostgreSQL's bpchar pattern matching (LIKE, ~) sees a CHAR(n) value, which Shoal stores unpadded.
+inline std::string_view padCharacter(std::string_view text, uint32_t length, std::string& buffer) {
+  size_t characters = utf8CharacterCount(text);
+  if (characters >= length) return text;
+  buffer.assign(text);
+  buffer.append(length - characters, ' ');
+  return buffer;
 }
 
 }  // namespace shoal::engine

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,19 @@ inline constexpr std::string_view kPublicSchema = "public";
 /// first for an unqualified name, as in PostgreSQL; information_schema's relations must be qualified.
 inline constexpr std::string_view kPgCatalogSchema = "pg_catalog";
 inline constexpr std::string_view kInformationSchema = "information_schema";
+/// The role that owns every object, as pg_class.relowner and pg_get_userbyid show it (PostgreSQL's bootstrap
+/// superuser has OID 10). Logins and roles are issue 27's.
+inline constexpr int64_t kOwnerRoleOid = 10;
+inline constexpr std::string_view kOwnerRoleName = "shoal";
+/// PostgreSQL 15's owner of schema public: the role standing for the database's owner.
+inline constexpr int64_t kDatabaseOwnerRoleOid = 6171;
+inline constexpr std::string_view kDatabaseOwnerRoleName = "pg_database_owner";
+
+/// A relation's OID, and whether an unqualified name finds it (what pg_table_is_visible answers).
+struct RelationVisibility {
+  int64_t oid = 0;
+  bool visible = false;
+};
 
 struct ColumnDescription {
   std::string name;
@@ -73,6 +87,8 @@ class CatalogReader {
   }
   /// Looks a view up by its (already case-folded) name.
   virtual std::optional<ViewDescription> findView(std::string_view /*name*/) const { return std::nullopt; }
+  /// Every relation with an OID (system relations, user tables and views), for pg_table_is_visible.
+  virtual std::vector<RelationVisibility> relationVisibility() const { return {}; }
   /// Every table and view name, for "did you mean" hints.
   virtual std::vector<std::string> relationNames() const { return {}; }
   /// The session the statement is bound for (current_user, ...); null outside a session.

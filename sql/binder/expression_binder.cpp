@@ -8,6 +8,7 @@
 #include "engine/expression/cast.h"
 #include "engine/types/text_format.h"
 #include "pg_query/pg_query.pb.h"
+#include "sql/binder/catalog_functions.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/parser/parsed_script.h"
 #include "sql/plan/expression_rewriting.h"
@@ -110,21 +111,6 @@ std::string_view sqlValueFunctionName(pg_query::SQLValueFunctionOp op) {
   }
 }
 
-/// Joins `terms` (at least one) with the binary AND or OR `function` into a balanced tree: a list of
-/// thousands (x IN (...), a long OR chain) nests log2(n) levels deep, not n, so that no later walk of the
-/// tree runs out of stack. AND and OR are associative in three-valued logic, so the shape changes nothing.
-ExpressionPtr combineBalanced(ScalarFunction function, std::vector<ExpressionPtr> terms) {
-  while (terms.size() > 1) {
-    std::vector<ExpressionPtr> paired;
-    for (size_t i = 0; i + 1 < terms.size(); i += 2) {
-      paired.push_back(makeFunction(function, LogicalType::boolean(), std::move(terms[i]), std::move(terms[i + 1])));
-    }
-    if (terms.size() % 2 == 1) paired.push_back(std::move(terms.back()));
-    terms = std::move(paired);
-  }
-  return std::move(terms[0]);
-}
-
 std::optional<ScalarFunction> comparisonFunction(std::string_view op) {
   static const std::pair<std::string_view, ScalarFunction> kComparisons[] = {
       {"=", ScalarFunction::kEqual},        {"<>", ScalarFunction::kNotEqual},  {"!=", ScalarFunction::kNotEqual},
@@ -136,11 +122,31 @@ std::optional<ScalarFunction> comparisonFunction(std::string_view op) {
   return std::nullopt;
 }
 
+std::optional<ScalarFunction> regexFunction(std::string_view op) {
+  if (op == "~") return ScalarFunction::kRegexMatch;
+  if (op == "!~") return ScalarFunction::kRegexNotMatch;
+  if (op == "~*") return ScalarFunction::kRegexMatchInsensitive;
+  if (op == "!~*") return ScalarFunction::kRegexNotMatchInsensitive;
+  return std::nullopt;
+}
+
 ExpressionPtr makeFunctionOf(ScalarFunction function, LogicalType resultType, std::vector<ExpressionPtr> arguments) {
   return std::make_unique<FunctionExpression>(function, std::move(arguments), resultType);
 }
 
 }  // namespace
+
+ExpressionPtr combineBalanced(ScalarFunction function, std::vector<ExpressionPtr> terms) {
+  while (terms.size() > 1) {
+    std::vector<ExpressionPtr> paired;
+    for (size_t i = 0; i + 1 < terms.size(); i += 2) {
+      paired.push_back(makeFunction(function, LogicalType::boolean(), std::move(terms[i]), std::move(terms[i + 1])));
+    }
+    if (terms.size() % 2 == 1) paired.push_back(std::move(terms.back()));
+    terms = std::move(paired);
+  }
+  return std::move(terms[0]);
+}
 
 ExpressionBinder::ExpressionBinder(std::string_view queryText, const std::vector<ColumnDescription>& columns,
                                    std::vector<LogicalType>& parameterTypes)
@@ -216,12 +222,17 @@ ExpressionPtr ExpressionBinder::bind(const pg_query::Node& node) {
       return bindSubLink(node);
     case pg_query::Node::kSqlvalueFunction:
       return bindSqlValueFunction(node);
+    case pg_query::Node::kCollateClause:
+      return bindCollate(node);
     default: {
       static const std::map<std::string, std::string, std::less<>> kNames = {
-          {"MinMaxExpr", "GREATEST and LEAST are"},  {"A_ArrayExpr", "arrays are"},
-          {"CollateClause", "COLLATE is"},           {"RowExpr", "row constructors are"},
-          {"GroupingFunc", "GROUPING() is"},         {"SQLValueFunction", "CURRENT_DATE and friends are"},
-          {"BooleanTest", "IS TRUE / IS FALSE are"}, {"A_Indirection", "subscripts and field selection are"},
+          {"MinMaxExpr", "GREATEST and LEAST are"},
+          {"A_ArrayExpr", "arrays are"},
+          {"RowExpr", "row constructors are"},
+          {"GroupingFunc", "GROUPING() is"},
+          {"SQLValueFunction", "CURRENT_DATE and friends are"},
+          {"BooleanTest", "IS TRUE / IS FALSE are"},
+          {"A_Indirection", "subscripts and field selection are"},
           {"XmlExpr", "XML functions are"}};
       const auto* field = node.GetDescriptor()->FindFieldByNumber(node.node_case());
       std::string nodeName = field ? field->message_type()->name() : "?";
@@ -349,7 +360,20 @@ ExpressionPtr ExpressionBinder::bindOperator(const pg_query::Node& node) {
   if (op == "||") {
     return bindConcat(std::move(left), std::move(right), location);
   }
+  if (auto regex = regexFunction(op)) {
+    return bindPatternMatch(*regex, op, std::move(left), std::move(right), location);
+  }
   failNoOperator(op, left->type(), right->type(), location);
+}
+
+ExpressionPtr ExpressionBinder::bindPatternMatch(ScalarFunction function, std::string_view op, ExpressionPtr left,
+                                                 ExpressionPtr pattern, int location) {
+  auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
+  if (!textual(left) || !textual(pattern)) failNoOperator(op, left->type(), pattern->type(), location);
+  // A CHAR(n) text keeps its type: the match sees its padding, as PostgreSQL's bpchar operators do.
+  LogicalType textType = left->type().id() == TypeId::kChar ? left->type() : LogicalType::text();
+  return makeFunction(function, LogicalType::boolean(), coerce(std::move(left), textType, location),
+                      coerce(std::move(pattern), LogicalType::text(), location));
 }
 
 ExpressionPtr ExpressionBinder::bindArithmetic(char op, ExpressionPtr left, ExpressionPtr right, int location) {
@@ -620,6 +644,14 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
                          .withHint("No function matches the given name and argument types. You might need to add "
                                    "explicit type casts."));
   };
+  if (isCatalogFunction(name)) {
+    if (arguments.size() != 1 || !(arguments[0]->type().isIntegral() || isUnknown(arguments[0]))) undefined();
+    if (catalog_ == nullptr) {
+      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
+    }
+    return bindCatalogFunction(name, coerce(std::move(arguments[0]), LogicalType::bigInt(), call.location()),
+                               *catalog_);
+  }
   ScalarFunction function;
   LogicalType resultType = LogicalType::text();
   if (name == "lower") {
@@ -637,6 +669,24 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   }
   ExpressionPtr argument = coerce(std::move(arguments[0]), LogicalType::text(), call.location());
   return makeFunction(function, resultType, std::move(argument));
+}
+
+ExpressionPtr ExpressionBinder::bindCollate(const pg_query::Node& node) {
+  const auto& collate = node.collate_clause();
+  std::string collation = lastName(collate.collname());
+  ExpressionPtr argument = resolveUnknown(bind(collate.arg()), collate.location());
+  if (!argument->type().isString()) {
+    fail(SqlState::kDatatypeMismatch, collate.location(),
+         fmt::format("collations are not supported by type {}", argument->type().toString()));
+  }
+  // Text compares byte-wise everywhere in Shoal: the C collation, which "default", "C", "POSIX" and "ucs_basic"
+  // (C for UTF8) name. psql's \d spells COLLATE pg_catalog.default in every pattern match.
+  if (collation != "default" && collation != "C" && collation != "POSIX" && collation != "ucs_basic") {
+    fail(SqlState::kFeatureNotSupported, collate.location(),
+         fmt::format("collation \"{}\" is not supported: Shoal compares text byte by byte (collation \"C\")",
+                     collation));
+  }
+  return argument;
 }
 
 ExpressionPtr ExpressionBinder::bindSqlValueFunction(const pg_query::Node& node) {
@@ -764,15 +814,8 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
       if (expr.rexpr().has_func_call()) {
         fail(SqlState::kFeatureNotSupported, location, "LIKE ... ESCAPE is not supported yet");
       }
-      ExpressionPtr left = bind(expr.lexpr());
-      ExpressionPtr pattern = bind(expr.rexpr());
-      auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
-      if (!textual(left) || !textual(pattern)) {
-        failNoOperator(op, left->type(), pattern->type(), location);
-      }
-      return makeFunction(op == "!~~" ? ScalarFunction::kNotLike : ScalarFunction::kLike, LogicalType::boolean(),
-                          coerce(std::move(left), LogicalType::text(), location),
-                          coerce(std::move(pattern), LogicalType::text(), location));
+      return bindPatternMatch(op == "!~~" ? ScalarFunction::kNotLike : ScalarFunction::kLike, op, bind(expr.lexpr()),
+                              bind(expr.rexpr()), location);
     }
     case pg_query::AEXPR_BETWEEN:
     case pg_query::AEXPR_NOT_BETWEEN: {

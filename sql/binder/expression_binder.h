@@ -18,6 +18,11 @@ class SubLink;
 
 namespace shoal::sql {
 
+/// Joins `terms` (at least one) with the binary AND or OR `function` into a balanced tree: a list of
+/// thousands (x IN (...), a long OR chain) nests log2(n) levels deep, not n, so that no later walk of the
+/// tree runs out of stack. AND and OR are associative in three-valued logic, so the shape changes nothing.
+engine::ExpressionPtr combineBalanced(engine::ScalarFunction function, std::vector<engine::ExpressionPtr> terms);
+
 /// Turns parse-tree expressions into typed engine expressions, resolving
 /// column names through the caller's scope, inferring parameter types from
 /// context and inserting PostgreSQL's implicit casts. Errors carry the
@@ -46,8 +51,12 @@ class ExpressionBinder {
   /// Lets subqueries appear. Without this they fail with 0A000.
   void setSubqueryBinder(SubqueryBinder binder) { subqueryBinder_ = std::move(binder); }
   void setClause(std::string clause) { clause_ = std::move(clause); }
-  /// Lets current_user, current_database() and the like answer for `session` (null: they fail).
-  void setSession(const SessionInfo* session) { session_ = session; }
+  /// Lets current_user, current_database() and the like answer for the catalog's session, and the catalog
+  /// functions (pg_table_is_visible, pg_get_userbyid) for its relations (null: they fail).
+  void setCatalog(const CatalogReader* catalog) {
+    catalog_ = catalog;
+    session_ = catalog != nullptr ? catalog->session() : nullptr;
+  }
   const std::string& clause() const { return clause_; }
   /// Every column reference bound outside an aggregate, with its location, in order.
   const std::vector<std::pair<ColumnId, int>>& bareColumnReferences() const { return bareColumnReferences_; }
@@ -90,6 +99,11 @@ class ExpressionBinder {
   engine::ExpressionPtr bindComparison(engine::ScalarFunction function, engine::ExpressionPtr left,
                                        engine::ExpressionPtr right, int location);
   engine::ExpressionPtr bindConcat(engine::ExpressionPtr left, engine::ExpressionPtr right, int location);
+  /// expr COLLATE c: accepted for the collations that compare byte-wise, as Shoal does; 0A000 for others.
+  engine::ExpressionPtr bindCollate(const pg_query::Node& node);
+  /// LIKE, NOT LIKE, ~, !~, ~*, !~*: a string (a CHAR(n) keeps its padding) against a text pattern.
+  engine::ExpressionPtr bindPatternMatch(engine::ScalarFunction function, std::string_view op,
+                                         engine::ExpressionPtr left, engine::ExpressionPtr pattern, int location);
   engine::ExpressionPtr bindBoolean(const pg_query::Node& node);
   engine::ExpressionPtr bindNullTest(const pg_query::Node& node);
   engine::ExpressionPtr bindTypeCast(const pg_query::Node& node);
@@ -115,6 +129,7 @@ class ExpressionBinder {
   SubqueryBinder subqueryBinder_;
   std::string clause_ = "WHERE";
   const SessionInfo* session_ = nullptr;
+  const CatalogReader* catalog_ = nullptr;
   bool insideAggregate_ = false;
   std::vector<std::pair<ColumnId, int>> bareColumnReferences_;
 };

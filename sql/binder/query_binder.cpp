@@ -313,7 +313,7 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
         text_, [&joined, errors](const pg_query::ColumnRef& ref) { return joined.resolve(ref, *errors); },
         parameterTypes_);
     binder.setClause("JOIN conditions");
-    binder.setSession(catalog_.session());
+    binder.setCatalog(&catalog_);
     ExpressionPtr condition = binder.bind(join.quals());
     int location = ExpressionBinder::locationOf(join.quals());
     if (condition->type().id() == TypeId::kUnknown)
@@ -368,7 +368,7 @@ ExpressionBinder QueryBinder::makeBinder(std::vector<PendingSubquery>& pending, 
   ExpressionBinder binder(
       text_, [this, errors](const pg_query::ColumnRef& ref) { return scope_.resolve(ref, *errors); }, parameterTypes_);
   binder.setClause(std::move(clause));
-  binder.setSession(catalog_.session());
+  binder.setCatalog(&catalog_);
   binder.setSubqueryBinder([this, &pending](const pg_query::SubLink& link, ExpressionBinder& outerBinder) {
     return bindSubquery(link, outerBinder, pending);
   });

@@ -168,8 +168,12 @@ double CardinalityEstimator::selectivity(const Expression& predicate) const {
       return function.function() == ScalarFunction::kIsNull ? nulls : 1 - nulls;
     }
     case ScalarFunction::kLike:
+    case ScalarFunction::kRegexMatch:
+    case ScalarFunction::kRegexMatchInsensitive:
       return kLikeSelectivity;
     case ScalarFunction::kNotLike:
+    case ScalarFunction::kRegexNotMatch:
+    case ScalarFunction::kRegexNotMatchInsensitive:
       return 1 - kLikeSelectivity;
     default:
       break;

@@ -52,6 +52,11 @@ QUERIES = [
     "'pg_database') ORDER BY oid",
     "SELECT amname, amtype FROM pg_am WHERE amname = 'heap'",
     "SELECT encoding, datallowconn, datconnlimit, datistemplate FROM pg_database WHERE datname = current_database()",
+    "SELECT c.relname, pg_catalog.pg_table_is_visible(c.oid) FROM pg_class c "
+    "WHERE c.relname LIKE 'cat\\_%' AND c.relkind IN ('r', 'v') ORDER BY 1",
+    "SELECT pg_table_is_visible(0), pg_table_is_visible(NULL), pg_table_is_visible(1259)",
+    "SELECT pg_get_userbyid(123456), pg_get_userbyid(NULL)",
+    "SELECT nspname, pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'public'",
     "SELECT count(*) FROM tables",
     "SELECT count(*) FROM information_schema.nosuch",
     "SELECT count(*) FROM pg_catalog.nosuch",

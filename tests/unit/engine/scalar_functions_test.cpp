@@ -154,6 +154,38 @@ TEST(ScalarFunctionsTest, LikeEscapesWithBackslash) {
   EXPECT_THROW(engine::likeMatches("abc", "%\\"), ShoalError);
 }
 
+TEST(ScalarFunctionsTest, RegexMatchSearchesAsPostgresql) {
+  auto match = [](std::optional<std::string> value, std::optional<std::string> pattern,
+                  ScalarFunction function = ScalarFunction::kRegexMatch) { return like(value, pattern, function); };
+  EXPECT_EQ(match("banana", "an+a$"), "t");
+  EXPECT_EQ(match("banana", "^an"), "f");  // a search, anchored only by ^ and $
+  EXPECT_EQ(match("banana", "nan"), "t");
+  EXPECT_EQ(match("line1\nline2", "1.l"), "t");     // '.' matches a newline
+  EXPECT_EQ(match("line1\nline2", "^line2"), "f");  // '^' only at the start of the text
+  EXPECT_EQ(match("abc", "a[bc]{2}"), "t");
+  EXPECT_EQ(match("Apple", "^apple", ScalarFunction::kRegexMatchInsensitive), "t");
+  EXPECT_EQ(match("Apple", "^apple", ScalarFunction::kRegexNotMatchInsensitive), "f");
+  EXPECT_EQ(match("Apple", "^apple", ScalarFunction::kRegexNotMatch), "t");
+  EXPECT_EQ(match(std::nullopt, "a"), "NULL");
+  EXPECT_EQ(match("a", std::nullopt), "NULL");
+  // CHAR(n) is matched with its padding, as PostgreSQL's bpchar ~ does.
+  EXPECT_EQ(like("a b", "b $", ScalarFunction::kRegexMatch, LogicalType::character(4)), "t");
+  EXPECT_EQ(like("ab", "b$", ScalarFunction::kRegexMatch, LogicalType::character(4)), "f");
+}
+
+TEST(ScalarFunctionsTest, AnInvalidRegexFailsWith2201BAndANullInputNeverCompilesIt) {
+  Chunk input = chunkOf(column(LogicalType::text(), {std::string("a")}));
+  auto unbalanced =
+      call(ScalarFunction::kRegexMatch, LogicalType::boolean(), ref(0, LogicalType::text(), "s"), text("("));
+  EXPECT_EQ(errorOf(*unbalanced, input), SqlState::kInvalidRegularExpression);
+  // RE2 has no back-references: a clean error, never a wrong answer.
+  auto backReference =
+      call(ScalarFunction::kRegexMatch, LogicalType::boolean(), ref(0, LogicalType::text(), "s"), text("(a)\\1"));
+  EXPECT_EQ(errorOf(*backReference, input), SqlState::kInvalidRegularExpression);
+  Chunk nulls = chunkOf(column(LogicalType::text(), {std::nullopt}));
+  EXPECT_EQ(evaluate(*unbalanced, nulls), std::vector<std::string>{"NULL"});
+}
+
 TEST(ScalarFunctionsTest, LikeUnderscoreIsOneUtf8Character) {
   EXPECT_EQ(like("héllo", "h_llo"), "t");
   EXPECT_EQ(like("héllo", "h__llo"), "f");
@@ -629,6 +661,10 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kDateAddMonths, LogicalType::date(), d(), n()));
   examples.push_back(call(ScalarFunction::kAverageOfSum, LogicalType::decimal(38, 16),
                           ref(4, LogicalType::decimal(38, 2), "s"), ref(5, LogicalType::bigInt(), "c")));
+  examples.push_back(call(ScalarFunction::kRegexMatch, LogicalType::boolean(), a(), text("^x")));
+  examples.push_back(call(ScalarFunction::kRegexNotMatch, LogicalType::boolean(), a(), text("^x")));
+  examples.push_back(call(ScalarFunction::kRegexMatchInsensitive, LogicalType::boolean(), a(), text("^x")));
+  examples.push_back(call(ScalarFunction::kRegexNotMatchInsensitive, LogicalType::boolean(), a(), text("X")));
   return examples;
 }
 
@@ -636,7 +672,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
   std::vector<LogicalType> columnTypes = {LogicalType::text(),    LogicalType::date(),         LogicalType::integer(),
                                           LogicalType::boolean(), LogicalType::decimal(38, 2), LogicalType::bigInt()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "average_of_sum(s, c)");
+  ASSERT_EQ(examples.back()->toString(), "(a !~* 'X')");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});

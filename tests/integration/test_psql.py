@@ -1,0 +1,55 @@
+"""Story: a user browses a 2-worker cluster with psql 15's backslash commands and sees what psql shows for the
+same tables and views on PostgreSQL 15: \\dt, \\dv, \\dn and \\d, with and without a name pattern. Both are
+browsed as user shoal, which owns everything on both sides."""
+
+import subprocess
+
+import psycopg
+import pytest
+
+from cluster import LocalCluster
+from postgres_oracle import answer
+
+SCHEMA = [
+    "CREATE TABLE psql_orders (o_id bigint PRIMARY KEY, o_total numeric(12,2), o_date date)",
+    "CREATE TABLE psql_items (i_order bigint NOT NULL, i_name varchar(30), i_flag char(1))",
+    "CREATE TABLE \"Mixed Case\" (a integer)",
+    "CREATE VIEW psql_big_orders AS SELECT o_id, o_total FROM psql_orders WHERE o_total > 100",
+]
+
+COMMANDS = ["\\dt", "\\dv", "\\dn", "\\d", "\\dt psql*", "\\dt psql_o*", "\\dv *orders", "\\dt \"Mixed Case\"",
+            "\\dt nosuch", "\\dt public.*"]
+
+
+def psql(host, port, command):
+    done = subprocess.run(["psql", "-X", "-P", "pager=off", "-h", str(host), "-p", str(port), "-U", "shoal",
+                           "-d", "psql_oracle", "-c", command],
+                          capture_output=True, text=True, timeout=60)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory, postgres):
+    """A fresh 2-worker cluster and a fresh database psql_oracle on the scratch PostgreSQL, both with SCHEMA."""
+    admin = postgres.conninfo()
+    with psycopg.connect(admin, autocommit=True) as connection:
+        if not connection.execute("SELECT 1 FROM pg_roles WHERE rolname = 'shoal'").fetchone():
+            connection.execute("CREATE ROLE shoal SUPERUSER LOGIN")
+        connection.execute("DROP DATABASE IF EXISTS psql_oracle")
+        connection.execute("CREATE DATABASE psql_oracle OWNER shoal")
+    oracle = f"host={postgres.directory} port={postgres.port} user=shoal dbname=psql_oracle"
+    local = LocalCluster(tmp_path_factory.mktemp("psql"), workers=2).start()
+    shoal = f"host=127.0.0.1 port={local.port} user=shoal dbname=psql_oracle connect_timeout=10"
+    try:
+        for conninfo in (shoal, oracle):
+            for sql in SCHEMA:
+                assert answer(conninfo, sql) == ("rows", None, None), sql
+        yield ("127.0.0.1", local.port), (str(postgres.directory), postgres.port)
+    finally:
+        local.kill()
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_psql_shows_what_it_shows_on_postgresql(servers, command):
+    shoal, oracle = servers
+    assert psql(*shoal, command) == psql(*oracle, command)
