@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "coordinator/catalog/postgres_types.h"
 
 namespace shoal::coordinator {
@@ -17,6 +19,8 @@ constexpr int64_t kSchemataOid = 13382;
 constexpr int64_t kTablesOid = 13425;
 constexpr int64_t kColumnsOid = 13295;
 constexpr int64_t kViewsOid = 13483;
+constexpr int64_t kTableConstraintsOid = 13411;
+constexpr int64_t kKeyColumnUsageOid = 13329;
 
 Value number(std::optional<int32_t> number) {
   return number ? value::integer(*number) : value::nullInteger();
@@ -191,6 +195,61 @@ SystemRows viewsRows(const CatalogRelationLister& relations, const SystemScanCon
   return rows;
 }
 
+std::vector<sql::ColumnDescription> tableConstraintsColumns() {
+  return named({"constraint_catalog", "constraint_schema", "constraint_name", "table_catalog", "table_schema",
+                "table_name", "constraint_type", "is_deferrable", "initially_deferred", "enforced", "nulls_distinct"},
+               type::text());
+}
+
+/// PostgreSQL's name of a primary key constraint.
+std::string primaryKeyName(const CatalogRelation& table) {
+  return table.name + "_pkey";
+}
+
+SystemRows tableConstraintsRows(const CatalogRelationLister& relations, const SystemScanContext& context) {
+  SystemRows rows;
+  // nulls_distinct is for UNIQUE constraints, which Shoal does not have: NULL.
+  auto row = [&](const CatalogRelation& table, std::string name, std::string_view type) {
+    rows.push_back({value::text(context.database), value::text(table.schema), value::text(name),
+                    value::text(context.database), value::text(table.schema), value::text(table.name),
+                    value::text(type), value::yesOrNo(false), value::yesOrNo(false), value::yesOrNo(true),
+                    value::nullText()});
+  };
+  for (const auto& relation : relations()) {
+    if (!relation.isUserRelation || relation.kind != 'r') continue;
+    if (!relation.primaryKey.empty()) row(relation, primaryKeyName(relation), "PRIMARY KEY");
+    // PostgreSQL 15 shows each NOT NULL column as a CHECK constraint named after the namespace and table OIDs.
+    for (size_t i = 0; i < relation.columns.size(); ++i) {
+      if (!relation.columns[i].notNull) continue;
+      row(relation, fmt::format("{}_{}_{}_not_null", relation.namespaceOid, relation.oid, i + 1), "CHECK");
+    }
+  }
+  return rows;
+}
+
+std::vector<sql::ColumnDescription> keyColumnUsageColumns() {
+  auto columns = named({"constraint_catalog", "constraint_schema", "constraint_name", "table_catalog", "table_schema",
+                        "table_name", "column_name"},
+                       type::text());
+  columns.push_back({"ordinal_position", type::integer()});
+  columns.push_back({"position_in_unique_constraint", type::integer()});
+  return columns;
+}
+
+SystemRows keyColumnUsageRows(const CatalogRelationLister& relations, const SystemScanContext& context) {
+  SystemRows rows;
+  for (const auto& relation : relations()) {
+    for (size_t k = 0; k < relation.primaryKey.size(); ++k) {
+      rows.push_back({value::text(context.database), value::text(relation.schema),
+                      value::text(primaryKeyName(relation)), value::text(context.database),
+                      value::text(relation.schema), value::text(relation.name),
+                      value::text(relation.columns[relation.primaryKey[k]].name),
+                      value::integer(static_cast<int64_t>(k + 1)), value::nullInteger()});
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::vector<SystemRelation> informationSchemaRelations(const CatalogRelationLister& relations) {
@@ -203,6 +262,10 @@ std::vector<SystemRelation> informationSchemaRelations(const CatalogRelationList
        [relations](const SystemScanContext& context) { return columnsRows(relations, context); }},
       {schema, "views", kViewsOid, 'v', viewsColumns(),
        [relations](const SystemScanContext& context) { return viewsRows(relations, context); }},
+      {schema, "table_constraints", kTableConstraintsOid, 'v', tableConstraintsColumns(),
+       [relations](const SystemScanContext& context) { return tableConstraintsRows(relations, context); }},
+      {schema, "key_column_usage", kKeyColumnUsageOid, 'v', keyColumnUsageColumns(),
+       [relations](const SystemScanContext& context) { return keyColumnUsageRows(relations, context); }},
   };
 }
 

@@ -304,6 +304,42 @@ SystemRows viewsRows(const CatalogRelationLister& relations) {
   return rows;
 }
 
+std::vector<sql::ColumnDescription> rolesColumns() {
+  return {{"rolname", type::name()},
+          {"rolsuper", type::boolean()},
+          {"rolinherit", type::boolean()},
+          {"rolcreaterole", type::boolean()},
+          {"rolcreatedb", type::boolean()},
+          {"rolcanlogin", type::boolean()},
+          {"rolreplication", type::boolean()},
+          {"rolconnlimit", type::integer()},
+          {"rolpassword", type::text()},
+          {"rolvaliduntil", type::text()},
+          {"rolbypassrls", type::boolean()},
+          {"rolconfig", type::text()},
+          {"oid", type::oid()}};
+}
+
+/// The roles there are until logins arrive (issue 27): the owner of everything, a superuser that logs in, and
+/// PostgreSQL 15's pg_database_owner, which owns schema public.
+SystemRows rolesRows() {
+  SystemRows rows;
+  for (const bool owner : {true, false}) {
+    rows.push_back({value::text(owner ? kOwnerRoleName : kDatabaseOwnerRoleName), value::boolean(owner),
+                    value::boolean(true), value::boolean(owner), value::boolean(owner), value::boolean(owner),
+                    value::boolean(owner), value::integer(-1), value::text("********"), value::nullText(),
+                    value::boolean(owner), value::nullText(),
+                    value::oid(owner ? kOwnerRoleOid : kDatabaseOwnerRoleOid)});
+  }
+  return rows;
+}
+
+std::vector<sql::ColumnDescription> userColumns() {
+  return {{"usename", type::name()},     {"usesysid", type::oid()},    {"usecreatedb", type::boolean()},
+          {"usesuper", type::boolean()}, {"userepl", type::boolean()}, {"usebypassrls", type::boolean()},
+          {"passwd", type::text()},      {"valuntil", type::text()},   {"useconfig", type::text()}};
+}
+
 struct PgRelationOid {
   std::string_view name;
   int64_t oid;
@@ -311,8 +347,8 @@ struct PgRelationOid {
 
 // Catalog tables: PostgreSQL 15's OIDs. Views: PostgreSQL 15's too where they are fixed, else our own.
 constexpr PgRelationOid kRelationOids[] = {
-    {"pg_type", 1247},      {"pg_attribute", 1249}, {"pg_class", 1259},  {"pg_database", 1262},
-    {"pg_namespace", 2615}, {"pg_am", 2601},        {"pg_views", 12028}, {"pg_tables", 12033},
+    {"pg_type", 1247}, {"pg_attribute", 1249}, {"pg_class", 1259},   {"pg_database", 1262}, {"pg_namespace", 2615},
+    {"pg_am", 2601},   {"pg_views", 12028},    {"pg_tables", 12033}, {"pg_roles", 12000},   {"pg_user", 12014},
 };
 
 }  // namespace
@@ -346,6 +382,13 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
       relation("pg_tables", 'v', tablesColumns(),
                [relations](const SystemScanContext&) { return tablesRows(relations); }),
       relation("pg_views", 'v', viewsColumns(), [relations](const SystemScanContext&) { return viewsRows(relations); }),
+      relation("pg_roles", 'v', rolesColumns(), [](const SystemScanContext&) { return rolesRows(); }),
+      relation("pg_user", 'v', userColumns(),
+               [](const SystemScanContext&) {
+                 return SystemRows{{value::text(kOwnerRoleName), value::oid(kOwnerRoleOid), value::boolean(true),
+                                    value::boolean(true), value::boolean(true), value::boolean(true),
+                                    value::text("********"), value::nullText(), value::nullText()}};
+               }),
   };
 }
 

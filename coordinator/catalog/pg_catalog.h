@@ -8,8 +8,8 @@
 namespace shoal::coordinator {
 
 /// pg_catalog's relations that Shoal has so far, computed from the cluster catalog when read: pg_namespace,
-/// pg_class, pg_attribute, pg_type, pg_am, pg_database, pg_tables and pg_views, with PostgreSQL 15's
-/// columns. Catalog tables keep PostgreSQL's OIDs; its views take fixed ones of their own.
+/// pg_class, pg_attribute, pg_type, pg_am, pg_database, pg_tables, pg_views, pg_roles and pg_user, with
+/// PostgreSQL 15's columns. Catalog tables keep PostgreSQL's OIDs; its views take fixed ones of their own.
 std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& relations);
 
 /// The OID of pg_catalog's relation `name` as pg_class shows it (catalog tables: PostgreSQL's own).

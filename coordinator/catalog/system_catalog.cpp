@@ -92,8 +92,16 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
   for (const auto& system : relations_) {
     const int64_t namespaceOid =
         system.schema == kPgCatalogSchema ? kPgCatalogNamespaceOid : kInformationSchemaNamespaceOid;
-    relations.push_back({system.schema, system.name, system.oid, namespaceOid, system.kind, false,
-                         catalogColumns(system.columns), std::nullopt, std::nullopt});
+    relations.push_back({system.schema,
+                         system.name,
+                         system.oid,
+                         namespaceOid,
+                         system.kind,
+                         false,
+                         catalogColumns(system.columns),
+                         {},
+                         std::nullopt,
+                         std::nullopt});
   }
   for (const auto& table : tables_.list()) {
     CatalogRelation relation{std::string(sql::kPublicSchema),
@@ -103,6 +111,7 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
                              'r',
                              true,
                              table->columns,
+                             table->primaryKey,
                              std::nullopt,
                              std::nullopt};
     if (table->columnStatistics.size() == table->columns.size()) relation.rowCount = table->rowCount;
@@ -119,9 +128,16 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
         // A view whose tables were dropped since no longer binds: listed without columns, as it cannot be read.
       }
     }
-    relations.push_back({std::string(sql::kPublicSchema), view->name,
-                         kFirstUserOid + static_cast<int64_t>(view->viewId), kPublicNamespaceOid, 'v', true,
-                         std::move(columns), std::nullopt, sql::viewQueryText(view->statement)});
+    relations.push_back({std::string(sql::kPublicSchema),
+                         view->name,
+                         kFirstUserOid + static_cast<int64_t>(view->viewId),
+                         kPublicNamespaceOid,
+                         'v',
+                         true,
+                         std::move(columns),
+                         {},
+                         std::nullopt,
+                         sql::viewQueryText(view->statement)});
   }
   return relations;
 }

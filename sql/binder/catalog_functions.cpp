@@ -78,16 +78,111 @@ ExpressionPtr tableIsVisible(ExpressionPtr oid, const CatalogReader& catalog) {
   return function(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
 }
 
-}  // namespace
-
-bool isCatalogFunction(std::string_view name) {
-  return name == "pg_get_userbyid" || name == "pg_table_is_visible";
+ExpressionPtr text(std::string_view value) {
+  return constant(Value::varchar(std::string(value)));
 }
 
-ExpressionPtr bindCatalogFunction(std::string_view name, ExpressionPtr oid, const CatalogReader& catalog) {
-  if (name == "pg_get_userbyid") return userById(std::move(oid));
-  SHOAL_CHECK(name == "pg_table_is_visible", "{} is not a catalog function", name);
-  return tableIsVisible(std::move(oid), catalog);
+ExpressionPtr asText(ExpressionPtr value) {
+  return std::make_unique<engine::CastExpression>(std::move(value), LogicalType::text());
+}
+
+ExpressionPtr concat(ExpressionPtr left, ExpressionPtr right) {
+  return binary(ScalarFunction::kConcat, LogicalType::text(), std::move(left), std::move(right));
+}
+
+ExpressionPtr isNull(const ExpressionPtr& value) {
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(copyExpression(*value));
+  return function(ScalarFunction::kIsNull, LogicalType::boolean(), std::move(arguments));
+}
+
+ExpressionPtr equals(const ExpressionPtr& value, Value other) {
+  return binary(ScalarFunction::kEqual, LogicalType::boolean(), copyExpression(*value), constant(std::move(other)));
+}
+
+ExpressionPtr encodingName(ExpressionPtr encoding) {
+  // CASE encoding WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' ELSE '' END; NULL for NULL.
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(isNull(encoding));
+  arguments.push_back(constant(Value::null(LogicalType::text())));
+  for (auto [number, name] : {std::pair{6, "UTF8"}, std::pair{0, "SQL_ASCII"}}) {
+    arguments.push_back(equals(encoding, Value::integer(number)));
+    arguments.push_back(text(name));
+  }
+  arguments.push_back(text(""));
+  return function(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
+}
+
+/// format_type(type, typmod) for the types Shoal has, as PostgreSQL 15 spells them; '???' for another OID.
+ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
+  auto modifier = [&] {  // typmod - 4: the length of a string type, or numeric's packed precision and scale
+    return binary(ScalarFunction::kSubtract, LogicalType::integer(), copyExpression(*typmod),
+                  constant(Value::integer(4)));
+  };
+  auto hasModifier = [&] {
+    return binary(ScalarFunction::kGreaterEqual, LogicalType::boolean(), copyExpression(*typmod),
+                  constant(Value::integer(4)));
+  };
+  auto withModifier = [&](ExpressionPtr formatted, ExpressionPtr otherwise) {
+    std::vector<ExpressionPtr> arguments;
+    arguments.push_back(hasModifier());
+    arguments.push_back(std::move(formatted));
+    arguments.push_back(std::move(otherwise));
+    return function(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
+  };
+  auto sized = [&](std::string_view name) {
+    return concat(concat(text(std::string(name) + "("), asText(modifier())), text(")"));
+  };
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(isNull(type));
+  arguments.push_back(constant(Value::null(LogicalType::text())));
+  for (auto [oid, name] : {std::pair{16, "boolean"}, std::pair{20, "bigint"}, std::pair{23, "integer"},
+                           std::pair{25, "text"}, std::pair{701, "double precision"}, std::pair{1082, "date"}}) {
+    arguments.push_back(equals(type, Value::bigInt(oid)));
+    arguments.push_back(text(name));
+  }
+  arguments.push_back(equals(type, Value::bigInt(1043)));
+  arguments.push_back(withModifier(sized("character varying"), text("character varying")));
+  // bpchar without a modifier: "character" when none was given (NULL), "bpchar" for -1, as PostgreSQL shows.
+  std::vector<ExpressionPtr> unsized;
+  unsized.push_back(isNull(typmod));
+  unsized.push_back(text("character"));
+  unsized.push_back(text("bpchar"));
+  arguments.push_back(equals(type, Value::bigInt(1042)));
+  arguments.push_back(
+      withModifier(sized("character"), function(ScalarFunction::kCase, LogicalType::text(), std::move(unsized))));
+  // numeric(p,s): typmod - 4 packs the precision above 16 bits and the scale below.
+  ExpressionPtr precision =
+      binary(ScalarFunction::kDivide, LogicalType::integer(), modifier(), constant(Value::integer(65536)));
+  ExpressionPtr scale =
+      binary(ScalarFunction::kModulo, LogicalType::integer(), modifier(), constant(Value::integer(65536)));
+  arguments.push_back(equals(type, Value::bigInt(1700)));
+  arguments.push_back(withModifier(
+      concat(
+          concat(concat(concat(text("numeric("), asText(std::move(precision))), text(",")), asText(std::move(scale))),
+          text(")")),
+      text("numeric")));
+  arguments.push_back(text("???"));
+  return function(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
+}
+
+}  // namespace
+
+std::optional<std::vector<LogicalType>> catalogFunctionSignature(std::string_view name) {
+  if (name == "pg_get_userbyid" || name == "pg_table_is_visible") return std::vector{LogicalType::bigInt()};
+  if (name == "pg_encoding_to_char") return std::vector{LogicalType::integer()};
+  if (name == "format_type") return std::vector{LogicalType::bigInt(), LogicalType::integer()};
+  return std::nullopt;
+}
+
+ExpressionPtr bindCatalogFunction(std::string_view name, std::vector<ExpressionPtr> arguments,
+                                  const CatalogReader& catalog) {
+  SHOAL_CHECK(catalogFunctionSignature(name) && catalogFunctionSignature(name)->size() == arguments.size(),
+              "{} is not a catalog function of {} arguments", name, arguments.size());
+  if (name == "pg_get_userbyid") return userById(std::move(arguments[0]));
+  if (name == "pg_table_is_visible") return tableIsVisible(std::move(arguments[0]), catalog);
+  if (name == "pg_encoding_to_char") return encodingName(std::move(arguments[0]));
+  return formatType(std::move(arguments[0]), std::move(arguments[1]));
 }
 
 }  // namespace shoal::sql

@@ -1,23 +1,30 @@
 #pragma once
 
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "engine/expression/expression.h"
 #include "sql/binder/catalog_reader.h"
 
 namespace shoal::sql {
 
-/// True for the catalog functions clients call while browsing that take one OID: pg_get_userbyid and
-/// pg_table_is_visible.
-bool isCatalogFunction(std::string_view name);
+/// The argument types of the catalog functions clients call while browsing, nullopt for another name:
+/// pg_get_userbyid(oid), pg_table_is_visible(oid), pg_encoding_to_char(integer), format_type(oid, integer).
+/// Shoal's oid columns are BIGINT.
+std::optional<std::vector<engine::LogicalType>> catalogFunctionSignature(std::string_view name);
 
-/// Binds catalog function `name` over `oid` (a BIGINT, as Shoal's oid columns are) into plain expressions:
+/// Binds catalog function `name` over `arguments` (of its signature's types) into plain expressions, with
+/// PostgreSQL 15's answers:
 /// - pg_get_userbyid(oid): the name of the owner role or of pg_database_owner (which owns schema public),
-///   else PostgreSQL's "unknown (OID=n)";
+///   else "unknown (OID=n)";
 /// - pg_table_is_visible(oid): TRUE for a relation an unqualified name finds, FALSE for another one, NULL
-///   for an OID that names no relation; the catalog's relations as of binding are compared with.
+///   for an OID that names no relation; the catalog's relations as of binding are compared with;
+/// - pg_encoding_to_char(n): "UTF8" for 6, "SQL_ASCII" for 0, else "";
+/// - format_type(type, typmod): "character varying(25)", "numeric(15,2)", ... for Shoal's types, "???" for
+///   another OID.
 /// NULL in, NULL out, as in PostgreSQL.
-engine::ExpressionPtr bindCatalogFunction(std::string_view name, engine::ExpressionPtr oid,
+engine::ExpressionPtr bindCatalogFunction(std::string_view name, std::vector<engine::ExpressionPtr> arguments,
                                           const CatalogReader& catalog);
 
 }  // namespace shoal::sql

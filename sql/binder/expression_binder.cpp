@@ -644,13 +644,16 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
                          .withHint("No function matches the given name and argument types. You might need to add "
                                    "explicit type casts."));
   };
-  if (isCatalogFunction(name)) {
-    if (arguments.size() != 1 || !(arguments[0]->type().isIntegral() || isUnknown(arguments[0]))) undefined();
+  if (auto signature = catalogFunctionSignature(name)) {
+    if (arguments.size() != signature->size()) undefined();
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      if (!arguments[i]->type().isIntegral() && !isUnknown(arguments[i])) undefined();
+      arguments[i] = coerce(std::move(arguments[i]), (*signature)[i], call.location());
+    }
     if (catalog_ == nullptr) {
       fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
     }
-    return bindCatalogFunction(name, coerce(std::move(arguments[0]), LogicalType::bigInt(), call.location()),
-                               *catalog_);
+    return bindCatalogFunction(name, std::move(arguments), *catalog_);
   }
   ScalarFunction function;
   LogicalType resultType = LogicalType::text();

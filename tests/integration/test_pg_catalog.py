@@ -57,6 +57,23 @@ QUERIES = [
     "SELECT pg_table_is_visible(0), pg_table_is_visible(NULL), pg_table_is_visible(1259)",
     "SELECT pg_get_userbyid(123456), pg_get_userbyid(NULL)",
     "SELECT nspname, pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'public'",
+    "SELECT c.relname, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
+    "JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname LIKE 'cat\\_%' AND c.relkind IN ('r', 'v') "
+    "AND a.attnum > 0 ORDER BY 1, a.attnum",
+    "SELECT format_type(1042, NULL), format_type(1042, -1), format_type(1043, 3), format_type(1700, -1), "
+    "format_type(1700, 2), format_type(99999, NULL), format_type(NULL, 1), format_type(23, 5), format_type(16, NULL)",
+    "SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()",
+    "SELECT pg_encoding_to_char(0), pg_encoding_to_char(999), pg_encoding_to_char(NULL)",
+    "SELECT table_schema, table_name, constraint_name, constraint_type, is_deferrable, initially_deferred, enforced, "
+    "nulls_distinct FROM information_schema.table_constraints WHERE table_name LIKE 'cat\\_%' "
+    "AND constraint_type <> 'CHECK' ORDER BY 2, 3",
+    # NOT NULL columns are CHECK constraints named after OIDs, which differ: compared by count.
+    "SELECT table_name, constraint_type, count(*) FROM information_schema.table_constraints "
+    "WHERE table_name LIKE 'cat\\_%' GROUP BY 1, 2 ORDER BY 1, 2",
+    "SELECT table_name, constraint_name, column_name, ordinal_position, position_in_unique_constraint "
+    "FROM information_schema.key_column_usage WHERE table_name LIKE 'cat\\_%' ORDER BY 1, 4",
+    "SELECT rolname, rolsuper, rolinherit, rolcanlogin, rolconnlimit, rolpassword, oid FROM pg_roles "
+    "WHERE rolname = 'pg_database_owner'",
     "SELECT count(*) FROM tables",
     "SELECT count(*) FROM information_schema.nosuch",
     "SELECT count(*) FROM pg_catalog.nosuch",
