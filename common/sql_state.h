@@ -32,6 +32,7 @@ struct SqlState {
   static constexpr std::string_view kInvalidBinaryRepresentation = "22P03";
   static constexpr std::string_view kStringDataRightTruncation = "22001";
   static constexpr std::string_view kBadCopyFileFormat = "22P04";
+  static constexpr std::string_view kCharacterNotInRepertoire = "22021";
   // Class 23: integrity constraint violation.
   static constexpr std::string_view kNotNullViolation = "23502";
   // Class 25: invalid transaction state.
@@ -42,6 +43,7 @@ struct SqlState {
   // Class 42: syntax error or access rule violation.
   static constexpr std::string_view kSyntaxError = "42601";
   static constexpr std::string_view kInvalidSchemaName = "3F000";
+  static constexpr std::string_view kInvalidName = "42602";
   static constexpr std::string_view kInsufficientPrivilege = "42501";
   static constexpr std::string_view kInvalidObjectDefinition = "42P17";
   static constexpr std::string_view kUndefinedColumn = "42703";

@@ -25,7 +25,7 @@ namespace {
 
 TextFormatOptions textFormatOf(const proto::TextFormatProto& proto) {
   TextFormatOptions options;
-  if (proto.format() > static_cast<uint32_t>(TextFileFormat::kCsv)) {
+  if (proto.format() > static_cast<uint32_t>(TextFileFormat::kText)) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown text format {}", proto.format());
   }
   options.format = static_cast<TextFileFormat>(proto.format());
@@ -95,8 +95,10 @@ grpc::Status WorkerDataService::LoadText(grpc::ServerContext* context,
     std::unique_ptr<TextLoader> loader;
     while (reader->Read(&request)) {
       if (!loader) {
-        loader = std::make_unique<TextLoader>(request.load_id(), request.layout(), textFormatOf(request.format()),
-                                              request.source_name(), selfAddress_, storage_, peers_);
+        std::vector<size_t> columns(request.column_indexes().begin(), request.column_indexes().end());
+        loader = std::make_unique<TextLoader>(request.load_id(), request.layout(), std::move(columns),
+                                              textFormatOf(request.format()), request.source_name(), selfAddress_,
+                                              storage_, peers_);
       }
       loader->load(request.block(), request.first_line_number());
     }

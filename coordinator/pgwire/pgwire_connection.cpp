@@ -11,6 +11,7 @@
 
 #include "coordinator/pgwire/message_reader.h"
 #include "coordinator/pgwire/pgwire_server.h"
+#include "coordinator/query/copy_out_writer.h"
 #include "coordinator/query/statement_timer.h"
 
 namespace shoal::coordinator {
@@ -26,6 +27,8 @@ constexpr int32_t kMaxStartupPacketBytes = 10000;
 constexpr std::string_view kInvalidAuthorization = "28000";
 constexpr std::string_view kDuplicatePreparedStatement = "42P05";
 constexpr std::string_view kDuplicateCursor = "42P03";
+// Results are flushed every so often, so that a large one never sits whole in the buffer.
+constexpr size_t kFlushBytes = 256 * 1024;
 
 /// Thrown to end the connection after a protocol violation has been reported.
 struct ConnectionEnded {};
@@ -399,7 +402,11 @@ void PgwireConnection::runAndSendAll(const PreparedStatement& statement, QueryLo
   StatementOutcome outcome = session_->execute(statement, {}, [this](size_t n) { return openCopyIn(n); });
   sendOutcomeMessages(outcome);
   std::string tag = outcome.commandTag;
-  if (outcome.result) {
+  if (outcome.copyOut) {
+    size_t sent = sendCopyOut(*outcome.result, *outcome.copyOut);
+    query.addRows(sent);
+    tag = "COPY " + std::to_string(sent);
+  } else if (outcome.result) {
     std::vector<WireFormat> textFormats;
     query.addShuffle(outcome.result->bytesShuffled, outcome.result->messagesShuffled);
     sendRowDescription(outcome.result->columns, textFormats);
@@ -576,7 +583,11 @@ void PgwireConnection::executePortal(Portal& portal, int32_t maxRows) {
   }
   StatementOutcome& outcome = *portal.outcome;
   std::string tag = outcome.commandTag;
-  if (outcome.result) {
+  if (outcome.copyOut) {
+    size_t sent = sendCopyOut(*outcome.result, *outcome.copyOut);  // whole, whatever maxRows says
+    portal.query->addRows(sent);
+    tag = "COPY " + std::to_string(sent);
+  } else if (outcome.result) {
     bool exhausted = false;
     size_t sent = sendDataRows(*outcome.result, maxRows > 0 ? static_cast<size_t>(maxRows) : 0, portal.resultFormats,
                                portal.partialChunk, portal.partialRow, exhausted);
@@ -629,8 +640,6 @@ void PgwireConnection::sendRowDescription(const std::vector<ResultColumn>& colum
 
 size_t PgwireConnection::sendDataRows(QueryResult& result, size_t maxRows, const std::vector<WireFormat>& formats,
                                       std::optional<engine::Chunk>& partialChunk, size_t& partialRow, bool& exhausted) {
-  // Flush every so often, so that a large result never sits whole in the buffer.
-  constexpr size_t kFlushBytes = 256 * 1024;
   size_t sent = 0;
   exhausted = false;
   while (maxRows == 0 || sent < maxRows) {
@@ -663,6 +672,40 @@ size_t PgwireConnection::sendDataRows(QueryResult& result, size_t maxRows, const
     partialRow = 0;
     exhausted = !partialChunk;
   }
+  return sent;
+}
+
+size_t PgwireConnection::sendCopyOut(QueryResult& result, const sql::CopyFormat& format) {
+  writer_.begin('H');  // CopyOutResponse: text format for every column
+  writer_.writeByte(0);
+  writer_.writeInt16(static_cast<int16_t>(result.columns.size()));
+  for (size_t i = 0; i < result.columns.size(); ++i) writer_.writeInt16(0);
+  writer_.end();
+  CopyOutWriter lines(format, result.columns.size());
+  std::string line;
+  auto sendLine = [&] {  // one CopyData per line, as PostgreSQL sends them (psycopg's rows() relies on it)
+    writer_.begin('d');
+    writer_.writeBytes(line.data(), line.size());
+    writer_.end();
+    line.clear();
+    if (writer_.size() > kFlushBytes) flush();
+  };
+  if (format.header) {
+    std::vector<std::string> names;
+    for (const auto& column : result.columns) names.push_back(column.name);
+    lines.appendHeader(names, line);
+    sendLine();
+  }
+  size_t sent = 0;
+  while (auto chunk = result.nextChunk()) {
+    for (size_t row = 0; row < chunk->size(); ++row) {
+      lines.appendRow(*chunk, row, line);
+      sendLine();
+    }
+    sent += chunk->size();
+  }
+  writer_.begin('c');  // CopyDone
+  writer_.end();
   return sent;
 }
 

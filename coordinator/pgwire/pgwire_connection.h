@@ -81,6 +81,8 @@ class PgwireConnection {
   /// the rows sent; `exhausted` tells whether the result has no rows left.
   size_t sendDataRows(QueryResult& result, size_t maxRows, const std::vector<WireFormat>& formats,
                       std::optional<engine::Chunk>& partialChunk, size_t& partialRow, bool& exhausted);
+  /// Sends `result` as COPY TO STDOUT's data (CopyOutResponse, a CopyData per line, CopyDone); returns the rows.
+  size_t sendCopyOut(QueryResult& result, const sql::CopyFormat& format);
   void sendError(const Status& status);
   void sendNotice(const Notice& notice);
   void sendReadyForQuery();

@@ -69,14 +69,23 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
   proto::TableLayout layout = cluster.workers.layoutOf(*table);
 
   worker::TextFormatOptions options;
-  options.format =
-      command.format == sql::CopyFrom::Format::kCsv ? worker::TextFileFormat::kCsv : worker::TextFileFormat::kTbl;
-  options.delimiter = command.delimiter;
-  options.quote = command.quote;
+  switch (command.format.kind) {
+    case sql::CopyFormat::Kind::kText:
+      options.format = worker::TextFileFormat::kText;
+      break;
+    case sql::CopyFormat::Kind::kCsv:
+      options.format = worker::TextFileFormat::kCsv;
+      break;
+    case sql::CopyFormat::Kind::kTbl:
+      options.format = worker::TextFileFormat::kTbl;
+      break;
+  }
+  options.delimiter = command.format.delimiter;
+  options.quote = command.format.quote;
   proto::TextFormatProto format;
   format.set_format(static_cast<uint32_t>(options.format));
-  format.set_delimiter(std::string(1, command.delimiter));
-  format.set_quote(std::string(1, command.quote));
+  format.set_delimiter(std::string(1, options.delimiter));
+  format.set_quote(std::string(1, options.quote));
   const std::string sourceName = input.sourceName();
 
   // Blocks go round-robin over every stream of every worker that holds a partition.
@@ -103,6 +112,7 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
       request.set_source_name(sourceName);
       request.set_block(block.data(), block.size());
       request.set_first_line_number(firstLine);
+      for (size_t column : command.columns) request.add_column_indexes(static_cast<uint32_t>(column));
       if (stream.writer->Write(request)) return;
       stream.broken = true;  // its error comes out of Finish below
       break;
@@ -115,7 +125,7 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
     std::string buffer;
     std::vector<char> readBuffer(kBlockBytes);
     uint64_t nextLine = 1;
-    bool skipHeader = command.header;
+    bool skipHeader = command.format.header;
     bool atEnd = false;
     while (!atEnd) {
       if (cancelRequested.load()) {

@@ -28,6 +28,8 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
       for (size_t i = 0; i < outputs.size(); ++i) {
         prepared->resultColumns.push_back(ResultColumn{query->plan.columnNames[i], outputs[i].type});
       }
+    } else if (auto* copyTo = std::get_if<sql::CopyTo>(&prepared->bound->command)) {
+      sql::optimize(copyTo->plan);
     } else if (auto* explain = std::get_if<sql::Explain>(&prepared->bound->command)) {
       sql::optimize(explain->plan);
       if (!explain->analyze) explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
@@ -67,6 +69,14 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
                                     settings_.queryMemoryLimitBytes());
           outcome.result = planExecutor.run(command.plan);
           outcome.commandTag = "SELECT";  // pgwire adds the count once it has sent the (streamed) rows
+          return outcome;
+        } else if constexpr (std::is_same_v<Command, sql::CopyTo>) {
+          StatementOutcome outcome;
+          PlanExecutor planExecutor(cluster_, systemScan(), parameters, cancelRequested_,
+                                    settings_.queryMemoryLimitBytes());
+          outcome.result = planExecutor.run(command.plan);
+          outcome.copyOut = command.format;
+          outcome.commandTag = "COPY";  // pgwire adds the count once it has sent the rows
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::Explain>) {
           return runExplain(command, parameters);
@@ -127,7 +137,7 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     } else {
       if (!openCopyIn) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM STDIN is not possible here");
       auto table = cluster_.tables.find(command.table);
-      input = openCopyIn(table ? table->columns.size() : 0);
+      input = openCopyIn(!command.columns.empty() ? command.columns.size() : table ? table->columns.size() : 0);
     }
     outcome.commandTag = runCopy(cluster_, command, *input, cancelRequested_);
   } else {

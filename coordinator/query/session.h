@@ -36,6 +36,8 @@ struct StatementOutcome {
   std::string commandTag;
   /// The rows, for statements that return them.
   std::optional<QueryResult> result;
+  /// COPY ... TO STDOUT: `result`'s rows go to the client as COPY data in this format, not as DataRows.
+  std::optional<sql::CopyFormat> copyOut;
   /// Warnings for the client (pgwire NoticeResponse).
   std::vector<Notice> notices;
   /// Reported settings that changed (pgwire ParameterStatus).

@@ -5,6 +5,7 @@
 #include "engine/expression/cast.h"
 #include "engine/expression/expression_evaluator.h"
 #include "pg_query/pg_query.pb.h"
+#include "sql/binder/copy_binder.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/query_binder.h"
 #include "sql/binder/table_statement_binder.h"
@@ -196,7 +197,8 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       bound.commandTag = "INSERT 0";
       break;
     case pg_query::Node::kCopyStmt:
-      bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindCopy(node.copy_stmt());
+      std::visit([&](auto&& command) { bound.command = std::move(command); },
+                 CopyBinder(catalog_, script.text(), bound.parameterTypes).bind(node.copy_stmt()));
       bound.commandTag = "COPY";
       break;
     case pg_query::Node::kCallStmt:

@@ -124,14 +124,34 @@ struct InsertValues {
   std::vector<std::vector<engine::ExpressionPtr>> rows;
 };
 
-/// COPY t [(columns)] FROM 'file' | STDIN [WITH (FORMAT csv|tbl, DELIMITER 'c', HEADER, QUOTE 'c')].
+/// How COPY's rows are written as text, in either direction: PostgreSQL's text and CSV formats, and dbgen's
+/// .tbl (Shoal's own, for COPY FROM). The binder fills in each format's defaults and checks the options as
+/// PostgreSQL 15 does.
+struct CopyFormat {
+  enum class Kind { kText, kCsv, kTbl } kind = Kind::kText;
+  char delimiter = '\t';
+  /// What stands for NULL: "\\N" in text, "" in CSV and .tbl.
+  std::string nullText = "\\N";
+  char quote = '"';   // CSV
+  char escape = '"';  // CSV: doubles a quote (or itself) inside a quoted field
+  bool header = false;
+  /// CSV COPY TO: columns quoted even when they need not be (FORCE_QUOTE), one flag per output column.
+  std::vector<bool> forceQuote;
+};
+
+/// COPY t [(columns)] FROM 'file' | STDIN [WITH (...)].
 struct CopyFrom {
   std::string table;
+  /// The table columns a line's fields fill, in order (COPY t (b, a) FROM); empty: all, in table order.
+  std::vector<size_t> columns;
   std::optional<std::string> path;  // nullopt: STDIN
-  enum class Format { kTbl, kCsv } format = Format::kTbl;
-  char delimiter = '|';
-  char quote = '"';
-  bool header = false;
+  CopyFormat format;
+};
+
+/// COPY t [(columns)] TO STDOUT and COPY (query) TO STDOUT: the rows of a query, written in `format`.
+struct CopyTo {
+  LogicalPlan plan;
+  CopyFormat format;
 };
 
 /// CALL tpch_load(scale_factor [, generators]).
@@ -146,7 +166,7 @@ struct TpchLoad {
 /// A statement ready to run: what the session needs, with no parse tree left.
 struct BoundStatement {
   std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
-               CreateTable, DropTable, TruncateTable, InsertValues, CopyFrom, TpchLoad>
+               CreateTable, DropTable, TruncateTable, InsertValues, CopyFrom, CopyTo, TpchLoad>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

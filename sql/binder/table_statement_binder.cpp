@@ -9,38 +9,13 @@
 
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/expression_binder.h"
+#include "sql/binder/statement_options.h"
 
 namespace shoal::sql {
 
 using engine::LogicalType;
 
 namespace {
-
-/// The text of a DefElem's argument: a string, identifier or number ("" when absent).
-std::string optionText(const pg_query::DefElem& option) {
-  if (!option.has_arg()) return "";
-  const pg_query::Node& arg = option.arg();
-  if (arg.has_string()) return arg.string().sval();
-  if (arg.has_a_const()) {
-    const auto& constant = arg.a_const();
-    if (constant.has_sval()) return constant.sval().sval();
-    if (constant.has_ival()) return std::to_string(constant.ival().ival());
-    if (constant.has_fval()) return constant.fval().fval();
-    if (constant.has_boolval()) return constant.boolval().boolval() ? "true" : "false";
-  }
-  if (arg.has_integer()) return std::to_string(arg.integer().ival());
-  if (arg.has_float_()) return arg.float_().fval();
-  if (arg.has_boolean()) return arg.boolean().boolval() ? "true" : "false";
-  if (arg.has_type_name() && arg.type_name().names_size() > 0) {
-    return arg.type_name().names(arg.type_name().names_size() - 1).string().sval();
-  }
-  return "";
-}
-
-bool optionIsTrue(const pg_query::DefElem& option) {
-  std::string text = optionText(option);
-  return text.empty() || text == "true" || text == "on" || text == "1";
-}
 
 std::string lowercase(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -281,70 +256,6 @@ InsertValues TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert
       row[targets[static_cast<size_t>(i)]] = binder.coerce(std::move(value), column.type, location);
     }
     bound.rows.push_back(std::move(row));
-  }
-  return bound;
-}
-
-CopyFrom TableStatementBinder::bindCopy(const pg_query::CopyStmt& copy) {
-  if (!copy.is_from() || copy.has_query()) {
-    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY TO is not supported yet; only COPY table FROM");
-  }
-  if (copy.is_program()) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM PROGRAM is not supported");
-  if (copy.has_where_clause()) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM ... WHERE is not supported");
-  const auto& range = copy.relation();
-  TableDescription table = findTable(range.schemaname(), range.relname(), range.location());
-  if (copy.attlist_size() > 0) {
-    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY with a column list is not supported yet");
-  }
-  CopyFrom bound;
-  bound.table = table.name;
-  if (!copy.filename().empty()) bound.path = copy.filename();
-  std::optional<std::string> format;
-  std::optional<char> delimiter;
-  for (const auto& optionNode : copy.options()) {
-    const auto& option = optionNode.def_elem();
-    std::string name = option.defname();
-    std::string value = optionText(option);
-    if (name == "format") {
-      format = lowercase(value);
-    } else if (name == "delimiter") {
-      if (value.size() != 1) {
-        fail(SqlState::kFeatureNotSupported, option.location(), "COPY delimiter must be a single one-byte character");
-      }
-      delimiter = value[0];
-    } else if (name == "header") {
-      bound.header = optionIsTrue(option);
-    } else if (name == "quote") {
-      if (value.size() != 1) {
-        fail(SqlState::kFeatureNotSupported, option.location(), "COPY quote must be a single one-byte character");
-      }
-      bound.quote = value[0];
-    } else {
-      fail(SqlState::kFeatureNotSupported, option.location(), fmt::format("COPY option \"{}\" is not supported", name));
-    }
-  }
-  if (!format) {
-    // psql's \copy and most files say what they are by their name.
-    if (bound.path && bound.path->ends_with(".csv")) {
-      format = "csv";
-    } else if (bound.path && bound.path->ends_with(".tbl")) {
-      format = "tbl";
-    } else {
-      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
-                      "COPY's default text format is not supported yet: add WITH (FORMAT csv) or WITH (FORMAT tbl)");
-    }
-  }
-  if (*format == "csv") {
-    bound.format = CopyFrom::Format::kCsv;
-    bound.delimiter = delimiter.value_or(',');
-  } else if (*format == "tbl") {
-    bound.format = CopyFrom::Format::kTbl;
-    bound.delimiter = delimiter.value_or('|');
-  } else {
-    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY format \"{}\" is not supported: use csv or tbl", *format);
-  }
-  if (bound.header && bound.format != CopyFrom::Format::kCsv) {
-    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY HEADER is available only in CSV mode");
   }
   return bound;
 }

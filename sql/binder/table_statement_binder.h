@@ -10,14 +10,13 @@ class CreateStmt;
 class DropStmt;
 class TruncateStmt;
 class InsertStmt;
-class CopyStmt;
 class CallStmt;
 }  // namespace pg_query
 
 namespace shoal::sql {
 
 /// Binds the statements that define, fill and empty user tables: CREATE
-/// TABLE, DROP TABLE, TRUNCATE, INSERT ... VALUES, COPY ... FROM and CALL tpch_load.
+/// TABLE, DROP TABLE, TRUNCATE, INSERT ... VALUES and CALL tpch_load.
 class TableStatementBinder {
  public:
   TableStatementBinder(const CatalogReader& catalog, std::string_view text,
@@ -28,7 +27,6 @@ class TableStatementBinder {
   DropTable bindDrop(const pg_query::DropStmt& drop);
   TruncateTable bindTruncate(const pg_query::TruncateStmt& truncate);
   InsertValues bindInsert(const pg_query::InsertStmt& insert);
-  CopyFrom bindCopy(const pg_query::CopyStmt& copy);
   TpchLoad bindCall(const pg_query::CallStmt& call);
 
  private:

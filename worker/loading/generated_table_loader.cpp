@@ -233,7 +233,7 @@ uint64_t loadGeneratedTables(uint64_t loadId, const std::vector<proto::TableLayo
         auto& loader = loaders[block->table];
         if (!loader) {
           const auto& layout = layouts[block->table];
-          loader = std::make_unique<TextLoader>(loadId, layout, format,
+          loader = std::make_unique<TextLoader>(loadId, layout, std::vector<size_t>{}, format,
                                                 "'" + generator.outputPath(layout.table_name()).string() + "'",
                                                 selfAddress, storage, peers);
         }

@@ -14,8 +14,10 @@ namespace shoal::worker {
 /// One per thread and table.
 class TextLoader {
  public:
-  TextLoader(uint64_t loadId, const proto::TableLayout& layout, TextFormatOptions format, std::string sourceName,
-             const std::string& selfAddress, StorageManager& storage, PeerChannels& peers);
+  /// `columns`: the table columns a line's fields fill, in order (COPY t (b, a)), the others NULL; empty:
+  /// every column in table order. Fails with XX001 on indexes that are not the table's.
+  TextLoader(uint64_t loadId, const proto::TableLayout& layout, std::vector<size_t> columns, TextFormatOptions format,
+             std::string sourceName, const std::string& selfAddress, StorageManager& storage, PeerChannels& peers);
 
   void load(std::string_view block, uint64_t firstLineNumber);
   /// Flushes the rows still on their way to peers; fails with a peer's error.
@@ -24,6 +26,7 @@ class TextLoader {
 
  private:
   proto::TableLayout layout_;
+  std::vector<size_t> columns_;  // empty: all
   DelimitedTextParser parser_;
   RowRouter router_;
   std::vector<engine::Chunk> chunks_;

@@ -187,6 +187,14 @@ inline uint64_t matchBits(const char* p, char a, char b, char c) {
   return true;
 }
 
+/// Whether the line at `line` is PostgreSQL's end-of-data marker, "\\." alone (before "\n", "\r\n" or the end).
+inline bool isEndOfDataMarker(const char* line, const char* end) {
+  if (end - line < 2 || line[0] != '\\' || line[1] != '.') return false;
+  const char* after = line + 2;
+  if (after != end && *after == '\r') ++after;
+  return after == end || *after == '\n';
+}
+
 /// Characters (not bytes) of UTF-8 text, counted only when the byte length could exceed `limit`.
 inline bool exceedsCharacters(std::string_view text, uint32_t limit) {
   if (text.size() <= limit) return false;
@@ -614,6 +622,104 @@ const char* DelimitedTextParser::unquote(const char* content, size_t column, uin
   return content;
 }
 
+const char* DelimitedTextParser::parseTextLine(const char* cursor, BoundaryScanner& scanner) {
+  const Readable block{begin_, end_};
+  const char* end = end_;
+  const size_t numColumns = columns_.size();
+  for (size_t column = 0; column < numColumns; ++column) {
+    // The scanner stops at backslashes too (passed as its "quote"): an escaped byte is skipped, whatever it is.
+    const char* fieldEnd = scanner.next(cursor);
+    bool escaped = false;
+    while (fieldEnd != end && *fieldEnd == '\\') {
+      escaped = true;
+      fieldEnd = end - fieldEnd <= 2 ? end : scanner.next(fieldEnd + 2);
+    }
+    const bool lineEnds = fieldEnd == end || *fieldEnd == '\n';
+    const char* valueEnd = fieldEnd;
+    if (lineEnds && valueEnd != cursor && valueEnd[-1] == '\r') --valueEnd;  // "\r\n" line ends
+    if (lineEnds && column + 1 != numColumns) {
+      failRow(SqlState::kBadCopyFileFormat, column + 1, "missing data (the line has too few fields)");
+    }
+    if (!lineEnds && column + 1 == numColumns) {
+      failRow(SqlState::kBadCopyFileFormat, numColumns, "extra data after last expected column");
+    }
+    // NULL is the raw text \N, compared before escapes are resolved (as PostgreSQL does).
+    if (valueEnd - cursor == 2 && cursor[0] == '\\' && cursor[1] == 'N') {
+      setNull(column);
+    } else if (escaped) {
+      unescape(cursor, valueEnd, column);
+      std::string_view field =
+          std::string_view(unquoted_).substr(kUnquotedPadding, unquoted_.size() - 2 * kUnquotedPadding);
+      setField(column, field.data(), field.data() + field.size(),
+               Readable{unquoted_.data(), unquoted_.data() + unquoted_.size()});
+    } else {
+      setField(column, cursor, valueEnd, block);  // an empty field is the empty string, not NULL
+    }
+    cursor = fieldEnd == end ? end : fieldEnd + 1;
+  }
+  return cursor;
+}
+
+void DelimitedTextParser::unescape(const char* begin, const char* end, size_t column) {
+  unquoted_.assign(kUnquotedPadding, '\0');
+  auto hexValue = [](char c) -> int {
+    if (isDigit(c)) return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (const char* p = begin; p != end; ++p) {
+    if (*p != '\\') {
+      unquoted_ += *p;
+      continue;
+    }
+    if (p + 1 == end) break;  // a backslash that ends the data escapes nothing: PostgreSQL drops it
+    char c = *++p;
+    int code = -1;  // a byte given by number
+    switch (c) {
+      case 'b':
+        c = '\b';
+        break;
+      case 'f':
+        c = '\f';
+        break;
+      case 'n':
+        c = '\n';
+        break;
+      case 'r':
+        c = '\r';
+        break;
+      case 't':
+        c = '\t';
+        break;
+      case 'v':
+        c = '\v';
+        break;
+      case 'x':
+        if (p + 1 != end && hexValue(p[1]) >= 0) {
+          code = hexValue(*++p);
+          if (p + 1 != end && hexValue(p[1]) >= 0) code = code * 16 + hexValue(*++p);
+        }
+        break;
+      default:
+        if (c >= '0' && c <= '7') {
+          code = c - '0';
+          for (int digits = 1; digits < 3 && p + 1 != end && p[1] >= '0' && p[1] <= '7'; ++digits) {
+            code = code * 8 + (*++p - '0');
+          }
+        }
+        break;
+    }
+    if (code >= 0) {
+      if ((code & 0xFF) == 0)
+        failRow(SqlState::kCharacterNotInRepertoire, column, "invalid byte sequence for encoding \"UTF8\": 0x00");
+      c = static_cast<char>(code);
+    }
+    unquoted_ += c;  // any other escaped character stands for itself (\\, \<delimiter>, ...)
+  }
+  unquoted_.append(kUnquotedPadding, '\0');
+}
+
 void DelimitedTextParser::parse(std::string_view block, uint64_t firstLineNumber, std::vector<engine::Chunk>& out) {
   const char* cursor = block.data();
   const char* end = cursor + block.size();
@@ -624,12 +730,19 @@ void DelimitedTextParser::parse(std::string_view block, uint64_t firstLineNumber
   }
   begin_ = cursor;
   end_ = end;
-  const bool csv = options_.format == TextFileFormat::kCsv;
-  BoundaryScanner scanner(cursor, end, options_.delimiter, csv ? options_.quote : '\n');
+  const TextFileFormat format = options_.format;
+  const char special = format == TextFileFormat::kCsv ? options_.quote : format == TextFileFormat::kText ? '\\' : '\n';
+  BoundaryScanner scanner(cursor, end, options_.delimiter, special);
   lineNumber_ = firstLineNumber;
   startChunk();
   while (cursor < end) {
-    cursor = csv ? parseCsvLine(cursor, scanner) : parseTblLine(cursor, scanner);
+    if (format == TextFileFormat::kText && isEndOfDataMarker(cursor, end)) {
+      // "\." alone on a line ends the data in PostgreSQL's text format; nothing after it is a row.
+      break;
+    }
+    cursor = format == TextFileFormat::kCsv    ? parseCsvLine(cursor, scanner)
+             : format == TextFileFormat::kText ? parseTextLine(cursor, scanner)
+                                               : parseTblLine(cursor, scanner);
     ++lineNumber_;
     if (++row_ == engine::kVectorSize) {
       finishChunk(out);

@@ -13,13 +13,14 @@
 namespace shoal::worker {
 
 enum class TextFileFormat : uint32_t {
-  kTbl = 0,  // dbgen: fields end with the delimiter, the last one too ("1|abc|\n"); no quoting; empty is NULL
-  kCsv = 1,  // RFC 4180 quoting; an unquoted empty field is NULL, a quoted one ("") the empty string
+  kTbl = 0,   // dbgen: fields end with the delimiter, the last one too ("1|abc|\n"); no quoting; empty is NULL
+  kCsv = 1,   // RFC 4180 quoting; an unquoted empty field is NULL, a quoted one ("") the empty string
+  kText = 2,  // PostgreSQL's text format: backslash escapes (\t, \n, \\, \ooo, \xhh ...); \N is NULL; a "\." line ends
 };
 
 struct TextFormatOptions {
   TextFileFormat format = TextFileFormat::kTbl;
-  char delimiter = '|';  // callers set ',' for CSV
+  char delimiter = '|';  // callers set ',' for CSV, '\t' for text
   char quote = '"';      // CSV only
   bool header = false;   // CSV only: the caller skips the first line of the file; the parser never sees it
 };
@@ -88,11 +89,15 @@ class DelimitedTextParser {
   /// Parse one line (a CSV row may span several) starting at `cursor`; return where the next one starts.
   const char* parseTblLine(const char* cursor, BoundaryScanner& scanner);
   const char* parseCsvLine(const char* cursor, BoundaryScanner& scanner);
+  const char* parseTextLine(const char* cursor, BoundaryScanner& scanner);
 
   /// Copies the text of a quoted CSV field that has doubled quotes, starting at `content` (after the opening
   /// quote), into unquoted_; returns where it ends, after the closing quote. `column` and `startLine` are for
   /// errors.
   const char* unquote(const char* content, size_t column, uint64_t startLine);
+  /// Copies the text-format field [begin, end), which has backslash escapes, into unquoted_ with them
+  /// resolved as PostgreSQL's COPY does.
+  void unescape(const char* begin, const char* end, size_t column);
 
   /// The vectors start uninitialized (every field writes its value): a NULL writes zeros, which for a
   /// string is an empty handle.
@@ -124,7 +129,8 @@ class DelimitedTextParser {
   engine::Chunk current_;
   size_t row_ = 0;           // in current_
   uint64_t lineNumber_ = 0;  // of the row being parsed, for errors
-  std::string unquoted_;     // scratch for quoted CSV fields, between kUnquotedPadding bytes on each side
+  std::string
+      unquoted_;  // scratch for quoted CSV fields and escaped text fields, between kUnquotedPadding bytes on each side
   static constexpr size_t kUnquotedPadding = 64;
   const char* begin_ = nullptr;  // of the block being parsed
   const char* end_ = nullptr;

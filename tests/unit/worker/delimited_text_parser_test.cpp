@@ -349,5 +349,37 @@ TEST(DelimitedTextParserTest, BlocksEndAtTheLastWholeLine) {
   EXPECT_EQ(endOfLastCompleteLine("1,\"a\n", csvOptions()), 0u);
 }
 
+TextFormatOptions textOptions() {
+  TextFormatOptions options;
+  options.format = TextFileFormat::kText;
+  options.delimiter = '\t';
+  return options;
+}
+
+// What PostgreSQL 15's COPY FROM made of the same bytes (\copy of this input into a table of two text columns).
+TEST(DelimitedTextParserTest, TextFormatResolvesEscapesAsPostgresql) {
+  std::vector<LogicalType> types = {LogicalType::text(), LogicalType::text()};
+  auto rows = rowsOf(parse(types,
+                           "x\\101\\x42\\x4\\xg\\q\\\\\t\\\tb\n"
+                           "long string with an escape \\t past the inline bytes\t\\N\n"
+                           "\\N\t\n"
+                           "\\\\N\t\\a\\e\\061\\0612\n",
+                           textOptions()));
+  EXPECT_EQ(rows,
+            (std::vector<std::string>{"xAB\x04xgq\\|\tb", "long string with an escape \t past the inline bytes|NULL",
+                                      "NULL|", "\\N|ae112"}));
+}
+
+TEST(DelimitedTextParserTest, TextFormatRowsEndAtTheEndOfDataMarker) {
+  std::vector<LogicalType> types = {LogicalType::integer(), LogicalType::text()};
+  EXPECT_EQ(rowsOf(parse(types, "1\ta\r\n2\t\r\n\\.\r\n", textOptions())), (std::vector<std::string>{"1|a", "2|"}));
+  EXPECT_EQ(parseFailure(types, "1\n", textOptions()).sqlState, SqlState::kBadCopyFileFormat);
+  EXPECT_EQ(parseFailure(types, "1\ta\tb\n", textOptions()).sqlState, SqlState::kBadCopyFileFormat);
+  EXPECT_EQ(parseFailure(types, "1\ta\\000\n", textOptions()).sqlState, SqlState::kCharacterNotInRepertoire);
+  EXPECT_EQ(parseFailure(types, "\t\n", textOptions()).sqlState, SqlState::kInvalidTextRepresentation);  // '' is no int
+  // A backslash as the data's last byte escapes nothing, and PostgreSQL drops it.
+  EXPECT_EQ(rowsOf(parse(types, "3\tend\\", textOptions())), (std::vector<std::string>{"3|end"}));
+}
+
 }  // namespace
 }  // namespace shoal::worker
