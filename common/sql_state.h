@@ -39,6 +39,7 @@ struct SqlState {
   static constexpr std::string_view kInFailedTransaction = "25P02";
   // Class 26 / 34: invalid statement or cursor name.
   static constexpr std::string_view kInvalidSqlStatementName = "26000";
+  static constexpr std::string_view kDuplicatePreparedStatement = "42P05";
   static constexpr std::string_view kInvalidCursorName = "34000";
   // Class 42: syntax error or access rule violation.
   static constexpr std::string_view kSyntaxError = "42601";

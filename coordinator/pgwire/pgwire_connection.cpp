@@ -25,7 +25,6 @@ constexpr int32_t kCancelRequestCode = 80877102;
 // PostgreSQL's own limit on startup packets; anything larger is garbage or an attack.
 constexpr int32_t kMaxStartupPacketBytes = 10000;
 constexpr std::string_view kInvalidAuthorization = "28000";
-constexpr std::string_view kDuplicatePreparedStatement = "42P05";
 constexpr std::string_view kDuplicateCursor = "42P03";
 // Results are flushed every so often, so that a large one never sits whole in the buffer.
 constexpr size_t kFlushBytes = 256 * 1024;
@@ -423,14 +422,6 @@ void PgwireConnection::runAndSendAll(const PreparedStatement& statement, QueryLo
 }
 
 void PgwireConnection::sendOutcomeMessages(const StatementOutcome& outcome) {
-  if (outcome.deallocate) {
-    if (outcome.deallocate->empty()) {
-      statements_.clear();
-    } else if (statements_.erase(*outcome.deallocate) == 0) {
-      SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist",
-                      *outcome.deallocate);
-    }
-  }
   for (const auto& notice : outcome.notices) {
     sendNotice(notice);
   }
@@ -451,14 +442,14 @@ void PgwireConnection::handleParse(std::span<const uint8_t> body) {
   for (int16_t i = 0; i < numTypes; ++i) {
     declaredTypes.push_back(engine::logicalTypeFromPostgresOid(static_cast<uint32_t>(reader.readInt32())));
   }
-  if (!name.empty() && statements_.contains(name)) {
-    SHOAL_USER_FAIL(kDuplicatePreparedStatement, "prepared statement \"{}\" already exists", name);
+  if (!name.empty() && session_->findPrepared(name)) {
+    SHOAL_USER_FAIL(SqlState::kDuplicatePreparedStatement, "prepared statement \"{}\" already exists", name);
   }
   auto script = std::make_shared<const sql::ParsedScript>(sql::ParsedScript::parse(std::move(text)));
   if (script->numStatements() > 1) {
     SHOAL_USER_FAIL(SqlState::kSyntaxError, "cannot insert multiple commands into a prepared statement");
   }
-  statements_[name] = session_->prepare(script, 0, std::move(declaredTypes));
+  session_->addPrepared(name, session_->prepare(script, 0, std::move(declaredTypes)));
   writer_.begin('1');  // ParseComplete
   writer_.end();
 }
@@ -467,11 +458,10 @@ void PgwireConnection::handleBind(std::span<const uint8_t> body) {
   MessageReader reader(body);
   std::string portalName(reader.readString());
   std::string statementName(reader.readString());
-  auto found = statements_.find(statementName);
-  if (found == statements_.end()) {
+  std::shared_ptr<const PreparedStatement> statement = session_->findPrepared(statementName);
+  if (!statement) {
     SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", statementName);
   }
-  const auto& statement = found->second;
   std::vector<WireFormat> parameterFormats = readFormats(reader);
   int16_t numParameters = reader.readInt16();
   size_t expected = statement->bound ? statement->bound->parameterTypes.size() : 0;
@@ -515,11 +505,11 @@ void PgwireConnection::handleDescribe(std::span<const uint8_t> body) {
   char kind = static_cast<char>(reader.readByte());
   std::string name(reader.readString());
   if (kind == 'S') {
-    auto found = statements_.find(name);
-    if (found == statements_.end()) {
+    std::shared_ptr<const PreparedStatement> found = session_->findPrepared(name);
+    if (!found) {
       SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", name);
     }
-    const auto& statement = *found->second;
+    const auto& statement = *found;
     writer_.begin('t');  // ParameterDescription
     const auto* types = statement.bound ? &statement.bound->parameterTypes : nullptr;
     writer_.writeInt16(static_cast<int16_t>(types ? types->size() : 0));
@@ -611,7 +601,7 @@ void PgwireConnection::handleClose(std::span<const uint8_t> body) {
   char kind = static_cast<char>(reader.readByte());
   std::string name(reader.readString());
   if (kind == 'S') {
-    statements_.erase(name);
+    session_->dropPrepared(name);
   } else if (kind == 'P') {
     portals_.erase(name);
   } else {

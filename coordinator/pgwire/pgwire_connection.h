@@ -71,7 +71,7 @@ class PgwireConnection {
   void runAndSendAll(const PreparedStatement& statement, QueryLog::Handle& query);
   /// Enters copy-in mode (CopyInResponse) and returns the CopyData stream as COPY's input.
   std::unique_ptr<CopyInput> openCopyIn(size_t numColumns);
-  /// Sends the notices and setting changes, and forgets what DEALLOCATE names (26000 when it names nothing).
+  /// Sends the notices and setting changes.
   void sendOutcomeMessages(const StatementOutcome& outcome);
   void sendRowDescription(const std::vector<ResultColumn>& columns, const std::vector<WireFormat>& formats);
   /// Sends rows [begin, end) of the result; returns how many it sent.
@@ -93,7 +93,6 @@ class PgwireConnection {
   int32_t secretKey_;
   std::unique_ptr<Session> session_;
   MessageWriter writer_;
-  std::map<std::string, std::shared_ptr<const PreparedStatement>> statements_;
   std::map<std::string, Portal> portals_;
   /// After an error in the extended protocol, messages are skipped until Sync.
   bool skipUntilSync_ = false;

@@ -305,6 +305,10 @@ QueryResult PlanExecutor::runOnWorker(const sql::LogicalPlan& plan, const std::s
 std::optional<DistributedPlan> PlanExecutor::distribute(const sql::LogicalPlan& plan) const {
   const bool anySystemView = readsSystemView(*plan.root);
   if (anySystemView || soleWorkerFor(plan)) return std::nullopt;
+  // A query of no table (SELECT 1 + 1) runs here: shipping it to the workers costs their exchange set-up.
+  std::vector<const sql::LogicalScan*> scans;
+  collectScans(*plan.root, scans);
+  if (scans.empty()) return std::nullopt;
   // The planner takes the plan apart: give it a copy (the encoding keeps every node and estimate).
   auto storageIdOf = [&](const sql::LogicalScan& scan) {
     auto table = cluster_.tables.find(scan.table.name);

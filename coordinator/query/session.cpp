@@ -3,8 +3,12 @@
 #include "coordinator/query/plan_executor.h"
 #include "coordinator/query/table_commands.h"
 #include "coordinator/query/tpch_loader.h"
+#include "engine/expression/cast.h"
+#include "engine/expression/expression_evaluator.h"
 #include "sql/binder/binder.h"
+#include "sql/binder/type_coercion.h"
 #include "sql/optimizer/optimizer.h"
+#include "sql/parser/limit_parameters.h"
 #include "sql/plan/plan_printer.h"
 
 namespace shoal::coordinator {
@@ -19,38 +23,87 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
   auto prepared = std::make_shared<PreparedStatement>();
   prepared->script = script;
   prepared->statementIndex = index;
-  if (index < script->numStatements()) {
-    sql::Binder binder(catalog_);
-    prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
-    if (auto* query = std::get_if<sql::BoundQuery>(&prepared->bound->command)) {
-      sql::optimize(query->plan);
-      std::vector<sql::PlanColumn> outputs = query->plan.root->outputColumns();
-      for (size_t i = 0; i < outputs.size(); ++i) {
-        prepared->resultColumns.push_back(ResultColumn{query->plan.columnNames[i], outputs[i].type});
-      }
-    } else if (auto* copyTo = std::get_if<sql::CopyTo>(&prepared->bound->command)) {
-      sql::optimize(copyTo->plan);
-    } else if (auto* explain = std::get_if<sql::Explain>(&prepared->bound->command)) {
-      sql::optimize(explain->plan);
-      if (!explain->analyze) explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
-      prepared->resultColumns.push_back(ResultColumn{"QUERY PLAN", engine::LogicalType::text()});
-    } else if (auto* show = std::get_if<sql::ShowVariable>(&prepared->bound->command)) {
-      if (show->name == "all") {
-        for (std::string name : {"name", "setting", "description"}) {
-          prepared->resultColumns.push_back(ResultColumn{name, engine::LogicalType::text()});
-        }
-      } else {
-        prepared->resultColumns.push_back(ResultColumn{show->name, engine::LogicalType::text()});
-      }
-    }
+  if (index >= script->numStatements()) return prepared;
+  sql::Binder binder(catalog_);
+  prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
+  const bool limitTakesParameter = sql::limitTakesParameter(std::string(script->statementText(index)));
+  if (auto* prepare = std::get_if<sql::PrepareStatement>(&prepared->bound->command)) {
+    auto inner = std::make_shared<PreparedStatement>();
+    inner->script = script;
+    inner->statementIndex = index;
+    inner->bound = std::move(*prepare->statement);
+    inner->insidePrepare = true;
+    inner->bindsWithParameterValues = limitTakesParameter;
+    describe(*inner);
+    prepared->prepares = std::move(inner);
+  } else if (auto* execute = std::get_if<sql::ExecuteStatement>(&prepared->bound->command)) {
+    // Describe shows what the prepared statement yields, if it exists by now (EXECUTE fails later if not).
+    if (auto target = findPrepared(execute->name)) prepared->resultColumns = target->resultColumns;
+  } else {
+    prepared->bindsWithParameterValues = limitTakesParameter && !prepared->bound->parameterTypes.empty();
+    describe(*prepared);
   }
   return prepared;
+}
+
+void Session::describe(PreparedStatement& prepared) {
+  if (auto* query = std::get_if<sql::BoundQuery>(&prepared.bound->command)) {
+    sql::optimize(query->plan);
+    std::vector<sql::PlanColumn> outputs = query->plan.root->outputColumns();
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      prepared.resultColumns.push_back(ResultColumn{query->plan.columnNames[i], outputs[i].type});
+    }
+  } else if (auto* copyTo = std::get_if<sql::CopyTo>(&prepared.bound->command)) {
+    sql::optimize(copyTo->plan);
+  } else if (auto* explain = std::get_if<sql::Explain>(&prepared.bound->command)) {
+    sql::optimize(explain->plan);
+    if (!explain->analyze) explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
+    prepared.resultColumns.push_back(ResultColumn{"QUERY PLAN", engine::LogicalType::text()});
+  } else if (auto* show = std::get_if<sql::ShowVariable>(&prepared.bound->command)) {
+    if (show->name == "all") {
+      for (std::string name : {"name", "setting", "description"}) {
+        prepared.resultColumns.push_back(ResultColumn{name, engine::LogicalType::text()});
+      }
+    } else {
+      prepared.resultColumns.push_back(ResultColumn{show->name, engine::LogicalType::text()});
+    }
+  }
+}
+
+sql::BoundStatement Session::bindWithValues(const PreparedStatement& statement,
+                                            std::span<const engine::Value> parameters) {
+  sql::Binder binder(catalog_);
+  const sql::ParsedScript& script = *statement.script;
+  sql::BoundStatement bound =
+      statement.insidePrepare
+          ? binder.bindPrepared(script, statement.statementIndex, statement.bound->parameterTypes, parameters)
+          : binder.bind(script, statement.statementIndex, statement.bound->parameterTypes, parameters);
+  if (auto* query = std::get_if<sql::BoundQuery>(&bound.command)) sql::optimize(query->plan);
+  if (auto* explain = std::get_if<sql::Explain>(&bound.command)) {
+    sql::optimize(explain->plan);
+    if (!explain->analyze) explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
+  }
+  return bound;
+}
+
+std::shared_ptr<const PreparedStatement> Session::findPrepared(const std::string& name) const {
+  auto found = preparedStatements_.find(name);
+  return found == preparedStatements_.end() ? nullptr : found->second;
+}
+
+void Session::addPrepared(const std::string& name, std::shared_ptr<const PreparedStatement> statement) {
+  if (!name.empty() && preparedStatements_.contains(name)) {
+    SHOAL_USER_FAIL(SqlState::kDuplicatePreparedStatement, "prepared statement \"{}\" already exists", name);
+  }
+  preparedStatements_[name] = std::move(statement);
 }
 
 StatementOutcome Session::execute(const PreparedStatement& statement, std::span<const engine::Value> parameters,
                                   const CopyInOpener& openCopyIn) {
   SHOAL_CHECK(statement.bound.has_value(), "execute of an empty statement");
-  const sql::BoundStatement& bound = *statement.bound;
+  std::optional<sql::BoundStatement> rebound;
+  if (statement.bindsWithParameterValues) rebound = bindWithValues(statement, parameters);
+  const sql::BoundStatement& bound = rebound ? *rebound : *statement.bound;
   bool endsBlock = false;
   if (auto* transaction = std::get_if<sql::TransactionCommand>(&bound.command)) {
     endsBlock = transaction->action != sql::TransactionAction::kBegin;
@@ -87,8 +140,13 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           outcome.commandTag = bound.commandTag;
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::Deallocate>) {
+          if (command.name.empty()) {
+            preparedStatements_.clear();
+          } else if (!dropPrepared(command.name)) {
+            SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist",
+                            command.name);
+          }
           StatementOutcome outcome;
-          outcome.deallocate = command.name;
           outcome.commandTag = bound.commandTag;
           if (command.resetSettings) {
             settings_.resetAll();
@@ -110,6 +168,13 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           return runSet(command, bound.commandTag);
         } else if constexpr (std::is_same_v<Command, sql::ShowVariable>) {
           return runShow(command);
+        } else if constexpr (std::is_same_v<Command, sql::PrepareStatement>) {
+          addPrepared(command.name, statement.prepares);
+          StatementOutcome outcome;
+          outcome.commandTag = bound.commandTag;
+          return outcome;
+        } else if constexpr (std::is_same_v<Command, sql::ExecuteStatement>) {
+          return runExecute(command, parameters, openCopyIn);
         } else {
           return runTableStatement(command, parameters, openCopyIn);
         }
@@ -233,6 +298,38 @@ StatementOutcome Session::runExplain(const sql::Explain& command, std::span<cons
   outcome.result = std::move(result);
   outcome.commandTag = "EXPLAIN";
   return outcome;
+}
+
+StatementOutcome Session::runExecute(const sql::ExecuteStatement& command, std::span<const engine::Value> parameters,
+                                     const CopyInOpener& openCopyIn) {
+  std::shared_ptr<const PreparedStatement> target = findPrepared(command.name);
+  if (!target || command.name.empty()) {
+    SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", command.name);
+  }
+  const std::vector<engine::LogicalType>& types = target->bound->parameterTypes;
+  if (command.arguments.size() != types.size()) {
+    throw ShoalError(
+        Status(SqlState::kSyntaxError,
+               fmt::format("wrong number of parameters for prepared statement \"{}\"", command.name))
+            .withDetail(fmt::format("Expected {} parameters but got {}.", types.size(), command.arguments.size())));
+  }
+  // Each argument is computed once, then cast to its parameter's type as an assignment would be.
+  std::vector<engine::Value> values;
+  engine::ExpressionEvaluator evaluator(parameters);
+  for (size_t i = 0; i < types.size(); ++i) {
+    engine::Vector value = evaluator.evaluate(*command.arguments[i], engine::Chunk(1));
+    if (!(value.type() == types[i])) {
+      if (!sql::assignmentCastExists(value.type(), types[i])) {
+        throw ShoalError(Status(SqlState::kDatatypeMismatch,
+                                fmt::format("parameter ${} of type {} cannot be coerced to the expected type {}", i + 1,
+                                            value.type().toString(), types[i].toString()))
+                             .withHint("You will need to rewrite or cast the expression."));
+      }
+      value = engine::castVector(value, types[i]);
+    }
+    values.push_back(value.getValue(0));
+  }
+  return execute(*target, values, openCopyIn);
 }
 
 StatementOutcome Session::runShow(const sql::ShowVariable& command) {

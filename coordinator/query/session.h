@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -27,6 +28,12 @@ struct PreparedStatement {
   std::optional<sql::BoundStatement> bound;
   /// The columns a SELECT yields (empty for other statements), for Describe.
   std::vector<ResultColumn> resultColumns;
+  /// The statement is PREPARE's inner one (script's statement statementIndex is the PREPARE).
+  bool insidePrepare = false;
+  /// LIMIT $1 or OFFSET $2: the plan's row counts are known only with the values, so each run binds again.
+  bool bindsWithParameterValues = false;
+  /// PREPARE name AS ...: the statement that EXECUTE name runs.
+  std::shared_ptr<const PreparedStatement> prepares;
 };
 
 /// What running one statement produced.
@@ -42,8 +49,6 @@ struct StatementOutcome {
   std::vector<Notice> notices;
   /// Reported settings that changed (pgwire ParameterStatus).
   std::vector<std::pair<std::string, std::string>> parameterChanges;
-  /// DEALLOCATE: the prepared statement the connection forgets ("": all of them).
-  std::optional<std::string> deallocate;
 };
 
 /// The protocol-independent state of one client connection: settings, the
@@ -78,6 +83,14 @@ class Session {
   /// Records that a statement failed: a transaction block becomes failed.
   void recordError();
 
+  /// The session's prepared statements, by name, whether made by PREPARE or by the protocol's Parse (they
+  /// share one namespace, as in PostgreSQL; "" is the protocol's unnamed statement).
+  std::shared_ptr<const PreparedStatement> findPrepared(const std::string& name) const;
+  /// Keeps `statement` under `name`; 42P05 when a named one already exists (the unnamed one is replaced).
+  void addPrepared(const std::string& name, std::shared_ptr<const PreparedStatement> statement);
+  /// Forgets `name`; false when there was none.
+  bool dropPrepared(const std::string& name) { return preparedStatements_.erase(name) > 0; }
+
   TransactionState transactionState() const { return transactionState_; }
   const std::string& user() const { return catalog_.session()->user; }
   SystemScanContext systemScan() const { return {catalog_.session()->database}; }
@@ -91,6 +104,12 @@ class Session {
   StatementOutcome runSet(const sql::SetVariable& command, const std::string& tag);
   StatementOutcome runExplain(const sql::Explain& command, std::span<const engine::Value> parameters);
   StatementOutcome runShow(const sql::ShowVariable& command);
+  StatementOutcome runExecute(const sql::ExecuteStatement& command, std::span<const engine::Value> parameters,
+                              const CopyInOpener& openCopyIn);
+  /// Optimizes `prepared`'s plan and records the columns it yields.
+  void describe(PreparedStatement& prepared);
+  /// `statement` bound again with its parameters' values (LIMIT $1).
+  sql::BoundStatement bindWithValues(const PreparedStatement& statement, std::span<const engine::Value> parameters);
   template <class Command>
   StatementOutcome runTableStatement(const Command& command, std::span<const engine::Value> parameters,
                                      const CopyInOpener& openCopyIn);
@@ -100,6 +119,7 @@ class Session {
   SessionCatalog catalog_;
   SessionSettings settings_;
   TransactionState transactionState_ = TransactionState::kIdle;
+  std::map<std::string, std::shared_ptr<const PreparedStatement>> preparedStatements_;
   std::atomic<bool> cancelRequested_{false};
 };
 

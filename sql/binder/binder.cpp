@@ -62,7 +62,8 @@ std::string statementName(const std::string& node) {
 }  // namespace
 
 BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
-                            std::vector<LogicalType> declaredParameterTypes) const {
+                            std::vector<LogicalType> declaredParameterTypes,
+                            std::span<const engine::Value> parameterValues) const {
   const pg_query::Node& node = script.statement(statementIndex);
   BoundStatement bound;
   bound.parameterTypes = std::move(declaredParameterTypes);
@@ -70,6 +71,7 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
     case pg_query::Node::kSelectStmt: {
       ColumnIdGenerator ids;
       QueryBinder queryBinder(catalog_, script.text(), bound.parameterTypes, ids);
+      queryBinder.useParameterValues(parameterValues);
       bound.command = BoundQuery{queryBinder.bind(node.select_stmt()), std::nullopt};
       bound.commandTag = "SELECT";
       break;
@@ -93,6 +95,7 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       }
       ColumnIdGenerator ids;
       QueryBinder queryBinder(catalog_, script.text(), bound.parameterTypes, ids);
+      queryBinder.useParameterValues(parameterValues);
       command.plan = queryBinder.bind(explain.query().select_stmt());
       bound.command = std::move(command);
       bound.commandTag = "EXPLAIN";
@@ -218,6 +221,37 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       bound.command = Deallocate{"", node.discard_stmt().target() == pg_query::DISCARD_ALL};
       bound.commandTag = node.discard_stmt().target() == pg_query::DISCARD_ALL ? "DISCARD ALL" : "DISCARD PLANS";
       break;
+    case pg_query::Node::kPrepareStmt: {
+      const auto& prepare = node.prepare_stmt();
+      std::vector<ColumnDescription> none;
+      ExpressionBinder types(script.text(), none, bound.parameterTypes);
+      std::vector<LogicalType> declared;
+      for (const auto& type : prepare.argtypes()) declared.push_back(types.typeFromName(type.type_name()));
+      auto statement = std::make_shared<BoundStatement>(bindPreparable(script.text(), prepare.query(), declared));
+      bound.command = PrepareStatement{prepare.name(), std::move(statement)};
+      bound.commandTag = "PREPARE";
+      break;
+    }
+    case pg_query::Node::kExecuteStmt: {
+      ExecuteStatement command{node.execute_stmt().name(), {}};
+      std::vector<ColumnDescription> none;
+      ExpressionBinder arguments(script.text(), none, bound.parameterTypes);
+      for (const auto& argument : node.execute_stmt().params()) {
+        // EXECUTE is a utility statement: PostgreSQL gives its arguments no parameters of their own.
+        if (argument.has_param_ref()) {
+          SHOAL_USER_FAIL_AT(SqlState::kUndefinedParameter,
+                             characterPosition(script.text(), argument.param_ref().location()),
+                             "there is no parameter ${}", argument.param_ref().number());
+        }
+        command.arguments.push_back(arguments.bind(argument));
+        if (!bound.parameterTypes.empty()) {
+          SHOAL_USER_FAIL(SqlState::kUndefinedParameter, "there is no parameter $1");
+        }
+      }
+      bound.command = std::move(command);
+      bound.commandTag = "EXECUTE";  // the tag is the prepared statement's when it runs
+      break;
+    }
     case pg_query::Node::kVariableShowStmt:
       bound.command = ShowVariable{node.variable_show_stmt().name()};
       bound.commandTag = "SHOW";
@@ -233,6 +267,38 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
     if (type.id() == TypeId::kUnknown) {
       type = LogicalType::text();
     }
+  }
+  return bound;
+}
+
+BoundStatement Binder::bindPrepared(const ParsedScript& script, size_t statementIndex,
+                                    std::vector<LogicalType> declaredParameterTypes,
+                                    std::span<const engine::Value> parameterValues) const {
+  return bindPreparable(script.text(), script.statement(statementIndex).prepare_stmt().query(),
+                        std::move(declaredParameterTypes), parameterValues);
+}
+
+BoundStatement Binder::bindPreparable(std::string_view text, const pg_query::Node& query,
+                                      std::vector<LogicalType> declaredParameterTypes,
+                                      std::span<const engine::Value> parameterValues) const {
+  BoundStatement bound;
+  bound.parameterTypes = std::move(declaredParameterTypes);
+  if (query.has_select_stmt()) {
+    ColumnIdGenerator ids;
+    QueryBinder queryBinder(catalog_, text, bound.parameterTypes, ids);
+    queryBinder.useParameterValues(parameterValues);
+    bound.command = BoundQuery{queryBinder.bind(query.select_stmt()), std::nullopt};
+    bound.commandTag = "SELECT";
+  } else if (query.has_insert_stmt()) {
+    bound.command = TableStatementBinder(catalog_, text, bound.parameterTypes).bindInsert(query.insert_stmt());
+    bound.commandTag = "INSERT 0";
+  } else {
+    const auto* field = query.GetDescriptor()->FindFieldByNumber(query.node_case());
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "PREPARE of {} is not supported yet",
+                    statementName(field ? field->message_type()->name() : "?"));
+  }
+  for (auto& type : bound.parameterTypes) {
+    if (type.id() == TypeId::kUnknown) type = LogicalType::text();
   }
   return bound;
 }

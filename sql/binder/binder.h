@@ -1,10 +1,16 @@
 #pragma once
 
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "sql/binder/bound_statement.h"
 #include "sql/binder/catalog_reader.h"
 #include "sql/parser/parsed_script.h"
+
+namespace pg_query {
+class Node;
+}  // namespace pg_query
 
 namespace shoal::sql {
 
@@ -16,10 +22,22 @@ class Binder {
 
   /// `declaredParameterTypes` are the types the client declared for $1..$n
   /// (kUnknown for "let the server decide"); the result holds them resolved.
+  /// `parameterValues`, when given, are the values of $1..$n, for a LIMIT $1 or OFFSET $2 to take.
   BoundStatement bind(const ParsedScript& script, size_t statementIndex,
-                      std::vector<engine::LogicalType> declaredParameterTypes = {}) const;
+                      std::vector<engine::LogicalType> declaredParameterTypes = {},
+                      std::span<const engine::Value> parameterValues = {}) const;
+
+  /// The statement that statement `statementIndex` of `script`, PREPARE name AS statement, prepares.
+  BoundStatement bindPrepared(const ParsedScript& script, size_t statementIndex,
+                              std::vector<engine::LogicalType> declaredParameterTypes,
+                              std::span<const engine::Value> parameterValues) const;
 
  private:
+  /// PREPARE's statement (a query or an INSERT), from `text`'s parse tree.
+  BoundStatement bindPreparable(std::string_view text, const pg_query::Node& query,
+                                std::vector<engine::LogicalType> declaredParameterTypes,
+                                std::span<const engine::Value> parameterValues = {}) const;
+
   const CatalogReader& catalog_;
 };
 

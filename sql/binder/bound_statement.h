@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -163,10 +164,26 @@ struct TpchLoad {
   bool chunked = false;
 };
 
+struct BoundStatement;
+
+/// PREPARE name [(types)] AS statement: the statement, bound once (EXECUTE runs it with its arguments).
+struct PrepareStatement {
+  std::string name;
+  std::shared_ptr<BoundStatement> statement;  // moved into the session's prepared statement
+};
+
+/// EXECUTE name [(arguments)]: the arguments are expressions without columns, cast to the prepared
+/// statement's parameter types when it runs.
+struct ExecuteStatement {
+  std::string name;
+  std::vector<engine::ExpressionPtr> arguments;
+};
+
 /// A statement ready to run: what the session needs, with no parse tree left.
 struct BoundStatement {
   std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
-               CreateTable, DropTable, TruncateTable, InsertValues, CopyFrom, CopyTo, TpchLoad>
+               CreateTable, DropTable, TruncateTable, InsertValues, CopyFrom, CopyTo, TpchLoad, PrepareStatement,
+               ExecuteStatement>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

@@ -64,8 +64,7 @@ std::vector<size_t> columnIndexes(const pg_query::CopyStmt& copy, const TableDes
     auto found = std::find_if(table.columns.begin(), table.columns.end(),
                               [&](const ColumnDescription& column) { return column.name == name; });
     if (found == table.columns.end()) {
-      SHOAL_USER_FAIL(SqlState::kUndefinedColumn, "column \"{}\" of relation \"{}\" does not exist", name,
-                      table.name);
+      SHOAL_USER_FAIL(SqlState::kUndefinedColumn, "column \"{}\" of relation \"{}\" does not exist", name, table.name);
     }
     size_t index = static_cast<size_t>(found - table.columns.begin());
     if (std::find(indexes.begin(), indexes.end(), index) != indexes.end()) {
@@ -103,7 +102,8 @@ CopyFrom CopyBinder::bindFrom(const pg_query::CopyStmt& copy) {
            fmt::format("cannot copy to {} \"{}\"", table ? "a system relation" : "view", range.relname()));
     }
     fail(SqlState::kUndefinedTable, range.location(),
-         fmt::format("relation \"{}\" does not exist", schema.empty() ? range.relname() : schema + "." + range.relname()));
+         fmt::format("relation \"{}\" does not exist",
+                     schema.empty() ? range.relname() : schema + "." + range.relname()));
   }
   CopyFrom bound;
   bound.table = table->name;
@@ -150,7 +150,8 @@ CopyTo CopyBinder::bindTo(const pg_query::CopyStmt& copy) {
                            .withHint("Try the COPY (SELECT ...) TO variant."));
     }
     fail(SqlState::kUndefinedTable, range.location(),
-         fmt::format("relation \"{}\" does not exist", schema.empty() ? range.relname() : schema + "." + range.relname()));
+         fmt::format("relation \"{}\" does not exist",
+                     schema.empty() ? range.relname() : schema + "." + range.relname()));
   }
   std::vector<std::string> columns;
   for (size_t index : columnIndexes(copy, *table)) columns.push_back(table->columns[index].name);
@@ -194,7 +195,8 @@ CopyFormat CopyBinder::bindFormat(const pg_query::CopyStmt& copy, const std::vec
     } else if (name == "header") {
       std::string value = lowercase(optionText(option));
       if (value == "match") {
-        if (!isFrom) fail(SqlState::kFeatureNotSupported, option.location(), "cannot use \"match\" with HEADER in COPY TO");
+        if (!isFrom)
+          fail(SqlState::kFeatureNotSupported, option.location(), "cannot use \"match\" with HEADER in COPY TO");
         written.headerMatch = true;
         written.header = true;
       } else if (!option.has_arg() || value == "true" || value == "on" || value == "1") {
@@ -233,7 +235,8 @@ CopyFormat CopyBinder::bindFormat(const pg_query::CopyStmt& copy, const std::vec
   const bool csv = formatName == "csv";
   const bool tbl = formatName == "tbl";
   format.kind = csv ? CopyFormat::Kind::kCsv : tbl ? CopyFormat::Kind::kTbl : CopyFormat::Kind::kText;
-  if (tbl && !isFrom) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY TO writes text or csv; tbl is for COPY FROM");
+  if (tbl && !isFrom)
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY TO writes text or csv; tbl is for COPY FROM");
 
   // PostgreSQL 15's checks (copy.c, ProcessCopyOptions), in its order and with its SQLSTATEs.
   const std::string delimiter = written.delimiter.value_or(csv ? "," : tbl ? "|" : "\t");

@@ -151,6 +151,7 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
       // Each reference binds the WITH query anew, where it was defined: inlined, with its own column ids.
       const pg_query::CommonTableExpr* cte = found->definition;
       QueryBinder binder(catalog_, text_, parameterTypes_, ids_, nullptr, found->parent, views_);
+      binder.useParameterValues(parameterValues_);
       LogicalPlan plan = binder.bind(cte->ctequery().select_stmt());
       std::vector<std::string> cteAliases = aliasNames(cte->aliascolnames());
       if (aliases.empty()) aliases = cteAliases;
@@ -346,6 +347,7 @@ LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindSco
       const auto& subselect = item.range_subselect();
       if (subselect.lateral()) fail(SqlState::kFeatureNotSupported, -1, "LATERAL is not supported yet");
       QueryBinder binder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_, views_);
+      binder.useParameterValues(parameterValues_);
       LogicalPlan plan = binder.bind(subselect.subquery().select_stmt());
       std::string relation = subselect.has_alias() ? subselect.alias().aliasname() : "unnamed_subquery";
       std::vector<std::string> aliases =
@@ -378,6 +380,7 @@ ExpressionBinder QueryBinder::makeBinder(std::vector<PendingSubquery>& pending, 
 ExpressionPtr QueryBinder::bindSubquery(const pg_query::SubLink& link, ExpressionBinder& binder,
                                         std::vector<PendingSubquery>& pending) {
   QueryBinder subqueryBinder(catalog_, text_, parameterTypes_, ids_, &scope_, ctes_, views_);
+  subqueryBinder.useParameterValues(parameterValues_);
   LogicalPlan plan = subqueryBinder.bind(link.subselect().select_stmt());
   std::vector<PlanColumn> columns = plan.root->outputColumns();
   PendingSubquery subquery;
@@ -461,8 +464,9 @@ std::optional<int64_t> QueryBinder::bindLimit(const pg_query::Node& node, std::s
   ExpressionBinder binder = makeBinder(none, std::string(clause));
   ExpressionPtr expression = binder.bind(node);
   int location = ExpressionBinder::locationOf(node);
-  if (expression->kind() != engine::ExpressionKind::kConstant && expression->kind() != engine::ExpressionKind::kCast) {
-    fail(SqlState::kFeatureNotSupported, location, fmt::format("{} must be a constant", clause));
+  if (expression->kind() != engine::ExpressionKind::kConstant && expression->kind() != engine::ExpressionKind::kCast &&
+      expression->kind() != engine::ExpressionKind::kParameter) {
+    fail(SqlState::kFeatureNotSupported, location, fmt::format("{} must be a constant or a parameter", clause));
   }
   if (!columnsOf(*expression).empty()) {
     fail(SqlState::kInvalidColumnReference, location, fmt::format("argument of {} must not contain variables", clause));
@@ -470,7 +474,13 @@ std::optional<int64_t> QueryBinder::bindLimit(const pg_query::Node& node, std::s
   if (!none.empty())
     fail(SqlState::kFeatureNotSupported, location, fmt::format("subqueries in {} are not supported yet", clause));
   expression = binder.coerce(std::move(expression), LogicalType::bigInt(), location);
-  engine::ExpressionEvaluator evaluator;
+  const engine::Expression* inner = expression.get();
+  while (inner->kind() == engine::ExpressionKind::kCast)
+    inner = &static_cast<const engine::CastExpression*>(inner)->child();
+  if (parameterValues_.empty() && inner->kind() == engine::ExpressionKind::kParameter) {
+    return std::nullopt;  // LIMIT $1 before its value is known: the session binds again with it
+  }
+  engine::ExpressionEvaluator evaluator(parameterValues_);
   engine::Vector value = evaluator.evaluate(*expression, engine::Chunk(1));
   if (value.isNull(0)) return std::nullopt;
   int64_t count = value.data<int64_t>()[0];

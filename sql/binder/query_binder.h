@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,9 @@ class QueryBinder {
 
   /// Leaves untyped literals in the select list untyped, for a UNION to give them the other branch's type.
   void keepUntypedOutputs() { keepUntypedOutputs_ = true; }
+  /// The values of $1..$n, when they are known at binding: LIMIT $1 and OFFSET $2 then take them. Without
+  /// them such a LIMIT binds as none (its parameter typed bigint), for a plan that only describes the result.
+  void useParameterValues(std::span<const engine::Value> values) { parameterValues_ = values; }
 
  private:
   struct PendingSubquery {
@@ -114,6 +118,7 @@ class QueryBinder {
   /// The FROM items of the query being bound.
   BindScope scope_;
   bool keepUntypedOutputs_ = false;
+  std::span<const engine::Value> parameterValues_;
   /// CTEs of the query being bound; keeps the view texts they parse alive.
   std::vector<std::unique_ptr<CteScope>> cteStorage_;
 };

@@ -92,4 +92,8 @@ std::optional<LogicalType> comparisonType(const LogicalType& left, const Logical
   return std::nullopt;
 }
 
+bool assignmentCastExists(const LogicalType& from, const LogicalType& to) {
+  return from == to || from.id() == TypeId::kUnknown || to.isString() || (from.isNumeric() && to.isNumeric());
+}
+
 }  // namespace shoal::sql

@@ -19,6 +19,11 @@ engine::LogicalType decimalResultType(char op, const engine::LogicalType& left, 
 /// An integer type seen as the DECIMAL that holds all its values.
 engine::LogicalType asDecimal(const engine::LogicalType& type);
 
+/// Whether PostgreSQL converts a `from` value to `to` in an assignment (an INSERT's value, an EXECUTE's
+/// argument): between numeric types, from anything to a string type, and from an untyped literal; not, for
+/// example, from boolean to integer or from a string to a date (those need an explicit cast).
+bool assignmentCastExists(const engine::LogicalType& from, const engine::LogicalType& to);
+
 /// The common type for comparing two operands, or nullopt when PostgreSQL has no such operator.
 std::optional<engine::LogicalType> comparisonType(const engine::LogicalType& left, const engine::LogicalType& right);
 

@@ -1,12 +1,10 @@
 #include "sql/parser/nesting_estimate.h"
-
-#include <pg_query.h>
-
 #include <vector>
 
 #include "common/stack_depth.h"
 #include "common/status.h"
 #include "pg_query/pg_query.pb.h"
+#include "sql/parser/token_scan.h"
 
 namespace shoal::sql {
 namespace {
@@ -45,18 +43,7 @@ bool isLeaf(pg_query::Token token) {
 }  // namespace
 
 size_t estimateNestingDepth(const std::string& text) {
-  PgQueryScanResult result = pg_query_scan(text.c_str());
-  struct ResultGuard {
-    PgQueryScanResult& result;
-    ~ResultGuard() { pg_query_free_scan_result(result); }
-  } guard{result};
-  if (result.error != nullptr) {
-    SHOAL_USER_FAIL_AT(SqlState::kSyntaxError, result.error->cursorpos, "{}", result.error->message);
-  }
-  pg_query::ScanResult scan;
-  if (!scan.ParseFromArray(result.pbuf.data, static_cast<int>(result.pbuf.len))) {
-    SHOAL_USER_FAIL(SqlState::kInternalError, "cannot read libpg_query's tokens");
-  }
+  pg_query::ScanResult scan = scanTokens(text);
   // runs[i]: operators and keywords since the last separator at bracket level i; `depth` is the sum of
   // the runs plus the number of open brackets: the deepest the tree can be at the current token.
   std::vector<size_t> runs(1, 0);

@@ -1,19 +1,15 @@
 #include "sql/parser/view_definition.h"
 
-#include <pg_query.h>
-
-#include "pg_query/pg_query.pb.h"
+#include "common/status.h"
+#include "sql/parser/token_scan.h"
 
 namespace shoal::sql {
 
 std::string viewQueryText(const std::string& createView) {
-  PgQueryScanResult result = pg_query_scan(createView.c_str());
-  struct ResultGuard {
-    PgQueryScanResult& result;
-    ~ResultGuard() { pg_query_free_scan_result(result); }
-  } guard{result};
   pg_query::ScanResult scan;
-  if (result.error != nullptr || !scan.ParseFromArray(result.pbuf.data, static_cast<int>(result.pbuf.len))) {
+  try {
+    scan = scanTokens(createView);
+  } catch (const ShoalError&) {
     return {};
   }
   // The first AS outside brackets after VIEW: a column list or WITH (options) are bracketed.

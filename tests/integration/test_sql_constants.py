@@ -3,6 +3,7 @@
 import datetime
 import decimal
 import subprocess
+import time
 
 import psycopg
 import pytest
@@ -28,6 +29,16 @@ def test_walking_skeleton_query_through_psycopg(cluster):
         cursor = connection.execute("SELECT 1 + 1, 'a' || 'b', NULL IS NULL")
         assert cursor.fetchone() == (2, "ab", True)
         assert [column.type_code for column in cursor.description] == [23, 25, 16]
+
+
+def test_a_query_of_no_table_answers_at_once(cluster):
+    """SELECT 1 runs on the coordinator: it once went through the workers' exchanges and took 3 s each."""
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        started = time.monotonic()
+        for value in range(20):
+            assert connection.execute("SELECT %s::integer + 1", (value,)).fetchone() == (value + 1,)
+            assert connection.execute("SELECT 1 UNION ALL SELECT 2").fetchall() == [(1,), (2,)]
+        assert time.monotonic() - started < 2.0
 
 
 def test_result_types_carry_postgres_oids(cluster):
