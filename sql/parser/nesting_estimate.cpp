@@ -1,4 +1,5 @@
 #include "sql/parser/nesting_estimate.h"
+
 #include <vector>
 
 #include "common/stack_depth.h"
