@@ -414,7 +414,7 @@ void PgwireConnection::runAndSendAll(const PreparedStatement& statement, QueryLo
     bool exhausted = false;
     size_t sent = sendDataRows(*outcome.result, 0, textFormats, partialChunk, partialRow, exhausted);
     query.addRows(sent);
-    tag = "SELECT " + std::to_string(sent);
+    tag = (outcome.commandTag == "FETCH" ? "FETCH " : "SELECT ") + std::to_string(sent);
   }
   writer_.begin('C');
   writer_.writeString(tag);
@@ -527,7 +527,14 @@ void PgwireConnection::handleDescribe(std::span<const uint8_t> body) {
   }
   if (kind != 'P') SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid DESCRIBE message subtype {}", kind);
   auto found = portals_.find(name);
-  if (found == portals_.end()) SHOAL_USER_FAIL(SqlState::kInvalidCursorName, "portal \"{}\" does not exist", name);
+  if (found == portals_.end()) {
+    // A cursor that DECLARE opened is a portal too (psycopg describes its named cursors so).
+    if (auto columns = session_->cursorColumns(name)) {
+      sendRowDescription(*columns, {});
+      return;
+    }
+    SHOAL_USER_FAIL(SqlState::kInvalidCursorName, "portal \"{}\" does not exist", name);
+  }
   const Portal& portal = found->second;
   if (portal.statement->resultColumns.empty()) {
     writer_.begin('n');
@@ -588,7 +595,7 @@ void PgwireConnection::executePortal(Portal& portal, int32_t maxRows) {
       writer_.end();
       return;
     }
-    tag = "SELECT " + std::to_string(sent);
+    tag = (outcome.commandTag == "FETCH" ? "FETCH " : "SELECT ") + std::to_string(sent);
   }
   portal.query->finish("done");
   writer_.begin('C');

@@ -36,6 +36,9 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
     inner->bindsWithParameterValues = limitTakesParameter;
     describe(*inner);
     prepared->prepares = std::move(inner);
+  } else if (auto* fetch = std::get_if<sql::FetchCursor>(&prepared->bound->command)) {
+    // Describe shows the cursor's columns, if it is open by now (FETCH fails later if not).
+    if (auto columns = cursors_.columnsOf(fetch->name); columns && !fetch->move) prepared->resultColumns = *columns;
   } else if (auto* execute = std::get_if<sql::ExecuteStatement>(&prepared->bound->command)) {
     // Describe shows what the prepared statement yields, if it exists by now (EXECUTE fails later if not).
     if (auto target = findPrepared(execute->name)) prepared->resultColumns = target->resultColumns;
@@ -175,6 +178,22 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::ExecuteStatement>) {
           return runExecute(command, parameters, openCopyIn);
+        } else if constexpr (std::is_same_v<Command, sql::DeclareCursor>) {
+          return runCursorCommand(command, parameters);
+        } else if constexpr (std::is_same_v<Command, sql::FetchCursor>) {
+          StatementOutcome outcome;
+          if (command.move) {
+            outcome.commandTag = "MOVE " + std::to_string(cursors_.move(command.name, command.count));
+          } else {
+            outcome.result = cursors_.fetch(command.name, command.count);
+            outcome.commandTag = "FETCH";  // pgwire adds the count once it has sent the rows
+          }
+          return outcome;
+        } else if constexpr (std::is_same_v<Command, sql::CloseCursor>) {
+          cursors_.close(command.name);
+          StatementOutcome outcome;
+          outcome.commandTag = bound.commandTag;
+          return outcome;
         } else {
           return runTableStatement(command, parameters, openCopyIn);
         }
@@ -238,12 +257,14 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
       if (transactionState_ == TransactionState::kFailed) {
         outcome.commandTag = "ROLLBACK";
       }
+      cursors_.endTransaction(transactionState_ != TransactionState::kFailed);
       transactionState_ = TransactionState::kIdle;
       break;
     case sql::TransactionAction::kRollback:
       if (transactionState_ == TransactionState::kIdle) {
         outcome.notices.push_back(Notice::warning("25P01", "there is no transaction in progress"));
       }
+      cursors_.endTransaction(false);
       transactionState_ = TransactionState::kIdle;
       break;
   }
@@ -297,6 +318,20 @@ StatementOutcome Session::runExplain(const sql::Explain& command, std::span<cons
   result.chunks.back().addColumn(std::move(lines));
   outcome.result = std::move(result);
   outcome.commandTag = "EXPLAIN";
+  return outcome;
+}
+
+StatementOutcome Session::runCursorCommand(const sql::DeclareCursor& command,
+                                           std::span<const engine::Value> parameters) {
+  if (transactionState_ == TransactionState::kIdle && !command.withHold) {
+    SHOAL_USER_FAIL(SqlState::kNoActiveSqlTransaction, "DECLARE CURSOR can only be used in transaction blocks");
+  }
+  // The rows stream from the workers as FETCH takes them (a distributed plan's are gathered first).
+  PlanExecutor planExecutor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
+  cursors_.declare(command.name, planExecutor.run(command.plan), command.withHold,
+                   transactionState_ != TransactionState::kIdle);
+  StatementOutcome outcome;
+  outcome.commandTag = "DECLARE CURSOR";
   return outcome;
 }
 

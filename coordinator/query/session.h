@@ -11,6 +11,7 @@
 
 #include "coordinator/cluster/cluster_context.h"
 #include "coordinator/query/copy_executor.h"
+#include "coordinator/query/cursors.h"
 #include "coordinator/query/query_result.h"
 #include "coordinator/query/session_catalog.h"
 #include "coordinator/query/session_settings.h"
@@ -90,6 +91,10 @@ class Session {
   void addPrepared(const std::string& name, std::shared_ptr<const PreparedStatement> statement);
   /// Forgets `name`; false when there was none.
   bool dropPrepared(const std::string& name) { return preparedStatements_.erase(name) > 0; }
+  /// The columns of open cursor `name` (a portal, to the protocol's Describe), or nullopt.
+  std::optional<std::vector<ResultColumn>> cursorColumns(const std::string& name) const {
+    return cursors_.columnsOf(name);
+  }
 
   TransactionState transactionState() const { return transactionState_; }
   const std::string& user() const { return catalog_.session()->user; }
@@ -104,6 +109,7 @@ class Session {
   StatementOutcome runSet(const sql::SetVariable& command, const std::string& tag);
   StatementOutcome runExplain(const sql::Explain& command, std::span<const engine::Value> parameters);
   StatementOutcome runShow(const sql::ShowVariable& command);
+  StatementOutcome runCursorCommand(const sql::DeclareCursor& command, std::span<const engine::Value> parameters);
   StatementOutcome runExecute(const sql::ExecuteStatement& command, std::span<const engine::Value> parameters,
                               const CopyInOpener& openCopyIn);
   /// Optimizes `prepared`'s plan and records the columns it yields.
@@ -120,6 +126,7 @@ class Session {
   SessionSettings settings_;
   TransactionState transactionState_ = TransactionState::kIdle;
   std::map<std::string, std::shared_ptr<const PreparedStatement>> preparedStatements_;
+  Cursors cursors_;
   std::atomic<bool> cancelRequested_{false};
 };
 

@@ -1,5 +1,6 @@
 #include "sql/binder/binder.h"
 
+#include <limits>
 #include <map>
 
 #include "engine/expression/cast.h"
@@ -69,10 +70,8 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
   bound.parameterTypes = std::move(declaredParameterTypes);
   switch (node.node_case()) {
     case pg_query::Node::kSelectStmt: {
-      ColumnIdGenerator ids;
-      QueryBinder queryBinder(catalog_, script.text(), bound.parameterTypes, ids);
-      queryBinder.useParameterValues(parameterValues);
-      bound.command = BoundQuery{queryBinder.bind(node.select_stmt()), std::nullopt};
+      bound.command =
+          BoundQuery{bindQuery(script.text(), node.select_stmt(), bound.parameterTypes, parameterValues), std::nullopt};
       bound.commandTag = "SELECT";
       break;
     }
@@ -93,10 +92,7 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       if (!explain.query().has_select_stmt()) {
         SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "EXPLAIN works on queries only");
       }
-      ColumnIdGenerator ids;
-      QueryBinder queryBinder(catalog_, script.text(), bound.parameterTypes, ids);
-      queryBinder.useParameterValues(parameterValues);
-      command.plan = queryBinder.bind(explain.query().select_stmt());
+      command.plan = bindQuery(script.text(), explain.query().select_stmt(), bound.parameterTypes, parameterValues);
       bound.command = std::move(command);
       bound.commandTag = "EXPLAIN";
       break;
@@ -252,6 +248,43 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       bound.commandTag = "EXECUTE";  // the tag is the prepared statement's when it runs
       break;
     }
+    case pg_query::Node::kDeclareCursorStmt: {
+      const auto& declare = node.declare_cursor_stmt();
+      // PostgreSQL's CURSOR_OPT_* bits (parsenodes.h).
+      constexpr int kBinary = 0x1, kScroll = 0x2, kHold = 0x20;
+      if (declare.options() & kScroll)
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "SCROLL cursors are not supported yet");
+      if (declare.options() & kBinary)
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "BINARY cursors are not supported yet");
+      if (!declare.query().has_select_stmt())
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "a cursor must be a query");
+      DeclareCursor command{declare.portalname(), {}, (declare.options() & kHold) != 0};
+      command.plan = bindQuery(script.text(), declare.query().select_stmt(), bound.parameterTypes, parameterValues);
+      bound.command = std::move(command);
+      bound.commandTag = "DECLARE CURSOR";
+      break;
+    }
+    case pg_query::Node::kFetchStmt: {
+      const auto& fetch = node.fetch_stmt();
+      constexpr int64_t kFetchAll = std::numeric_limits<int64_t>::max();  // PostgreSQL's FETCH_ALL
+      if (fetch.direction() == pg_query::FETCH_BACKWARD) {
+        throw ShoalError(Status(SqlState::kObjectNotInPrerequisiteState, "cursor can only scan forward")
+                             .withHint("Declare it with SCROLL option to enable backward scan."));
+      }
+      if (fetch.direction() != pg_query::FETCH_FORWARD || fetch.how_many() <= 0) {
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
+                        "only FETCH FORWARD n, NEXT and ALL are supported yet (ABSOLUTE, RELATIVE and 0 are not)");
+      }
+      std::optional<uint64_t> count;
+      if (fetch.how_many() != kFetchAll) count = static_cast<uint64_t>(fetch.how_many());
+      bound.command = FetchCursor{fetch.portalname(), count, fetch.ismove()};
+      bound.commandTag = fetch.ismove() ? "MOVE" : "FETCH";
+      break;
+    }
+    case pg_query::Node::kClosePortalStmt:
+      bound.command = CloseCursor{node.close_portal_stmt().portalname()};
+      bound.commandTag = node.close_portal_stmt().portalname().empty() ? "CLOSE CURSOR ALL" : "CLOSE CURSOR";
+      break;
     case pg_query::Node::kVariableShowStmt:
       bound.command = ShowVariable{node.variable_show_stmt().name()};
       bound.commandTag = "SHOW";
@@ -271,6 +304,15 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
   return bound;
 }
 
+LogicalPlan Binder::bindQuery(std::string_view text, const pg_query::SelectStmt& select,
+                              std::vector<LogicalType>& parameterTypes,
+                              std::span<const engine::Value> parameterValues) const {
+  ColumnIdGenerator ids;
+  QueryBinder queryBinder(catalog_, text, parameterTypes, ids);
+  queryBinder.useParameterValues(parameterValues);
+  return queryBinder.bind(select);
+}
+
 BoundStatement Binder::bindPrepared(const ParsedScript& script, size_t statementIndex,
                                     std::vector<LogicalType> declaredParameterTypes,
                                     std::span<const engine::Value> parameterValues) const {
@@ -284,10 +326,8 @@ BoundStatement Binder::bindPreparable(std::string_view text, const pg_query::Nod
   BoundStatement bound;
   bound.parameterTypes = std::move(declaredParameterTypes);
   if (query.has_select_stmt()) {
-    ColumnIdGenerator ids;
-    QueryBinder queryBinder(catalog_, text, bound.parameterTypes, ids);
-    queryBinder.useParameterValues(parameterValues);
-    bound.command = BoundQuery{queryBinder.bind(query.select_stmt()), std::nullopt};
+    bound.command =
+        BoundQuery{bindQuery(text, query.select_stmt(), bound.parameterTypes, parameterValues), std::nullopt};
     bound.commandTag = "SELECT";
   } else if (query.has_insert_stmt()) {
     bound.command = TableStatementBinder(catalog_, text, bound.parameterTypes).bindInsert(query.insert_stmt());

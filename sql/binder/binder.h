@@ -10,6 +10,7 @@
 
 namespace pg_query {
 class Node;
+class SelectStmt;
 }  // namespace pg_query
 
 namespace shoal::sql {
@@ -33,6 +34,10 @@ class Binder {
                               std::span<const engine::Value> parameterValues) const;
 
  private:
+  /// A query (SELECT, VALUES, UNION ...) into a logical plan.
+  LogicalPlan bindQuery(std::string_view text, const pg_query::SelectStmt& select,
+                        std::vector<engine::LogicalType>& parameterTypes,
+                        std::span<const engine::Value> parameterValues) const;
   /// PREPARE's statement (a query or an INSERT), from `text`'s parse tree.
   BoundStatement bindPreparable(std::string_view text, const pg_query::Node& query,
                                 std::vector<engine::LogicalType> declaredParameterTypes,

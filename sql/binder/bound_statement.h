@@ -166,6 +166,25 @@ struct TpchLoad {
 
 struct BoundStatement;
 
+/// DECLARE name [NO SCROLL] CURSOR [WITH HOLD | WITHOUT HOLD] FOR query.
+struct DeclareCursor {
+  std::string name;
+  LogicalPlan plan;
+  bool withHold = false;
+};
+
+/// FETCH [FORWARD n | NEXT | ALL] FROM name, and MOVE (which skips the rows instead).
+struct FetchCursor {
+  std::string name;
+  std::optional<uint64_t> count;  // nullopt: ALL
+  bool move = false;
+};
+
+/// CLOSE name, or CLOSE ALL (`name` empty).
+struct CloseCursor {
+  std::string name;
+};
+
 /// PREPARE name [(types)] AS statement: the statement, bound once (EXECUTE runs it with its arguments).
 struct PrepareStatement {
   std::string name;
@@ -183,7 +202,7 @@ struct ExecuteStatement {
 struct BoundStatement {
   std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
                CreateTable, DropTable, TruncateTable, InsertValues, CopyFrom, CopyTo, TpchLoad, PrepareStatement,
-               ExecuteStatement>
+               ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

@@ -69,3 +69,21 @@ def answer(conninfo, sql):
             return ("rows", None, None)
         return ("rows", [column.name for column in cursor.description], cursor.fetchall())
 
+
+
+def session_answers(conninfo, statements):
+    """What a server answers to each of `statements`, run one after another in one session (autocommit, so
+    that BEGIN and COMMIT are the statements'): (sql, command tag, column names, rows) or (sql, "error",
+    SQLSTATE)."""
+    answers = []
+    with psycopg.connect(conninfo, autocommit=True) as connection:
+        for sql in statements:
+            try:
+                cursor = connection.execute(sql)
+            except psycopg.Error as error:
+                answers.append((sql, "error", error.sqlstate))
+                continue
+            rows = cursor.fetchall() if cursor.description else None
+            columns = [column.name for column in cursor.description] if cursor.description else None
+            answers.append((sql, cursor.statusmessage, columns, rows))
+    return answers

@@ -6,6 +6,8 @@ PostgreSQL 15's for the same session."""
 import psycopg
 import pytest
 
+from postgres_oracle import session_answers
+
 SETUP = ["DROP TABLE IF EXISTS prep_items", "CREATE TABLE prep_items (id integer PRIMARY KEY, name text, price numeric(8,2))",
          "INSERT INTO prep_items VALUES (1, 'apple', 1.25), (2, 'pear', 2.50), (3, 'plum', 0.75), (4, 'fig', 3.00), "
          "(5, 'kiwi', NULL)"]
@@ -59,34 +61,19 @@ SESSIONS = {
 }
 
 
-def run_session(conninfo, statements):
-    answers = []
-    with psycopg.connect(conninfo, autocommit=True) as connection:
-        for sql in statements:
-            try:
-                cursor = connection.execute(sql)
-            except psycopg.Error as error:
-                answers.append((sql, "error", error.sqlstate))
-                continue
-            rows = cursor.fetchall() if cursor.description else None
-            columns = [column.name for column in cursor.description] if cursor.description else None
-            answers.append((sql, cursor.statusmessage, columns, rows))
-    return answers
-
-
 @pytest.fixture
 def both(cluster, postgres):
     shoal = f"host=127.0.0.1 port={cluster.port} user=postgres dbname=postgres connect_timeout=10"
     for conninfo in (shoal, postgres.conninfo()):
-        run_session(conninfo, SETUP)
+        session_answers(conninfo, SETUP)
     yield shoal, postgres.conninfo()
-    run_session(shoal, SETUP[:1])
+    session_answers(shoal, SETUP[:1])
 
 
 @pytest.mark.parametrize("name", SESSIONS)
 def test_a_session_of_prepared_statements_answers_as_postgresql(both, name):
     shoal, postgres = both
-    assert run_session(shoal, SESSIONS[name]) == run_session(postgres, SESSIONS[name])
+    assert session_answers(shoal, SESSIONS[name]) == session_answers(postgres, SESSIONS[name])
 
 
 def driver_pages(conninfo):
