@@ -44,6 +44,7 @@ struct SqlState {
   static constexpr std::string_view kInvalidCursorName = "34000";
   // Class 42: syntax error or access rule violation.
   static constexpr std::string_view kSyntaxError = "42601";
+  static constexpr std::string_view kInvalidCatalogName = "3D000";
   static constexpr std::string_view kInvalidSchemaName = "3F000";
   static constexpr std::string_view kInvalidName = "42602";
   static constexpr std::string_view kInsufficientPrivilege = "42501";

@@ -14,7 +14,7 @@ namespace {
 constexpr int64_t kHeapAccessMethodOid = 2;
 constexpr int64_t kDefaultTablespaceOid = 1663;
 // The OID PostgreSQL gives its database "postgres"; Shoal has one database, whatever the client names.
-constexpr int64_t kDatabaseOid = 5;
+using sql::kDatabaseOid;
 // UTF8's number in pg_database.encoding.
 constexpr int64_t kUtf8Encoding = 6;
 

@@ -14,15 +14,15 @@ namespace shoal::coordinator {
 
 /// The schemas Shoal has: PostgreSQL's two system schemas and public, which holds every user table and view.
 /// Their OIDs are PostgreSQL 15's, so that clients that know them (11 is pg_catalog) are not surprised.
-using sql::kInformationSchema;
-using sql::kPgCatalogSchema;
-inline constexpr int64_t kPgCatalogNamespaceOid = 11;
-inline constexpr int64_t kPublicNamespaceOid = 2200;
-inline constexpr int64_t kInformationSchemaNamespaceOid = 13207;
 using sql::kDatabaseOwnerRoleName;
 using sql::kDatabaseOwnerRoleOid;
+using sql::kInformationSchema;
+using sql::kInformationSchemaNamespaceOid;
 using sql::kOwnerRoleName;
 using sql::kOwnerRoleOid;
+using sql::kPgCatalogNamespaceOid;
+using sql::kPgCatalogSchema;
+using sql::kPublicNamespaceOid;
 /// User tables and views take OIDs from here up (PostgreSQL's FirstNormalObjectId), by their catalog id.
 inline constexpr int64_t kFirstUserOid = 16384;
 

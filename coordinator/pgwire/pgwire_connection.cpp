@@ -201,18 +201,14 @@ void PgwireConnection::run() {
                             static_cast<int>(static_cast<unsigned char>(type)));
         }
       } catch (ShoalError& error) {
-        sendError(error.status());
-        if (error.status().sqlState() == SqlState::kProtocolViolation) {
-          flush();
-          return;  // the stream can no longer be trusted
-        }
-        session_->recordError();
-        if (extended) {
-          skipUntilSync_ = true;
-        } else {
-          sendReadyForQuery();
-        }
-        flush();
+        if (!reportStatementError(error.status(), extended)) return;
+      } catch (const std::bad_alloc&) {
+        reportStatementError(Status(SqlState::kOutOfMemory, "out of memory"), extended);
+      } catch (const std::exception& error) {
+        // A bug must cost the statement, not the session: report it as PostgreSQL reports its own internal errors.
+        spdlog::error("connection {}: internal error: {}", processId_, error.what());
+        reportStatementError(Status(SqlState::kInternalError, fmt::format("internal error: {}", error.what())),
+                             extended);
       }
     }
   } catch (const ConnectionEnded&) {
@@ -221,6 +217,22 @@ void PgwireConnection::run() {
   } catch (const std::exception& error) {
     spdlog::error("connection {} ended by an internal error: {}", processId_, error.what());
   }
+}
+
+bool PgwireConnection::reportStatementError(const Status& status, bool extended) {
+  sendError(status);
+  if (status.sqlState() == SqlState::kProtocolViolation) {
+    flush();
+    return false;  // the stream can no longer be trusted
+  }
+  session_->recordError();
+  if (extended) {
+    skipUntilSync_ = true;
+  } else {
+    sendReadyForQuery();
+  }
+  flush();
+  return true;
 }
 
 PgwireConnection::StartupResult PgwireConnection::runStartup() {
@@ -271,7 +283,7 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
     // PostgreSQL's default database is the one named like the user.
     std::string database = parameters["database"].empty() ? parameters["user"] : parameters["database"];
     session_ = std::make_unique<Session>(server_.cluster(),
-                                         sql::SessionInfo{parameters["user"], std::move(database), processId_});
+                                         sql::SessionInfo{parameters["user"], std::move(database), processId_, {}});
     for (const auto& [name, value] : parameters) {
       if (name == "user" || name == "database" || name == "options" || name == "replication") continue;
       try {

@@ -84,6 +84,8 @@ class PgwireConnection {
   /// Sends `result` as COPY TO STDOUT's data (CopyOutResponse, a CopyData per line, CopyDone); returns the rows.
   size_t sendCopyOut(QueryResult& result, const sql::CopyFormat& format);
   void sendError(const Status& status);
+  /// Reports a failed statement and readies the session for the next one; false when the connection must close.
+  bool reportStatementError(const Status& status, bool extended);
   void sendNotice(const Notice& notice);
   void sendReadyForQuery();
 

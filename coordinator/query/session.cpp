@@ -13,8 +13,18 @@
 
 namespace shoal::coordinator {
 
+namespace {
+
+/// `session`, reading its settings from `settings` (which outlives it: both are the Session's).
+sql::SessionInfo withSettings(sql::SessionInfo session, const SessionSettings& settings) {
+  session.setting = [&settings](std::string_view name) { return settings.show(name); };
+  return session;
+}
+
+}  // namespace
+
 Session::Session(ClusterContext& cluster, sql::SessionInfo session)
-    : cluster_(cluster), catalog_(cluster.catalog, std::move(session)) {
+    : cluster_(cluster), catalog_(cluster.catalog, withSettings(std::move(session), settings_)) {
   settings_.set("session_authorization", user());
 }
 

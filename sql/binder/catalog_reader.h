@@ -18,6 +18,12 @@ inline constexpr std::string_view kPublicSchema = "public";
 /// first for an unqualified name, as in PostgreSQL; information_schema's relations must be qualified.
 inline constexpr std::string_view kPgCatalogSchema = "pg_catalog";
 inline constexpr std::string_view kInformationSchema = "information_schema";
+/// The schemas' OIDs, PostgreSQL 15's (clients that know them are not surprised: 11 is pg_catalog).
+inline constexpr int64_t kPgCatalogNamespaceOid = 11;
+inline constexpr int64_t kPublicNamespaceOid = 2200;
+inline constexpr int64_t kInformationSchemaNamespaceOid = 13207;
+/// The OID of the one database a coordinator serves (PostgreSQL's first database, "postgres", has 5).
+inline constexpr int64_t kDatabaseOid = 5;
 /// The role that owns every object, as pg_class.relowner and pg_get_userbyid show it (PostgreSQL's bootstrap
 /// superuser has OID 10). Logins and roles are issue 27's.
 inline constexpr int64_t kOwnerRoleOid = 10;

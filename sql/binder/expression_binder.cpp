@@ -9,6 +9,7 @@
 #include "engine/types/text_format.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/catalog_functions.h"
+#include "sql/binder/privilege_functions.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/parser/parsed_script.h"
 #include "sql/plan/expression_rewriting.h"
@@ -644,6 +645,26 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
                          .withHint("No function matches the given name and argument types. You might need to add "
                                    "explicit type casts."));
   };
+  auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
+  if (name == "current_setting") {
+    if (arguments.empty() || arguments.size() > 2 || !textual(arguments[0])) undefined();
+    if (arguments.size() == 2 && !textual(arguments[1]) && arguments[1]->type().id() != engine::TypeId::kBoolean) {
+      undefined();
+    }
+    return bindCurrentSetting(arguments, session_);
+  }
+  if (isPrivilegeFunction(name)) {
+    if (arguments.size() != 2 && arguments.size() != 3) undefined();
+    // Each argument is a name (text) or an OID, except the privileges, which are text.
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      const bool last = i + 1 == arguments.size();
+      if (!textual(arguments[i]) && (last || !arguments[i]->type().isIntegral())) undefined();
+    }
+    if (catalog_ == nullptr) {
+      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
+    }
+    return bindPrivilegeFunction(name, std::move(arguments), *catalog_);
+  }
   if (auto signature = catalogFunctionSignature(name)) {
     if (arguments.size() != signature->size()) undefined();
     for (size_t i = 0; i < arguments.size(); ++i) {

@@ -1,6 +1,9 @@
 #include "sql/binder/session_functions.h"
 
+#include "common/status.h"
+#include "engine/types/text_format.h"
 #include "sql/binder/catalog_reader.h"
+#include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
 
@@ -21,6 +24,31 @@ engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArgum
   if (name == "current_database" || name == "current_catalog") return text(session->database);
   if (name == "pg_backend_pid") return std::make_unique<ConstantExpression>(Value::integer(session->backendPid));
   return nullptr;
+}
+
+engine::ExpressionPtr bindCurrentSetting(const std::vector<engine::ExpressionPtr>& arguments,
+                                         const SessionInfo* session) {
+  std::vector<Value> values;
+  for (const auto& argument : arguments) {
+    std::optional<Value> value = literalBeneathCasts(*argument);
+    if (!value) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "current_setting's arguments must be constants");
+    values.push_back(std::move(*value));
+  }
+  auto null = [] { return std::make_unique<ConstantExpression>(Value::null(engine::LogicalType::text())); };
+  if (values[0].isNull() || (values.size() == 2 && values[1].isNull())) return null();
+  if (session == nullptr || !session->setting) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "current_setting() is not supported here");
+  }
+  // missing_ok arrives as a boolean, or as an untyped string literal ('t', 'on', ...).
+  const bool missingOk = values.size() == 2 && (values[1].type().id() == engine::TypeId::kBoolean
+                                                    ? values[1].asBool()
+                                                    : engine::parseBoolean(values[1].asString()));
+  try {
+    return std::make_unique<ConstantExpression>(Value::varchar(session->setting(values[0].asString())));
+  } catch (const ShoalError& error) {
+    if (missingOk && error.status().sqlState() == SqlState::kUndefinedObject) return null();
+    throw;
+  }
 }
 
 }  // namespace shoal::sql

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/expression/expression.h"
 
@@ -16,6 +18,9 @@ struct SessionInfo {
   std::string database;
   /// The backend process id the client was given (pg_backend_pid()).
   int32_t backendPid = 0;
+  /// The current value of a setting, as SHOW shows it (current_setting()); fails with 42704 for a name
+  /// Shoal does not know. Empty outside a session.
+  std::function<std::string(std::string_view)> setting;
 };
 
 /// What version() answers. Clients parse it (SQLAlchemy reads "PostgreSQL 15.0"), so it starts as
@@ -28,5 +33,11 @@ inline constexpr std::string_view kVersionText = "PostgreSQL 15.0 (Shoal 0.1.0) 
 /// `name` is none of them or takes arguments; `session` may be null outside a session (then only
 /// version() and current_schema answer).
 engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArguments, const SessionInfo* session);
+
+/// current_setting(name [, missing_ok]): the setting's value as the statement is bound, NULL for NULL
+/// arguments, and for an unknown name 42704 (or NULL when missing_ok). The arguments must be constants
+/// (0A000 otherwise).
+engine::ExpressionPtr bindCurrentSetting(const std::vector<engine::ExpressionPtr>& arguments,
+                                         const SessionInfo* session);
 
 }  // namespace shoal::sql

@@ -15,6 +15,15 @@ using engine::ExpressionPtr;
 using engine::FunctionExpression;
 using engine::ScalarFunction;
 
+std::optional<engine::Value> literalBeneathCasts(const Expression& expression) {
+  const Expression* inner = &expression;
+  while (inner->kind() == engine::ExpressionKind::kCast) {
+    inner = &static_cast<const engine::CastExpression*>(inner)->child();
+  }
+  if (inner->kind() != engine::ExpressionKind::kConstant) return std::nullopt;
+  return static_cast<const engine::ConstantExpression*>(inner)->value();
+}
+
 ExpressionPtr copyExpression(const Expression& expression) {
   checkStackDepth();
   return rewriteExpression(expression, [](const Expression&) { return nullptr; });

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -13,6 +14,10 @@ namespace shoal::sql {
 // optimizer: every function returns a new tree and leaves its input alone.
 
 engine::ExpressionPtr copyExpression(const engine::Expression& expression);
+
+/// The literal under any casts ('t'::text, NULL::oid), as written: for arguments that must be constants
+/// (names, privileges); nullopt for any other expression.
+std::optional<engine::Value> literalBeneathCasts(const engine::Expression& expression);
 
 /// A reference to column `id` of the logical plan.
 engine::ExpressionPtr columnRef(const PlanColumn& column);

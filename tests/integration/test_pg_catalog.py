@@ -74,6 +74,32 @@ QUERIES = [
     "FROM information_schema.key_column_usage WHERE table_name LIKE 'cat\\_%' ORDER BY 1, 4",
     "SELECT rolname, rolsuper, rolinherit, rolcanlogin, rolconnlimit, rolpassword, oid FROM pg_roles "
     "WHERE rolname = 'pg_database_owner'",
+    # Privileges, for a role that owns everything (PostgreSQL's superuser; every Shoal session until roles).
+    "SELECT has_table_privilege('cat_customers', 'SELECT'), has_table_privilege('public.cat_customers', "
+    "'select, insert'), has_table_privilege('cat_names', 'SELECT WITH GRANT OPTION'), "
+    "has_table_privilege(current_user, 'cat_orders', 'UPDATE'), has_table_privilege('pg_catalog.pg_class', 'SELECT')",
+    "SELECT has_table_privilege('nosuch', 'SELECT')",
+    "SELECT has_table_privilege('cat_customers', 'FLY')",
+    "SELECT has_table_privilege('nosuchuser', 'cat_customers', 'SELECT')",
+    "SELECT has_table_privilege(NULL, 'SELECT'), has_table_privilege('cat_customers', NULL), "
+    "has_table_privilege(999999, 'SELECT')",
+    "SELECT c.relname, has_table_privilege(c.oid, 'SELECT, UPDATE') FROM pg_class c "
+    "WHERE c.relname LIKE 'cat\\_%' AND c.relkind IN ('r', 'v') ORDER BY 1",
+    "SELECT current_setting(1)",
+    "SELECT has_table_privilege(1.5, 'SELECT')",
+    "SELECT has_table_privilege('cat_customers', 7)",
+    "SELECT has_schema_privilege('public', 'USAGE'), has_schema_privilege('public', 'create'), "
+    "has_schema_privilege('information_schema', 'USAGE')",
+    "SELECT has_schema_privilege('nosuch', 'USAGE')",
+    "SELECT has_schema_privilege('public', 'SELECT')",
+    "SELECT n.nspname, has_schema_privilege(n.oid, 'USAGE') FROM pg_namespace n "
+    "WHERE n.nspname IN ('public', 'pg_catalog') ORDER BY 1",
+    "SELECT has_database_privilege(current_database(), 'CONNECT'), "
+    "has_database_privilege(current_database(), 'create, temp')",
+    "SELECT has_database_privilege('nosuch', 'CONNECT')",
+    "SELECT current_setting('DateStyle'), current_setting('nosuch', true), current_setting(NULL), "
+    "current_setting('client_encoding', false)",
+    "SELECT current_setting('nosuch')",
     "SELECT count(*) FROM tables",
     "SELECT count(*) FROM information_schema.nosuch",
     "SELECT count(*) FROM pg_catalog.nosuch",
