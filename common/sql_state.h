@@ -38,6 +38,7 @@ struct SqlState {
   // Class 25: invalid transaction state.
   static constexpr std::string_view kNoActiveSqlTransaction = "25P01";
   static constexpr std::string_view kInFailedTransaction = "25P02";
+  static constexpr std::string_view kInvalidSavepointSpecification = "3B001";
   // Class 26 / 34: invalid statement or cursor name.
   static constexpr std::string_view kInvalidSqlStatementName = "26000";
   static constexpr std::string_view kDuplicatePreparedStatement = "42P05";

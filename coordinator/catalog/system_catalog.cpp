@@ -72,16 +72,19 @@ std::vector<engine::Chunk> SystemCatalog::scan(std::string_view schema, std::str
 
 std::vector<sql::RelationVisibility> SystemCatalog::relationVisibility() const {
   std::vector<sql::RelationVisibility> relations;
-  for (const auto& system : relations_) relations.push_back({system.oid, system.schema == kPgCatalogSchema});
+  for (const auto& system : relations_) {
+    relations.push_back({system.oid, system.schema == kPgCatalogSchema, system.schema, system.name});
+  }
   // A user relation is hidden by a pg_catalog relation of its name, which an unqualified name finds first.
+  const std::string publicSchema(sql::kPublicSchema);
   for (const auto& table : tables_.list()) {
-    relations.push_back(
-        {kFirstUserOid + static_cast<int64_t>(table->tableId), find(kPgCatalogSchema, table->name) == nullptr});
+    relations.push_back({kFirstUserOid + static_cast<int64_t>(table->tableId),
+                         find(kPgCatalogSchema, table->name) == nullptr, publicSchema, table->name});
   }
   for (const auto& name : tables_.relationNames()) {
     if (auto view = tables_.findView(name)) {
-      relations.push_back(
-          {kFirstUserOid + static_cast<int64_t>(view->viewId), find(kPgCatalogSchema, view->name) == nullptr});
+      relations.push_back({kFirstUserOid + static_cast<int64_t>(view->viewId),
+                           find(kPgCatalogSchema, view->name) == nullptr, publicSchema, view->name});
     }
   }
   return relations;

@@ -17,6 +17,7 @@ void Cursors::declare(const std::string& name, QueryResult result, bool withHold
   cursor.result = std::move(result);
   cursor.withHold = withHold;
   cursor.declaredInTransaction = inTransactionBlock;
+  cursor.declaration = declarations_++;
   cursors_.emplace(name, std::move(cursor));
 }
 
@@ -94,6 +95,10 @@ void Cursors::endTransaction(bool committed) {
     return !cursor.withHold || (!committed && cursor.declaredInTransaction);
   });
   for (auto& [name, cursor] : cursors_) cursor.declaredInTransaction = false;
+}
+
+void Cursors::closeDeclaredSince(uint64_t mark) {
+  std::erase_if(cursors_, [&](const auto& entry) { return entry.second.declaration >= mark; });
 }
 
 }  // namespace shoal::coordinator

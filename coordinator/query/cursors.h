@@ -29,6 +29,9 @@ class Cursors {
   /// COMMIT or ROLLBACK: cursors WITHOUT HOLD close; on ROLLBACK, those declared WITH HOLD in the
   /// transaction close too (PostgreSQL's rule); `committed` tells which.
   void endTransaction(bool committed);
+  /// A mark before the next DECLARE, for a savepoint: ROLLBACK TO closes the cursors declared since.
+  uint64_t declarationMark() const { return declarations_; }
+  void closeDeclaredSince(uint64_t mark);
 
  private:
   struct Cursor {
@@ -37,6 +40,7 @@ class Cursors {
     size_t nextRow = 0;
     bool withHold = false;
     bool declaredInTransaction = true;  // until its transaction commits
+    uint64_t declaration = 0;           // the how-many-th DECLARE of the session made it
   };
 
   Cursor& find(const std::string& name);
@@ -44,6 +48,7 @@ class Cursors {
   uint64_t take(Cursor& cursor, std::optional<uint64_t> count, std::deque<engine::Chunk>* out);
 
   std::map<std::string, Cursor> cursors_;
+  uint64_t declarations_ = 0;
 };
 
 }  // namespace shoal::coordinator

@@ -1,5 +1,7 @@
 #include "coordinator/query/session.h"
 
+#include <algorithm>
+
 #include "coordinator/query/plan_executor.h"
 #include "coordinator/query/table_commands.h"
 #include "coordinator/query/tpch_loader.h"
@@ -16,6 +18,19 @@ namespace shoal::coordinator {
 namespace {
 
 /// `session`, reading its settings from `settings` (which outlives it: both are the Session's).
+/// Whether `statement` changes tables, views or their rows.
+bool writes(const sql::BoundStatement& statement) {
+  return std::visit(
+      [](const auto& command) {
+        using Command = std::decay_t<decltype(command)>;
+        return std::is_same_v<Command, sql::CreateView> || std::is_same_v<Command, sql::DropView> ||
+               std::is_same_v<Command, sql::CreateTable> || std::is_same_v<Command, sql::DropTable> ||
+               std::is_same_v<Command, sql::TruncateTable> || std::is_same_v<Command, sql::InsertValues> ||
+               std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::TpchLoad>;
+      },
+      statement.command);
+}
+
 sql::SessionInfo withSettings(sql::SessionInfo session, const SessionSettings& settings) {
   session.setting = [&settings](std::string_view name) { return settings.show(name); };
   return session;
@@ -36,14 +51,15 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
   if (index >= script->numStatements()) return prepared;
   sql::Binder binder(catalog_);
   prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
-  const bool limitTakesParameter = sql::limitTakesParameter(std::string(script->statementText(index)));
+  const std::string text(script->statementText(index));
+  const bool rebindsWithValues = sql::limitTakesParameter(text) || sql::castsParameterToObjectIdentifier(text);
   if (auto* prepare = std::get_if<sql::PrepareStatement>(&prepared->bound->command)) {
     auto inner = std::make_shared<PreparedStatement>();
     inner->script = script;
     inner->statementIndex = index;
     inner->bound = std::move(*prepare->statement);
     inner->insidePrepare = true;
-    inner->bindsWithParameterValues = limitTakesParameter;
+    inner->bindsWithParameterValues = rebindsWithValues;
     describe(*inner);
     prepared->prepares = std::move(inner);
   } else if (auto* fetch = std::get_if<sql::FetchCursor>(&prepared->bound->command)) {
@@ -53,7 +69,7 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
     // Describe shows what the prepared statement yields, if it exists by now (EXECUTE fails later if not).
     if (auto target = findPrepared(execute->name)) prepared->resultColumns = target->resultColumns;
   } else {
-    prepared->bindsWithParameterValues = limitTakesParameter && !prepared->bound->parameterTypes.empty();
+    prepared->bindsWithParameterValues = rebindsWithValues && !prepared->bound->parameterTypes.empty();
     describe(*prepared);
   }
   return prepared;
@@ -117,13 +133,19 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
   std::optional<sql::BoundStatement> rebound;
   if (statement.bindsWithParameterValues) rebound = bindWithValues(statement, parameters);
   const sql::BoundStatement& bound = rebound ? *rebound : *statement.bound;
-  bool endsBlock = false;
+  bool endsFailure = false;
   if (auto* transaction = std::get_if<sql::TransactionCommand>(&bound.command)) {
-    endsBlock = transaction->action != sql::TransactionAction::kBegin;
+    endsFailure = transaction->action == sql::TransactionAction::kCommit ||
+                  transaction->action == sql::TransactionAction::kRollback ||
+                  transaction->action == sql::TransactionAction::kRollbackTo;
   }
-  if (transactionState_ == TransactionState::kFailed && !endsBlock) {
+  if (transactionState_ == TransactionState::kFailed && !endsFailure) {
     SHOAL_USER_FAIL(SqlState::kInFailedTransaction,
                     "current transaction is aborted, commands ignored until end of transaction block");
+  }
+  if (!savepoints_.empty() && writes(bound)) {
+    // Writes are not transactional yet (issue 29): ROLLBACK TO could not undo this one, so it does not run.
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "{} after SAVEPOINT is not supported yet", bound.commandTag);
   }
   cancelRequested_.store(false);
   return std::visit(
@@ -249,8 +271,8 @@ void Session::recordError() {
 }
 
 StatementOutcome Session::runTransaction(const sql::TransactionCommand& command, const std::string& tag) {
-  // Shoal's queries are read-only so far: a transaction block only tracks
-  // the state that drivers rely on (psycopg opens one before its first query).
+  // Writes are not transactional yet (issue 29): a transaction block tracks the state drivers rely on
+  // (psycopg opens one before its first query; SQLAlchemy and psycopg wrap probes in savepoints).
   StatementOutcome outcome;
   outcome.commandTag = tag;
   switch (command.action) {
@@ -269,6 +291,7 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
       }
       cursors_.endTransaction(transactionState_ != TransactionState::kFailed);
       transactionState_ = TransactionState::kIdle;
+      savepoints_.clear();
       break;
     case sql::TransactionAction::kRollback:
       if (transactionState_ == TransactionState::kIdle) {
@@ -276,9 +299,42 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
       }
       cursors_.endTransaction(false);
       transactionState_ = TransactionState::kIdle;
+      savepoints_.clear();
       break;
+    case sql::TransactionAction::kSavepoint:
+      if (transactionState_ == TransactionState::kIdle) {
+        SHOAL_USER_FAIL(SqlState::kNoActiveSqlTransaction, "SAVEPOINT can only be used in transaction blocks");
+      }
+      savepoints_.push_back({command.savepoint, cursors_.declarationMark()});
+      break;
+    case sql::TransactionAction::kRelease:
+      if (transactionState_ == TransactionState::kIdle) {
+        SHOAL_USER_FAIL(SqlState::kNoActiveSqlTransaction, "RELEASE SAVEPOINT can only be used in transaction blocks");
+      }
+      savepoints_.erase(findSavepoint(command.savepoint), savepoints_.end());
+      break;
+    case sql::TransactionAction::kRollbackTo: {
+      if (transactionState_ == TransactionState::kIdle) {
+        SHOAL_USER_FAIL(SqlState::kNoActiveSqlTransaction,
+                        "ROLLBACK TO SAVEPOINT can only be used in transaction blocks");
+      }
+      auto savepoint = findSavepoint(command.savepoint);
+      cursors_.closeDeclaredSince(savepoint->cursorMark);
+      savepoints_.erase(savepoint + 1, savepoints_.end());  // the savepoint itself stays, as in PostgreSQL
+      transactionState_ = TransactionState::kInBlock;
+      break;
+    }
   }
   return outcome;
+}
+
+std::vector<Session::Savepoint>::iterator Session::findSavepoint(const std::string& name) {
+  auto newest = std::find_if(savepoints_.rbegin(), savepoints_.rend(),
+                             [&](const Savepoint& savepoint) { return savepoint.name == name; });
+  if (newest == savepoints_.rend()) {
+    SHOAL_USER_FAIL(SqlState::kInvalidSavepointSpecification, "savepoint \"{}\" does not exist", name);
+  }
+  return std::prev(newest.base());
 }
 
 StatementOutcome Session::runSet(const sql::SetVariable& command, const std::string& tag) {

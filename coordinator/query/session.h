@@ -75,8 +75,9 @@ class Session {
   /// Starts COPY FROM STDIN on the client's connection (pgwire's copy-in mode).
   using CopyInOpener = std::function<std::unique_ptr<CopyInput>(size_t numColumns)>;
 
-  /// Runs a prepared statement. In a failed transaction block only COMMIT
-  /// and ROLLBACK run; anything else fails with 25P02. `openCopyIn` serves
+  /// Runs a prepared statement. In a failed transaction block only COMMIT,
+  /// ROLLBACK and ROLLBACK TO run; anything else fails with 25P02. Under a
+  /// savepoint, statements that write fail with 0A000: nothing could undo them. `openCopyIn` serves
   /// COPY FROM STDIN (without it, such a COPY fails).
   StatementOutcome execute(const PreparedStatement& statement, std::span<const engine::Value> parameters,
                            const CopyInOpener& openCopyIn = {});
@@ -125,6 +126,14 @@ class Session {
   SessionCatalog catalog_;
   SessionSettings settings_;
   TransactionState transactionState_ = TransactionState::kIdle;
+  /// The transaction block's savepoints, oldest first (a name may repeat; the newest one counts).
+  struct Savepoint {
+    std::string name;
+    uint64_t cursorMark = 0;
+  };
+  std::vector<Savepoint> savepoints_;
+  /// The newest savepoint called `name`; 3B001 when there is none.
+  std::vector<Savepoint>::iterator findSavepoint(const std::string& name);
   std::map<std::string, std::shared_ptr<const PreparedStatement>> preparedStatements_;
   Cursors cursors_;
   std::atomic<bool> cancelRequested_{false};

@@ -131,23 +131,35 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       const auto& transaction = node.transaction_stmt();
       switch (transaction.kind()) {
         case pg_query::TRANS_STMT_BEGIN:
-          bound.command = TransactionCommand{TransactionAction::kBegin};
+          bound.command = TransactionCommand{TransactionAction::kBegin, {}};
           bound.commandTag = "BEGIN";
           break;
         case pg_query::TRANS_STMT_START:
-          bound.command = TransactionCommand{TransactionAction::kBegin};
+          bound.command = TransactionCommand{TransactionAction::kBegin, {}};
           bound.commandTag = "START TRANSACTION";
           break;
         case pg_query::TRANS_STMT_COMMIT:
-          bound.command = TransactionCommand{TransactionAction::kCommit};
+          bound.command = TransactionCommand{TransactionAction::kCommit, {}};
           bound.commandTag = "COMMIT";
           break;
         case pg_query::TRANS_STMT_ROLLBACK:
-          bound.command = TransactionCommand{TransactionAction::kRollback};
+          bound.command = TransactionCommand{TransactionAction::kRollback, {}};
+          bound.commandTag = "ROLLBACK";
+          break;
+        case pg_query::TRANS_STMT_SAVEPOINT:
+          bound.command = TransactionCommand{TransactionAction::kSavepoint, transaction.savepoint_name()};
+          bound.commandTag = "SAVEPOINT";
+          break;
+        case pg_query::TRANS_STMT_RELEASE:
+          bound.command = TransactionCommand{TransactionAction::kRelease, transaction.savepoint_name()};
+          bound.commandTag = "RELEASE";
+          break;
+        case pg_query::TRANS_STMT_ROLLBACK_TO:
+          bound.command = TransactionCommand{TransactionAction::kRollbackTo, transaction.savepoint_name()};
           bound.commandTag = "ROLLBACK";
           break;
         default:
-          SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "savepoints and two-phase commit are not supported");
+          SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "two-phase commit is not supported");
       }
       break;
     }

@@ -77,10 +77,12 @@ struct Deallocate {
   bool resetSettings = false;
 };
 
-enum class TransactionAction { kBegin, kCommit, kRollback };
+enum class TransactionAction { kBegin, kCommit, kRollback, kSavepoint, kRelease, kRollbackTo };
 
 struct TransactionCommand {
   TransactionAction action;
+  /// SAVEPOINT, RELEASE and ROLLBACK TO: the savepoint's name.
+  std::string savepoint;
 };
 
 /// SET name = value, SET name TO DEFAULT, RESET name, RESET ALL.

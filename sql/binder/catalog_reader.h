@@ -32,10 +32,12 @@ inline constexpr std::string_view kOwnerRoleName = "shoal";
 inline constexpr int64_t kDatabaseOwnerRoleOid = 6171;
 inline constexpr std::string_view kDatabaseOwnerRoleName = "pg_database_owner";
 
-/// A relation's OID, and whether an unqualified name finds it (what pg_table_is_visible answers).
+/// A relation's OID and name, and whether an unqualified name finds it (what pg_table_is_visible answers).
 struct RelationVisibility {
   int64_t oid = 0;
   bool visible = false;
+  std::string schema;
+  std::string name;
 };
 
 struct ColumnDescription {

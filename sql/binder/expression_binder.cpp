@@ -542,7 +542,7 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
       if (modifiers.empty()) return LogicalType::unknown();  // unconstrained: decided by the caller
       return LogicalType::decimal(modifiers[0], modifiers.size() > 1 ? modifiers[1] : 0);
     }
-    if (name == "text") return LogicalType::text();
+    if (name == "text" || name == "name") return LogicalType::text();  // name: an identifier, as text here
     if (name == "varchar") {
       if (!modifiers.empty() && modifiers[0] < 1) {
         fail(SqlState::kInvalidParameterValue, typeName.location(), "length for type varchar must be at least 1");
@@ -570,7 +570,15 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
 
 ExpressionPtr ExpressionBinder::bindTypeCast(const pg_query::Node& node) {
   const auto& cast = node.type_cast();
+  if (auto type = objectIdentifierCast(node)) return bindObjectIdentifierCast(cast, *type);
   LogicalType target = typeFromName(cast.type_name());
+  if (target.isString()) {
+    // A reg* value cast to text is its name (c.oid::regclass::text).
+    auto inner = objectIdentifierCast(cast.arg());
+    if (inner && catalog_ != nullptr) {
+      return coerce(objectIdentifierName(bind(cast.arg()), *inner, *catalog_), target, cast.location());
+    }
+  }
   if (target.id() == TypeId::kDouble && cast.arg().has_a_const() && cast.arg().a_const().has_fval()) {
     // 1.5e300::float8 reads the literal as a double directly: it may not fit a 38-digit numeric.
     auto literal = std::make_unique<ConstantExpression>(Value::unknownLiteral(cast.arg().a_const().fval().fval()));
@@ -646,6 +654,10 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
                                    "explicit type casts."));
   };
   auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
+  if (isObjectIdentifierLookup(name)) {
+    if (arguments.size() != 1 || !textual(arguments[0])) undefined();
+    return bindObjectIdentifierLookup(name, std::move(arguments), call.location());
+  }
   if (name == "current_setting") {
     if (arguments.empty() || arguments.size() > 2 || !textual(arguments[0])) undefined();
     if (arguments.size() == 2 && !textual(arguments[1]) && arguments[1]->type().id() != engine::TypeId::kBoolean) {
@@ -761,26 +773,44 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
   return aggregateSink_(std::move(aggregate));
 }
 
-std::string ExpressionBinder::columnNameOf(const pg_query::Node& node) {
-  constexpr std::string_view kNoName = "?column?";
+namespace {
+
+/// PostgreSQL's FigureColnameInternal: a name and how strongly it names the column (0: none; 1: a type's
+/// name, which an outer cast's replaces; 2: a column's or function's).
+int columnNameWithStrength(const pg_query::Node& node, std::string& name) {
   switch (node.node_case()) {
     case pg_query::Node::kColumnRef: {
       const auto& fields = node.column_ref().fields();
-      return !fields.empty() && fields.rbegin()->has_string() ? fields.rbegin()->string().sval() : std::string(kNoName);
+      if (fields.empty() || !fields.rbegin()->has_string()) return 0;
+      name = fields.rbegin()->string().sval();
+      return 2;
     }
     case pg_query::Node::kFuncCall:
-      return lastName(node.func_call().funcname());
+      name = lastName(node.func_call().funcname());
+      return 2;
     case pg_query::Node::kTypeCast: {
-      std::string inner = columnNameOf(node.type_cast().arg());
-      return inner != kNoName ? inner : lastName(node.type_cast().type_name().names());
+      const int strength = columnNameWithStrength(node.type_cast().arg(), name);
+      if (strength > 1) return strength;
+      name = lastName(node.type_cast().type_name().names());
+      return 1;
     }
-    case pg_query::Node::kAConst:
-      return node.a_const().has_boolval() ? "bool" : std::string(kNoName);
+    case pg_query::Node::kAConst:  // true and false are casts to bool in PostgreSQL's grammar
+      if (!node.a_const().has_boolval()) return 0;
+      name = "bool";
+      return 1;
     case pg_query::Node::kSqlvalueFunction:
-      return std::string(sqlValueFunctionName(node.sqlvalue_function().op()));
+      name = std::string(sqlValueFunctionName(node.sqlvalue_function().op()));
+      return 2;
     default:
-      return std::string(kNoName);
+      return 0;
   }
+}
+
+}  // namespace
+
+std::string ExpressionBinder::columnNameOf(const pg_query::Node& node) {
+  std::string name;
+  return columnNameWithStrength(node, name) > 0 ? name : std::string("?column?");
 }
 
 ExpressionPtr ExpressionBinder::bindComparisonOperator(std::string_view op, ExpressionPtr left, ExpressionPtr right,

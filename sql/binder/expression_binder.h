@@ -1,17 +1,20 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "engine/expression/expression.h"
 #include "sql/binder/bound_statement.h"
 #include "sql/binder/catalog_reader.h"
+#include "sql/binder/object_identifiers.h"
 #include "sql/plan/logical_operator.h"
 
 namespace pg_query {
 class Node;
 class TypeName;
+class TypeCast;
 class ColumnRef;
 class SubLink;
 }  // namespace pg_query
@@ -45,12 +48,16 @@ class ExpressionBinder {
                    std::vector<engine::LogicalType>& parameterTypes);
 
   engine::ExpressionPtr bind(const pg_query::Node& node);
+  /// Binds a select-list entry: as bind(), except that a reg* cast ('t'::regclass) gives the name it prints.
+  engine::ExpressionPtr bindOutput(const pg_query::Node& node);
 
   /// Lets aggregate calls appear. Without a sink an aggregate fails with 42803 naming the clause.
   void setAggregateSink(AggregateSink sink) { aggregateSink_ = std::move(sink); }
   /// Lets subqueries appear. Without this they fail with 0A000.
   void setSubqueryBinder(SubqueryBinder binder) { subqueryBinder_ = std::move(binder); }
   void setClause(std::string clause) { clause_ = std::move(clause); }
+  /// The values of $1..$n, when the statement is bound to run (a cast of $1 to regclass resolves it).
+  void useParameterValues(std::span<const engine::Value> values) { parameterValues_ = values; }
   /// Lets current_user, current_database() and the like answer for the catalog's session, and the catalog
   /// functions (pg_table_is_visible, pg_get_userbyid) for its relations (null: they fail).
   void setCatalog(const CatalogReader* catalog) {
@@ -107,6 +114,20 @@ class ExpressionBinder {
   engine::ExpressionPtr bindBoolean(const pg_query::Node& node);
   engine::ExpressionPtr bindNullTest(const pg_query::Node& node);
   engine::ExpressionPtr bindTypeCast(const pg_query::Node& node);
+  /// The object identifier type `node` casts to, when it is such a cast (x::regclass).
+  static std::optional<ObjectIdentifierType> objectIdentifierCast(const pg_query::Node& node);
+  /// Whether `function` is to_regclass(), to_regtype() or another lookup of an object identifier by name.
+  static bool isObjectIdentifierLookup(std::string_view function);
+  /// x::regclass and the like: an OID (BIGINT), resolved now from a constant name.
+  engine::ExpressionPtr bindObjectIdentifierCast(const pg_query::TypeCast& cast, ObjectIdentifierType type);
+  /// to_regclass(text) and the like: as the cast, but NULL where nothing has the name.
+  engine::ExpressionPtr bindObjectIdentifierLookup(std::string_view function,
+                                                   std::vector<engine::ExpressionPtr> arguments, int location);
+  /// The OID `text` (a constant, or a parameter whose value is known) names as type `type`.
+  engine::ExpressionPtr resolveObjectIdentifier(engine::ExpressionPtr text, ObjectIdentifierType type,
+                                                std::string_view typeName, int location, bool nullWhenMissing);
+  /// The OID of the type `text` names, as regtype reads it; 42704 for a type Shoal does not have.
+  int64_t typeOidFromText(const std::string& text) const;
   engine::ExpressionPtr bindFunctionCall(const pg_query::Node& node);
   engine::ExpressionPtr bindSqlValueFunction(const pg_query::Node& node);
   engine::ExpressionPtr bindAggregate(const pg_query::Node& node, engine::AggregateFunction function);
@@ -130,6 +151,7 @@ class ExpressionBinder {
   std::string clause_ = "WHERE";
   const SessionInfo* session_ = nullptr;
   const CatalogReader* catalog_ = nullptr;
+  std::span<const engine::Value> parameterValues_;
   bool insideAggregate_ = false;
   std::vector<std::pair<ColumnId, int>> bareColumnReferences_;
 };

@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "sql/binder/expression_binder.h"
+#include "sql/binder/object_identifiers.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
@@ -60,7 +61,8 @@ void checkPrivileges(const PrivilegeFunction& function, std::string_view list) {
   size_t start = 0;
   while (true) {
     size_t comma = list.find(',', start);
-    std::string_view item = list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::string_view item =
+        list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     std::string privilege = trimmed(item);
     constexpr std::string_view kGrantOption = " WITH GRANT OPTION";
     if (upper(privilege).ends_with(kGrantOption)) {
@@ -75,38 +77,6 @@ void checkPrivileges(const PrivilegeFunction& function, std::string_view list) {
   }
 }
 
-/// A relation name as text names it ('lineitem', 'public.t', '"Mixed"'), split into schema and name.
-std::pair<std::string, std::string> relationName(const std::string& text) {
-  std::vector<std::string> parts(1);
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '"') {
-      if (quoted && i + 1 < text.size() && text[i + 1] == '"') {
-        parts.back() += '"';
-        ++i;
-      } else {
-        quoted = !quoted;
-      }
-    } else if (c == '.' && !quoted) {
-      parts.emplace_back();
-    } else {
-      parts.back() += quoted ? c : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  if (parts.size() == 1) return {"", parts[0]};
-  return {parts[parts.size() - 2], parts.back()};
-}
-
-bool relationExists(const CatalogReader& catalog, const std::string& text) {
-  auto [schema, name] = relationName(text);
-  if (schema == kPgCatalogSchema || schema == kInformationSchema) {
-    return catalog.findSystemRelation(schema, name).has_value();
-  }
-  if (!schema.empty() && schema != kPublicSchema) return false;
-  return catalog.findTable(name).has_value() || catalog.findView(name).has_value();
-}
-
 /// TRUE when `oid` is one of `oids`, else NULL: what PostgreSQL answers for an OID that names nothing.
 ExpressionPtr trueForKnownOids(ExpressionPtr oid, const std::vector<int64_t>& oids) {
   std::vector<ExpressionPtr> terms;
@@ -118,7 +88,8 @@ ExpressionPtr trueForKnownOids(ExpressionPtr oid, const std::vector<int64_t>& oi
                                                                  LogicalType::boolean()));
   }
   std::vector<ExpressionPtr> arguments;
-  arguments.push_back(terms.empty() ? constant(Value::boolean(false)) : combineBalanced(ScalarFunction::kOr, std::move(terms)));
+  arguments.push_back(terms.empty() ? constant(Value::boolean(false))
+                                    : combineBalanced(ScalarFunction::kOr, std::move(terms)));
   arguments.push_back(constant(Value::boolean(true)));
   arguments.push_back(constant(Value::null(LogicalType::boolean())));
   return std::make_unique<engine::FunctionExpression>(ScalarFunction::kCase, std::move(arguments),
@@ -176,12 +147,14 @@ ExpressionPtr bindPrivilegeFunction(std::string_view name, std::vector<Expressio
     return trueForKnownOids(std::make_unique<engine::CastExpression>(std::move(object), LogicalType::bigInt()), oids);
   }
   std::optional<Value> objectName = literalBeneathCasts(*object);
-  if (!objectName) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "{}'s object must be a constant name or an OID", name);
+  if (!objectName)
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "{}'s object must be a constant name or an OID", name);
   if (objectName->isNull()) return null();
   const std::string text = objectName->asString();
   switch (function.kind) {
     case ObjectKind::kTable:
-      if (!relationExists(catalog, text)) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", text);
+      if (!findRelationOid(catalog, text))
+        SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", text);
       break;
     case ObjectKind::kSchema:
       if (text != kPublicSchema && text != kPgCatalogSchema && text != kInformationSchema) {

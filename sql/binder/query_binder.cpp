@@ -371,6 +371,7 @@ ExpressionBinder QueryBinder::makeBinder(std::vector<PendingSubquery>& pending, 
       text_, [this, errors](const pg_query::ColumnRef& ref) { return scope_.resolve(ref, *errors); }, parameterTypes_);
   binder.setClause(std::move(clause));
   binder.setCatalog(&catalog_);
+  binder.useParameterValues(parameterValues_);
   binder.setSubqueryBinder([this, &pending](const pg_query::SubLink& link, ExpressionBinder& outerBinder) {
     return bindSubquery(link, outerBinder, pending);
   });
@@ -597,7 +598,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
       }
       continue;
     }
-    ExpressionPtr expression = selectBinder.bind(value);
+    ExpressionPtr expression = selectBinder.bindOutput(value);
     if (!keepUntypedOutputs_) expression = selectBinder.resolveUnknown(std::move(expression), target.location());
     items.push_back(
         {std::move(expression), target.name().empty() ? ExpressionBinder::columnNameOf(value) : target.name(),

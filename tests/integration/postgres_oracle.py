@@ -87,3 +87,18 @@ def session_answers(conninfo, statements):
             columns = [column.name for column in cursor.description] if cursor.description else None
             answers.append((sql, cursor.statusmessage, columns, rows))
     return answers
+
+
+def shoal_conninfo(cluster):
+    """How the oracle tests reach the shared Shoal cluster: as user postgres, like the scratch PostgreSQL."""
+    return f"host=127.0.0.1 port={cluster.port} user=postgres dbname=postgres connect_timeout=10"
+
+
+def set_up_both(cluster, postgres, statements):
+    """Runs `statements` (each must succeed) on the shared Shoal cluster and on the scratch PostgreSQL;
+    returns the two conninfos, Shoal's first."""
+    shoal = shoal_conninfo(cluster)
+    for conninfo in (shoal, postgres.conninfo()):
+        for sql, *outcome in session_answers(conninfo, statements):
+            assert outcome[0] != "error", (conninfo, sql, outcome)
+    return shoal, postgres.conninfo()

@@ -6,7 +6,7 @@ import psycopg
 import pytest
 
 from cluster import LocalCluster
-from postgres_oracle import answer
+from postgres_oracle import answer, session_answers, set_up_both
 
 SCHEMA = [
     "CREATE TABLE cat_customers (id integer PRIMARY KEY, name varchar(25) NOT NULL, code char(10), "
@@ -109,13 +109,9 @@ QUERIES = [
 @pytest.fixture(scope="module")
 def both(cluster, postgres):
     """The shared Shoal cluster and the scratch PostgreSQL, each with the same two tables and one view."""
-    shoal = f"host=127.0.0.1 port={cluster.port} user=postgres dbname=postgres connect_timeout=10"
-    for conninfo in (shoal, postgres.conninfo()):
-        for sql in DROP + SCHEMA:
-            assert answer(conninfo, sql)[0] == "rows", sql
-    yield shoal, postgres.conninfo()
-    for sql in DROP:
-        answer(shoal, sql)
+    shoal, oracle = set_up_both(cluster, postgres, DROP + SCHEMA)
+    yield shoal, oracle
+    session_answers(shoal, DROP)
 
 
 @pytest.mark.parametrize("sql", QUERIES)

@@ -6,7 +6,7 @@ PostgreSQL 15's for the same session."""
 import psycopg
 import pytest
 
-from postgres_oracle import session_answers
+from postgres_oracle import session_answers, set_up_both
 
 SETUP = ["DROP TABLE IF EXISTS prep_items", "CREATE TABLE prep_items (id integer PRIMARY KEY, name text, price numeric(8,2))",
          "INSERT INTO prep_items VALUES (1, 'apple', 1.25), (2, 'pear', 2.50), (3, 'plum', 0.75), (4, 'fig', 3.00), "
@@ -63,10 +63,8 @@ SESSIONS = {
 
 @pytest.fixture
 def both(cluster, postgres):
-    shoal = f"host=127.0.0.1 port={cluster.port} user=postgres dbname=postgres connect_timeout=10"
-    for conninfo in (shoal, postgres.conninfo()):
-        session_answers(conninfo, SETUP)
-    yield shoal, postgres.conninfo()
+    shoal, oracle = set_up_both(cluster, postgres, SETUP)
+    yield shoal, oracle
     session_answers(shoal, SETUP[:1])
 
 

@@ -1,0 +1,213 @@
+#include "sql/binder/object_identifiers.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+#include <vector>
+
+#include "common/check.h"
+#include "common/status.h"
+#include "sql/plan/expression_rewriting.h"
+
+namespace shoal::sql {
+
+using engine::ConstantExpression;
+using engine::ExpressionPtr;
+using engine::FunctionExpression;
+using engine::LogicalType;
+using engine::ScalarFunction;
+using engine::Value;
+
+namespace {
+
+struct NamedOid {
+  int64_t oid;
+  std::string name;
+};
+
+/// format_type's names of the types Shoal has, which regtype prints.
+const std::vector<NamedOid>& typeNames() {
+  static const std::vector<NamedOid> names = {
+      {16, "boolean"},
+      {20, "bigint"},
+      {23, "integer"},
+      {25, "text"},
+      {701, "double precision"},
+      {1042, "character"},
+      {1043, "character varying"},
+      {1082, "date"},
+      {1700, "numeric"},
+  };
+  return names;
+}
+
+const std::vector<NamedOid>& schemaNames() {
+  static const std::vector<NamedOid> names = {{kPgCatalogNamespaceOid, std::string(kPgCatalogSchema)},
+                                              {kPublicNamespaceOid, std::string(kPublicSchema)},
+                                              {kInformationSchemaNamespaceOid, std::string(kInformationSchema)}};
+  return names;
+}
+
+const std::vector<NamedOid>& roleNames() {
+  static const std::vector<NamedOid> names = {{kOwnerRoleOid, std::string(kOwnerRoleName)},
+                                              {kDatabaseOwnerRoleOid, std::string(kDatabaseOwnerRoleName)}};
+  return names;
+}
+
+/// PostgreSQL's quote_identifier, without its keyword check: quoted unless lower case, digits and '_'.
+std::string quoteIdentifier(std::string_view name) {
+  bool safe = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name) {
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_')) {
+      safe = false;
+    }
+  }
+  if (safe) return std::string(name);
+  std::string quoted = "\"";
+  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::vector<NamedOid> relationNames(const CatalogReader& catalog) {
+  std::vector<NamedOid> names;
+  for (const auto& relation : catalog.relationVisibility()) {
+    std::string name = quoteIdentifier(relation.name);
+    if (!relation.visible) name = quoteIdentifier(relation.schema) + "." + name;
+    names.push_back({relation.oid, std::move(name)});
+  }
+  return names;
+}
+
+ExpressionPtr constant(Value value) {
+  return std::make_unique<ConstantExpression>(std::move(value));
+}
+
+ExpressionPtr function(ScalarFunction which, LogicalType type, std::vector<ExpressionPtr> arguments) {
+  return std::make_unique<FunctionExpression>(which, std::move(arguments), type);
+}
+
+int64_t findNamed(const std::vector<NamedOid>& names, std::string_view name) {
+  for (const auto& each : names) {
+    if (each.name == name) return each.oid;
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::optional<ObjectIdentifierType> objectIdentifierType(std::string_view typeName) {
+  if (typeName == "oid") return ObjectIdentifierType::kOid;
+  if (typeName == "regclass") return ObjectIdentifierType::kRegclass;
+  if (typeName == "regtype") return ObjectIdentifierType::kRegtype;
+  if (typeName == "regnamespace") return ObjectIdentifierType::kRegnamespace;
+  if (typeName == "regrole") return ObjectIdentifierType::kRegrole;
+  if (typeName == "regproc" || typeName == "regprocedure") return ObjectIdentifierType::kRegproc;
+  return std::nullopt;
+}
+
+std::pair<std::string, std::string> splitQualifiedName(std::string_view text) {
+  std::vector<std::string> parts(1);
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      if (quoted && i + 1 < text.size() && text[i + 1] == '"') {
+        parts.back() += '"';
+        ++i;
+      } else {
+        quoted = !quoted;
+      }
+    } else if (c == '.' && !quoted) {
+      parts.emplace_back();
+    } else if (quoted || !std::isspace(static_cast<unsigned char>(c))) {
+      parts.back() += quoted ? c : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  if (parts.size() == 1) return {"", parts[0]};
+  return {parts[parts.size() - 2], parts.back()};
+}
+
+std::optional<int64_t> findRelationOid(const CatalogReader& catalog, std::string_view text) {
+  auto [schema, name] = splitQualifiedName(text);
+  // Unqualified: the one the search path finds first (pg_catalog, then public).
+  for (const auto& relation : catalog.relationVisibility()) {
+    if (relation.name != name) continue;
+    if (schema.empty() ? relation.visible : relation.schema == schema) return relation.oid;
+  }
+  return std::nullopt;
+}
+
+int64_t objectIdentifierFromText(ObjectIdentifierType type, std::string_view text, const CatalogReader& catalog) {
+  if (type != ObjectIdentifierType::kOid && text == "-") return 0;
+  // Every type reads a number as the OID itself, as PostgreSQL does.
+  int64_t number = 0;
+  std::string_view digits = text;
+  while (!digits.empty() && std::isspace(static_cast<unsigned char>(digits.front()))) digits.remove_prefix(1);
+  while (!digits.empty() && std::isspace(static_cast<unsigned char>(digits.back()))) digits.remove_suffix(1);
+  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+  if (!digits.empty() && error == std::errc() && end == digits.data() + digits.size() && number >= 0 &&
+      number <= 4294967295LL) {
+    return number;
+  }
+  switch (type) {
+    case ObjectIdentifierType::kOid:
+      SHOAL_USER_FAIL(SqlState::kInvalidTextRepresentation, "invalid input syntax for type oid: \"{}\"", text);
+    case ObjectIdentifierType::kRegclass:
+      if (auto oid = findRelationOid(catalog, text)) return *oid;
+      SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", text);
+    case ObjectIdentifierType::kRegnamespace: {
+      const int64_t oid = findNamed(schemaNames(), splitQualifiedName(text).second);
+      if (oid >= 0) return oid;
+      SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", text);
+    }
+    case ObjectIdentifierType::kRegrole: {
+      const int64_t oid = findNamed(roleNames(), splitQualifiedName(text).second);
+      if (oid >= 0) return oid;
+      SHOAL_USER_FAIL(SqlState::kUndefinedObject, "role \"{}\" does not exist", text);
+    }
+    case ObjectIdentifierType::kRegproc:
+      // There is no pg_proc yet, so no name finds a function.
+      SHOAL_USER_FAIL(SqlState::kUndefinedFunction, "function \"{}\" does not exist", text);
+    case ObjectIdentifierType::kRegtype:
+      break;
+  }
+  SHOAL_UNREACHABLE("regtype input is parsed by the binder");
+}
+
+ExpressionPtr objectIdentifierName(ExpressionPtr oid, ObjectIdentifierType type, const CatalogReader& catalog) {
+  std::vector<NamedOid> names;
+  switch (type) {
+    case ObjectIdentifierType::kOid:
+    case ObjectIdentifierType::kRegproc:
+      break;
+    case ObjectIdentifierType::kRegclass:
+      names = relationNames(catalog);
+      break;
+    case ObjectIdentifierType::kRegtype:
+      names = typeNames();
+      break;
+    case ObjectIdentifierType::kRegnamespace:
+      names = schemaNames();
+      break;
+    case ObjectIdentifierType::kRegrole:
+      names = roleNames();
+      break;
+  }
+  if (type != ObjectIdentifierType::kOid) names.push_back({0, "-"});
+  // CASE WHEN oid = o1 THEN 'n1' ... ELSE oid::text END: NULL stays NULL, as every comparison is NULL.
+  std::vector<ExpressionPtr> arguments;
+  for (const auto& named : names) {
+    std::vector<ExpressionPtr> operands;
+    operands.push_back(copyExpression(*oid));
+    operands.push_back(constant(Value::bigInt(named.oid)));
+    arguments.push_back(function(ScalarFunction::kEqual, LogicalType::boolean(), std::move(operands)));
+    arguments.push_back(constant(Value::varchar(named.name)));
+  }
+  ExpressionPtr number = std::make_unique<engine::CastExpression>(std::move(oid), LogicalType::text());
+  if (arguments.empty()) return number;
+  arguments.push_back(std::move(number));
+  return function(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
+}
+
+}  // namespace shoal::sql
