@@ -277,6 +277,8 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kNotLike:
       return evaluateLike(function.function() == ScalarFunction::kNotLike, value(0), value(1),
                           isRowIndependent(*arguments[1]));
+    case ScalarFunction::kLikeEscape:
+      return evaluateLikeEscape(value(0), value(1));
     case ScalarFunction::kCase:
     case ScalarFunction::kCoalesce:
       break;  // evaluated lazily above

@@ -6,6 +6,7 @@
 #include <immintrin.h>
 #endif
 
+#include "common/check.h"
 #include "common/status.h"
 #include "engine/expression/pattern_match_rows.h"
 #include "engine/types/utf8.h"
@@ -202,6 +203,46 @@ Vector evaluateLike(bool negate, const Vector& text, const Vector& pattern, bool
   }
   return matchPatternRows(negate, text, pattern,
                           [&](std::string_view value, size_t row) { return likeMatches(value, patterns[row].view()); });
+}
+
+std::string likePatternWithEscape(std::string_view pattern, std::string_view escape) {
+  if (utf8CharacterCount(escape) > 1) {
+    throw ShoalError(Status(SqlState::kInvalidEscapeSequence, "invalid escape string")
+                         .withHint("Escape string must be empty or one character."));
+  }
+  std::string rewritten;
+  bool escaped = false;  // the previous character was the escape character
+  for (size_t at = 0; at < pattern.size();) {
+    const size_t next = utf8NextCharacter(pattern, at);
+    const std::string_view character = pattern.substr(at, next - at);
+    at = next;
+    if (escaped) {
+      rewritten += '\\';
+      rewritten += character;
+      escaped = false;
+    } else if (!escape.empty() && character == escape) {
+      escaped = true;
+    } else {
+      if (character == "\\") rewritten += '\\';  // a backslash that is not the escape stands for itself
+      rewritten += character;
+    }
+  }
+  if (escaped) rewritten += '\\';  // a trailing escape stays one: matching reaches it and fails, as in PostgreSQL
+  return rewritten;
+}
+
+Vector evaluateLikeEscape(const Vector& pattern, const Vector& escape) {
+  SHOAL_CHECK_EQ(pattern.size(), escape.size());
+  Vector out(LogicalType::text(), pattern.size());
+  out.validity() = pattern.validity();
+  out.validity().intersect(escape.validity());
+  const StringRef* patterns = pattern.data<StringRef>();
+  const StringRef* escapes = escape.data<StringRef>();
+  for (size_t row = 0; row < pattern.size(); ++row) {
+    if (out.isNull(row)) continue;
+    out.setString(row, likePatternWithEscape(patterns[row].view(), escapes[row].view()));
+  }
+  return out;
 }
 
 }  // namespace shoal::engine

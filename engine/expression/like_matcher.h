@@ -60,4 +60,10 @@ class LikeMatcher {
 /// spaces, as PostgreSQL's bpchar LIKE does.
 Vector evaluateLike(bool negate, const Vector& text, const Vector& pattern, bool patternIsConstant);
 
+/// PostgreSQL's like_escape: `pattern` of LIKE ... ESCAPE `escape`, rewritten for '\' as the escape
+/// character (an empty `escape` turns escaping off). Fails with 22025 for an escape of several characters.
+std::string likePatternWithEscape(std::string_view pattern, std::string_view escape);
+/// likePatternWithEscape row by row; NULL in, NULL out.
+Vector evaluateLikeEscape(const Vector& pattern, const Vector& escape);
+
 }  // namespace shoal::engine

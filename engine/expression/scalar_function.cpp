@@ -74,6 +74,8 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "~*";
     case ScalarFunction::kRegexNotMatchInsensitive:
       return "!~*";
+    case ScalarFunction::kLikeEscape:
+      return "like_escape";
   }
   return "?";
 }
@@ -91,6 +93,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kSubstring:
     case ScalarFunction::kDateAddMonths:
     case ScalarFunction::kAverageOfSum:
+    case ScalarFunction::kLikeEscape:
       return false;
     default:
       return true;

@@ -61,10 +61,12 @@ enum class ScalarFunction {
   kRegexNotMatch,
   kRegexMatchInsensitive,
   kRegexNotMatchInsensitive,
+  // like_escape(pattern, escape) -> TEXT: LIKE ... ESCAPE's pattern rewritten with '\' as its escape.
+  kLikeEscape,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kRegexNotMatchInsensitive;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kLikeEscape;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -27,16 +27,19 @@ class BindScope {
     PlanColumn column;
     /// The right-hand copy of a JOIN ... USING column: reachable qualified, not by its bare name.
     bool hiddenUnqualified = false;
+    /// The schema of a table or view named without an alias, which a reference may name too
+    /// (pg_catalog.pg_class.relname); empty for an alias, a subquery or a WITH query.
+    std::string schema;
   };
 
   explicit BindScope(const BindScope* outer = nullptr) : outer_(outer) {}
 
   void add(std::string relation, PlanColumn column, bool hiddenUnqualified = false) {
     std::string name = column.name;
-    entries_.push_back({std::move(relation), std::move(name), std::move(column), hiddenUnqualified});
+    entries_.push_back({std::move(relation), std::move(name), std::move(column), hiddenUnqualified, {}});
   }
-  void add(std::string relation, std::string name, PlanColumn column) {
-    entries_.push_back({std::move(relation), std::move(name), std::move(column), false});
+  void add(std::string relation, std::string name, PlanColumn column, std::string schema = {}) {
+    entries_.push_back({std::move(relation), std::move(name), std::move(column), false, std::move(schema)});
   }
   void add(const Entry& entry, bool hiddenUnqualified) {
     entries_.push_back(entry);
@@ -54,15 +57,19 @@ class BindScope {
   }
   const std::vector<std::string>& relations() const { return relations_; }
   const BindScope* outer() const { return outer_; }
-  bool hasRelation(std::string_view relation) const;
+  /// Whether a FROM item of this scope is named `relation` (and lies in `schema`, when one is given).
+  bool hasRelation(std::string_view relation, std::string_view schema = {}) const;
 
   /// Resolves a column reference here or in an enclosing scope. Fails with
   /// 42702 (ambiguous), 42P01 (unknown qualifier) or 42703 (with a "did you
   /// mean" hint when a close name exists), at the reference's position.
-  engine::ExpressionPtr resolve(const pg_query::ColumnRef& ref, const ExpressionBinder& errors) const;
+  /// `database` is the session's, which a four-part name (database.schema.relation.column) must name.
+  engine::ExpressionPtr resolve(const pg_query::ColumnRef& ref, const ExpressionBinder& errors,
+                                std::string_view database = {}) const;
 
  private:
-  std::vector<const Entry*> matches(const std::string& relation, const std::string& name) const;
+  std::vector<const Entry*> matches(const std::string& schema, const std::string& relation,
+                                    const std::string& name) const;
 
   const BindScope* outer_;
   std::vector<Entry> entries_;

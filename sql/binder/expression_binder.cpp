@@ -839,6 +839,34 @@ LogicalType ExpressionBinder::commonType(const std::vector<LogicalType>& types, 
   return common.value_or(LogicalType::text());
 }
 
+std::optional<ExpressionPtr> ExpressionBinder::bindArrayComparison(const pg_query::A_Expr& expr) {
+  // x op ANY (ARRAY[a, b]) is x op a OR x op b; ALL joins them with AND: the same NULL semantics.
+  const pg_query::Node* array = &expr.rexpr();
+  std::optional<pg_query::TypeName> elementType;
+  if (array->has_type_cast() && array->type_cast().arg().has_a_array_expr()) {  // ARRAY[...]::varchar[]
+    elementType = array->type_cast().type_name();
+    elementType->clear_array_bounds();
+    array = &array->type_cast().arg();
+  }
+  if (!array->has_a_array_expr() || array->a_array_expr().elements().empty()) return std::nullopt;
+  const std::string op = lastName(expr.name());
+  if (!comparisonFunction(op) && op != "~~" && op != "!~~") return std::nullopt;
+  ExpressionPtr left = bind(expr.lexpr());
+  std::vector<ExpressionPtr> terms;
+  for (const auto& element : array->a_array_expr().elements()) {
+    ExpressionPtr right = bind(element);
+    if (elementType) right = coerce(std::move(right), typeFromName(*elementType), expr.location());
+    if (op == "~~" || op == "!~~") {
+      terms.push_back(bindPatternMatch(op == "~~" ? ScalarFunction::kLike : ScalarFunction::kNotLike, op,
+                                       copyExpression(*left), std::move(right), expr.location()));
+    } else {
+      terms.push_back(bindComparisonOperator(op, copyExpression(*left), std::move(right), expr.location()));
+    }
+  }
+  return combineBalanced(expr.kind() == pg_query::AEXPR_OP_ANY ? ScalarFunction::kOr : ScalarFunction::kAnd,
+                         std::move(terms));
+}
+
 ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) {
   const auto& expr = node.a_expr();
   int location = expr.location();
@@ -865,11 +893,25 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
       return combineBalanced(negated ? ScalarFunction::kAnd : ScalarFunction::kOr, std::move(terms));
     }
     case pg_query::AEXPR_LIKE: {
-      if (expr.rexpr().has_func_call()) {
-        fail(SqlState::kFeatureNotSupported, location, "LIKE ... ESCAPE is not supported yet");
+      ExpressionPtr pattern;
+      if (expr.rexpr().has_func_call() && lastName(expr.rexpr().func_call().funcname()) == "like_escape" &&
+          expr.rexpr().func_call().args_size() == 2) {
+        // x LIKE p ESCAPE e: the pattern rewritten for LIKE's own escape character, '\'.
+        std::vector<ExpressionPtr> arguments;
+        for (const auto& argument : expr.rexpr().func_call().args()) {
+          ExpressionPtr bound = resolveUnknown(bind(argument), location);
+          if (!bound->type().isString()) {
+            fail(SqlState::kUndefinedFunction, location,
+                 fmt::format("function like_escape({}) does not exist", bound->type().toString()));
+          }
+          arguments.push_back(std::move(bound));
+        }
+        pattern = makeFunctionOf(ScalarFunction::kLikeEscape, LogicalType::text(), std::move(arguments));
+      } else {
+        pattern = bind(expr.rexpr());
       }
       return bindPatternMatch(op == "!~~" ? ScalarFunction::kNotLike : ScalarFunction::kLike, op, bind(expr.lexpr()),
-                              bind(expr.rexpr()), location);
+                              std::move(pattern), location);
     }
     case pg_query::AEXPR_BETWEEN:
     case pg_query::AEXPR_NOT_BETWEEN: {
@@ -913,6 +955,10 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
       if (expr.kind() == pg_query::AEXPR_NOT_DISTINCT) return notDistinct;
       return makeFunction(ScalarFunction::kNot, LogicalType::boolean(), std::move(notDistinct));
     }
+    case pg_query::AEXPR_OP_ANY:
+    case pg_query::AEXPR_OP_ALL:
+      if (auto terms = bindArrayComparison(expr)) return std::move(*terms);
+      [[fallthrough]];
     default: {
       static const std::map<pg_query::A_Expr_Kind, std::string_view> kNames = {
           {pg_query::AEXPR_ILIKE, "ILIKE"},

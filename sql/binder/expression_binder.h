@@ -15,6 +15,7 @@ namespace pg_query {
 class Node;
 class TypeName;
 class TypeCast;
+class A_Expr;
 class ColumnRef;
 class SubLink;
 }  // namespace pg_query
@@ -114,6 +115,8 @@ class ExpressionBinder {
   engine::ExpressionPtr bindBoolean(const pg_query::Node& node);
   engine::ExpressionPtr bindNullTest(const pg_query::Node& node);
   engine::ExpressionPtr bindTypeCast(const pg_query::Node& node);
+  /// x op ANY/ALL (ARRAY[...]) over the array's elements; nullopt for another array or operator.
+  std::optional<engine::ExpressionPtr> bindArrayComparison(const pg_query::A_Expr& expr);
   /// The object identifier type `node` casts to, when it is such a cast (x::regclass).
   static std::optional<ObjectIdentifierType> objectIdentifierCast(const pg_query::Node& node);
   /// Whether `function` is to_regclass(), to_regtype() or another lookup of an object identifier by name.

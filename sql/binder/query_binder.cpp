@@ -212,7 +212,9 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
     PlanColumn column{ids_.next(), table->columns[i].type, display};
     scan->tableColumns.push_back(i);
     scan->columns.push_back(column);
-    scope.add(relation, name, column);
+    // Named without an alias, the table can be named with its schema too (pg_catalog.pg_class.relname).
+    scope.add(relation, name, column,
+              range.has_alias() ? std::string() : (table->schema.empty() ? std::string(kPublicSchema) : table->schema));
   }
   scan->table = std::move(*table);
   return scan;
@@ -311,7 +313,8 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
   if (join.has_quals()) {
     auto errors = std::make_shared<ExpressionBinder>(text_, std::vector<ColumnDescription>{}, parameterTypes_);
     ExpressionBinder binder(
-        text_, [&joined, errors](const pg_query::ColumnRef& ref) { return joined.resolve(ref, *errors); },
+        text_,
+        [this, &joined, errors](const pg_query::ColumnRef& ref) { return joined.resolve(ref, *errors, database()); },
         parameterTypes_);
     binder.setClause("JOIN conditions");
     binder.setCatalog(&catalog_);
@@ -368,7 +371,8 @@ ExpressionBinder QueryBinder::makeBinder(std::vector<PendingSubquery>& pending, 
   // The resolver reports errors through a binder of the same text; it needs no state of its own.
   auto errors = std::make_shared<ExpressionBinder>(text_, std::vector<ColumnDescription>{}, parameterTypes_);
   ExpressionBinder binder(
-      text_, [this, errors](const pg_query::ColumnRef& ref) { return scope_.resolve(ref, *errors); }, parameterTypes_);
+      text_, [this, errors](const pg_query::ColumnRef& ref) { return scope_.resolve(ref, *errors, database()); },
+      parameterTypes_);
   binder.setClause(std::move(clause));
   binder.setCatalog(&catalog_);
   binder.useParameterValues(parameterValues_);

@@ -119,6 +119,10 @@ class QueryBinder {
   BindScope scope_;
   bool keepUntypedOutputs_ = false;
   std::span<const engine::Value> parameterValues_;
+  /// The session's database, which a four-part column name must name.
+  std::string_view database() const {
+    return catalog_.session() != nullptr ? std::string_view(catalog_.session()->database) : std::string_view();
+  }
   /// CTEs of the query being bound; keeps the view texts they parse alive.
   std::vector<std::unique_ptr<CteScope>> cteStorage_;
 };

@@ -100,6 +100,16 @@ QUERIES = [
     "SELECT current_setting('DateStyle'), current_setting('nosuch', true), current_setting(NULL), "
     "current_setting('client_encoding', false)",
     "SELECT current_setting('nosuch')",
+    # Columns named with their relation's schema, as SQLAlchemy names every catalog column.
+    "SELECT pg_catalog.pg_class.relname, pg_catalog.pg_namespace.nspname FROM pg_catalog.pg_class "
+    "JOIN pg_catalog.pg_namespace ON pg_catalog.pg_namespace.oid = pg_catalog.pg_class.relnamespace "
+    "WHERE pg_catalog.pg_class.relkind = ANY (ARRAY['r', 'v']) AND pg_catalog.pg_class.relname LIKE 'cat/_%' "
+    "ESCAPE '/' AND pg_catalog.pg_table_is_visible(pg_catalog.pg_class.oid) ORDER BY 1",
+    "SELECT public.cat_orders.order_id FROM public.cat_orders",
+    "SELECT public.cat_orders.nosuch FROM cat_orders",
+    "SELECT pg_catalog.c.relname FROM pg_class c",
+    "SELECT other.cat_orders.order_id FROM cat_orders",
+    "SELECT postgres.public.cat_orders.order_id FROM cat_orders",
     "SELECT count(*) FROM tables",
     "SELECT count(*) FROM information_schema.nosuch",
     "SELECT count(*) FROM pg_catalog.nosuch",

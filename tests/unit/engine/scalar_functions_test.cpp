@@ -154,6 +154,23 @@ TEST(ScalarFunctionsTest, LikeEscapesWithBackslash) {
   EXPECT_THROW(engine::likeMatches("abc", "%\\"), ShoalError);
 }
 
+TEST(ScalarFunctionsTest, LikeEscapeRewritesPatternsForBackslash) {
+  EXPECT_EQ(engine::likePatternWithEscape("100/%", "/"), "100\\%");
+  EXPECT_EQ(engine::likePatternWithEscape("a//b", "/"), "a\\/b");         // the escape escapes itself
+  EXPECT_EQ(engine::likePatternWithEscape("c:\\dir", "/"), "c:\\\\dir");  // a backslash stands for itself
+  EXPECT_EQ(engine::likePatternWithEscape("c:\\d%", ""), "c:\\\\d%");     // no escape: wildcards stay wildcards
+  EXPECT_EQ(engine::likePatternWithEscape("ab/", "/"), "ab\\");           // a trailing escape stays one
+  EXPECT_EQ(engine::likePatternWithEscape("xé_", "é"), "x\\_");           // a multi-byte escape character
+  EXPECT_EQ(like("50%", engine::likePatternWithEscape("50#%", "#")), "t");
+  EXPECT_EQ(like("500", engine::likePatternWithEscape("50#%", "#")), "f");
+  try {
+    engine::likePatternWithEscape("a", "xy");
+    FAIL() << "an escape of two characters must fail";
+  } catch (const ShoalError& error) {
+    EXPECT_EQ(error.status().sqlState(), SqlState::kInvalidEscapeSequence);
+  }
+}
+
 TEST(ScalarFunctionsTest, RegexMatchSearchesAsPostgresql) {
   auto match = [](std::optional<std::string> value, std::optional<std::string> pattern,
                   ScalarFunction function = ScalarFunction::kRegexMatch) { return like(value, pattern, function); };
@@ -665,6 +682,7 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kRegexNotMatch, LogicalType::boolean(), a(), text("^x")));
   examples.push_back(call(ScalarFunction::kRegexMatchInsensitive, LogicalType::boolean(), a(), text("^x")));
   examples.push_back(call(ScalarFunction::kRegexNotMatchInsensitive, LogicalType::boolean(), a(), text("X")));
+  examples.push_back(call(ScalarFunction::kLikeEscape, LogicalType::text(), a(), text("/")));
   return examples;
 }
 
@@ -672,7 +690,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
   std::vector<LogicalType> columnTypes = {LogicalType::text(),    LogicalType::date(),         LogicalType::integer(),
                                           LogicalType::boolean(), LogicalType::decimal(38, 2), LogicalType::bigInt()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "(a !~* 'X')");
+  ASSERT_EQ(examples.back()->toString(), "like_escape(a, '/')");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
