@@ -19,6 +19,7 @@ class ClusterCatalog final : public sql::CatalogReader {
   std::optional<sql::ViewDescription> findView(std::string_view name) const override;
   std::vector<std::string> relationNames() const override;
   std::vector<sql::RelationVisibility> relationVisibility() const override { return system_.relationVisibility(); }
+  std::vector<sql::ObjectComment> comments() const override { return system_.comments(); }
   /// A view's columns: its query bound against this catalog (fails as reading the view would).
   std::vector<CatalogColumn> viewColumns(const ViewEntry& view) const;
 

@@ -1,5 +1,7 @@
 #include "coordinator/catalog/pg_catalog.h"
 
+#include "sql/binder/description_functions.h"
+
 #include "coordinator/catalog/postgres_types.h"
 
 namespace shoal::coordinator {
@@ -347,9 +349,28 @@ struct PgRelationOid {
 
 // Catalog tables: PostgreSQL 15's OIDs. Views: PostgreSQL 15's too where they are fixed, else our own.
 constexpr PgRelationOid kRelationOids[] = {
-    {"pg_type", 1247}, {"pg_attribute", 1249}, {"pg_class", 1259},   {"pg_database", 1262}, {"pg_namespace", 2615},
-    {"pg_am", 2601},   {"pg_views", 12028},    {"pg_tables", 12033}, {"pg_roles", 12000},   {"pg_user", 12014},
+    {"pg_type", 1247},      {"pg_attribute", 1249}, {"pg_class", 1259},       {"pg_database", 1262},
+    {"pg_namespace", 2615}, {"pg_am", 2601},        {"pg_views", 12028},      {"pg_tables", 12033},
+    {"pg_roles", 12000},    {"pg_user", 12014},     {"pg_description", 2609},
 };
+
+std::vector<sql::ColumnDescription> descriptionColumns() {
+  return {
+      {"objoid", type::oid()}, {"classoid", type::oid()}, {"objsubid", type::integer()}, {"description", type::text()}};
+}
+
+SystemRows descriptionRows(const CatalogCommentLister& comments) {
+  SystemRows rows;
+  for (const auto& comment : sql::schemaComments()) {
+    rows.push_back({value::oid(comment.oid), value::oid(pgCatalogRelationOid("pg_namespace")), value::integer(0),
+                    value::text(comment.text)});
+  }
+  for (const auto& comment : comments()) {
+    rows.push_back({value::oid(comment.oid), value::oid(pgCatalogRelationOid("pg_class")),
+                    value::integer(comment.column), value::text(comment.text)});
+  }
+  return rows;
+}
 
 }  // namespace
 
@@ -360,7 +381,8 @@ int64_t pgCatalogRelationOid(std::string_view name) {
   return 0;
 }
 
-std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& relations) {
+std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& relations,
+                                               const CatalogCommentLister& comments) {
   auto relation = [](std::string name, char kind, std::vector<sql::ColumnDescription> columns,
                      std::function<SystemRows(const SystemScanContext&)> rows) {
     const int64_t oid = pgCatalogRelationOid(name);
@@ -383,6 +405,8 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
                [relations](const SystemScanContext&) { return tablesRows(relations); }),
       relation("pg_views", 'v', viewsColumns(), [relations](const SystemScanContext&) { return viewsRows(relations); }),
       relation("pg_roles", 'v', rolesColumns(), [](const SystemScanContext&) { return rolesRows(); }),
+      relation("pg_description", 'r', descriptionColumns(),
+               [comments](const SystemScanContext&) { return descriptionRows(comments); }),
       relation("pg_user", 'v', userColumns(),
                [](const SystemScanContext&) {
                  return SystemRows{{value::text(kOwnerRoleName), value::oid(kOwnerRoleOid), value::boolean(true),

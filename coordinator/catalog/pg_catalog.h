@@ -8,9 +8,14 @@
 namespace shoal::coordinator {
 
 /// pg_catalog's relations that Shoal has so far, computed from the cluster catalog when read: pg_namespace,
-/// pg_class, pg_attribute, pg_type, pg_am, pg_database, pg_tables, pg_views, pg_roles and pg_user, with
+/// pg_class, pg_attribute, pg_type, pg_am, pg_database, pg_tables, pg_views, pg_roles, pg_user and
+/// pg_description, with
 /// PostgreSQL 15's columns. Catalog tables keep PostgreSQL's OIDs; its views take fixed ones of their own.
-std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& relations);
+/// pg_description's rows: the comments on user relations and their columns.
+using CatalogCommentLister = std::function<std::vector<sql::ObjectComment>()>;
+
+std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& relations,
+                                               const CatalogCommentLister& comments);
 
 /// The OID of pg_catalog's relation `name` as pg_class shows it (catalog tables: PostgreSQL's own).
 int64_t pgCatalogRelationOid(std::string_view name);

@@ -40,7 +40,9 @@ std::vector<CatalogColumn> catalogColumns(const std::vector<sql::ColumnDescripti
 SystemCatalog::SystemCatalog(const MemberRegistry& registry, const TableCatalog& tables, const QueryLog& queries)
     : registry_(registry), tables_(tables), queries_(queries) {
   CatalogRelationLister lister = [this] { return listRelations(); };
-  for (auto& relation : pgCatalogRelations(lister)) relations_.push_back(std::move(relation));
+  for (auto& relation : pgCatalogRelations(lister, [this] { return comments(); })) {
+    relations_.push_back(std::move(relation));
+  }
   for (auto& relation : shoalViews()) relations_.push_back(std::move(relation));
   for (auto& relation : informationSchemaRelations(lister)) relations_.push_back(std::move(relation));
 }
@@ -88,6 +90,15 @@ std::vector<sql::RelationVisibility> SystemCatalog::relationVisibility() const {
     }
   }
   return relations;
+}
+
+std::vector<sql::ObjectComment> SystemCatalog::comments() const {
+  std::vector<sql::ObjectComment> comments;
+  for (auto& comment : tables_.comments()) {
+    comments.push_back(
+        {kFirstUserOid + static_cast<int64_t>(comment.relationId), comment.column, std::move(comment.text)});
+  }
+  return comments;
 }
 
 std::vector<CatalogRelation> SystemCatalog::listRelations() const {

@@ -152,6 +152,11 @@ void TableCatalog::loadFromStore() {
         views_[entry.name] = entry;
       }
     }
+    if (document.contains("comments")) {
+      for (const auto& comment : document.at("comments")) {
+        comments_[{comment.at("relation_id"), comment.at("column")}] = comment.at("text");
+      }
+    }
   } catch (const json::exception& error) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "{} is corrupted: {}", store_->describe(), error.what());
   } catch (const ShoalError& error) {
@@ -170,11 +175,19 @@ json TableCatalog::documentLocked() const {
                          {"column_names", view.columnNames},
                          {"view_id", view.viewId}});
   }
-  return json{{"format_version", kCatalogFormatVersion}, {"next_id", nextId_}, {"tables", tables}, {"views", views}};
+  json comments = json::array();
+  for (const auto& [key, text] : comments_) {
+    comments.push_back(json{{"relation_id", key.first}, {"column", key.second}, {"text", text}});
+  }
+  return json{{"format_version", kCatalogFormatVersion},
+              {"next_id", nextId_},
+              {"tables", tables},
+              {"views", views},
+              {"comments", comments}};
 }
 
 TableCatalog::Snapshot TableCatalog::snapshotLocked() const {
-  return Snapshot{tables_, views_, nextId_};
+  return Snapshot{tables_, views_, nextId_, comments_};
 }
 
 void TableCatalog::persistLocked(Snapshot& before) {
@@ -187,6 +200,7 @@ void TableCatalog::persistLocked(Snapshot& before) {
     tables_ = std::move(before.tables);
     views_ = std::move(before.views);
     nextId_ = before.nextId;
+    comments_ = std::move(before.comments);
     throw;
   }
 }
@@ -230,6 +244,7 @@ std::shared_ptr<const TableEntry> TableCatalog::drop(std::string_view name) {
   if (it == tables_.end()) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "table \"{}\" does not exist", name);
   auto entry = it->second;
   tables_.erase(it);
+  dropCommentsLocked(entry->tableId);
   persistLocked(before);
   return entry;
 }
@@ -289,9 +304,40 @@ bool TableCatalog::dropView(std::string_view name, bool ifExists) {
     }
     SHOAL_USER_FAIL(SqlState::kUndefinedTable, "view \"{}\" does not exist", name);
   }
+  dropCommentsLocked(it->second.viewId);
   views_.erase(it);
   persistLocked(before);
   return true;
+}
+
+void TableCatalog::dropCommentsLocked(uint64_t relationId) {
+  std::erase_if(comments_, [&](const auto& entry) { return entry.first.first == relationId; });
+}
+
+void TableCatalog::setComment(std::string_view name, int32_t column, const std::string& text) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  uint64_t relationId = 0;
+  if (auto table = tables_.find(name); table != tables_.end()) {
+    relationId = table->second->tableId;
+  } else if (auto view = views_.find(name); view != views_.end()) {
+    relationId = view->second.viewId;
+  } else {
+    SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", name);
+  }
+  if (text.empty()) {
+    comments_.erase({relationId, column});
+  } else {
+    comments_[{relationId, column}] = text;
+  }
+  persistLocked(before);
+}
+
+std::vector<TableCatalog::Comment> TableCatalog::comments() const {
+  std::lock_guard lock(mutex_);
+  std::vector<Comment> all;
+  for (const auto& [key, text] : comments_) all.push_back({key.first, key.second, text});
+  return all;
 }
 
 void TableCatalog::recordLoad(const std::vector<LoadedTable>& tables) {

@@ -98,12 +98,28 @@ class TableCatalog {
   /// Writes the whole catalog to its store again (after etcd came back without its data).
   void republish();
 
+  /// A comment (COMMENT ON) on a table or view, or on one of its columns.
+  struct Comment {
+    uint64_t relationId = 0;  // the table's tableId or the view's viewId
+    int32_t column = 0;       // 1-based; 0: the relation itself
+    std::string text;
+  };
+  /// Sets the comment on relation `name` (column `column`, 0 for the relation), or removes it when `text`
+  /// is empty; 42P01 when there is no such relation. The caller has checked the column.
+  void setComment(std::string_view name, int32_t column, const std::string& text);
+  /// Every comment; a relation's go when it is dropped.
+  std::vector<Comment> comments() const;
+
  private:
+  using CommentKey = std::pair<uint64_t, int32_t>;  // relation id, column
   struct Snapshot {
     std::map<std::string, std::shared_ptr<const TableEntry>, std::less<>> tables;
     std::map<std::string, ViewEntry, std::less<>> views;
     uint64_t nextId;
+    std::map<CommentKey, std::string> comments;
   };
+  /// Drops the comments of relation `relationId` (when it is dropped).
+  void dropCommentsLocked(uint64_t relationId);
   Snapshot snapshotLocked() const;
   /// Saves the catalog to its store, or restores `before` and rethrows when the store fails.
   void persistLocked(Snapshot& before);
@@ -115,6 +131,7 @@ class TableCatalog {
   std::map<std::string, std::shared_ptr<const TableEntry>, std::less<>> tables_;  // guarded by mutex_
   std::map<std::string, ViewEntry, std::less<>> views_;                           // guarded by mutex_
   uint64_t nextId_ = 1;                                                           // guarded by mutex_
+  std::map<CommentKey, std::string> comments_;                                    // guarded by mutex_
 };
 
 }  // namespace shoal::coordinator

@@ -26,7 +26,8 @@ bool writes(const sql::BoundStatement& statement) {
         return std::is_same_v<Command, sql::CreateView> || std::is_same_v<Command, sql::DropView> ||
                std::is_same_v<Command, sql::CreateTable> || std::is_same_v<Command, sql::DropTable> ||
                std::is_same_v<Command, sql::TruncateTable> || std::is_same_v<Command, sql::InsertValues> ||
-               std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::TpchLoad>;
+               std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::TpchLoad> ||
+               std::is_same_v<Command, sql::CommentOn>;
       },
       statement.command);
 }
@@ -195,6 +196,11 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
               outcome.notices.push_back(Notice::notice(fmt::format("view \"{}\" does not exist, skipping", name)));
             }
           }
+          outcome.commandTag = bound.commandTag;
+          return outcome;
+        } else if constexpr (std::is_same_v<Command, sql::CommentOn>) {
+          cluster_.tables.setComment(command.relation, command.column, command.text);
+          StatementOutcome outcome;
           outcome.commandTag = bound.commandTag;
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::TransactionCommand>) {

@@ -21,6 +21,7 @@ class SessionCatalog final : public sql::CatalogReader {
   std::optional<sql::ViewDescription> findView(std::string_view name) const override { return cluster_.findView(name); }
   std::vector<std::string> relationNames() const override { return cluster_.relationNames(); }
   std::vector<sql::RelationVisibility> relationVisibility() const override { return cluster_.relationVisibility(); }
+  std::vector<sql::ObjectComment> comments() const override { return cluster_.comments(); }
   const sql::SessionInfo* session() const override { return &session_; }
 
  private:

@@ -6,6 +6,7 @@
 #include "engine/expression/cast.h"
 #include "engine/expression/expression_evaluator.h"
 #include "pg_query/pg_query.pb.h"
+#include "sql/binder/comment_binder.h"
 #include "sql/binder/copy_binder.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/query_binder.h"
@@ -211,6 +212,10 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       std::visit([&](auto&& command) { bound.command = std::move(command); },
                  CopyBinder(catalog_, script.text(), bound.parameterTypes).bind(node.copy_stmt()));
       bound.commandTag = "COPY";
+      break;
+    case pg_query::Node::kCommentStmt:
+      bound.command = bindComment(node.comment_stmt(), catalog_);
+      bound.commandTag = "COMMENT";
       break;
     case pg_query::Node::kCallStmt:
       bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindCall(node.call_stmt());

@@ -200,11 +200,18 @@ struct ExecuteStatement {
   std::vector<engine::ExpressionPtr> arguments;
 };
 
+/// COMMENT ON TABLE, VIEW or COLUMN, checked against the catalog.
+struct CommentOn {
+  std::string relation;
+  int32_t column = 0;  // 1-based; 0: the relation itself
+  std::string text;    // empty (or NULL in the statement): the comment goes
+};
+
 /// A statement ready to run: what the session needs, with no parse tree left.
 struct BoundStatement {
   std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
                CreateTable, DropTable, TruncateTable, InsertValues, CopyFrom, CopyTo, TpchLoad, PrepareStatement,
-               ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor>
+               ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

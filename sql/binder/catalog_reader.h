@@ -40,6 +40,13 @@ struct RelationVisibility {
   std::string name;
 };
 
+/// A comment (COMMENT ON) as pg_description holds it: on relation `oid`, column `column` (0: the relation).
+struct ObjectComment {
+  int64_t oid = 0;
+  int32_t column = 0;
+  std::string text;
+};
+
 struct ColumnDescription {
   std::string name;
   engine::LogicalType type;
@@ -97,6 +104,8 @@ class CatalogReader {
   virtual std::optional<ViewDescription> findView(std::string_view /*name*/) const { return std::nullopt; }
   /// Every relation with an OID (system relations, user tables and views), for pg_table_is_visible.
   virtual std::vector<RelationVisibility> relationVisibility() const { return {}; }
+  /// Every comment on a user relation or its columns, for obj_description() and col_description().
+  virtual std::vector<ObjectComment> comments() const { return {}; }
   /// Every table and view name, for "did you mean" hints.
   virtual std::vector<std::string> relationNames() const { return {}; }
   /// The session the statement is bound for (current_user, ...); null outside a session.

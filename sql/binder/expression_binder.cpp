@@ -9,6 +9,7 @@
 #include "engine/types/text_format.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/catalog_functions.h"
+#include "sql/binder/description_functions.h"
 #include "sql/binder/privilege_functions.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/parser/parsed_script.h"
@@ -654,6 +655,22 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
                                    "explicit type casts."));
   };
   auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
+  if (isDescriptionFunction(name)) {
+    // obj_description(oid [, catalog]), col_description(oid, integer), shobj_description(oid, catalog).
+    const bool twoArguments = name != "obj_description" || arguments.size() == 2;
+    if (arguments.size() != (twoArguments ? 2u : 1u)) undefined();
+    if (isUnknown(arguments[0])) arguments[0] = coerce(std::move(arguments[0]), LogicalType::bigInt(), call.location());
+    if (!arguments[0]->type().isIntegral()) undefined();
+    if (name == "col_description" && isUnknown(arguments[1])) {
+      arguments[1] = coerce(std::move(arguments[1]), LogicalType::integer(), call.location());
+    }
+    if (name == "col_description" ? !arguments[1]->type().isIntegral() : twoArguments && !textual(arguments[1])) {
+      undefined();
+    }
+    if (catalog_ == nullptr)
+      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
+    return bindDescriptionFunction(name, std::move(arguments), *catalog_);
+  }
   if (isObjectIdentifierLookup(name)) {
     if (arguments.size() != 1 || !textual(arguments[0])) undefined();
     return bindObjectIdentifierLookup(name, std::move(arguments), call.location());

@@ -8,13 +8,12 @@
 
 #include "common/check.h"
 #include "common/status.h"
+#include "sql/binder/expression_builders.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
 
-using engine::ConstantExpression;
 using engine::ExpressionPtr;
-using engine::FunctionExpression;
 using engine::LogicalType;
 using engine::ScalarFunction;
 using engine::Value;
@@ -77,14 +76,6 @@ std::vector<NamedOid> relationNames(const CatalogReader& catalog) {
     names.push_back({relation.oid, std::move(name)});
   }
   return names;
-}
-
-ExpressionPtr constant(Value value) {
-  return std::make_unique<ConstantExpression>(std::move(value));
-}
-
-ExpressionPtr function(ScalarFunction which, LogicalType type, std::vector<ExpressionPtr> arguments) {
-  return std::make_unique<FunctionExpression>(which, std::move(arguments), type);
 }
 
 int64_t findNamed(const std::vector<NamedOid>& names, std::string_view name) {
@@ -200,14 +191,14 @@ ExpressionPtr objectIdentifierName(ExpressionPtr oid, ObjectIdentifierType type,
   for (const auto& named : names) {
     std::vector<ExpressionPtr> operands;
     operands.push_back(copyExpression(*oid));
-    operands.push_back(constant(Value::bigInt(named.oid)));
-    arguments.push_back(function(ScalarFunction::kEqual, LogicalType::boolean(), std::move(operands)));
-    arguments.push_back(constant(Value::varchar(named.name)));
+    operands.push_back(constantOf(Value::bigInt(named.oid)));
+    arguments.push_back(functionOf(ScalarFunction::kEqual, LogicalType::boolean(), std::move(operands)));
+    arguments.push_back(constantOf(Value::varchar(named.name)));
   }
   ExpressionPtr number = std::make_unique<engine::CastExpression>(std::move(oid), LogicalType::text());
   if (arguments.empty()) return number;
   arguments.push_back(std::move(number));
-  return function(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
+  return functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
 }
 
 }  // namespace shoal::sql

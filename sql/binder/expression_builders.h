@@ -1,0 +1,28 @@
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "engine/expression/expression.h"
+
+namespace shoal::sql {
+
+/// Small constructors for the expressions the binder builds itself (CASE lookups over the catalog, ...).
+inline engine::ExpressionPtr constantOf(engine::Value value) {
+  return std::make_unique<engine::ConstantExpression>(std::move(value));
+}
+
+inline engine::ExpressionPtr functionOf(engine::ScalarFunction which, engine::LogicalType type,
+                                        std::vector<engine::ExpressionPtr> arguments) {
+  return std::make_unique<engine::FunctionExpression>(which, std::move(arguments), std::move(type));
+}
+
+inline engine::ExpressionPtr binaryOf(engine::ScalarFunction which, engine::LogicalType type,
+                                      engine::ExpressionPtr left, engine::ExpressionPtr right) {
+  std::vector<engine::ExpressionPtr> arguments;
+  arguments.push_back(std::move(left));
+  arguments.push_back(std::move(right));
+  return functionOf(which, std::move(type), std::move(arguments));
+}
+
+}  // namespace shoal::sql
