@@ -349,10 +349,127 @@ struct PgRelationOid {
 
 // Catalog tables: PostgreSQL 15's OIDs. Views: PostgreSQL 15's too where they are fixed, else our own.
 constexpr PgRelationOid kRelationOids[] = {
-    {"pg_type", 1247},      {"pg_attribute", 1249}, {"pg_class", 1259},       {"pg_database", 1262},
-    {"pg_namespace", 2615}, {"pg_am", 2601},        {"pg_views", 12028},      {"pg_tables", 12033},
-    {"pg_roles", 12000},    {"pg_user", 12014},     {"pg_description", 2609},
+    {"pg_type", 1247},      {"pg_attribute", 1249},  {"pg_class", 1259},        {"pg_database", 1262},
+    {"pg_namespace", 2615}, {"pg_am", 2601},         {"pg_views", 12028},       {"pg_tables", 12033},
+    {"pg_roles", 12000},    {"pg_user", 12014},      {"pg_description", 2609},  {"pg_attrdef", 2604},
+    {"pg_inherits", 2611},  {"pg_tablespace", 1213}, {"pg_matviews", 12038},    {"pg_extension", 3079},
+    {"pg_collation", 3456}, {"pg_enum", 3501},       {"pg_auth_members", 1261}, {"pg_sequence", 2224},
 };
+
+// Relations that hold what Shoal has none of (column defaults, inheritance, materialized views, extensions,
+// enums, role memberships, sequences): PostgreSQL 15's columns and no rows. Array columns are NULL text and
+// smallint ones integer, as in the other relations until the catalog types arrive.
+struct EmptyRelation {
+  std::string_view name;
+  char kind;
+  std::vector<sql::ColumnDescription> columns;
+};
+
+std::vector<EmptyRelation> emptyRelations() {
+  return {
+      {"pg_attrdef",
+       'r',
+       {{"oid", type::oid()}, {"adrelid", type::oid()}, {"adnum", type::integer()}, {"adbin", type::text()}}},
+      {"pg_inherits",
+       'r',
+       {{"inhrelid", type::oid()},
+        {"inhparent", type::oid()},
+        {"inhseqno", type::integer()},
+        {"inhdetachpending", type::boolean()}}},
+      {"pg_matviews",
+       'v',
+       {{"schemaname", type::name()},
+        {"matviewname", type::name()},
+        {"matviewowner", type::name()},
+        {"tablespace", type::name()},
+        {"hasindexes", type::boolean()},
+        {"ispopulated", type::boolean()},
+        {"definition", type::text()}}},
+      {"pg_extension",
+       'r',
+       {{"oid", type::oid()},
+        {"extname", type::name()},
+        {"extowner", type::oid()},
+        {"extnamespace", type::oid()},
+        {"extrelocatable", type::boolean()},
+        {"extversion", type::text()},
+        {"extconfig", type::text()},
+        {"extcondition", type::text()}}},
+      {"pg_enum",
+       'r',
+       {{"oid", type::oid()},
+        {"enumtypid", type::oid()},
+        {"enumsortorder", type::real()},
+        {"enumlabel", type::name()}}},
+      {"pg_auth_members",
+       'r',
+       {{"roleid", type::oid()}, {"member", type::oid()}, {"grantor", type::oid()}, {"admin_option", type::boolean()}}},
+      {"pg_sequence",
+       'r',
+       {{"seqrelid", type::oid()},
+        {"seqtypid", type::oid()},
+        {"seqstart", engine::LogicalType::bigInt()},
+        {"seqincrement", engine::LogicalType::bigInt()},
+        {"seqmax", engine::LogicalType::bigInt()},
+        {"seqmin", engine::LogicalType::bigInt()},
+        {"seqcache", engine::LogicalType::bigInt()},
+        {"seqcycle", type::boolean()}}},
+  };
+}
+
+std::vector<sql::ColumnDescription> tablespaceColumns() {
+  return {{"oid", type::oid()},
+          {"spcname", type::name()},
+          {"spcowner", type::oid()},
+          {"spcacl", type::text()},
+          {"spcoptions", type::text()}};
+}
+
+SystemRows tablespaceRows() {
+  SystemRows rows;
+  for (auto [oid, name] : {std::pair{1663, "pg_default"}, std::pair{1664, "pg_global"}}) {
+    rows.push_back(
+        {value::oid(oid), value::text(name), value::oid(kOwnerRoleOid), value::nullText(), value::nullText()});
+  }
+  return rows;
+}
+
+std::vector<sql::ColumnDescription> collationColumns() {
+  return {{"oid", type::oid()},
+          {"collname", type::name()},
+          {"collnamespace", type::oid()},
+          {"collowner", type::oid()},
+          {"collprovider", type::text()},
+          {"collisdeterministic", type::boolean()},
+          {"collencoding", type::integer()},
+          {"collcollate", type::text()},
+          {"collctype", type::text()},
+          {"colliculocale", type::text()},
+          {"collversion", type::text()}};
+}
+
+/// The collations COLLATE accepts: those that compare byte by byte, as Shoal does (PostgreSQL 15's rows).
+SystemRows collationRows() {
+  struct Collation {
+    int64_t oid;
+    std::string_view name;
+    char provider;
+    int64_t encoding;
+    std::optional<std::string_view> locale;
+  };
+  constexpr Collation kCollations[] = {{100, "default", 'd', -1, std::nullopt},
+                                       {950, "C", 'c', -1, "C"},
+                                       {951, "POSIX", 'c', -1, "POSIX"},
+                                       {12340, "ucs_basic", 'c', 6, "C"}};
+  SystemRows rows;
+  for (const auto& collation : kCollations) {
+    const Value locale = collation.locale ? value::text(*collation.locale) : value::nullText();
+    rows.push_back({value::oid(collation.oid), value::text(collation.name), value::oid(kPgCatalogNamespaceOid),
+                    value::oid(kOwnerRoleOid), charValue(collation.provider), value::boolean(true),
+                    value::integer(collation.encoding), locale, locale, value::nullText(), value::nullText()});
+  }
+  return rows;
+}
 
 std::vector<sql::ColumnDescription> descriptionColumns() {
   return {
@@ -389,7 +506,7 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
     return SystemRelation{
         std::string(kPgCatalogSchema), std::move(name), oid, kind, std::move(columns), std::move(rows)};
   };
-  return {
+  std::vector<SystemRelation> all = {
       relation("pg_namespace", 'r', namespaceColumns(), [](const SystemScanContext&) { return namespaceRows(); }),
       relation("pg_class", 'r', classColumns(), [relations](const SystemScanContext&) { return classRows(relations); }),
       relation("pg_attribute", 'r', attributeColumns(),
@@ -413,7 +530,14 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
                                     value::boolean(true), value::boolean(true), value::boolean(true),
                                     value::text("********"), value::nullText(), value::nullText()}};
                }),
+      relation("pg_tablespace", 'r', tablespaceColumns(), [](const SystemScanContext&) { return tablespaceRows(); }),
+      relation("pg_collation", 'r', collationColumns(), [](const SystemScanContext&) { return collationRows(); }),
   };
+  for (auto& empty : emptyRelations()) {
+    all.push_back(relation(std::string(empty.name), empty.kind, std::move(empty.columns),
+                           [](const SystemScanContext&) { return SystemRows{}; }));
+  }
+  return all;
 }
 
 }  // namespace shoal::coordinator

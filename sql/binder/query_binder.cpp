@@ -318,6 +318,7 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
         parameterTypes_);
     binder.setClause("JOIN conditions");
     binder.setCatalog(&catalog_);
+    binder.useParameterValues(parameterValues_);
     ExpressionPtr condition = binder.bind(join.quals());
     int location = ExpressionBinder::locationOf(join.quals());
     if (condition->type().id() == TypeId::kUnknown)

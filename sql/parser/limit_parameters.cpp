@@ -44,26 +44,20 @@ bool castsParameterToObjectIdentifier(const std::string& text) {
   } catch (const ShoalError&) {
     return true;
   }
-  const auto& tokens = scan.tokens();
-  auto word = [&](int i) {
-    std::string lower = text.substr(tokens[i].start(), tokens[i].end() - tokens[i].start());
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return lower;
-  };
-  for (int i = 0; i + 2 < tokens.size(); ++i) {
-    // to_regtype($1)
-    if (tokens[i + 1].token() == pg_query::ASCII_40 && tokens[i + 2].token() == pg_query::PARAM &&
-        word(i).starts_with("to_reg")) {
-      return true;
+  // A parameter, and a word naming an object identifier type or lookup ($1::regclass, CAST($1 AS regtype),
+  // to_regclass($1)): a statement that has both may resolve a parameter's value; a false "yes" costs a rebind.
+  bool hasParameter = false;
+  bool namesObjectIdentifier = false;
+  for (const auto& token : scan.tokens()) {
+    if (token.token() == pg_query::PARAM) hasParameter = true;
+    if (token.token() != pg_query::IDENT) continue;
+    std::string word = text.substr(token.start(), token.end() - token.start());
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (word.starts_with("reg") || word.starts_with("to_reg") || word.starts_with("\"reg")) {
+      namesObjectIdentifier = true;
     }
-    if (tokens[i].token() != pg_query::PARAM || tokens[i + 1].token() != pg_query::TYPECAST) continue;
-    int name = i + 2;
-    if (name + 2 < tokens.size() && word(name) == "pg_catalog" && tokens[name + 1].token() == pg_query::ASCII_46) {
-      name += 2;  // pg_catalog.regclass
-    }
-    if (word(name).starts_with("reg")) return true;
   }
-  return false;
+  return hasParameter && namesObjectIdentifier;
 }
 
 }  // namespace shoal::sql

@@ -110,6 +110,19 @@ QUERIES = [
     "SELECT pg_catalog.c.relname FROM pg_class c",
     "SELECT other.cat_orders.order_id FROM cat_orders",
     "SELECT postgres.public.cat_orders.order_id FROM cat_orders",
+    # Tablespaces, collations, and the relations of what Shoal has none of (their columns must match).
+    "SELECT * FROM pg_tablespace ORDER BY oid",
+    "SELECT oid, collname, collnamespace, collowner, collprovider, collisdeterministic, collencoding, collcollate, "
+    "collctype, colliculocale, collversion FROM pg_collation "
+    "WHERE collname IN ('default', 'C', 'POSIX', 'ucs_basic') ORDER BY oid",
+    "SELECT * FROM pg_attrdef WHERE false",
+    "SELECT count(*) FROM pg_attrdef d JOIN pg_class c ON c.oid = d.adrelid WHERE c.relname LIKE 'cat\\_%'",
+    "SELECT * FROM pg_inherits",
+    "SELECT * FROM pg_matviews",
+    "SELECT * FROM pg_extension WHERE extname <> 'plpgsql'",
+    "SELECT * FROM pg_enum",
+    "SELECT * FROM pg_auth_members WHERE roleid >= 16384 OR member >= 16384",
+    "SELECT * FROM pg_sequence WHERE false",
     "SELECT count(*) FROM tables",
     "SELECT count(*) FROM information_schema.nosuch",
     "SELECT count(*) FROM pg_catalog.nosuch",
