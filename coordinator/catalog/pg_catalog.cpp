@@ -354,6 +354,7 @@ constexpr PgRelationOid kRelationOids[] = {
     {"pg_roles", 12000},    {"pg_user", 12014},      {"pg_description", 2609},  {"pg_attrdef", 2604},
     {"pg_inherits", 2611},  {"pg_tablespace", 1213}, {"pg_matviews", 12038},    {"pg_extension", 3079},
     {"pg_collation", 3456}, {"pg_enum", 3501},       {"pg_auth_members", 1261}, {"pg_sequence", 2224},
+    {"pg_settings", 12104},
 };
 
 // Relations that hold what Shoal has none of (column defaults, inheritance, materialized views, extensions,
@@ -415,6 +416,15 @@ std::vector<EmptyRelation> emptyRelations() {
         {"seqcache", engine::LogicalType::bigInt()},
         {"seqcycle", type::boolean()}}},
   };
+}
+
+std::vector<sql::ColumnDescription> settingsColumns() {
+  return {{"name", type::text()},          {"setting", type::text()},           {"unit", type::text()},
+          {"category", type::text()},      {"short_desc", type::text()},        {"extra_desc", type::text()},
+          {"context", type::text()},       {"vartype", type::text()},           {"source", type::text()},
+          {"min_val", type::text()},       {"max_val", type::text()},           {"enumvals", type::text()},
+          {"boot_val", type::text()},      {"reset_val", type::text()},         {"sourcefile", type::text()},
+          {"sourceline", type::integer()}, {"pending_restart", type::boolean()}};
 }
 
 std::vector<sql::ColumnDescription> tablespaceColumns() {
@@ -531,6 +541,8 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
                                     value::text("********"), value::nullText(), value::nullText()}};
                }),
       relation("pg_tablespace", 'r', tablespaceColumns(), [](const SystemScanContext&) { return tablespaceRows(); }),
+      relation("pg_settings", 'v', settingsColumns(),
+               [](const SystemScanContext& context) { return context.settings ? context.settings() : SystemRows{}; }),
       relation("pg_collation", 'r', collationColumns(), [](const SystemScanContext&) { return collationRows(); }),
   };
   for (auto& empty : emptyRelations()) {

@@ -12,7 +12,8 @@ using CatalogCommentLister = std::function<std::vector<sql::ObjectComment>()>;
 
 /// pg_catalog's relations that Shoal has so far, computed from the cluster catalog when read: pg_namespace,
 /// pg_class, pg_attribute, pg_type, pg_am, pg_database, pg_tables, pg_views, pg_roles, pg_user,
-/// pg_description, pg_tablespace and pg_collation, and, empty, pg_attrdef, pg_inherits, pg_matviews,
+/// pg_description, pg_settings (the session's, through the scan context), pg_tablespace and pg_collation,
+/// and, empty, pg_attrdef, pg_inherits, pg_matviews,
 /// pg_extension, pg_enum, pg_auth_members and pg_sequence, with
 /// PostgreSQL 15's columns. Catalog tables keep PostgreSQL's OIDs; its views take fixed ones of their own.
 std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& relations,

@@ -27,12 +27,14 @@ using sql::kPublicNamespaceOid;
 inline constexpr int64_t kFirstUserOid = 16384;
 
 /// What a system relation knows of the session that reads it.
+using SystemRows = std::vector<std::vector<engine::Value>>;
+
 struct SystemScanContext {
   /// The database the session connected to (current_database()).
   std::string database;
+  /// The session's settings as pg_settings' rows (none outside a session).
+  std::function<SystemRows()> settings;
 };
-
-using SystemRows = std::vector<std::vector<engine::Value>>;
 
 /// One relation the coordinator computes from its own state when it is read: a pg_catalog relation, an
 /// information_schema view or a shoal_* view. Its OID is fixed in the code, so it never changes.

@@ -287,7 +287,7 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
     for (const auto& [name, value] : parameters) {
       if (name == "user" || name == "database" || name == "options" || name == "replication") continue;
       try {
-        session_->settings().set(name, value);
+        session_->settings().set(name, value, SessionSettings::Source::kClient);
       } catch (const ShoalError& error) {
         // Startup settings are advisory: drivers send ones we neither need nor honour (SQL_ASCII, ...).
         spdlog::debug("ignored startup setting {}={}: {}", name, value, error.status().message());

@@ -99,7 +99,9 @@ class Session {
 
   TransactionState transactionState() const { return transactionState_; }
   const std::string& user() const { return catalog_.session()->user; }
-  SystemScanContext systemScan() const { return {catalog_.session()->database}; }
+  SystemScanContext systemScan() const {
+    return {catalog_.session()->database, [this] { return settings_.pgSettingsRows(); }};
+  }
   SessionSettings& settings() { return settings_; }
 
   /// Asks the running query to stop (from the cancel-request thread).

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/status.h"
+#include "coordinator/query/setting_facts.h"
 
 namespace shoal::coordinator {
 namespace {
@@ -108,7 +109,8 @@ SessionSettings::SessionSettings() {
        "Sets the memory one query may hold on each worker, in megabytes (0: the worker's own limit)."},
   };
   for (const auto& entry : kDefaults) {
-    settings_[lowerCase(entry.name)] = Setting{entry.name, entry.value, entry.value, entry.reported, entry.description};
+    settings_[lowerCase(entry.name)] =
+        Setting{entry.name, entry.value, entry.value, entry.reported, entry.description, entry.value};
   }
 }
 
@@ -124,7 +126,8 @@ const SessionSettings::Setting& SessionSettings::find(std::string_view name) con
   return it->second;
 }
 
-std::optional<std::string> SessionSettings::set(std::string_view name, std::optional<std::string> value) {
+std::optional<std::string> SessionSettings::set(std::string_view name, std::optional<std::string> value,
+                                                Source source) {
   Setting& setting = find(name);
   std::string lower = lowerCase(setting.canonicalName);
   std::string newValue = value.value_or(setting.defaultValue);
@@ -158,12 +161,21 @@ std::optional<std::string> SessionSettings::set(std::string_view name, std::opti
   }
   if (lower == "statement_timeout") newValue = canonicalMilliseconds(setting.canonicalName, newValue);
   setting.value = newValue;
+  if (!value) {
+    setting.source = setting.resetSource;
+  } else if (source == Source::kClient) {
+    setting.defaultValue = newValue;
+    setting.source = setting.resetSource = "client";
+  } else {
+    setting.source = "session";
+  }
   return setting.reported ? std::optional<std::string>(setting.canonicalName) : std::nullopt;
 }
 
 void SessionSettings::resetAll() {
   for (auto& [name, setting] : settings_) {
     setting.value = setting.defaultValue;
+    setting.source = setting.resetSource;
   }
 }
 
@@ -183,6 +195,42 @@ std::vector<std::array<std::string, 3>> SessionSettings::showAll() const {
   std::vector<std::array<std::string, 3>> rows;
   for (const auto& [name, setting] : settings_) {  // keyed by lower-case name: PostgreSQL's order
     if (!setting.description.empty()) rows.push_back({setting.canonicalName, setting.value, setting.description});
+  }
+  return rows;
+}
+
+std::vector<std::vector<engine::Value>> SessionSettings::pgSettingsRows() const {
+  using engine::LogicalType;
+  using engine::Value;
+  auto text = [](std::string_view value) { return Value::varchar(std::string(value)); };
+  auto textOrNull = [&](std::string_view value) {
+    return value.empty() ? Value::null(LogicalType::text()) : text(value);
+  };
+  std::vector<std::vector<Value>> rows;
+  for (const auto& [name, setting] : settings_) {
+    if (setting.description.empty()) continue;  // hidden, as from SHOW ALL
+    const SettingFacts* facts = settingFacts(setting.canonicalName);
+    // A time setting is shown in its unit (milliseconds), not as SHOW spells it ("5s").
+    auto raw = [&](const std::string& value) {
+      if (facts == nullptr || facts->unit != "ms") return value;
+      return std::to_string(static_cast<int64_t>(std::llround(millisecondsOf(value).value_or(0))));
+    };
+    std::string choices;
+    if (facts != nullptr && !facts->choices.empty()) {
+      for (std::string_view choice : facts->choices) {
+        const bool quote = choice.find(' ') != std::string_view::npos;
+        choices +=
+            std::string(choices.empty() ? "{" : ",") + (quote ? "\"" : "") + std::string(choice) + (quote ? "\"" : "");
+      }
+      choices += "}";
+    }
+    rows.push_back({text(setting.canonicalName), text(raw(setting.value)), textOrNull(facts ? facts->unit : ""),
+                    textOrNull(facts ? facts->category : ""), text(setting.description),
+                    textOrNull(facts ? facts->extraDescription : ""), text(facts ? facts->context : "user"),
+                    text(facts ? facts->type : "string"), text(setting.source),
+                    textOrNull(facts ? facts->minValue : ""), textOrNull(facts ? facts->maxValue : ""),
+                    textOrNull(choices), text(raw(setting.bootValue)), text(raw(setting.defaultValue)),
+                    Value::null(LogicalType::text()), Value::null(LogicalType::integer()), Value::boolean(false)});
   }
   return rows;
 }

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/types/value.h"
+
 namespace shoal::coordinator {
 
 /// Run-time settings of one client session (SET, SHOW, RESET), with
@@ -16,10 +18,15 @@ class SessionSettings {
  public:
   SessionSettings();
 
+  /// Where a setting's value came from, as pg_settings.source says.
+  enum class Source { kSession, kClient };
+
   /// Sets (or with nullopt resets) a setting; fails with 42704 for unknown
   /// names and 22023 for values Shoal cannot honour. Returns the canonical
   /// name when clients must be told of the change (a ParameterStatus).
-  std::optional<std::string> set(std::string_view name, std::optional<std::string> value);
+  /// kClient: the client's startup packet set it, which makes it the value RESET returns to.
+  std::optional<std::string> set(std::string_view name, std::optional<std::string> value,
+                                 Source source = Source::kSession);
   void resetAll();
   /// The value of a setting; fails with 42704 for unknown names.
   std::string show(std::string_view name) const;
@@ -32,16 +39,22 @@ class SessionSettings {
   /// SHOW ALL: (name, setting, description) of every setting it shows, in PostgreSQL's order.
   std::vector<std::array<std::string, 3>> showAll() const;
 
+  /// pg_settings' rows: every setting SHOW ALL shows, with PostgreSQL 15's facts (setting_facts.h).
+  std::vector<std::vector<engine::Value>> pgSettingsRows() const;
+
   /// The settings reported to a client right after startup, as (name, value).
   std::vector<std::pair<std::string, std::string>> startupReport() const;
 
  private:
   struct Setting {
     std::string canonicalName;
-    std::string defaultValue;
+    std::string defaultValue;  // what RESET returns to: Shoal's default, or the client's at startup
     std::string value;
     bool reported;            // sent to clients as ParameterStatus
     std::string description;  // SHOW ALL's; empty: hidden from it
+    std::string bootValue;    // Shoal's default
+    std::string source = "default";
+    std::string resetSource = "default";
   };
 
   Setting& find(std::string_view name);

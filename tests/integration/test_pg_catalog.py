@@ -123,6 +123,13 @@ QUERIES = [
     "SELECT * FROM pg_enum",
     "SELECT * FROM pg_auth_members WHERE roleid >= 16384 OR member >= 16384",
     "SELECT * FROM pg_sequence WHERE false",
+    # pg_settings, for settings whose facts and defaults Shoal shares with PostgreSQL 15.
+    "SELECT name, setting, unit, category, short_desc, extra_desc, context, vartype, min_val, max_val, "
+    "enumvals IS NULL, boot_val, reset_val, sourcefile, sourceline, pending_restart FROM pg_settings "
+    "WHERE name IN ('statement_timeout', 'lock_timeout', 'extra_float_digits', 'IntervalStyle', 'bytea_output', "
+    "'client_min_messages', 'geqo', 'jit', 'search_path', 'standard_conforming_strings', "
+    "'default_transaction_isolation', 'max_identifier_length', 'integer_datetimes') ORDER BY name",
+    "SELECT count(*) FROM pg_settings WHERE name IN ('is_superuser', 'session_authorization')",
     "SELECT count(*) FROM tables",
     "SELECT count(*) FROM information_schema.nosuch",
     "SELECT count(*) FROM pg_catalog.nosuch",
@@ -184,3 +191,24 @@ def test_a_relation_keeps_its_oid_across_a_restart(tmp_path):
         assert columns == [("a", "integer")]
     finally:
         local.kill()
+
+
+def settings_in_a_session(conninfo):
+    """What pg_settings says of a setting as a session sets and resets it, and of one the client set."""
+    statements = [
+        "SELECT setting, source, reset_val FROM pg_settings WHERE name IN ('statement_timeout', 'application_name') "
+        "ORDER BY name",
+        "SET statement_timeout = '5s'",
+        "SET application_name = 'report'",
+        "SELECT setting, unit, source, reset_val FROM pg_settings WHERE name IN ('statement_timeout', "
+        "'application_name') ORDER BY name",
+        "RESET ALL",
+        "SELECT setting, source, reset_val FROM pg_settings WHERE name IN ('statement_timeout', 'application_name') "
+        "ORDER BY name",
+    ]
+    return session_answers(conninfo + " application_name=bi-tool", statements)
+
+
+def test_pg_settings_follow_the_session_as_on_postgresql(both):
+    shoal, postgres = both
+    assert settings_in_a_session(shoal) == settings_in_a_session(postgres)
