@@ -39,6 +39,7 @@ struct SqlState {
   static constexpr std::string_view kNoActiveSqlTransaction = "25P01";
   static constexpr std::string_view kInFailedTransaction = "25P02";
   static constexpr std::string_view kInvalidSavepointSpecification = "3B001";
+  static constexpr std::string_view kNullValueNotAllowed = "22004";
   // Class 26 / 34: invalid statement or cursor name.
   static constexpr std::string_view kInvalidSqlStatementName = "26000";
   static constexpr std::string_view kDuplicatePreparedStatement = "42P05";

@@ -32,6 +32,13 @@ constexpr size_t kFlushBytes = 256 * 1024;
 /// Thrown to end the connection after a protocol violation has been reported.
 struct ConnectionEnded {};
 
+/// CommandComplete's tag for a statement that returned `rows` rows: SHOW and EXPLAIN keep theirs, FETCH and
+/// queries carry the count, as PostgreSQL's do.
+std::string resultTag(const std::string& commandTag, size_t rows) {
+  if (commandTag == "SHOW" || commandTag == "EXPLAIN") return commandTag;
+  return (commandTag == "FETCH" ? "FETCH " : "SELECT ") + std::to_string(rows);
+}
+
 /// COPY FROM STDIN's input: the client's CopyData messages until CopyDone.
 class PgwireCopyIn final : public CopyInput {
  public:
@@ -426,7 +433,7 @@ void PgwireConnection::runAndSendAll(const PreparedStatement& statement, QueryLo
     bool exhausted = false;
     size_t sent = sendDataRows(*outcome.result, 0, textFormats, partialChunk, partialRow, exhausted);
     query.addRows(sent);
-    tag = (outcome.commandTag == "FETCH" ? "FETCH " : "SELECT ") + std::to_string(sent);
+    tag = resultTag(outcome.commandTag, sent);
   }
   writer_.begin('C');
   writer_.writeString(tag);
@@ -607,7 +614,7 @@ void PgwireConnection::executePortal(Portal& portal, int32_t maxRows) {
       writer_.end();
       return;
     }
-    tag = (outcome.commandTag == "FETCH" ? "FETCH " : "SELECT ") + std::to_string(sent);
+    tag = resultTag(outcome.commandTag, sent);
   }
   portal.query->finish("done");
   writer_.begin('C');

@@ -97,6 +97,8 @@ void Session::describe(PreparedStatement& prepared) {
     } else {
       prepared.resultColumns.push_back(ResultColumn{show->name, engine::LogicalType::text()});
     }
+  } else if (auto* set = std::get_if<sql::SetVariable>(&prepared.bound->command); set && set->resultColumn) {
+    prepared.resultColumns.push_back(ResultColumn{*set->resultColumn, engine::LogicalType::text()});
   }
 }
 
@@ -346,7 +348,7 @@ std::vector<Session::Savepoint>::iterator Session::findSavepoint(const std::stri
 StatementOutcome Session::runSet(const sql::SetVariable& command, const std::string& tag) {
   StatementOutcome outcome;
   outcome.commandTag = tag;
-  if (command.name.empty()) {
+  if (command.name.empty() && !command.resultColumn) {
     settings_.resetAll();
     for (auto& [name, value] : settings_.startupReport()) {
       outcome.parameterChanges.emplace_back(name, value);
@@ -357,9 +359,37 @@ StatementOutcome Session::runSet(const sql::SetVariable& command, const std::str
   if (command.name.starts_with("TRANSACTION") || command.name.starts_with("SESSION CHARACTERISTICS")) {
     return outcome;
   }
+  if (command.local) {
+    // set_config(..., true): until the transaction ends, which outside a block is this statement's end.
+    if (transactionState_ != TransactionState::kIdle) {
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
+                      "set_config(..., true) inside a transaction block is not "
+                      "supported yet: use set_config(..., false) or SET");
+    }
+    const SessionSettings before = settings_;
+    settings_.set(command.name, command.value);
+    const std::string applied = settings_.show(command.name);
+    settings_ = before;
+    return settingResult(std::move(outcome), *command.resultColumn, applied);
+  }
   if (auto reported = settings_.set(command.name, command.value)) {
     outcome.parameterChanges.emplace_back(*reported, settings_.show(command.name));
   }
+  if (command.resultColumn)
+    return settingResult(std::move(outcome), *command.resultColumn, settings_.show(command.name));
+  return outcome;
+}
+
+StatementOutcome Session::settingResult(StatementOutcome outcome, const std::string& column, const std::string& value) {
+  // What SELECT set_config(...) returns: one row of one text column.
+  QueryResult result;
+  result.columns.push_back(ResultColumn{column, engine::LogicalType::text()});
+  engine::Vector values(engine::LogicalType::text(), 1);
+  values.setString(0, value);
+  result.chunks.emplace_back(std::vector<engine::Vector>{}, 1);
+  result.chunks.back().addColumn(std::move(values));
+  outcome.result = std::move(result);
+  outcome.commandTag = "SELECT";
   return outcome;
 }
 

@@ -110,6 +110,8 @@ class Session {
  private:
   StatementOutcome runTransaction(const sql::TransactionCommand& command, const std::string& tag);
   StatementOutcome runSet(const sql::SetVariable& command, const std::string& tag);
+  /// `outcome` carrying one row of one text column `column` holding `value` (SELECT set_config(...)).
+  static StatementOutcome settingResult(StatementOutcome outcome, const std::string& column, const std::string& value);
   StatementOutcome runExplain(const sql::Explain& command, std::span<const engine::Value> parameters);
   StatementOutcome runShow(const sql::ShowVariable& command);
   StatementOutcome runCursorCommand(const sql::DeclareCursor& command, std::span<const engine::Value> parameters);

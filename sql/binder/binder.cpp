@@ -5,6 +5,7 @@
 
 #include "engine/expression/cast.h"
 #include "engine/expression/expression_evaluator.h"
+#include "engine/types/text_format.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/comment_binder.h"
 #include "sql/binder/copy_binder.h"
@@ -19,6 +20,38 @@ using engine::LogicalType;
 using engine::TypeId;
 
 namespace {
+
+/// SELECT set_config('name', 'value', is_local) and nothing else, with constants: the one form of set_config()
+/// Shoal runs, as a SET that returns the new value (pg_dump and drivers use it so). nullopt for any other query.
+std::optional<SetVariable> bindSetConfig(const pg_query::SelectStmt& select) {
+  if (select.target_list_size() != 1 || select.from_clause_size() != 0 || select.has_where_clause() ||
+      select.op() != pg_query::SETOP_NONE || select.sort_clause_size() != 0 || select.has_limit_count() ||
+      select.group_clause_size() != 0 || select.has_having_clause() || select.has_with_clause() ||
+      select.distinct_clause_size() != 0) {
+    return std::nullopt;
+  }
+  const auto& target = select.target_list(0).res_target();
+  if (!target.val().has_func_call()) return std::nullopt;
+  const auto& call = target.val().func_call();
+  if (call.funcname().empty() || call.funcname().rbegin()->string().sval() != "set_config" || call.args_size() != 3) {
+    return std::nullopt;
+  }
+  auto constantText = [](const pg_query::Node& argument) -> std::optional<std::string> {
+    if (!argument.has_a_const()) {
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "set_config()'s arguments must be constants");
+    }
+    const auto& value = argument.a_const();
+    if (value.isnull()) return std::nullopt;
+    if (value.has_sval()) return value.sval().sval();
+    if (value.has_boolval()) return value.boolval().boolval() ? "true" : "false";
+    SHOAL_USER_FAIL(SqlState::kUndefinedFunction, "function set_config with these argument types does not exist");
+  };
+  std::optional<std::string> name = constantText(call.args(0));
+  if (!name) SHOAL_USER_FAIL(SqlState::kNullValueNotAllowed, "NULL value not allowed");
+  std::optional<std::string> local = constantText(call.args(2));
+  return SetVariable{*name, constantText(call.args(1)), target.name().empty() ? "set_config" : target.name(),
+                     local && engine::parseBoolean(*local)};
+}
 
 std::string settingValueText(const pg_query::Node& node) {
   if (node.has_a_const()) {
@@ -71,6 +104,11 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
   bound.parameterTypes = std::move(declaredParameterTypes);
   switch (node.node_case()) {
     case pg_query::Node::kSelectStmt: {
+      if (auto setConfig = bindSetConfig(node.select_stmt())) {
+        bound.command = std::move(*setConfig);
+        bound.commandTag = "SELECT";
+        break;
+      }
       bound.command =
           BoundQuery{bindQuery(script.text(), node.select_stmt(), bound.parameterTypes, parameterValues), std::nullopt};
       bound.commandTag = "SELECT";
@@ -166,7 +204,7 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
     }
     case pg_query::Node::kVariableSetStmt: {
       const auto& set = node.variable_set_stmt();
-      SetVariable command{set.name(), std::nullopt};
+      SetVariable command{set.name(), std::nullopt, std::nullopt, false};
       if (set.kind() == pg_query::VAR_SET_VALUE) {
         std::string value;
         for (const auto& argument : set.args()) {

@@ -89,6 +89,10 @@ struct TransactionCommand {
 struct SetVariable {
   std::string name;                  // empty for RESET ALL
   std::optional<std::string> value;  // nullopt: back to the default
+  /// SELECT set_config(name, value, is_local): the new value comes back as a row of this column.
+  std::optional<std::string> resultColumn;
+  /// set_config's is_local: the value lasts until the transaction ends.
+  bool local = false;
 };
 
 struct ShowVariable {

@@ -5,6 +5,7 @@
 #include "common/check.h"
 #include "engine/expression/expression.h"
 #include "sql/binder/expression_binder.h"
+#include "sql/binder/object_identifiers.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
@@ -74,6 +75,15 @@ ExpressionPtr tableIsVisible(ExpressionPtr oid, const CatalogReader& catalog) {
   arguments.push_back(constant(Value::boolean(true)));
   arguments.push_back(oneOf(oid, hidden));
   arguments.push_back(constant(Value::boolean(false)));
+  arguments.push_back(constant(Value::null(LogicalType::boolean())));
+  return function(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
+}
+
+ExpressionPtr typeIsVisible(ExpressionPtr oid) {
+  // Every type Shoal has lives in pg_catalog, which is always searched: TRUE for them, NULL for other OIDs.
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(oneOf(oid, typeOids()));
+  arguments.push_back(constant(Value::boolean(true)));
   arguments.push_back(constant(Value::null(LogicalType::boolean())));
   return function(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
 }
@@ -169,7 +179,9 @@ ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
 }  // namespace
 
 std::optional<std::vector<LogicalType>> catalogFunctionSignature(std::string_view name) {
-  if (name == "pg_get_userbyid" || name == "pg_table_is_visible") return std::vector{LogicalType::bigInt()};
+  if (name == "pg_get_userbyid" || name == "pg_table_is_visible" || name == "pg_type_is_visible") {
+    return std::vector{LogicalType::bigInt()};
+  }
   if (name == "pg_encoding_to_char") return std::vector{LogicalType::integer()};
   if (name == "format_type") return std::vector{LogicalType::bigInt(), LogicalType::integer()};
   return std::nullopt;
@@ -181,6 +193,7 @@ ExpressionPtr bindCatalogFunction(std::string_view name, std::vector<ExpressionP
               "{} is not a catalog function of {} arguments", name, arguments.size());
   if (name == "pg_get_userbyid") return userById(std::move(arguments[0]));
   if (name == "pg_table_is_visible") return tableIsVisible(std::move(arguments[0]), catalog);
+  if (name == "pg_type_is_visible") return typeIsVisible(std::move(arguments[0]));
   if (name == "pg_encoding_to_char") return encodingName(std::move(arguments[0]));
   return formatType(std::move(arguments[0]), std::move(arguments[1]));
 }

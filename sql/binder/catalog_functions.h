@@ -10,7 +10,8 @@
 namespace shoal::sql {
 
 /// The argument types of the catalog functions clients call while browsing, nullopt for another name:
-/// pg_get_userbyid(oid), pg_table_is_visible(oid), pg_encoding_to_char(integer), format_type(oid, integer).
+/// pg_get_userbyid(oid), pg_table_is_visible(oid), pg_type_is_visible(oid), pg_encoding_to_char(integer),
+/// format_type(oid, integer).
 /// Shoal's oid columns are BIGINT.
 std::optional<std::vector<engine::LogicalType>> catalogFunctionSignature(std::string_view name);
 
@@ -20,6 +21,7 @@ std::optional<std::vector<engine::LogicalType>> catalogFunctionSignature(std::st
 ///   else "unknown (OID=n)";
 /// - pg_table_is_visible(oid): TRUE for a relation an unqualified name finds, FALSE for another one, NULL
 ///   for an OID that names no relation; the catalog's relations as of binding are compared with;
+/// - pg_type_is_visible(oid): TRUE for Shoal's types (all in pg_catalog), NULL for another OID;
 /// - pg_encoding_to_char(n): "UTF8" for 6, "SQL_ASCII" for 0, else "";
 /// - format_type(type, typmod): "character varying(25)", "numeric(15,2)", ... for Shoal's types, "???" for
 ///   another OID.

@@ -671,6 +671,10 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
       fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
     return bindDescriptionFunction(name, std::move(arguments), *catalog_);
   }
+  if (name == "set_config") {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         "set_config() runs only alone, as SELECT set_config('name', 'value', false) with constants");
+  }
   if (isObjectIdentifierLookup(name)) {
     if (arguments.size() != 1 || !textual(arguments[0])) undefined();
     return bindObjectIdentifierLookup(name, std::move(arguments), call.location());

@@ -87,6 +87,12 @@ int64_t findNamed(const std::vector<NamedOid>& names, std::string_view name) {
 
 }  // namespace
 
+std::vector<int64_t> typeOids() {
+  std::vector<int64_t> oids;
+  for (const auto& type : typeNames()) oids.push_back(type.oid);
+  return oids;
+}
+
 std::optional<ObjectIdentifierType> objectIdentifierType(std::string_view typeName) {
   if (typeName == "oid") return ObjectIdentifierType::kOid;
   if (typeName == "regclass") return ObjectIdentifierType::kRegclass;

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "engine/expression/expression.h"
 #include "sql/binder/catalog_reader.h"
@@ -15,6 +16,9 @@ namespace shoal::sql {
 /// types resolves a name to its OID (as PostgreSQL does while planning a constant), and a cast of one of
 /// them to text looks the name up. Both use the catalog as the statement is bound.
 enum class ObjectIdentifierType { kOid, kRegclass, kRegtype, kRegnamespace, kRegrole, kRegproc };
+
+/// The OIDs of the types Shoal has, as pg_type lists them.
+std::vector<int64_t> typeOids();
 
 /// The object identifier type a type name ("regclass", "pg_catalog.regtype" folded to its last part) names.
 std::optional<ObjectIdentifierType> objectIdentifierType(std::string_view typeName);

@@ -4,7 +4,7 @@ postgres, so that current_user and current_database() can match."""
 
 import pytest
 
-from postgres_oracle import answer
+from postgres_oracle import answer, session_answers
 
 # Each statement's answer (column names and rows, or the SQLSTATE) must be PostgreSQL's.
 STATEMENTS = [
@@ -66,5 +66,39 @@ def test_server_version_num_agrees_with_version(both):
 @pytest.mark.parametrize("sql", ["SHOW search_path", "SHOW max_identifier_length",
                                  "SET server_version_num = 1", "SHOW no_such_setting"])
 def test_settings_clients_read_are_postgresqls(both, sql):
+    shoal, postgres = both
+    assert answer(shoal, sql) == answer(postgres, sql)
+
+
+SET_CONFIG_SESSION = [
+    "SELECT set_config('application_name', 'etl', false)",
+    "SHOW application_name",
+    "SELECT pg_catalog.set_config('statement_timeout', '2s', false) AS timeout",
+    "SELECT setting, source FROM pg_settings WHERE name = 'statement_timeout'",
+    "SELECT set_config('search_path', '', false)",
+    "SHOW search_path",
+    "SELECT set_config('application_name', 'only now', true)",
+    "SHOW application_name",
+    "SELECT set_config('nosuch', 'x', false)",
+    "SELECT set_config('server_version', '1', false)",
+    "SELECT set_config('statement_timeout', 'soon', false)",
+    "SELECT set_config(NULL, 'x', false)",
+    "SELECT set_config('', 'x', false)",
+    "RESET ALL",
+    "SHOW application_name",
+]
+
+
+def test_set_config_sets_as_on_postgresql(both):
+    """pg_dump's way of setting a parameter, SELECT set_config(...), with PostgreSQL's answers and errors."""
+    shoal, postgres = both
+    assert session_answers(shoal, SET_CONFIG_SESSION) == session_answers(postgres, SET_CONFIG_SESSION)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT t.typname, pg_type_is_visible(t.oid) FROM pg_type t WHERE t.oid IN (16, 23, 1043, 1700) ORDER BY 1",
+    "SELECT pg_type_is_visible(999999), pg_type_is_visible(NULL)",
+])
+def test_type_visibility_is_postgresqls(both, sql):
     shoal, postgres = both
     assert answer(shoal, sql) == answer(postgres, sql)
