@@ -31,6 +31,7 @@ TextFormatOptions textFormatOf(const proto::TextFormatProto& proto) {
   options.format = static_cast<TextFileFormat>(proto.format());
   if (proto.delimiter().size() == 1) options.delimiter = proto.delimiter()[0];
   if (proto.quote().size() == 1) options.quote = proto.quote()[0];
+  if (proto.has_null_text()) options.nullText = proto.null_text();
   return options;
 }
 

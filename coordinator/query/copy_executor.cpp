@@ -86,6 +86,8 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
   format.set_format(static_cast<uint32_t>(options.format));
   format.set_delimiter(std::string(1, options.delimiter));
   format.set_quote(std::string(1, options.quote));
+  format.set_null_text(command.format.nullText);
+  format.set_has_null_text(true);
   const std::string sourceName = input.sourceName();
 
   // Blocks go round-robin over every stream of every worker that holds a partition.

@@ -296,9 +296,6 @@ CopyFormat CopyBinder::bindFormat(const pg_query::CopyStmt& copy, const std::vec
     if (written.forceNotNull || written.forceNull) {
       SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FORCE_NOT_NULL and FORCE_NULL are not supported yet");
     }
-    if (format.nullText != (csv || tbl ? "" : "\\N")) {
-      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM with a NULL string of its own is not supported yet");
-    }
     if (format.escape != format.quote) {
       SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM with an ESCAPE other than QUOTE is not supported yet");
     }

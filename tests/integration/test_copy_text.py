@@ -150,7 +150,8 @@ def test_copy_to_a_server_file_is_refused_until_there_are_roles(both, tmp_path):
     assert not target.exists()
 
 
-@pytest.mark.parametrize("options", ["", "WITH (FORMAT csv)", "WITH (FORMAT csv, HEADER)", "WITH (HEADER)"])
+@pytest.mark.parametrize("options", ["", "WITH (FORMAT csv)", "WITH (FORMAT csv, HEADER)", "WITH (HEADER)",
+                                     "WITH (NULL 'NA')", "WITH (FORMAT csv, NULL 'NULL')"])
 def test_what_copy_to_wrote_copy_from_reads_back(empty_copy_back, options):
     shoal, postgres = empty_copy_back
     for conninfo in (shoal, postgres):
@@ -196,6 +197,11 @@ def test_copy_from_refuses_what_postgresql_refuses(empty_copy_back, sql):
     ("COPY copy_back (score, code, id) FROM STDIN (FORMAT csv, HEADER)", b"s,c,i\n1.5,ab,1\n,,2\n"),
     ("COPY copy_back (id) FROM STDIN", b"7\n8\n"),
     ("COPY copy_back (name) FROM STDIN", b"only\ttwo\n"),
+    # COPY's NULL option: the raw field text that stands for NULL; in CSV only when unquoted.
+    ("COPY copy_back (id, name) FROM STDIN (NULL 'NA')", b"1\tNA\n2\t\\N\n3\tNAB\n"),
+    ("COPY copy_back (id, name, code) FROM STDIN (FORMAT csv, NULL 'NA')", b'1,NA,\n2,"NA",x\n'),
+    ("COPY copy_back (id, name) FROM STDIN (NULL '')", b"1\t\n2\tx\n"),
+    ("COPY copy_back (id, score) FROM STDIN (NULL 'NA')", b"1\tNA\n2\t\n"),
 ])
 def test_copy_from_with_a_column_list_fills_the_rest_with_null(empty_copy_back, sql, data):
     shoal, postgres = empty_copy_back

@@ -236,6 +236,7 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
     : types_(std::move(columnTypes)),
       names_(std::move(columnNames)),
       options_(options),
+      nullText_(options.nullText.value_or(options.format == TextFileFormat::kText ? "\\N" : "")),
       sourceName_(std::move(sourceName)) {
   SHOAL_CHECK(types_.size() == names_.size() && !types_.empty(), "parser of {} types and {} names", types_.size(),
               names_.size());
@@ -581,7 +582,7 @@ const char* DelimitedTextParser::parseCsvLine(const char* cursor, BoundaryScanne
       if (!field.empty() && field.back() == '\r' && (fieldEnd == end || *fieldEnd == '\n')) field.remove_suffix(1);
       cursor = fieldEnd;
     }
-    if (field.empty() && !quoted) {
+    if (!quoted && field == nullText_) {
       setNull(column);
     } else {
       setField(column, field.data(), field.data() + field.size(), readable);
@@ -643,8 +644,9 @@ const char* DelimitedTextParser::parseTextLine(const char* cursor, BoundaryScann
     if (!lineEnds && column + 1 == numColumns) {
       failRow(SqlState::kBadCopyFileFormat, numColumns, "extra data after last expected column");
     }
-    // NULL is the raw text \N, compared before escapes are resolved (as PostgreSQL does).
-    if (valueEnd - cursor == 2 && cursor[0] == '\\' && cursor[1] == 'N') {
+    // NULL is the raw text (\N unless COPY's NULL option says otherwise), compared before escapes are resolved
+    // (as PostgreSQL does).
+    if (std::string_view(cursor, static_cast<size_t>(valueEnd - cursor)) == nullText_) {
       setNull(column);
     } else if (escaped) {
       unescape(cursor, valueEnd, column);

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +24,9 @@ struct TextFormatOptions {
   char delimiter = '|';  // callers set ',' for CSV, '\t' for text
   char quote = '"';      // CSV only
   bool header = false;   // CSV only: the caller skips the first line of the file; the parser never sees it
+  /// COPY's NULL option: the raw field text that stands for NULL (an unquoted one in CSV); nullopt: the
+  /// format's own ("\\N" in text, the empty field in CSV and tbl).
+  std::optional<std::string> nullText;
 };
 
 /// The offset just past the last '\n' of `text` that ends a whole line, so that a byte stream can be cut
@@ -124,6 +128,8 @@ class DelimitedTextParser {
   std::vector<engine::LogicalType> types_;
   std::vector<std::string> names_;
   TextFormatOptions options_;
+  /// The text that stands for NULL (options_.nullText or the format's own).
+  std::string nullText_;
   std::string sourceName_;
   std::vector<Column> columns_;
   engine::Chunk current_;

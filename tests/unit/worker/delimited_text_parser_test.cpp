@@ -381,5 +381,18 @@ TEST(DelimitedTextParserTest, TextFormatRowsEndAtTheEndOfDataMarker) {
   EXPECT_EQ(rowsOf(parse(types, "3\tend\\", textOptions())), (std::vector<std::string>{"3|end"}));
 }
 
+TEST(DelimitedTextParserTest, TheNullOptionNamesTheRawTextOfNull) {
+  std::vector<LogicalType> types = {LogicalType::integer(), LogicalType::text()};
+  TextFormatOptions text = textOptions();
+  text.nullText = "NA";
+  // Compared before escapes are resolved: \N is then the letter N, and "N\A" is not NULL.
+  EXPECT_EQ(rowsOf(parse(types, "NA\tNA\n1\t\\N\n2\tN\\A\n3\tNAB\n", text)),
+            (std::vector<std::string>{"NULL|NULL", "1|N", "2|NA", "3|NAB"}));
+  TextFormatOptions csv = csvOptions();
+  csv.nullText = "NA";
+  // In CSV only an unquoted field is NULL; an empty one is then the empty string.
+  EXPECT_EQ(rowsOf(parse(types, "1,NA\n2,\"NA\"\n3,\n", csv)), (std::vector<std::string>{"1|NULL", "2|NA", "3|"}));
+}
+
 }  // namespace
 }  // namespace shoal::worker
