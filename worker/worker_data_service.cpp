@@ -32,6 +32,8 @@ TextFormatOptions textFormatOf(const proto::TextFormatProto& proto) {
   if (proto.delimiter().size() == 1) options.delimiter = proto.delimiter()[0];
   if (proto.quote().size() == 1) options.quote = proto.quote()[0];
   if (proto.has_null_text()) options.nullText = proto.null_text();
+  options.forceNotNull.assign(proto.force_not_null().begin(), proto.force_not_null().end());
+  options.forceNull.assign(proto.force_null().begin(), proto.force_null().end());
   return options;
 }
 

@@ -88,6 +88,8 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
   format.set_quote(std::string(1, options.quote));
   format.set_null_text(command.format.nullText);
   format.set_has_null_text(true);
+  for (bool flag : command.format.forceNotNull) format.add_force_not_null(flag);
+  for (bool flag : command.format.forceNull) format.add_force_null(flag);
   const std::string sourceName = input.sourceName();
 
   // Blocks go round-robin over every stream of every worker that holds a partition.

@@ -144,6 +144,10 @@ struct CopyFormat {
   bool header = false;
   /// CSV COPY TO: columns quoted even when they need not be (FORCE_QUOTE), one flag per output column.
   std::vector<bool> forceQuote;
+  /// CSV COPY FROM, one flag per input field (empty: none): FORCE_NOT_NULL, whose unquoted null string is a
+  /// value, and FORCE_NULL, whose quoted null string is NULL too.
+  std::vector<bool> forceNotNull;
+  std::vector<bool> forceNull;
 };
 
 /// COPY t [(columns)] FROM 'file' | STDIN [WITH (...)].

@@ -51,8 +51,8 @@ struct WrittenOptions {
   bool headerMatch = false;
   std::optional<std::vector<std::string>> forceQuote;
   bool forceQuoteAll = false;
-  bool forceNotNull = false;
-  bool forceNull = false;
+  std::optional<std::vector<std::string>> forceNotNull;
+  std::optional<std::vector<std::string>> forceNull;
 };
 
 /// The table columns COPY t (a, b) names, in its order; empty without a list. 42703 for a column the table
@@ -109,7 +109,13 @@ CopyFrom CopyBinder::bindFrom(const pg_query::CopyStmt& copy) {
   bound.table = table->name;
   bound.columns = columnIndexes(copy, *table);
   if (!copy.filename().empty()) bound.path = copy.filename();
-  bound.format = bindFormat(copy, {});
+  std::vector<std::string> fieldColumns;
+  if (bound.columns.empty()) {
+    for (const auto& column : table->columns) fieldColumns.push_back(column.name);
+  } else {
+    for (size_t index : bound.columns) fieldColumns.push_back(table->columns[index].name);
+  }
+  bound.format = bindFormat(copy, fieldColumns);
   return bound;
 }
 
@@ -212,10 +218,11 @@ CopyFormat CopyBinder::bindFormat(const pg_query::CopyStmt& copy, const std::vec
       written.escape = optionText(option);
     } else if (name == "force_quote") {
       written.forceQuote = optionColumnList(option, written.forceQuoteAll);
-    } else if (name == "force_not_null") {
-      written.forceNotNull = true;
-    } else if (name == "force_null") {
-      written.forceNull = true;
+    } else if (name == "force_not_null" || name == "force_null") {
+      bool all = false;
+      std::vector<std::string> columns = optionColumnList(option, all);
+      if (all) fail(SqlState::kSyntaxError, option.location(), fmt::format("{} takes a column list", name));
+      (name == "force_null" ? written.forceNull : written.forceNotNull) = std::move(columns);
     } else if (name == "encoding") {
       std::string encoding = lowercase(optionText(option));
       std::erase_if(encoding, [](char c) { return c == '-' || c == '_'; });
@@ -293,9 +300,27 @@ CopyFormat CopyBinder::bindFormat(const pg_query::CopyStmt& copy, const std::vec
   if (isFrom) {
     // What the workers' parser reads (worker/storage/delimited_text_parser.h).
     if (written.headerMatch) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY HEADER MATCH is not supported yet");
-    if (written.forceNotNull || written.forceNull) {
-      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FORCE_NOT_NULL and FORCE_NULL are not supported yet");
-    }
+    // outputColumns are the fields' columns here: FORCE_NOT_NULL and FORCE_NULL name some of them.
+    auto fieldFlags = [&](const std::optional<std::vector<std::string>>& names, std::string_view option) {
+      std::vector<bool> flags;
+      if (!names) return flags;
+      flags.assign(outputColumns.size(), false);
+      for (const auto& name : *names) {
+        auto found = std::find(outputColumns.begin(), outputColumns.end(), name);
+        if (found == outputColumns.end()) {
+          // A column of the table left out of the column list, or no column at all.
+          auto table = catalog_.findTable(copy.relation().relname());
+          const bool inTable = table && std::any_of(table->columns.begin(), table->columns.end(),
+                                                    [&](const auto& column) { return column.name == name; });
+          if (!inTable) SHOAL_USER_FAIL(SqlState::kUndefinedColumn, "column \"{}\" does not exist", name);
+          SHOAL_USER_FAIL(SqlState::kInvalidColumnReference, "{} column \"{}\" not referenced by COPY", option, name);
+        }
+        flags[static_cast<size_t>(found - outputColumns.begin())] = true;
+      }
+      return flags;
+    };
+    format.forceNotNull = fieldFlags(written.forceNotNull, "FORCE_NOT_NULL");
+    format.forceNull = fieldFlags(written.forceNull, "FORCE_NULL");
     if (format.escape != format.quote) {
       SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM with an ESCAPE other than QUOTE is not supported yet");
     }

@@ -26,7 +26,7 @@ class CopyBinder {
   CopyFrom bindFrom(const pg_query::CopyStmt& copy);
   CopyTo bindTo(const pg_query::CopyStmt& copy);
   /// The options of `copy`, with each format's defaults filled in; `outputColumns` names the columns a
-  /// COPY TO writes (for FORCE_QUOTE).
+  /// COPY TO writes (for FORCE_QUOTE), or those a COPY FROM's fields fill (for FORCE_NOT_NULL, FORCE_NULL).
   CopyFormat bindFormat(const pg_query::CopyStmt& copy, const std::vector<std::string>& outputColumns);
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
 

@@ -202,6 +202,14 @@ def test_copy_from_refuses_what_postgresql_refuses(empty_copy_back, sql):
     ("COPY copy_back (id, name, code) FROM STDIN (FORMAT csv, NULL 'NA')", b'1,NA,\n2,"NA",x\n'),
     ("COPY copy_back (id, name) FROM STDIN (NULL '')", b"1\t\n2\tx\n"),
     ("COPY copy_back (id, score) FROM STDIN (NULL 'NA')", b"1\tNA\n2\t\n"),
+    # FORCE_NOT_NULL: an unquoted null string is a value; FORCE_NULL: a quoted one is NULL too.
+    ("COPY copy_back (id, name, code) FROM STDIN (FORMAT csv, FORCE_NOT_NULL (name))", b'1,,\n2,"",""\n'),
+    ("COPY copy_back (id, name, code) FROM STDIN (FORMAT csv, FORCE_NULL (name, code))", b'1,,\n2,"",""\n'),
+    ("COPY copy_back (id, name) FROM STDIN (FORMAT csv, NULL 'NA', FORCE_NULL (name), FORCE_NOT_NULL (name))",
+     b'1,NA\n2,"NA"\n3,x\n'),
+    ("COPY copy_back (id, name) FROM STDIN (FORMAT csv, FORCE_NULL (code))", b"1,x\n"),
+    ("COPY copy_back (id, name) FROM STDIN (FORCE_NULL (name))", b"1\tx\n"),
+    ("COPY copy_back (id, name) FROM STDIN (FORMAT csv, FORCE_NOT_NULL (nosuch))", b"1,x\n"),
 ])
 def test_copy_from_with_a_column_list_fills_the_rest_with_null(empty_copy_back, sql, data):
     shoal, postgres = empty_copy_back

@@ -240,6 +240,14 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
       sourceName_(std::move(sourceName)) {
   SHOAL_CHECK(types_.size() == names_.size() && !types_.empty(), "parser of {} types and {} names", types_.size(),
               names_.size());
+  // Checked per CSV field: sized to the fields once, so that the check needs no bounds test.
+  for (auto* flags : {&options_.forceNotNull, &options_.forceNull}) {
+    if (flags->empty()) flags->assign(types_.size(), false);
+    if (flags->size() != types_.size()) {
+      SHOAL_USER_FAIL(SqlState::kDataCorrupted, "FORCE_NULL or FORCE_NOT_NULL of {} fields for {} columns",
+                      flags->size(), types_.size());
+    }
+  }
   for (const LogicalType& type : types_) {
     Column column{};
     column.scale = type.scale();
@@ -582,7 +590,7 @@ const char* DelimitedTextParser::parseCsvLine(const char* cursor, BoundaryScanne
       if (!field.empty() && field.back() == '\r' && (fieldEnd == end || *fieldEnd == '\n')) field.remove_suffix(1);
       cursor = fieldEnd;
     }
-    if (!quoted && field == nullText_) {
+    if (field == nullText_ && (quoted ? options_.forceNull[column] : !options_.forceNotNull[column])) {
       setNull(column);
     } else {
       setField(column, field.data(), field.data() + field.size(), readable);

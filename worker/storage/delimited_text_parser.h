@@ -27,6 +27,10 @@ struct TextFormatOptions {
   /// COPY's NULL option: the raw field text that stands for NULL (an unquoted one in CSV); nullopt: the
   /// format's own ("\\N" in text, the empty field in CSV and tbl).
   std::optional<std::string> nullText;
+  /// CSV, one flag per field (empty: none): FORCE_NOT_NULL (an unquoted null string is a value) and
+  /// FORCE_NULL (a quoted null string is NULL too).
+  std::vector<bool> forceNotNull;
+  std::vector<bool> forceNull;
 };
 
 /// The offset just past the last '\n' of `text` that ends a whole line, so that a byte stream can be cut

@@ -394,5 +394,17 @@ TEST(DelimitedTextParserTest, TheNullOptionNamesTheRawTextOfNull) {
   EXPECT_EQ(rowsOf(parse(types, "1,NA\n2,\"NA\"\n3,\n", csv)), (std::vector<std::string>{"1|NULL", "2|NA", "3|"}));
 }
 
+TEST(DelimitedTextParserTest, ForceNullAndForceNotNullChooseWhichNullStringsAreNull) {
+  std::vector<LogicalType> types = {LogicalType::text(), LogicalType::text(), LogicalType::text()};
+  TextFormatOptions csv = csvOptions();
+  csv.forceNotNull = {true, false, true};
+  csv.forceNull = {false, true, true};
+  // Unquoted empty: NULL unless FORCE_NOT_NULL; quoted empty: a value unless FORCE_NULL (and with both, each
+  // applies to its own case, as in PostgreSQL).
+  EXPECT_EQ(rowsOf(parse(types, ",,\n\"\",\"\",\"\"\n", csv)), (std::vector<std::string>{"|NULL|", "|NULL|NULL"}));
+  csv.forceNull = {true};
+  EXPECT_EQ(parseFailure(types, "a,b,c\n", csv).sqlState, SqlState::kDataCorrupted);
+}
+
 }  // namespace
 }  // namespace shoal::worker
