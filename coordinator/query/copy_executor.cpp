@@ -50,6 +50,41 @@ struct LoadStream {
   bool broken = false;
 };
 
+/// COPY ... HEADER MATCH: the header line's fields must name the columns the fields fill, in order. The line
+/// is read as the rows are (quotes, escapes, the NULL string), and mismatches fail as in PostgreSQL 15.
+void checkHeaderLine(std::string_view line, const std::vector<std::string>& columns, worker::TextFormatOptions options,
+                     const std::string& sourceName, const std::string& nullText) {
+  options.forceNotNull.clear();
+  options.forceNull.clear();
+  std::vector<engine::LogicalType> types(columns.size(), engine::LogicalType::text());
+  worker::DelimitedTextParser parser(types, columns, options, sourceName);
+  std::vector<engine::Chunk> chunks;
+  try {
+    parser.parse(line, 1, chunks);
+  } catch (const ShoalError& error) {
+    if (error.status().sqlState() != SqlState::kBadCopyFileFormat) throw;
+    SHOAL_USER_FAIL(SqlState::kBadCopyFileFormat, "wrong number of fields in header line: expected {}", columns.size());
+  }
+  if (chunks.empty() || chunks[0].size() == 0) {
+    SHOAL_USER_FAIL(SqlState::kBadCopyFileFormat, "wrong number of fields in header line: got 0, expected {}",
+                    columns.size());
+  }
+  for (size_t field = 0; field < columns.size(); ++field) {
+    const engine::Vector& names = chunks[0].column(field);
+    if (names.isNull(0)) {
+      SHOAL_USER_FAIL(SqlState::kBadCopyFileFormat,
+                      "column name mismatch in header line field {}: got null value (\"{}\"), expected \"{}\"",
+                      field + 1, nullText, columns[field]);
+    }
+    const std::string_view name = names.data<engine::StringRef>()[0].view();
+    if (name != columns[field]) {
+      SHOAL_USER_FAIL(SqlState::kBadCopyFileFormat,
+                      "column name mismatch in header line field {}: got \"{}\", expected \"{}\"", field + 1, name,
+                      columns[field]);
+    }
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<CopyInput> openCopyFile(const std::string& path) {
@@ -145,6 +180,15 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
       if (skipHeader && !block.empty()) {
         size_t headerEnd = worker::endOfLastCompleteLine(block.substr(0, block.find('\n') + 1), options);
         if (headerEnd == 0) headerEnd = block.size();
+        if (command.format.headerMatch) {
+          std::vector<std::string> fieldColumns;
+          if (command.columns.empty()) {
+            for (const auto& column : table->columns) fieldColumns.push_back(column.name);
+          } else {
+            for (size_t index : command.columns) fieldColumns.push_back(table->columns[index].name);
+          }
+          checkHeaderLine(block.substr(0, headerEnd), fieldColumns, options, sourceName, command.format.nullText);
+        }
         block.remove_prefix(headerEnd);
         nextLine += 1;
         skipHeader = false;

@@ -142,6 +142,8 @@ struct CopyFormat {
   char quote = '"';   // CSV
   char escape = '"';  // CSV: doubles a quote (or itself) inside a quoted field
   bool header = false;
+  /// COPY FROM ... HEADER MATCH: the header line must name the columns the fields fill.
+  bool headerMatch = false;
   /// CSV COPY TO: columns quoted even when they need not be (FORCE_QUOTE), one flag per output column.
   std::vector<bool> forceQuote;
   /// CSV COPY FROM, one flag per input field (empty: none): FORCE_NOT_NULL, whose unquoted null string is a

@@ -299,7 +299,7 @@ CopyFormat CopyBinder::bindFormat(const pg_query::CopyStmt& copy, const std::vec
 
   if (isFrom) {
     // What the workers' parser reads (worker/storage/delimited_text_parser.h).
-    if (written.headerMatch) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY HEADER MATCH is not supported yet");
+    format.headerMatch = written.headerMatch;
     // outputColumns are the fields' columns here: FORCE_NOT_NULL and FORCE_NULL name some of them.
     auto fieldFlags = [&](const std::optional<std::vector<std::string>>& names, std::string_view option) {
       std::vector<bool> flags;

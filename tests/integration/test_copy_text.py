@@ -210,6 +210,14 @@ def test_copy_from_refuses_what_postgresql_refuses(empty_copy_back, sql):
     ("COPY copy_back (id, name) FROM STDIN (FORMAT csv, FORCE_NULL (code))", b"1,x\n"),
     ("COPY copy_back (id, name) FROM STDIN (FORCE_NULL (name))", b"1\tx\n"),
     ("COPY copy_back (id, name) FROM STDIN (FORMAT csv, FORCE_NOT_NULL (nosuch))", b"1,x\n"),
+    # HEADER MATCH: the header line names the columns the fields fill, or the COPY fails with 22P04.
+    ("COPY copy_back (id, name) FROM STDIN (FORMAT csv, HEADER MATCH)", b'id,"name"\n1,x\n'),
+    ("COPY copy_back (id, name) FROM STDIN (HEADER MATCH)", b"id\tname\n1\tx\n"),
+    ("COPY copy_back (id, name) FROM STDIN (FORMAT csv, HEADER MATCH)", b"id,nom\n1,x\n"),
+    ("COPY copy_back (id, name) FROM STDIN (FORMAT csv, HEADER MATCH)", b"id\n1,x\n"),
+    ("COPY copy_back (id, name) FROM STDIN (FORMAT csv, HEADER MATCH)", b"id,name,extra\n1,x\n"),
+    ("COPY copy_back (id, name) FROM STDIN (FORMAT csv, HEADER MATCH)", b"id,\n1,x\n"),
+    ("COPY copy_back (id, name) FROM STDIN (HEADER MATCH)", b"ID\tname\n1\tx\n"),
 ])
 def test_copy_from_with_a_column_list_fills_the_rest_with_null(empty_copy_back, sql, data):
     shoal, postgres = empty_copy_back
