@@ -96,6 +96,10 @@ class QueryBinder {
 
   /// Registers a FROM item's name in `scope`; 42712 when the scope has it already.
   void addRelation(BindScope& scope, const std::string& relation) const;
+  /// The session's database, which a four-part column name must name.
+  std::string_view database() const {
+    return catalog_.session() != nullptr ? std::string_view(catalog_.session()->database) : std::string_view();
+  }
   /// An expression binder over the FROM scope that collects subqueries into `pending`.
   ExpressionBinder makeBinder(std::vector<PendingSubquery>& pending, std::string clause);
   engine::ExpressionPtr bindSubquery(const pg_query::SubLink& link, ExpressionBinder& binder,
@@ -119,10 +123,6 @@ class QueryBinder {
   BindScope scope_;
   bool keepUntypedOutputs_ = false;
   std::span<const engine::Value> parameterValues_;
-  /// The session's database, which a four-part column name must name.
-  std::string_view database() const {
-    return catalog_.session() != nullptr ? std::string_view(catalog_.session()->database) : std::string_view();
-  }
   /// CTEs of the query being bound; keeps the view texts they parse alive.
   std::vector<std::unique_ptr<CteScope>> cteStorage_;
 };
