@@ -10,7 +10,7 @@
 #include "sql/binder/binder.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/optimizer/optimizer.h"
-#include "sql/parser/limit_parameters.h"
+#include "sql/parser/parameter_rebinding.h"
 #include "sql/plan/plan_printer.h"
 
 namespace shoal::coordinator {
@@ -53,7 +53,7 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
   sql::Binder binder(catalog_);
   prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
   const std::string text(script->statementText(index));
-  const bool rebindsWithValues = sql::limitTakesParameter(text) || sql::castsParameterToObjectIdentifier(text);
+  const bool rebindsWithValues = sql::rebindsWithParameterValues(text);
   if (auto* prepare = std::get_if<sql::PrepareStatement>(&prepared->bound->command)) {
     auto inner = std::make_shared<PreparedStatement>();
     inner->script = script;

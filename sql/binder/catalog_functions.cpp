@@ -5,6 +5,7 @@
 #include "common/check.h"
 #include "engine/expression/expression.h"
 #include "sql/binder/expression_binder.h"
+#include "sql/binder/expression_builders.h"
 #include "sql/binder/object_identifiers.h"
 #include "sql/plan/expression_rewriting.h"
 
@@ -19,28 +20,13 @@ using engine::Value;
 
 namespace {
 
-ExpressionPtr function(ScalarFunction which, LogicalType type, std::vector<ExpressionPtr> arguments) {
-  return std::make_unique<FunctionExpression>(which, std::move(arguments), type);
-}
-
-ExpressionPtr binary(ScalarFunction which, LogicalType type, ExpressionPtr left, ExpressionPtr right) {
-  std::vector<ExpressionPtr> arguments;
-  arguments.push_back(std::move(left));
-  arguments.push_back(std::move(right));
-  return function(which, type, std::move(arguments));
-}
-
-ExpressionPtr constant(Value value) {
-  return std::make_unique<ConstantExpression>(std::move(value));
-}
-
 /// `oid = o1 OR oid = o2 ...`; FALSE for no OIDs.
 ExpressionPtr oneOf(const ExpressionPtr& oid, const std::vector<int64_t>& oids) {
-  if (oids.empty()) return constant(Value::boolean(false));
+  if (oids.empty()) return constantOf(Value::boolean(false));
   std::vector<ExpressionPtr> terms;
   for (int64_t each : oids) {
-    terms.push_back(
-        binary(ScalarFunction::kEqual, LogicalType::boolean(), copyExpression(*oid), constant(Value::bigInt(each))));
+    terms.push_back(binaryOf(ScalarFunction::kEqual, LogicalType::boolean(), copyExpression(*oid),
+                             constantOf(Value::bigInt(each))));
   }
   return combineBalanced(ScalarFunction::kOr, std::move(terms));
 }
@@ -51,16 +37,16 @@ ExpressionPtr userById(ExpressionPtr oid) {
   std::vector<ExpressionPtr> arguments;
   for (auto [roleOid, roleName] :
        {std::pair{kOwnerRoleOid, kOwnerRoleName}, std::pair{kDatabaseOwnerRoleOid, kDatabaseOwnerRoleName}}) {
-    arguments.push_back(
-        binary(ScalarFunction::kEqual, LogicalType::boolean(), copyExpression(*oid), constant(Value::bigInt(roleOid))));
-    arguments.push_back(constant(Value::varchar(std::string(roleName))));
+    arguments.push_back(binaryOf(ScalarFunction::kEqual, LogicalType::boolean(), copyExpression(*oid),
+                                 constantOf(Value::bigInt(roleOid))));
+    arguments.push_back(constantOf(Value::varchar(std::string(roleName))));
   }
   ExpressionPtr asText = std::make_unique<engine::CastExpression>(std::move(oid), LogicalType::text());
-  arguments.push_back(binary(ScalarFunction::kConcat, LogicalType::text(),
-                             binary(ScalarFunction::kConcat, LogicalType::text(),
-                                    constant(Value::varchar("unknown (OID=")), std::move(asText)),
-                             constant(Value::varchar(")"))));
-  return function(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
+  arguments.push_back(binaryOf(ScalarFunction::kConcat, LogicalType::text(),
+                               binaryOf(ScalarFunction::kConcat, LogicalType::text(),
+                                        constantOf(Value::varchar("unknown (OID=")), std::move(asText)),
+                               constantOf(Value::varchar(")"))));
+  return functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
 }
 
 ExpressionPtr tableIsVisible(ExpressionPtr oid, const CatalogReader& catalog) {
@@ -72,24 +58,24 @@ ExpressionPtr tableIsVisible(ExpressionPtr oid, const CatalogReader& catalog) {
   }
   std::vector<ExpressionPtr> arguments;
   arguments.push_back(oneOf(oid, visible));
-  arguments.push_back(constant(Value::boolean(true)));
+  arguments.push_back(constantOf(Value::boolean(true)));
   arguments.push_back(oneOf(oid, hidden));
-  arguments.push_back(constant(Value::boolean(false)));
-  arguments.push_back(constant(Value::null(LogicalType::boolean())));
-  return function(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
+  arguments.push_back(constantOf(Value::boolean(false)));
+  arguments.push_back(constantOf(Value::null(LogicalType::boolean())));
+  return functionOf(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
 }
 
 ExpressionPtr typeIsVisible(ExpressionPtr oid) {
   // Every type Shoal has lives in pg_catalog, which is always searched: TRUE for them, NULL for other OIDs.
   std::vector<ExpressionPtr> arguments;
   arguments.push_back(oneOf(oid, typeOids()));
-  arguments.push_back(constant(Value::boolean(true)));
-  arguments.push_back(constant(Value::null(LogicalType::boolean())));
-  return function(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
+  arguments.push_back(constantOf(Value::boolean(true)));
+  arguments.push_back(constantOf(Value::null(LogicalType::boolean())));
+  return functionOf(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
 }
 
 ExpressionPtr text(std::string_view value) {
-  return constant(Value::varchar(std::string(value)));
+  return constantOf(Value::varchar(std::string(value)));
 }
 
 ExpressionPtr asText(ExpressionPtr value) {
@@ -97,55 +83,55 @@ ExpressionPtr asText(ExpressionPtr value) {
 }
 
 ExpressionPtr concat(ExpressionPtr left, ExpressionPtr right) {
-  return binary(ScalarFunction::kConcat, LogicalType::text(), std::move(left), std::move(right));
+  return binaryOf(ScalarFunction::kConcat, LogicalType::text(), std::move(left), std::move(right));
 }
 
 ExpressionPtr isNull(const ExpressionPtr& value) {
   std::vector<ExpressionPtr> arguments;
   arguments.push_back(copyExpression(*value));
-  return function(ScalarFunction::kIsNull, LogicalType::boolean(), std::move(arguments));
+  return functionOf(ScalarFunction::kIsNull, LogicalType::boolean(), std::move(arguments));
 }
 
 ExpressionPtr equals(const ExpressionPtr& value, Value other) {
-  return binary(ScalarFunction::kEqual, LogicalType::boolean(), copyExpression(*value), constant(std::move(other)));
+  return binaryOf(ScalarFunction::kEqual, LogicalType::boolean(), copyExpression(*value), constantOf(std::move(other)));
 }
 
 ExpressionPtr encodingName(ExpressionPtr encoding) {
   // CASE encoding WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' ELSE '' END; NULL for NULL.
   std::vector<ExpressionPtr> arguments;
   arguments.push_back(isNull(encoding));
-  arguments.push_back(constant(Value::null(LogicalType::text())));
+  arguments.push_back(constantOf(Value::null(LogicalType::text())));
   for (auto [number, name] : {std::pair{6, "UTF8"}, std::pair{0, "SQL_ASCII"}}) {
     arguments.push_back(equals(encoding, Value::integer(number)));
     arguments.push_back(text(name));
   }
   arguments.push_back(text(""));
-  return function(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
+  return functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
 }
 
 /// format_type(type, typmod) for the types Shoal has, as PostgreSQL 15 spells them; '???' for another OID.
 ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
   auto modifier = [&] {  // typmod - 4: the length of a string type, or numeric's packed precision and scale
-    return binary(ScalarFunction::kSubtract, LogicalType::integer(), copyExpression(*typmod),
-                  constant(Value::integer(4)));
+    return binaryOf(ScalarFunction::kSubtract, LogicalType::integer(), copyExpression(*typmod),
+                    constantOf(Value::integer(4)));
   };
   auto hasModifier = [&] {
-    return binary(ScalarFunction::kGreaterEqual, LogicalType::boolean(), copyExpression(*typmod),
-                  constant(Value::integer(4)));
+    return binaryOf(ScalarFunction::kGreaterEqual, LogicalType::boolean(), copyExpression(*typmod),
+                    constantOf(Value::integer(4)));
   };
   auto withModifier = [&](ExpressionPtr formatted, ExpressionPtr otherwise) {
     std::vector<ExpressionPtr> arguments;
     arguments.push_back(hasModifier());
     arguments.push_back(std::move(formatted));
     arguments.push_back(std::move(otherwise));
-    return function(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
+    return functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
   };
   auto sized = [&](std::string_view name) {
     return concat(concat(text(std::string(name) + "("), asText(modifier())), text(")"));
   };
   std::vector<ExpressionPtr> arguments;
   arguments.push_back(isNull(type));
-  arguments.push_back(constant(Value::null(LogicalType::text())));
+  arguments.push_back(constantOf(Value::null(LogicalType::text())));
   for (auto [oid, name] : {std::pair{16, "boolean"}, std::pair{20, "bigint"}, std::pair{23, "integer"},
                            std::pair{25, "text"}, std::pair{701, "double precision"}, std::pair{1082, "date"}}) {
     arguments.push_back(equals(type, Value::bigInt(oid)));
@@ -160,12 +146,12 @@ ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
   unsized.push_back(text("bpchar"));
   arguments.push_back(equals(type, Value::bigInt(1042)));
   arguments.push_back(
-      withModifier(sized("character"), function(ScalarFunction::kCase, LogicalType::text(), std::move(unsized))));
+      withModifier(sized("character"), functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(unsized))));
   // numeric(p,s): typmod - 4 packs the precision above 16 bits and the scale below.
   ExpressionPtr precision =
-      binary(ScalarFunction::kDivide, LogicalType::integer(), modifier(), constant(Value::integer(65536)));
+      binaryOf(ScalarFunction::kDivide, LogicalType::integer(), modifier(), constantOf(Value::integer(65536)));
   ExpressionPtr scale =
-      binary(ScalarFunction::kModulo, LogicalType::integer(), modifier(), constant(Value::integer(65536)));
+      binaryOf(ScalarFunction::kModulo, LogicalType::integer(), modifier(), constantOf(Value::integer(65536)));
   arguments.push_back(equals(type, Value::bigInt(1700)));
   arguments.push_back(withModifier(
       concat(
@@ -173,7 +159,7 @@ ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
           text(")")),
       text("numeric")));
   arguments.push_back(text("???"));
-  return function(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
+  return functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "sql/binder/expression_binder.h"
+#include "sql/binder/expression_builders.h"
 #include "sql/binder/object_identifiers.h"
 #include "sql/plan/expression_rewriting.h"
 
@@ -39,10 +40,6 @@ const std::vector<PrivilegeFunction>& privilegeFunctions() {
       {"has_database_privilege", ObjectKind::kDatabase, {"CREATE", "CONNECT", "TEMPORARY", "TEMP"}},
   };
   return functions;
-}
-
-ExpressionPtr constant(Value value) {
-  return std::make_unique<ConstantExpression>(std::move(value));
 }
 
 std::string trimmed(std::string_view text) {
@@ -83,15 +80,15 @@ ExpressionPtr trueForKnownOids(ExpressionPtr oid, const std::vector<int64_t>& oi
   for (int64_t each : oids) {
     std::vector<ExpressionPtr> operands;
     operands.push_back(copyExpression(*oid));
-    operands.push_back(constant(Value::bigInt(each)));
+    operands.push_back(constantOf(Value::bigInt(each)));
     terms.push_back(std::make_unique<engine::FunctionExpression>(ScalarFunction::kEqual, std::move(operands),
                                                                  LogicalType::boolean()));
   }
   std::vector<ExpressionPtr> arguments;
-  arguments.push_back(terms.empty() ? constant(Value::boolean(false))
+  arguments.push_back(terms.empty() ? constantOf(Value::boolean(false))
                                     : combineBalanced(ScalarFunction::kOr, std::move(terms)));
-  arguments.push_back(constant(Value::boolean(true)));
-  arguments.push_back(constant(Value::null(LogicalType::boolean())));
+  arguments.push_back(constantOf(Value::boolean(true)));
+  arguments.push_back(constantOf(Value::null(LogicalType::boolean())));
   return std::make_unique<engine::FunctionExpression>(ScalarFunction::kCase, std::move(arguments),
                                                       LogicalType::boolean());
 }
@@ -108,7 +105,7 @@ ExpressionPtr bindPrivilegeFunction(std::string_view name, std::vector<Expressio
   const auto& functions = privilegeFunctions();
   const PrivilegeFunction& function =
       *std::find_if(functions.begin(), functions.end(), [&](const auto& each) { return each.name == name; });
-  const auto null = [] { return constant(Value::null(LogicalType::boolean())); };
+  const auto null = [] { return constantOf(Value::null(LogicalType::boolean())); };
   const size_t objectIndex = arguments.size() - 2;
   // The privileges: a constant, checked now.
   std::optional<Value> privileges = literalBeneathCasts(*arguments.back());
@@ -171,7 +168,7 @@ ExpressionPtr bindPrivilegeFunction(std::string_view name, std::vector<Expressio
   }
   if (privileges->isNull()) return null();
   checkPrivileges(function, privileges->asString());
-  return anyNull ? null() : constant(Value::boolean(true));
+  return anyNull ? null() : constantOf(Value::boolean(true));
 }
 
 }  // namespace shoal::sql

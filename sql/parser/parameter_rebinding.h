@@ -1,0 +1,13 @@
+#pragma once
+
+#include <string>
+
+namespace shoal::sql {
+
+/// Whether statement `text` must be bound again once its parameters' values are known, because the binder
+/// fixes something a parameter decides: a LIMIT, OFFSET or FETCH FIRST count ($1), or a name an object
+/// identifier type resolves ($1::regclass, CAST($1 AS regtype), to_regclass($1)). Read in one pass over the
+/// scanner's tokens, which never recurse however deep the text; a false "yes" only costs a rebind.
+bool rebindsWithParameterValues(const std::string& text);
+
+}  // namespace shoal::sql
