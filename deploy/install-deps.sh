@@ -17,6 +17,8 @@ debian_packages=(
   postgresql-client
   # A scratch PostgreSQL 15 is the semantic oracle of the SQL tests (tests/integration/postgres_oracle.py).
   postgresql-15
+  # pgjdbc's client suite (tests/integration/test_pgjdbc.py): javac, and Maven to fetch the driver.
+  default-jdk-headless maven
   python3-venv iproute2 procps
   # The soft-RoCE VM of the RDMA tests (deploy/rxe-vm): its emulator, and what its image is built from.
   qemu-system-x86 busybox-static xz-utils kmod cpio ibverbs-providers
@@ -63,5 +65,18 @@ fi
 if [[ ! -f "$rxe_stamp" ]] || ! cmp -s "$rxe_requirements" "$rxe_stamp"; then
   "$rxe_venv/bin/pip" install -q --disable-pip-version-check -r "$rxe_requirements"
   cp "$rxe_requirements" "$rxe_stamp"
+fi
+# pgjdbc, the PostgreSQL JDBC driver that tests/integration/test_pgjdbc.py drives, from Maven Central into a
+# git-ignored folder; fetched once, then kept.
+pgjdbc_version="42.7.14"
+pgjdbc_dir="$repo_root/.jdbc"
+if [[ ! -s "$pgjdbc_dir/postgresql-$pgjdbc_version.jar" ]]; then
+  echo "install-deps: fetching pgjdbc $pgjdbc_version"
+  # Maven prints only on failure with -q, yet leaves colour codes behind: its output is shown when it fails.
+  if ! mvn_output="$(mvn -q -B dependency:copy -Dartifact="org.postgresql:postgresql:$pgjdbc_version" \
+    -DoutputDirectory="$pgjdbc_dir" 2>&1)"; then
+    echo "$mvn_output" >&2
+    exit 1
+  fi
 fi
 echo "install-deps: all dependencies present"

@@ -18,11 +18,12 @@ TypeProto encodeType(const LogicalType& type) {
   proto.set_precision(type.precision());
   proto.set_scale(type.scale());
   proto.set_max_length(type.maxLength());
+  proto.set_element_id(static_cast<uint32_t>(type.elementId()));
   return proto;
 }
 
 LogicalType decodeType(const TypeProto& proto) {
-  return LogicalType::fromParts(proto.id(), proto.precision(), proto.scale(), proto.max_length());
+  return LogicalType::fromParts(proto.id(), proto.precision(), proto.scale(), proto.max_length(), proto.element_id());
 }
 
 ValueProto encodeValue(const Value& value) {
@@ -82,6 +83,7 @@ Value decodeValue(const ValueProto& proto) {
       return type.id() == TypeId::kDouble ? Value::doublePrecision(proto.double_()) : mismatch();
     case ValueProto::kText:
       if (type.id() == TypeId::kUnknown) return Value::unknownLiteral(proto.text());
+      if (type.isArray()) return Value::array(type, proto.text());
       return type.isString() ? Value::varchar(proto.text(), type) : mismatch();
   }
   return mismatch();

@@ -10,7 +10,7 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 9> kTypes{{
+constexpr std::array<PostgresTypeFacts, 18> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
     {20, "int8", "bigint", 8, true, 'N', false, 1016, 'd', 'p', false, "int8in", "int8out", "int8recv", "int8send", "-",
@@ -21,12 +21,30 @@ constexpr std::array<PostgresTypeFacts, 9> kTypes{{
      "-"},
     {701, "float8", "double precision", 8, true, 'N', true, 1022, 'd', 'p', false, "float8in", "float8out",
      "float8recv", "float8send", "-", "-"},
+    {1000, "_bool", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 16},
+    {1007, "_int4", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 23},
+    {1009, "_text", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', true, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 25},
+    {1014, "_bpchar", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', true, "array_in", "array_out", "array_recv",
+     "array_send", "bpchartypmodin", "bpchartypmodout", 1042},
+    {1015, "_varchar", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', true, "array_in", "array_out", "array_recv",
+     "array_send", "varchartypmodin", "varchartypmodout", 1043},
+    {1016, "_int8", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 20},
+    {1022, "_float8", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 701},
     {1042, "bpchar", "character", -1, false, 'S', false, 1014, 'i', 'x', true, "bpcharin", "bpcharout", "bpcharrecv",
      "bpcharsend", "bpchartypmodin", "bpchartypmodout"},
     {1043, "varchar", "character varying", -1, false, 'S', false, 1015, 'i', 'x', true, "varcharin", "varcharout",
      "varcharrecv", "varcharsend", "varchartypmodin", "varchartypmodout"},
     {1082, "date", "date", 4, true, 'D', false, 1182, 'i', 'p', false, "date_in", "date_out", "date_recv", "date_send",
      "-", "-"},
+    {1182, "_date", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 1082},
+    {1231, "_numeric", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "numerictypmodin", "numerictypmodout", 1700},
     {1700, "numeric", "numeric", -1, false, 'N', false, 1231, 'i', 'm', false, "numeric_in", "numeric_out",
      "numeric_recv", "numeric_send", "numerictypmodin", "numerictypmodout"},
 }};
@@ -75,6 +93,7 @@ InformationSchemaSizes informationSchemaSizes(const engine::LogicalType& type) {
       return sizes;
     case TypeId::kBoolean:
     case TypeId::kUnknown:
+    case TypeId::kArray:
       return sizes;
   }
   return sizes;

@@ -16,13 +16,14 @@ struct PostgresTypeFacts {
   std::string_view dataType;  // information_schema.columns.data_type
   int16_t length;             // typlen: bytes, or -1 for variable length
   bool byValue;
-  char category;  // typcategory: B boolean, N numeric, S string, D date/time
+  char category;  // typcategory: A array, B boolean, N numeric, S string, D date/time
   bool preferred;
   int64_t arrayOid;  // the type of its arrays (typarray)
   char align;
   char storage;
   bool collatable;  // typcollation is "default" (100)
   std::string_view input, output, receive, send, modifierInput, modifierOutput;
+  int64_t elementOid = 0;  // typelem: an array type's element type, 0 for the others
 };
 
 /// Every type Shoal has, in OID order.

@@ -5,6 +5,7 @@
 
 #include "common/status.h"
 #include "coordinator/pgwire/message_reader.h"
+#include "engine/types/array_value.h"
 #include "engine/types/text_format.h"
 
 namespace shoal::coordinator {
@@ -111,6 +112,58 @@ int64_t readBinaryInteger(std::span<const uint8_t> bytes) {
   }
 }
 
+void writeArrayBinary(const engine::Vector& column, size_t row, MessageWriter& writer) {
+  // PostgreSQL's array_send: dimensions, a has-NULLs flag, the element type, each dimension's length and
+  // lower bound, then the elements as fields of their own.
+  const LogicalType elementType = column.type().elementType();
+  std::vector<Value> elements = engine::decodeArray(column.data<engine::StringRef>()[row].view(), column.type());
+  engine::Vector values(elementType, elements.size());
+  bool hasNull = false;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    values.setValue(i, elements[i]);
+    hasNull |= elements[i].isNull();
+  }
+  size_t lengthPosition = writer.reserveInt32();
+  size_t start = writer.size();
+  writer.writeInt32(elements.empty() ? 0 : 1);
+  writer.writeInt32(hasNull ? 1 : 0);
+  writer.writeInt32(static_cast<int32_t>(elementType.postgresOid()));
+  if (!elements.empty()) {
+    writer.writeInt32(static_cast<int32_t>(elements.size()));
+    writer.writeInt32(1);
+  }
+  for (size_t i = 0; i < elements.size(); ++i) writeField(values, i, WireFormat::kBinary, writer);
+  writer.patchInt32(lengthPosition, static_cast<int32_t>(writer.size() - start));
+}
+
+Value readArrayBinary(std::span<const uint8_t> bytes, const LogicalType& type) {
+  MessageReader reader(bytes);
+  int32_t dimensions = reader.readInt32();
+  reader.readInt32();  // the has-NULLs flag: each element says so itself
+  reader.readInt32();  // the element type: each element is read as the parameter's element type
+  if (dimensions < 0 || dimensions > 1) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "multidimensional arrays are not supported");
+  }
+  std::vector<Value> elements;
+  if (dimensions == 1) {
+    int32_t count = reader.readInt32();
+    reader.readInt32();  // the lower bound
+    if (count < 0 || static_cast<size_t>(count) > bytes.size()) {
+      SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "invalid array length {}", count);
+    }
+    for (int32_t i = 0; i < count; ++i) {
+      int32_t length = reader.readInt32();
+      if (length < 0) {
+        elements.push_back(Value::null(type.elementType()));
+        continue;
+      }
+      elements.push_back(
+          decodeParameter(reader.readBytes(static_cast<size_t>(length)), WireFormat::kBinary, type.elementType()));
+    }
+  }
+  return engine::makeArrayValue(elements, type);
+}
+
 }  // namespace
 
 void writeField(const engine::Vector& column, size_t row, WireFormat format, MessageWriter& writer) {
@@ -156,6 +209,9 @@ void writeField(const engine::Vector& column, size_t row, WireFormat format, Mes
       writeNumericBinary(unscaled, type.scale(), writer);
       break;
     }
+    case TypeId::kArray:
+      writeArrayBinary(column, row, writer);
+      break;
     default:
       SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "binary output of type {} is not supported", type.toString());
   }
@@ -193,6 +249,8 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
     case TypeId::kChar:
     case TypeId::kUnknown:
       return engine::parseValue(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), type);
+    case TypeId::kArray:
+      return readArrayBinary(bytes, type);
   }
   SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "binary input of type {} is not supported", type.toString());
 }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "engine/expression/vector_loops.h"
+#include "engine/types/array_value.h"
 #include "engine/types/decimal.h"
 #include "engine/types/text_format.h"
 
@@ -168,6 +169,23 @@ void castToText(const Vector& input, Vector& out) {
   }
 }
 
+/// array -> array of another element type: each element cast as a value of its own would be.
+void castArrayElements(const Vector& input, Vector& out) {
+  const LogicalType toElement = out.type().elementType();
+  for (size_t row = 0; row < input.size(); ++row) {
+    if (input.isNull(row)) {
+      out.setNull(row, true);
+      continue;
+    }
+    std::vector<Value> elements = decodeArray(input.data<StringRef>()[row].view(), input.type());
+    Vector from(input.type().elementType(), elements.size());
+    for (size_t i = 0; i < elements.size(); ++i) from.setValue(i, elements[i]);
+    Vector to = castVector(from, toElement);
+    for (size_t i = 0; i < elements.size(); ++i) elements[i] = to.getValue(i);
+    out.setValue(row, makeArrayValue(elements, out.type()));
+  }
+}
+
 void castFromText(const Vector& input, Vector& out) {
   out.validity() = input.validity();
   const StringRef* strings = input.data<StringRef>();
@@ -181,6 +199,7 @@ void castFromText(const Vector& input, Vector& out) {
 }  // namespace
 
 bool isCastSupported(const LogicalType& from, const LogicalType& to) {
+  if (from.isArray() && to.isArray()) return isCastSupported(from.elementType(), to.elementType());
   if (from.id() == to.id() || from.id() == TypeId::kUnknown || from.isString() || to.isString()) {
     return true;
   }
@@ -209,6 +228,11 @@ Vector castVector(const Vector& input, const LogicalType& target) {
   if (from == target && from.id() != TypeId::kDecimal) {
     out.validity() = input.validity();
     std::memcpy(out.data<std::byte>(), input.data<std::byte>(), input.size() * physicalTypeWidth(from.physicalType()));
+    if (from.physicalType() == PhysicalType::kString) out.shareStringsOf(input);
+    return out;
+  }
+  if (from.isArray()) {
+    castArrayElements(input, out);
     return out;
   }
   SHOAL_CHECK(isCastSupported(from, target), "cast from {} to {}", from.toString(), target.toString());

@@ -4,6 +4,7 @@
 
 #include "common/stack_depth.h"
 #include "engine/expression/arithmetic.h"
+#include "engine/expression/array_functions.h"
 #include "engine/expression/cast.h"
 #include "engine/expression/comparison.h"
 #include "engine/expression/conditional.h"
@@ -13,6 +14,7 @@
 #include "engine/expression/regex_matcher.h"
 #include "engine/expression/string_functions.h"
 #include "engine/expression/vector_loops.h"
+#include "engine/types/array_value.h"
 #include "engine/types/text_format.h"
 
 namespace shoal::engine {
@@ -302,6 +304,23 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
           which == ScalarFunction::kRegexMatchInsensitive || which == ScalarFunction::kRegexNotMatchInsensitive,
           value(0), value(1));
     }
+    case ScalarFunction::kArrayConstruct:
+      if (arguments.empty()) return broadcast(makeArrayValue({}, function.type()), function.type(), input.size());
+      return evaluateArrayFunction(function.function(), argumentVectors, function.type());
+    case ScalarFunction::kArrayToString:
+    case ScalarFunction::kArrayLength:
+    case ScalarFunction::kArrayLower:
+    case ScalarFunction::kArrayUpper:
+    case ScalarFunction::kCardinality:
+    case ScalarFunction::kArraySubscript:
+    case ScalarFunction::kArrayConcat:
+    case ScalarFunction::kArrayAppend:
+    case ScalarFunction::kArrayPrepend:
+    case ScalarFunction::kCompareAny:
+    case ScalarFunction::kCompareAll:
+      return evaluateArrayFunction(function.function(), argumentVectors, function.type());
+    case ScalarFunction::kReplace:
+      return evaluateReplace(value(0), value(1), value(2));
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

@@ -76,6 +76,30 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "!~*";
     case ScalarFunction::kLikeEscape:
       return "like_escape";
+    case ScalarFunction::kArrayConstruct:
+      return "ARRAY";
+    case ScalarFunction::kArrayToString:
+      return "array_to_string";
+    case ScalarFunction::kArrayLength:
+      return "array_length";
+    case ScalarFunction::kArrayLower:
+      return "array_lower";
+    case ScalarFunction::kArrayUpper:
+      return "array_upper";
+    case ScalarFunction::kCardinality:
+      return "cardinality";
+    case ScalarFunction::kArraySubscript:
+      return "array_subscript";
+    case ScalarFunction::kArrayConcat:
+    case ScalarFunction::kArrayAppend:
+    case ScalarFunction::kArrayPrepend:
+      return "||";
+    case ScalarFunction::kCompareAny:
+      return "compare_any";
+    case ScalarFunction::kCompareAll:
+      return "compare_all";
+    case ScalarFunction::kReplace:
+      return "replace";
   }
   return "?";
 }
@@ -94,6 +118,16 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kDateAddMonths:
     case ScalarFunction::kAverageOfSum:
     case ScalarFunction::kLikeEscape:
+    case ScalarFunction::kArrayConstruct:
+    case ScalarFunction::kArrayToString:
+    case ScalarFunction::kArrayLength:
+    case ScalarFunction::kArrayLower:
+    case ScalarFunction::kArrayUpper:
+    case ScalarFunction::kCardinality:
+    case ScalarFunction::kArraySubscript:
+    case ScalarFunction::kCompareAny:
+    case ScalarFunction::kCompareAll:
+    case ScalarFunction::kReplace:
       return false;
     default:
       return true;

@@ -63,10 +63,31 @@ enum class ScalarFunction {
   kRegexNotMatchInsensitive,
   // like_escape(pattern, escape) -> TEXT: LIKE ... ESCAPE's pattern rewritten with '\' as its escape.
   kLikeEscape,
+  // Arrays (see array_functions.h). ARRAY[a, b, ...]: the arguments, of the element type, as an array.
+  kArrayConstruct,
+  // array_to_string(array, delimiter [, null_string]) -> TEXT.
+  kArrayToString,
+  // array_length(array, dimension), array_lower, array_upper -> INTEGER; cardinality(array) -> INTEGER.
+  kArrayLength,
+  kArrayLower,
+  kArrayUpper,
+  kCardinality,
+  // array[index] -> the element type, 1-based; NULL out of range.
+  kArraySubscript,
+  // array || array, array || element, element || array.
+  kArrayConcat,
+  kArrayAppend,
+  kArrayPrepend,
+  // value op ANY (array), value op ALL (array): (value, array, op) with op an INTEGER constant holding
+  // the comparison's ScalarFunction; the value and the elements share one type.
+  kCompareAny,
+  kCompareAll,
+  // replace(text, from, to) -> TEXT: every occurrence of `from` replaced.
+  kReplace,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kLikeEscape;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kReplace;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

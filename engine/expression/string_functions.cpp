@@ -35,6 +35,31 @@ std::string_view substring(std::string_view text, int64_t start, std::optional<i
 
 }  // namespace
 
+Vector evaluateReplace(const Vector& text, const Vector& from, const Vector& to) {
+  Vector out(LogicalType::text(), text.size());
+  out.validity() = text.validity();
+  out.validity().intersect(from.validity());
+  out.validity().intersect(to.validity());
+  std::string replaced;
+  for (size_t row = 0; row < text.size(); ++row) {
+    if (out.isNull(row)) continue;
+    std::string_view input = text.data<StringRef>()[row].view();
+    std::string_view pattern = from.data<StringRef>()[row].view();
+    std::string_view replacement = to.data<StringRef>()[row].view();
+    replaced.clear();
+    size_t position = 0;
+    while (!pattern.empty()) {
+      size_t found = input.find(pattern, position);
+      if (found == std::string_view::npos) break;
+      replaced.append(input.substr(position, found - position)).append(replacement);
+      position = found + pattern.size();
+    }
+    replaced.append(input.substr(position));
+    out.setString(row, replaced);
+  }
+  return out;
+}
+
 Vector evaluateConcat(const Vector& left, const Vector& right) {
   SHOAL_CHECK_EQ(left.size(), right.size());
   Vector out(LogicalType::text(), left.size());

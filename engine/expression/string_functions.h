@@ -8,6 +8,10 @@ namespace shoal::engine {
 /// text || text.
 Vector evaluateConcat(const Vector& left, const Vector& right);
 
+/// replace(text, from, to): every occurrence of `from`, left to right, replaced by `to`; an empty
+/// `from` leaves the text as it is. NULL when any argument is.
+Vector evaluateReplace(const Vector& text, const Vector& from, const Vector& to);
+
 /// lower, upper (ASCII letters; other bytes pass through) and char_length (UTF-8 characters).
 Vector evaluateStringFunction(ScalarFunction function, const Vector& input);
 

@@ -27,11 +27,35 @@ LogicalType LogicalType::varchar(uint32_t maxLength) {
   return type;
 }
 
-LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength) {
-  if (id > static_cast<uint32_t>(TypeId::kChar)) {
+LogicalType LogicalType::array(const LogicalType& element) {
+  if (element.isArray()) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "arrays of arrays are not supported: {}[]", element.toString());
+  }
+  LogicalType type = element.id() == TypeId::kUnknown ? text() : element;
+  type.elementId_ = type.id_;
+  type.id_ = TypeId::kArray;
+  return type;
+}
+
+LogicalType LogicalType::elementType() const {
+  if (id_ != TypeId::kArray) return unknown();
+  LogicalType element = *this;
+  element.id_ = elementId_;
+  element.elementId_ = TypeId::kUnknown;
+  return element;
+}
+
+LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
+                                   uint32_t elementId) {
+  if (id > static_cast<uint32_t>(TypeId::kArray)) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown type id {}", id);
   }
   switch (static_cast<TypeId>(id)) {
+    case TypeId::kArray:
+      if (elementId == static_cast<uint32_t>(TypeId::kArray) || elementId == 0) {
+        SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad array element type id {}", elementId);
+      }
+      return array(fromParts(elementId, precision, scale, maxLength));
     case TypeId::kDecimal:
       if (precision < 1 || precision > kMaxDecimalPrecision || scale > precision) {
         SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad numeric type ({},{})", precision, scale);
@@ -73,6 +97,8 @@ std::string LogicalType::toString() const {
       return maxLength_ == 0 ? "text" : fmt::format("character varying({})", maxLength_);
     case TypeId::kChar:
       return fmt::format("character({})", maxLength_);
+    case TypeId::kArray:
+      return elementType().toString() + "[]";
   }
   return "unknown";
 }
@@ -97,8 +123,41 @@ uint32_t LogicalType::postgresOid() const {
       return maxLength_ == 0 ? pg_oid::kText : pg_oid::kVarchar;
     case TypeId::kChar:
       return pg_oid::kBpchar;
+    case TypeId::kArray:
+      return postgresArrayOid(elementType().postgresOid());
   }
   return pg_oid::kText;
+}
+
+uint32_t postgresArrayOid(uint32_t elementOid) {
+  switch (elementOid) {
+    case pg_oid::kBool:
+      return pg_oid::kBoolArray;
+    case pg_oid::kInt2:
+      return pg_oid::kInt2Array;
+    case pg_oid::kInt4:
+      return pg_oid::kInt4Array;
+    case pg_oid::kInt8:
+      return pg_oid::kInt8Array;
+    case pg_oid::kText:
+      return pg_oid::kTextArray;
+    case pg_oid::kBpchar:
+      return pg_oid::kBpcharArray;
+    case pg_oid::kVarchar:
+      return pg_oid::kVarcharArray;
+    case pg_oid::kFloat4:
+      return pg_oid::kFloat4Array;
+    case pg_oid::kFloat8:
+      return pg_oid::kFloat8Array;
+    case pg_oid::kOid:
+      return pg_oid::kOidArray;
+    case pg_oid::kDate:
+      return pg_oid::kDateArray;
+    case pg_oid::kNumeric:
+      return pg_oid::kNumericArray;
+    default:
+      return 0;
+  }
 }
 
 int32_t LogicalType::postgresTypmod() const {
@@ -149,7 +208,14 @@ LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
       return LogicalType::text();
     case pg_oid::kDate:
       return LogicalType::date();
+    case pg_oid::kOid:
+      return LogicalType::bigInt();  // Shoal keeps OIDs as BIGINT
     default:
+      for (uint32_t element :
+           {pg_oid::kBool, pg_oid::kInt2, pg_oid::kInt4, pg_oid::kInt8, pg_oid::kText, pg_oid::kBpchar,
+            pg_oid::kVarchar, pg_oid::kFloat4, pg_oid::kFloat8, pg_oid::kOid, pg_oid::kDate, pg_oid::kNumeric}) {
+        if (oid == postgresArrayOid(element)) return LogicalType::array(logicalTypeFromPostgresOid(element));
+      }
       return LogicalType::unknown();
   }
 }

@@ -16,13 +16,16 @@ enum class TypeId : uint8_t {
   kDate,
   kVarchar,  // VARCHAR(n); TEXT is VARCHAR without a length
   kChar,     // CHAR(n): stored without trailing spaces, printed padded to n
+  kArray,    // a one-dimensional array of one base type (see array_value.h)
 };
 
 /// How a type's values sit in memory. DECIMAL(p,s) is a scaled integer: int64
-/// up to p = 18, int128 above. DATE is days since 1970-01-01 in an int32.
+/// up to p = 18, int128 above. DATE is days since 1970-01-01 in an int32. An
+/// array is a string of bytes: its elements encoded as array_value.h says.
 enum class PhysicalType : uint8_t { kBool, kInt32, kInt64, kInt128, kDouble, kString };
 
-/// A value type: an id plus the parameters of DECIMAL and VARCHAR.
+/// A value type: an id plus the parameters of DECIMAL and VARCHAR. An array's
+/// parameters are those of its element type, whose id it keeps as elementId.
 class LogicalType {
  public:
   static constexpr uint8_t kMaxDecimalPrecision = 38;
@@ -40,8 +43,11 @@ class LogicalType {
   /// maxLength 0 means unbounded: TEXT.
   static LogicalType varchar(uint32_t maxLength = 0);
   static LogicalType text() { return varchar(0); }
+  /// An array of `element`, which must not itself be an array (0A000: arrays of arrays are not supported).
+  static LogicalType array(const LogicalType& element);
   /// Rebuilds a type from its parts (as serialized in plans and catalogs); fails with XX001 on nonsense.
-  static LogicalType fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength);
+  static LogicalType fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
+                               uint32_t elementId = 0);
   /// CHAR(n), n >= 1 (PostgreSQL's bpchar).
   static LogicalType character(uint32_t length);
 
@@ -49,12 +55,17 @@ class LogicalType {
   uint8_t precision() const { return precision_; }
   uint8_t scale() const { return scale_; }
   uint32_t maxLength() const { return maxLength_; }
+  /// The element type's id of an array (kUnknown for any other type).
+  TypeId elementId() const { return elementId_; }
+  /// The type of an array's elements.
+  LogicalType elementType() const;
   /// Inline: kernels ask it per vector, hash tables per row.
   PhysicalType physicalType() const;
 
   bool isIntegral() const { return id_ == TypeId::kInteger || id_ == TypeId::kBigInt; }
   bool isNumeric() const { return isIntegral() || id_ == TypeId::kDecimal || id_ == TypeId::kDouble; }
   bool isString() const { return id_ == TypeId::kVarchar || id_ == TypeId::kChar; }
+  bool isArray() const { return id_ == TypeId::kArray; }
 
   /// PostgreSQL's spelling, as error messages and EXPLAIN show it: "integer", "numeric(15,2)", "text".
   std::string toString() const;
@@ -72,6 +83,7 @@ class LogicalType {
   explicit LogicalType(TypeId id) : id_(id) {}
 
   TypeId id_ = TypeId::kUnknown;
+  TypeId elementId_ = TypeId::kUnknown;
   uint8_t precision_ = 0;
   uint8_t scale_ = 0;
   uint32_t maxLength_ = 0;
@@ -91,7 +103,23 @@ inline constexpr uint32_t kBpchar = 1042;
 inline constexpr uint32_t kVarchar = 1043;
 inline constexpr uint32_t kDate = 1082;
 inline constexpr uint32_t kNumeric = 1700;
+inline constexpr uint32_t kOid = 26;
+inline constexpr uint32_t kBoolArray = 1000;
+inline constexpr uint32_t kInt2Array = 1005;
+inline constexpr uint32_t kInt4Array = 1007;
+inline constexpr uint32_t kTextArray = 1009;
+inline constexpr uint32_t kBpcharArray = 1014;
+inline constexpr uint32_t kVarcharArray = 1015;
+inline constexpr uint32_t kInt8Array = 1016;
+inline constexpr uint32_t kFloat4Array = 1021;
+inline constexpr uint32_t kFloat8Array = 1022;
+inline constexpr uint32_t kOidArray = 1028;
+inline constexpr uint32_t kDateArray = 1182;
+inline constexpr uint32_t kNumericArray = 1231;
 }  // namespace pg_oid
+
+/// The pg_type OID of the array type whose elements have OID `elementOid` (0 for none).
+uint32_t postgresArrayOid(uint32_t elementOid);
 
 /// Maps a parameter or cast target OID from a client to a Shoal type;
 /// unknown OIDs (and 0, "let the server decide") give kUnknown.
@@ -113,6 +141,7 @@ inline PhysicalType LogicalType::physicalType() const {
     case TypeId::kUnknown:  // an unresolved literal is still its text
     case TypeId::kVarchar:
     case TypeId::kChar:
+    case TypeId::kArray:
       return PhysicalType::kString;
   }
   return PhysicalType::kString;

@@ -1,5 +1,7 @@
 #include "engine/types/text_format.h"
 
+#include "engine/types/array_value.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -367,6 +369,8 @@ Value parseValue(std::string_view text, const LogicalType& type) {
     }
     case TypeId::kUnknown:
       return Value::unknownLiteral(std::string(text));
+    case TypeId::kArray:
+      return Value::array(type, parseArrayText(text, type));
   }
   return Value::null(type);
 }

@@ -27,6 +27,8 @@ class Value {
   static Value varchar(std::string text, LogicalType type = LogicalType::text()) {
     return Value(type, std::move(text));
   }
+  /// An array from its encoding (see array_value.h, whose makeArrayValue builds one from elements).
+  static Value array(LogicalType type, std::string encoded) { return Value(type, std::move(encoded)); }
   /// An untyped literal: its text, waiting for the binder to give it a type.
   static Value unknownLiteral(std::string text) { return Value(LogicalType::unknown(), std::move(text)); }
 

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "engine/types/array_value.h"
 #include "engine/types/text_format.h"
 
 namespace shoal::engine {
@@ -108,6 +109,8 @@ Value Vector::getValue(size_t row) const {
     case TypeId::kVarchar:
     case TypeId::kChar:
       return Value::varchar(std::string(data<StringRef>()[row].view()), type_);
+    case TypeId::kArray:
+      return Value::array(type_, std::string(data<StringRef>()[row].view()));
   }
   return Value::null(type_);
 }
@@ -143,6 +146,9 @@ void Vector::appendText(size_t row, std::string& out) const {
       if (text.size() < type_.maxLength()) out.append(type_.maxLength() - text.size(), ' ');
       break;
     }
+    case TypeId::kArray:
+      appendArrayText(data<StringRef>()[row].view(), type_, out);
+      break;
   }
 }
 

@@ -226,16 +226,15 @@ ExpressionPtr ExpressionBinder::bind(const pg_query::Node& node) {
       return bindSqlValueFunction(node);
     case pg_query::Node::kCollateClause:
       return bindCollate(node);
+    case pg_query::Node::kAArrayExpr:
+      return bindArrayConstructor(node.a_array_expr(), std::nullopt);
+    case pg_query::Node::kAIndirection:
+      return bindSubscript(node.a_indirection());
     default: {
       static const std::map<std::string, std::string, std::less<>> kNames = {
-          {"MinMaxExpr", "GREATEST and LEAST are"},
-          {"A_ArrayExpr", "arrays are"},
-          {"RowExpr", "row constructors are"},
-          {"GroupingFunc", "GROUPING() is"},
-          {"SQLValueFunction", "CURRENT_DATE and friends are"},
-          {"BooleanTest", "IS TRUE / IS FALSE are"},
-          {"A_Indirection", "subscripts and field selection are"},
-          {"XmlExpr", "XML functions are"}};
+          {"MinMaxExpr", "GREATEST and LEAST are"},  {"RowExpr", "row constructors are"},
+          {"GroupingFunc", "GROUPING() is"},         {"SQLValueFunction", "CURRENT_DATE and friends are"},
+          {"BooleanTest", "IS TRUE / IS FALSE are"}, {"XmlExpr", "XML functions are"}};
       const auto* field = node.GetDescriptor()->FindFieldByNumber(node.node_case());
       std::string nodeName = field ? field->message_type()->name() : "?";
       auto found = kNames.find(nodeName);
@@ -360,6 +359,9 @@ ExpressionPtr ExpressionBinder::bindOperator(const pg_query::Node& node) {
     return bindComparison(*function, std::move(left), std::move(right), location);
   }
   if (op == "||") {
+    if (left->type().isArray() || right->type().isArray()) {
+      return bindArrayConcat(std::move(left), std::move(right), location);
+    }
     return bindConcat(std::move(left), std::move(right), location);
   }
   if (auto regex = regexFunction(op)) {
@@ -465,6 +467,12 @@ ExpressionPtr ExpressionBinder::bindComparison(ScalarFunction function, Expressi
   };
   absorbConstant(right, left);
   absorbConstant(left, right);
+  if ((left->type().isArray() || right->type().isArray()) && function != ScalarFunction::kEqual &&
+      function != ScalarFunction::kNotEqual) {
+    fail(SqlState::kFeatureNotSupported, location,
+         fmt::format("ordering comparison of arrays is not supported: {} {} {}", left->type().toString(),
+                     engine::scalarFunctionName(function), right->type().toString()));
+  }
   auto common = comparisonType(left->type(), right->type());
   if (!common) {
     failNoOperator(engine::scalarFunctionName(function), left->type(), right->type(), location);
@@ -525,9 +533,7 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
     }
     modifiers.push_back(modifier.a_const().ival().ival());
   }
-  if (!typeName.array_bounds().empty()) {
-    fail(SqlState::kFeatureNotSupported, typeName.location(), "array types are not supported");
-  }
+  if (auto array = arrayTypeFromName(name, typeName)) return *array;
   try {
     if (name == "int2" || name == "smallint") {
       fail(SqlState::kFeatureNotSupported, typeName.location(), "type smallint is not supported; use integer");
@@ -584,6 +590,9 @@ ExpressionPtr ExpressionBinder::bindTypeCast(const pg_query::Node& node) {
     // 1.5e300::float8 reads the literal as a double directly: it may not fit a 38-digit numeric.
     auto literal = std::make_unique<ConstantExpression>(Value::unknownLiteral(cast.arg().a_const().fval().fval()));
     return coerce(std::move(literal), target, cast.arg().a_const().location());
+  }
+  if (target.isArray() && cast.arg().has_a_array_expr()) {
+    return bindArrayConstructor(cast.arg().a_array_expr(), target.elementType());
   }
   ExpressionPtr child = bind(cast.arg());
   if (target.id() == TypeId::kUnknown) {
@@ -679,6 +688,13 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     if (arguments.size() != 1 || !textual(arguments[0])) undefined();
     return bindObjectIdentifierLookup(name, std::move(arguments), call.location());
   }
+  if (name == "current_schemas") {
+    if (arguments.size() != 1) undefined();
+    if (isUnknown(arguments[0]))
+      arguments[0] = coerce(std::move(arguments[0]), LogicalType::boolean(), call.location());
+    if (arguments[0]->type().id() != TypeId::kBoolean) undefined();
+    return bindCurrentSchemas(std::move(arguments[0]));
+  }
   if (name == "current_setting") {
     if (arguments.empty() || arguments.size() > 2 || !textual(arguments[0])) undefined();
     if (arguments.size() == 2 && !textual(arguments[1]) && arguments[1]->type().id() != engine::TypeId::kBoolean) {
@@ -708,6 +724,12 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
       fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
     }
     return bindCatalogFunction(name, std::move(arguments), *catalog_);
+  }
+  if (auto array = bindArrayFunction(name, arguments, call.location())) return std::move(*array);
+  if (name == "replace") {
+    if (arguments.size() != 3 || !std::all_of(arguments.begin(), arguments.end(), textual)) undefined();
+    for (auto& argument : arguments) argument = coerce(std::move(argument), LogicalType::text(), call.location());
+    return makeFunctionOf(ScalarFunction::kReplace, LogicalType::text(), std::move(arguments));
   }
   ScalarFunction function;
   LogicalType resultType = LogicalType::text();
@@ -822,6 +844,11 @@ int columnNameWithStrength(const pg_query::Node& node, std::string& name) {
     case pg_query::Node::kSqlvalueFunction:
       name = std::string(sqlValueFunctionName(node.sqlvalue_function().op()));
       return 2;
+    case pg_query::Node::kAArrayExpr:
+      name = "array";
+      return 2;
+    case pg_query::Node::kAIndirection:  // x[i] is named as x is
+      return columnNameWithStrength(node.a_indirection().arg(), name);
     default:
       return 0;
   }
@@ -979,6 +1006,9 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
     case pg_query::AEXPR_OP_ANY:
     case pg_query::AEXPR_OP_ALL:
       if (auto terms = bindArrayComparison(expr)) return std::move(*terms);
+      if (auto comparison = comparisonFunction(op)) {
+        return bindQuantifiedComparison(*comparison, op, expr.kind() == pg_query::AEXPR_OP_ALL, expr);
+      }
       [[fallthrough]];
     default: {
       static const std::map<pg_query::A_Expr_Kind, std::string_view> kNames = {

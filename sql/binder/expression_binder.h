@@ -16,6 +16,8 @@ class Node;
 class TypeName;
 class TypeCast;
 class A_Expr;
+class A_ArrayExpr;
+class A_Indirection;
 class ColumnRef;
 class SubLink;
 }  // namespace pg_query
@@ -117,6 +119,23 @@ class ExpressionBinder {
   engine::ExpressionPtr bindTypeCast(const pg_query::Node& node);
   /// x op ANY/ALL (ARRAY[...]) over the array's elements; nullopt for another array or operator.
   std::optional<engine::ExpressionPtr> bindArrayComparison(const pg_query::A_Expr& expr);
+  // Arrays (array_binding.cpp).
+  /// int[], text[], _int4 ...: the array type a type name names; nullopt when it names no array.
+  std::optional<engine::LogicalType> arrayTypeFromName(std::string_view name, const pg_query::TypeName& typeName) const;
+  /// ARRAY[a, b, ...], its elements of `elementType` when the constructor is cast (ARRAY[]::int[]).
+  engine::ExpressionPtr bindArrayConstructor(const pg_query::A_ArrayExpr& array,
+                                             std::optional<engine::LogicalType> elementType);
+  /// array[i]; slices and field selection fail with 0A000.
+  engine::ExpressionPtr bindSubscript(const pg_query::A_Indirection& indirection);
+  /// x op ANY (array) and x op ALL (array) over any array value: a column, a parameter, a literal.
+  engine::ExpressionPtr bindQuantifiedComparison(engine::ScalarFunction comparison, std::string_view op, bool isAll,
+                                                 const pg_query::A_Expr& expr);
+  /// || with an array on either side.
+  engine::ExpressionPtr bindArrayConcat(engine::ExpressionPtr left, engine::ExpressionPtr right, int location);
+  /// array_to_string, array_length, array_lower, array_upper, cardinality; nullopt for another name or
+  /// arguments that fit no signature.
+  std::optional<engine::ExpressionPtr> bindArrayFunction(std::string_view name,
+                                                         std::vector<engine::ExpressionPtr>& arguments, int location);
   /// The object identifier type `node` casts to, when it is such a cast (x::regclass).
   static std::optional<ObjectIdentifierType> objectIdentifierCast(const pg_query::Node& node);
   /// Whether `function` is to_regclass(), to_regtype() or another lookup of an object identifier by name.

@@ -1,8 +1,10 @@
 #include "sql/binder/session_functions.h"
 
 #include "common/status.h"
+#include "engine/types/array_value.h"
 #include "engine/types/text_format.h"
 #include "sql/binder/catalog_reader.h"
+#include "sql/binder/expression_builders.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
@@ -24,6 +26,22 @@ engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArgum
   if (name == "current_database" || name == "current_catalog") return text(session->database);
   if (name == "pg_backend_pid") return std::make_unique<ConstantExpression>(Value::integer(session->backendPid));
   return nullptr;
+}
+
+engine::ExpressionPtr bindCurrentSchemas(engine::ExpressionPtr includeImplicit) {
+  const auto type = engine::LogicalType::array(engine::LogicalType::text());
+  auto schemas = [&](std::vector<Value> names) { return constantOf(engine::makeArrayValue(names, type)); };
+  std::vector<engine::ExpressionPtr> arguments;
+  arguments.push_back(std::move(includeImplicit));
+  arguments.push_back(schemas({Value::varchar("pg_catalog"), Value::varchar(std::string(kPublicSchema))}));
+  arguments.push_back(schemas({Value::varchar(std::string(kPublicSchema))}));
+  // NULL in, NULL out, as for PostgreSQL's strict function.
+  std::vector<engine::ExpressionPtr> nullTest;
+  nullTest.push_back(copyExpression(*arguments[0]));
+  auto isNull = functionOf(engine::ScalarFunction::kIsNull, engine::LogicalType::boolean(), std::move(nullTest));
+  arguments.insert(arguments.begin(), constantOf(Value::null(type)));
+  arguments.insert(arguments.begin(), std::move(isNull));
+  return functionOf(engine::ScalarFunction::kCase, type, std::move(arguments));
 }
 
 engine::ExpressionPtr bindCurrentSetting(const std::vector<engine::ExpressionPtr>& arguments,

@@ -34,6 +34,11 @@ inline constexpr std::string_view kVersionText = "PostgreSQL 15.0 (Shoal 0.1.0) 
 /// version() and current_schema answer).
 engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArguments, const SessionInfo* session);
 
+/// current_schemas(include_implicit) -> text[]: the schemas on the search path that exist, pg_catalog first
+/// when `includeImplicit` (a BOOLEAN expression) is true, as PostgreSQL answers for search_path
+/// "$user", public.
+engine::ExpressionPtr bindCurrentSchemas(engine::ExpressionPtr includeImplicit);
+
 /// current_setting(name [, missing_ok]): the setting's value as the statement is bound, NULL for NULL
 /// arguments, and for an unknown name 42704 (or NULL when missing_ok). The arguments must be constants
 /// (0A000 otherwise).

@@ -89,6 +89,10 @@ std::optional<LogicalType> comparisonType(const LogicalType& left, const Logical
   if (left.id() == right.id() && (left.id() == TypeId::kBoolean || left.id() == TypeId::kDate)) {
     return left;
   }
+  if (left.isArray() && right.isArray()) {
+    auto element = comparisonType(left.elementType(), right.elementType());
+    if (element) return LogicalType::array(*element);
+  }
   return std::nullopt;
 }
 

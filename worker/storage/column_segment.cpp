@@ -606,6 +606,8 @@ void ColumnSegment::computeZoneMap() {
           double{}, [](double a, double b) { return std::isnan(b) ? !std::isnan(a) : a < b; },
           [](double v) { return engine::Value::doublePrecision(v); });
       break;
+    case engine::TypeId::kArray:
+      break;  // tables cannot have array columns (CREATE TABLE refuses them): no zone map
     case engine::TypeId::kVarchar:
     case engine::TypeId::kChar:
     case engine::TypeId::kUnknown: {

@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "common/varint.h"
 #include "engine/types/string_ref.h"
+#include "engine/types/value_bytes.h"
 #include "engine/vector/vector.h"
 
 namespace shoal::worker {
@@ -133,69 +134,6 @@ auto scanColumn(const Stored* values, const engine::ValidityMask& validity, size
   SHOAL_USER_FAIL(SqlState::kDataCorrupted, "corrupted column statistics: {}", reason);
 }
 
-template <class T>
-void appendFixed(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
-void appendValue(std::string& out, const LogicalType& type, const Value& value) {
-  switch (type.physicalType()) {
-    case PhysicalType::kBool:
-      out.push_back(value.asBool() ? 1 : 0);
-      break;
-    case PhysicalType::kInt32:
-      appendFixed(out, value.asInt32());
-      break;
-    case PhysicalType::kInt64:
-      appendFixed(out, static_cast<int64_t>(type.id() == TypeId::kDecimal ? value.asDecimal() : value.asInt64()));
-      break;
-    case PhysicalType::kInt128:
-      appendFixed(out, value.asDecimal());
-      break;
-    case PhysicalType::kDouble:
-      appendFixed(out, value.asDouble());
-      break;
-    case PhysicalType::kString:
-      appendVarint(out, value.asString().size());
-      out.append(value.asString());
-      break;
-  }
-}
-
-Value readValue(ByteReader& reader, const LogicalType& type) {
-  switch (type.id()) {
-    case TypeId::kBoolean: {
-      const uint8_t byte = reader.read<uint8_t>();
-      if (byte > 1) {
-        failCorrupted(fmt::format("boolean byte {}", byte));
-      }
-      return Value::boolean(byte == 1);
-    }
-    case TypeId::kInteger:
-      return Value::integer(reader.read<int32_t>());
-    case TypeId::kDate:
-      return Value::date(reader.read<int32_t>());
-    case TypeId::kBigInt:
-      return Value::bigInt(reader.read<int64_t>());
-    case TypeId::kDecimal:
-      if (type.physicalType() == PhysicalType::kInt64) {
-        return Value::decimal(type, reader.read<int64_t>());
-      }
-      return Value::decimal(type, reader.read<engine::int128_t>());
-    case TypeId::kDouble:
-      return Value::doublePrecision(reader.read<double>());
-    case TypeId::kVarchar:
-    case TypeId::kChar:
-    case TypeId::kUnknown: {
-      const uint64_t length = reader.readVarint();
-      return Value::varchar(std::string(reader.take(length)), type);
-    }
-  }
-  SHOAL_UNREACHABLE("type {}", type.toString());
-}
-
 }  // namespace
 
 ColumnStatistics::ColumnStatistics(LogicalType type) : type_(type), min_(Value::null(type)), max_(Value::null(type)) {}
@@ -281,6 +219,8 @@ void ColumnStatistics::scan(const engine::Vector& vector, size_t numRows, bool t
       absorb(range, [](double v) { return Value::doublePrecision(v); });
       break;
     }
+    case TypeId::kArray:
+      SHOAL_UNREACHABLE("statistics of an array column: tables cannot have them");
     case TypeId::kVarchar:
     case TypeId::kChar:
     case TypeId::kUnknown: {
@@ -347,13 +287,13 @@ std::string ColumnStatistics::serialize() const {
   const bool hasMinMax = !min_.isNull();
   out.push_back(static_cast<char>(hasMinMax ? kFlagHasMinMax : 0));
   if (hasMinMax) {
-    appendValue(out, type_, min_);
-    appendValue(out, type_, max_);
+    engine::appendValueBytes(out, type_, min_);
+    engine::appendValueBytes(out, type_, max_);
   }
   const std::string sketch = sketch_.serialize();
   appendVarint(out, sketch.size());
   out.append(sketch);
-  appendFixed(out, crc32Hash(out.data(), out.size()));
+  engine::appendFixedBytes(out, crc32Hash(out.data(), out.size()));
   return out;
 }
 
@@ -399,8 +339,8 @@ ColumnStatistics ColumnStatistics::deserialize(LogicalType type, std::string_vie
         fmt::format("min/max {} with {} non-NULL rows", hasMinMax ? "present" : "absent", statistics.nonNullCount()));
   }
   if (hasMinMax) {
-    statistics.min_ = readValue(reader, type);
-    statistics.max_ = readValue(reader, type);
+    statistics.min_ = engine::readValueBytes(reader, type);
+    statistics.max_ = engine::readValueBytes(reader, type);
     if (valueLess(type, statistics.max_, statistics.min_)) {
       failCorrupted(fmt::format("min {} above max {}", statistics.min_.toString(), statistics.max_.toString()));
     }

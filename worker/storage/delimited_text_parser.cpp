@@ -286,6 +286,7 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
         column.kind = Kind::kChar;
         break;
       case TypeId::kUnknown:
+      case TypeId::kArray:  // tables cannot have array columns
         SHOAL_UNREACHABLE("column of type {}", type.toString());
     }
     columns_.push_back(column);
@@ -519,6 +520,7 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
         return;
       }
       case TypeId::kUnknown:
+      case TypeId::kArray:
         break;
     }
   } catch (const ShoalError& error) {

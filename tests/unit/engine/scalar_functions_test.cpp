@@ -683,14 +683,36 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kRegexMatchInsensitive, LogicalType::boolean(), a(), text("^x")));
   examples.push_back(call(ScalarFunction::kRegexNotMatchInsensitive, LogicalType::boolean(), a(), text("X")));
   examples.push_back(call(ScalarFunction::kLikeEscape, LogicalType::text(), a(), text("/")));
+  const LogicalType intArray = LogicalType::array(LogicalType::integer());
+  auto arr = [&] { return ref(6, intArray, "arr"); };
+  examples.push_back(call(ScalarFunction::kArrayConstruct, intArray, n(), integer(2)));
+  examples.push_back(call(ScalarFunction::kArrayToString, LogicalType::text(), arr(), text(",")));
+  examples.push_back(call(ScalarFunction::kArrayLength, LogicalType::integer(), arr(), integer(1)));
+  examples.push_back(call(ScalarFunction::kArrayLower, LogicalType::integer(), arr(), integer(1)));
+  examples.push_back(call(ScalarFunction::kArrayUpper, LogicalType::integer(), arr(), integer(1)));
+  examples.push_back(call(ScalarFunction::kCardinality, LogicalType::integer(), arr()));
+  examples.push_back(call(ScalarFunction::kArraySubscript, LogicalType::integer(), arr(), n()));
+  examples.push_back(call(ScalarFunction::kArrayConcat, intArray, arr(), arr()));
+  examples.push_back(call(ScalarFunction::kArrayAppend, intArray, arr(), n()));
+  examples.push_back(call(ScalarFunction::kArrayPrepend, intArray, n(), arr()));
+  examples.push_back(call(ScalarFunction::kCompareAny, LogicalType::boolean(), n(), arr(),
+                          integer(static_cast<int32_t>(ScalarFunction::kEqual))));
+  examples.push_back(call(ScalarFunction::kCompareAll, LogicalType::boolean(), n(), arr(),
+                          integer(static_cast<int32_t>(ScalarFunction::kLess))));
+  examples.push_back(call(ScalarFunction::kReplace, LogicalType::text(), a(), text("x"), text("yz")));
   return examples;
 }
 
 TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
-  std::vector<LogicalType> columnTypes = {LogicalType::text(),    LogicalType::date(),         LogicalType::integer(),
-                                          LogicalType::boolean(), LogicalType::decimal(38, 2), LogicalType::bigInt()};
+  std::vector<LogicalType> columnTypes = {LogicalType::text(),
+                                          LogicalType::date(),
+                                          LogicalType::integer(),
+                                          LogicalType::boolean(),
+                                          LogicalType::decimal(38, 2),
+                                          LogicalType::bigInt(),
+                                          LogicalType::array(LogicalType::integer())};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "like_escape(a, '/')");
+  ASSERT_EQ(examples.back()->toString(), "replace(a, 'x', 'yz')");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
