@@ -23,6 +23,7 @@ struct SqlState {
   static constexpr std::string_view kNumericValueOutOfRange = "22003";
   static constexpr std::string_view kInvalidDatetimeFormat = "22007";
   static constexpr std::string_view kDatetimeFieldOverflow = "22008";
+  static constexpr std::string_view kInvalidTimeZoneDisplacementValue = "22009";
   static constexpr std::string_view kSubstringError = "22011";
   static constexpr std::string_view kDivisionByZero = "22012";
   static constexpr std::string_view kInvalidParameterValue = "22023";

@@ -19,6 +19,8 @@ debian_packages=(
   postgresql-15
   # pgjdbc's client suite (tests/integration/test_pgjdbc.py): javac, and Maven to fetch the driver.
   default-jdk-headless maven
+  # The SQL fuzzer of tests/integration/test_sqlsmith.py: random queries must never crash or hang a cluster.
+  sqlsmith
   python3-venv iproute2 procps
   # The soft-RoCE VM of the RDMA tests (deploy/rxe-vm): its emulator, and what its image is built from.
   qemu-system-x86 busybox-static xz-utils kmod cpio ibverbs-providers

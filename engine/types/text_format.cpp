@@ -1,14 +1,14 @@
 #include "engine/types/text_format.h"
 
-#include "engine/types/array_value.h"
-
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "common/status.h"
+#include "engine/types/array_value.h"
 #include "engine/types/date.h"
 #include "engine/types/decimal.h"
 
@@ -293,14 +293,87 @@ double parseDouble(std::string_view original) {
   return value;
 }
 
+namespace {
+
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+/// Reads 1-2 digits at `pos` (advancing it); -1 when there is none.
+int readSmallNumber(std::string_view text, size_t& pos) {
+  int value = -1;
+  for (int digits = 0; digits < 2 && pos < text.size() && isDigit(text[pos]); ++digits, ++pos) {
+    value = (value < 0 ? 0 : value * 10) + (text[pos] - '0');
+  }
+  return value;
+}
+
+/// What may follow a date in a date's text, as PostgreSQL's date input reads it and then ignores: a time
+/// (HH:MM[:SS[.frac]]), a time zone (+HH[:MM[:SS]], -HHMM, Z, UTC, GMT), and the era (BC or AD). pgjdbc
+/// sends dates as '1995-03-15 +00'. Sets `beforeChrist` for BC; fails as PostgreSQL does.
+void readDateSuffix(std::string_view original, std::string_view rest, bool& beforeChrist) {
+  size_t pos = 0;
+  auto syntax = [&] { failDateSyntax(original); };
+  auto outOfRange = [&] {
+    SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date/time field value out of range: \"{}\"", original);
+  };
+  auto readZone = [&] {  // at a '+' or '-'
+    ++pos;
+    int hours = readSmallNumber(rest, pos);
+    if (hours < 0) syntax();
+    for (int part = 0; part < 2 && pos < rest.size() && (rest[pos] == ':' || isDigit(rest[pos])); ++part) {
+      if (rest[pos] == ':') ++pos;
+      if (readSmallNumber(rest, pos) < 0) syntax();
+    }
+    if (hours > 15) {
+      SHOAL_USER_FAIL(SqlState::kInvalidTimeZoneDisplacementValue, "time zone displacement out of range: \"{}\"",
+                      original);
+    }
+  };
+  while (pos < rest.size()) {
+    const char c = rest[pos];
+    if (c == ' ' || c == 'T' || c == 't') {
+      ++pos;
+    } else if (isDigit(c)) {
+      int hour = readSmallNumber(rest, pos);
+      if (pos >= rest.size() || rest[pos] != ':') syntax();
+      ++pos;
+      int minute = readSmallNumber(rest, pos);
+      int second = 0;
+      if (minute < 0) syntax();
+      if (pos < rest.size() && rest[pos] == ':') {
+        ++pos;
+        second = readSmallNumber(rest, pos);
+        if (second < 0) syntax();
+        if (pos < rest.size() && rest[pos] == '.') {
+          ++pos;
+          while (pos < rest.size() && isDigit(rest[pos])) ++pos;
+        }
+      }
+      if (hour > 24 || minute > 59 || second > 60 || (hour == 24 && (minute > 0 || second > 0))) outOfRange();
+    } else if (c == '+' || c == '-') {
+      readZone();
+    } else {
+      size_t wordEnd = pos;
+      while (wordEnd < rest.size() && std::isalpha(static_cast<unsigned char>(rest[wordEnd]))) ++wordEnd;
+      std::string word(rest.substr(pos, wordEnd - pos));
+      std::transform(word.begin(), word.end(), word.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      if (word == "bc") {
+        beforeChrist = true;
+      } else if (word != "ad" && word != "z" && word != "utc" && word != "gmt") {
+        syntax();
+      }
+      pos = wordEnd;
+    }
+  }
+}
+
+}  // namespace
+
 int32_t parseDate(std::string_view original) {
   std::string_view text = trimSpaces(original);
   // "YYYY-MM-DD BC": PostgreSQL has no year 0, so 1 BC is proleptic year 0.
   bool beforeChrist = false;
-  if (text.size() > 3 && (text.ends_with(" BC") || text.ends_with(" bc"))) {
-    beforeChrist = true;
-    text.remove_suffix(3);
-  }
   int year = 0;
   unsigned month = 0;
   unsigned day = 0;
@@ -324,7 +397,10 @@ int32_t parseDate(std::string_view original) {
   expectDash();
   readNumber(day, 1);
   if (cursor != end) {
-    failDateSyntax(original);
+    if (*cursor != ' ' && *cursor != 'T' && *cursor != 't' && *cursor != '+') {
+      failDateSyntax(original);
+    }
+    readDateSuffix(original, std::string_view(cursor, static_cast<size_t>(end - cursor)), beforeChrist);
   }
   constexpr int kMinBcYear = 4713;   // PostgreSQL's earliest date is 4713-11-24 BC
   constexpr int kMaxYear = 5874897;  // and its latest is in 5874897 AD

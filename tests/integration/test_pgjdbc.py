@@ -85,8 +85,6 @@ KNOWN_FAILURES = {
     "get_primary_keys_lineitem": "ERROR: relation \"pg_catalog.pg_constraint\" does not exist\n  Position: 552",
     "get_index_info_orders": "ERROR: relation \"pg_catalog.pg_index\" does not exist\n  Position: 1449",
     "get_type_info": "ERROR: FROM item RangeFunction is not supported yet",
-    "set_date": "ERROR: invalid input syntax for type date: \"1995-03-15 +00\"",
-    "set_timestamp": "ERROR: invalid input syntax for type date: \"1995-03-15 00:00:00+00\"",
 }
 CHECKS = ["get_catalogs", "get_schemas", "get_tables", "get_columns_lineitem", "get_primary_keys_lineitem",
           "get_index_info_orders", "get_type_info", "set_date", "set_timestamp", "set_big_decimal", "set_long",
