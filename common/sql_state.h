@@ -54,6 +54,7 @@ struct SqlState {
   static constexpr std::string_view kInvalidObjectDefinition = "42P17";
   static constexpr std::string_view kUndefinedColumn = "42703";
   static constexpr std::string_view kUndefinedFunction = "42883";
+  static constexpr std::string_view kAmbiguousFunction = "42725";
   static constexpr std::string_view kUndefinedTable = "42P01";
   static constexpr std::string_view kUndefinedObject = "42704";
   static constexpr std::string_view kAmbiguousColumn = "42702";

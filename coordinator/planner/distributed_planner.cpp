@@ -98,6 +98,7 @@ class Planner {
       case LogicalOperatorKind::kScan:
         return placeScan(std::move(op));
       case LogicalOperatorKind::kSingleRow:
+      case LogicalOperatorKind::kTableFunction:  // the same rows wherever it runs
         return {std::move(op), Spread{Spread::Kind::kReplicated, {}, {}}};
       case LogicalOperatorKind::kFilter: {
         Placed child = place(std::move(op->children[0]));

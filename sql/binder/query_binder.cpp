@@ -347,6 +347,9 @@ LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindSco
       return bindRangeVar(item, scope);
     case pg_query::Node::kJoinExpr:
       return bindJoin(item, scope);
+    case pg_query::Node::kRangeFunction:
+      if (item.range_function().lateral()) fail(SqlState::kFeatureNotSupported, -1, "LATERAL is not supported yet");
+      return bindRangeFunction(item.range_function(), scope);
     case pg_query::Node::kRangeSubselect: {
       const auto& subselect = item.range_subselect();
       if (subselect.lateral()) fail(SqlState::kFeatureNotSupported, -1, "LATERAL is not supported yet");

@@ -16,6 +16,7 @@ class SelectStmt;
 class Node;
 class CommonTableExpr;
 class SubLink;
+class RangeFunction;
 }  // namespace pg_query
 
 namespace shoal::sql {
@@ -88,6 +89,8 @@ class QueryBinder {
 
   /// Binds a FROM item; its columns are added to `scope`.
   LogicalOperatorPtr bindFromItem(const pg_query::Node& item, BindScope& scope);
+  /// generate_series(...), unnest(...), generate_subscripts(...) in FROM (table_function_binder.cpp).
+  LogicalOperatorPtr bindRangeFunction(const pg_query::RangeFunction& range, BindScope& scope);
   LogicalOperatorPtr bindRangeVar(const pg_query::Node& item, BindScope& scope);
   LogicalOperatorPtr bindJoin(const pg_query::Node& item, BindScope& scope);
   /// Gives a bound query's columns fresh ids and the names in `aliases` (or its own), under `relation`.

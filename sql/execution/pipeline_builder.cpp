@@ -5,6 +5,7 @@
 #include "common/check.h"
 #include "common/status.h"
 #include "engine/aggregate/hash_aggregation.h"
+#include "engine/expression/expression_evaluator.h"
 #include "engine/join/hash_join.h"
 #include "engine/pipeline/filter_operator.h"
 #include "engine/pipeline/row_counter.h"
@@ -95,6 +96,8 @@ class Builder {
         partial.pipeline.source = std::make_shared<engine::ChunkListSource>(std::move(chunks));
         return partial;
       }
+      case LogicalOperatorKind::kTableFunction:
+        return buildTableFunction(static_cast<const LogicalTableFunction&>(op));
       case LogicalOperatorKind::kFilter: {
         Partial partial = build(*op.children[0]);
         std::vector<ExpressionPtr> conditions;
@@ -169,6 +172,23 @@ class Builder {
     partial.pipeline.operators.push_back(std::make_shared<engine::ProjectionOperator>(std::move(positioned)));
     partial.layout = ids;
     partial.types = std::move(types);
+  }
+
+  /// The function's arguments are known now (constants and parameters): the source makes its rows from them.
+  Partial buildTableFunction(const LogicalTableFunction& function) {
+    std::vector<engine::Value> arguments;
+    engine::ExpressionEvaluator evaluator(options_.parameters);
+    for (const auto& argument : function.arguments) {
+      arguments.push_back(evaluator.evaluate(*toPositions(*argument, {}), engine::Chunk(1)).getValue(0));
+    }
+    Partial partial;
+    partial.pipeline.source = std::make_shared<engine::TableFunctionSource>(
+        function.function, std::move(arguments), function.columns[0].type, function.withOrdinality);
+    for (const auto& column : function.columns) {
+      partial.layout.push_back(column.id);
+      partial.types.push_back(column.type);
+    }
+    return partial;
   }
 
   ExpressionPtr toPositions(const engine::Expression& expression, const std::vector<ColumnId>& layout) const {

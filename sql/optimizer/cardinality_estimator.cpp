@@ -26,6 +26,8 @@ constexpr double kDefaultSelectivity = 0.25;
 constexpr double kLikeSelectivity = 0.05;
 /// A table without statistics (never loaded, or a system view).
 constexpr double kUnknownTableRows = 1000;
+/// Rows of a function in FROM, as PostgreSQL assumes for a function without a row estimate (prorows).
+constexpr double kTableFunctionRows = 1000;
 /// An anti join keeps at least this fraction: "no match" is rarely impossible.
 constexpr double kMinimumAntiFraction = 0.1;
 
@@ -315,6 +317,9 @@ double CardinalityEstimator::estimate(LogicalOperator& op) {
     }
     case LogicalOperatorKind::kSingleRow:
       rows = 1;
+      break;
+    case LogicalOperatorKind::kTableFunction:
+      rows = kTableFunctionRows;
       break;
     case LogicalOperatorKind::kFilter: {
       std::vector<const Expression*> conditions;

@@ -8,6 +8,7 @@
 
 #include "engine/aggregate/aggregate_function.h"
 #include "engine/expression/expression.h"
+#include "engine/pipeline/table_function_source.h"
 #include "sql/binder/catalog_reader.h"
 
 namespace shoal::sql {
@@ -25,7 +26,18 @@ struct PlanColumn {
   std::string name;
 };
 
-enum class LogicalOperatorKind { kScan, kSingleRow, kFilter, kProject, kJoin, kAggregate, kSort, kLimit, kUnionAll };
+enum class LogicalOperatorKind {
+  kScan,
+  kSingleRow,
+  kFilter,
+  kProject,
+  kJoin,
+  kAggregate,
+  kSort,
+  kLimit,
+  kUnionAll,
+  kTableFunction,
+};
 
 class LogicalOperator;
 using LogicalOperatorPtr = std::unique_ptr<LogicalOperator>;
@@ -76,6 +88,20 @@ class LogicalSingleRow final : public LogicalOperator {
  public:
   LogicalSingleRow() : LogicalOperator(LogicalOperatorKind::kSingleRow) {}
   std::vector<PlanColumn> outputColumns() const override { return {}; }
+};
+
+/// A set-returning function in FROM (generate_series, unnest, generate_subscripts) over arguments that
+/// read no column: constants and parameters. Its rows are the same wherever it runs.
+class LogicalTableFunction final : public LogicalOperator {
+ public:
+  LogicalTableFunction() : LogicalOperator(LogicalOperatorKind::kTableFunction) {}
+  std::vector<PlanColumn> outputColumns() const override { return columns; }
+
+  engine::TableFunction function = engine::TableFunction::kGenerateSeries;
+  std::vector<engine::ExpressionPtr> arguments;
+  /// The function's value, then its ordinality (BIGINT) when WITH ORDINALITY.
+  std::vector<PlanColumn> columns;
+  bool withOrdinality = false;
 };
 
 class LogicalFilter final : public LogicalOperator {

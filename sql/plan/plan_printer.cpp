@@ -87,6 +87,9 @@ class Printer {
         return "Limit";
       case LogicalOperatorKind::kUnionAll:
         return "UnionAll";
+      case LogicalOperatorKind::kTableFunction:
+        return "Function Scan " +
+               std::string(engine::tableFunctionName(static_cast<const LogicalTableFunction&>(op).function));
     }
     return "?";
   }

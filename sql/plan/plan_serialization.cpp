@@ -104,6 +104,15 @@ class Encoder {
         out.set_offset(limit.offset);
         break;
       }
+      case LogicalOperatorKind::kTableFunction: {
+        const auto& function = static_cast<const LogicalTableFunction&>(op);
+        auto& out = *node.mutable_table_function();
+        out.set_function(static_cast<uint32_t>(function.function));
+        for (const auto& argument : function.arguments) *out.add_arguments() = expression(*argument);
+        for (const auto& column : function.columns) *out.add_columns() = encodeColumn(column);
+        out.set_with_ordinality(function.withOrdinality);
+        break;
+      }
       case LogicalOperatorKind::kUnionAll:
         for (const auto& column : static_cast<const LogicalUnionAll&>(op).columns) {
           *node.mutable_union_all()->add_columns() = encodeColumn(column);
@@ -274,6 +283,19 @@ class Decoder {
           }
         }
         op = std::move(unionAll);
+        break;
+      }
+      case proto::PlanNodeProto::kTableFunction: {
+        expectChildren(0);
+        const auto& in = node.table_function();
+        if (in.function() > static_cast<uint32_t>(engine::kLastTableFunction)) corrupt("an unknown table function");
+        auto function = std::make_unique<LogicalTableFunction>();
+        function->function = static_cast<engine::TableFunction>(in.function());
+        for (const auto& argument : in.arguments()) function->arguments.push_back(expression(argument));
+        for (const auto& column : in.columns()) function->columns.push_back(decodeColumn(column));
+        function->withOrdinality = in.with_ordinality();
+        if (function->columns.size() != (function->withOrdinality ? 2u : 1u)) corrupt("a table function's columns");
+        op = std::move(function);
         break;
       }
       case proto::PlanNodeProto::KIND_NOT_SET:

@@ -32,6 +32,9 @@ void forEachExpression(LogicalOperator& op, const std::function<void(engine::Exp
     case LogicalOperatorKind::kSort:
       for (auto& key : static_cast<LogicalSort&>(op).keys) visit(key.expression);
       return;
+    case LogicalOperatorKind::kTableFunction:
+      for (auto& argument : static_cast<LogicalTableFunction&>(op).arguments) visit(argument);
+      return;
     default:
       return;
   }

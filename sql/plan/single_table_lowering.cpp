@@ -31,6 +31,8 @@ std::string_view unsupportedPart(const LogicalOperator& op) {
       return "ORDER BY";
     case LogicalOperatorKind::kUnionAll:
       return "UNION";
+    case LogicalOperatorKind::kTableFunction:
+      return "functions in FROM";
     default:
       break;
   }

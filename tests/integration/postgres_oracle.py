@@ -102,3 +102,14 @@ def set_up_both(cluster, postgres, statements):
         for sql, *outcome in session_answers(conninfo, statements):
             assert outcome[0] != "error", (conninfo, sql, outcome)
     return shoal, postgres.conninfo()
+
+
+def both_servers_fixture(setup, teardown):
+    """A module fixture giving (Shoal's conninfo, PostgreSQL's) after running `setup` on both; `teardown` runs
+    on Shoal afterwards (the scratch PostgreSQL goes away with its data)."""
+    @pytest.fixture(scope="module")
+    def both(cluster, postgres):
+        shoal, oracle = set_up_both(cluster, postgres, setup)
+        yield shoal, oracle
+        session_answers(shoal, teardown)
+    return both

@@ -5,7 +5,7 @@ arrays answer as PostgreSQL 15 does, in text and binary, errors included."""
 import psycopg
 import pytest
 
-from postgres_oracle import answer, session_answers, set_up_both
+from postgres_oracle import answer, both_servers_fixture
 
 SCHEMA = [
     "CREATE TABLE array_items (id integer PRIMARY KEY, name varchar(20), price numeric(8,2))",
@@ -57,11 +57,8 @@ QUERIES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def both(cluster, postgres):
-    shoal, oracle = set_up_both(cluster, postgres, DROP + SCHEMA)
-    yield shoal, oracle
-    session_answers(shoal, DROP)
+# The shared Shoal cluster and the scratch PostgreSQL, each set up with SCHEMA.
+both = both_servers_fixture(DROP + SCHEMA, DROP)
 
 
 @pytest.mark.parametrize("sql", QUERIES)

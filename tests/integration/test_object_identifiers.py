@@ -7,7 +7,7 @@ import psycopg
 import pytest
 from psycopg.types import TypeInfo
 
-from postgres_oracle import answer, session_answers, set_up_both
+from postgres_oracle import answer, both_servers_fixture
 
 SCHEMA = [
     "CREATE TABLE oid_parts (id integer PRIMARY KEY, name text)",
@@ -56,11 +56,8 @@ QUERIES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def both(cluster, postgres):
-    shoal, oracle = set_up_both(cluster, postgres, DROP + SCHEMA)
-    yield shoal, oracle
-    session_answers(shoal, DROP)
+# The shared Shoal cluster and the scratch PostgreSQL, each set up with SCHEMA.
+both = both_servers_fixture(DROP + SCHEMA, DROP)
 
 
 @pytest.mark.parametrize("sql", QUERIES)

@@ -6,7 +6,7 @@ import psycopg
 import pytest
 
 from cluster import LocalCluster
-from postgres_oracle import answer, session_answers, set_up_both
+from postgres_oracle import answer, both_servers_fixture, session_answers
 
 SCHEMA = [
     "CREATE TABLE cat_customers (id integer PRIMARY KEY, name varchar(25) NOT NULL, code char(10), "
@@ -136,12 +136,8 @@ QUERIES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def both(cluster, postgres):
-    """The shared Shoal cluster and the scratch PostgreSQL, each with the same two tables and one view."""
-    shoal, oracle = set_up_both(cluster, postgres, DROP + SCHEMA)
-    yield shoal, oracle
-    session_answers(shoal, DROP)
+# The shared Shoal cluster and the scratch PostgreSQL, each set up with SCHEMA.
+both = both_servers_fixture(DROP + SCHEMA, DROP)
 
 
 @pytest.mark.parametrize("sql", QUERIES)

@@ -1,0 +1,129 @@
+// QueryBinder's binding of set-returning functions in FROM: generate_series, unnest and generate_subscripts,
+// with an alias, column aliases and WITH ORDINALITY, as PostgreSQL 15 names their columns.
+
+#include <fmt/format.h>
+
+#include "common/status.h"
+#include "pg_query/pg_query.pb.h"
+#include "sql/binder/query_binder.h"
+#include "sql/binder/type_coercion.h"
+
+namespace shoal::sql {
+
+using engine::ExpressionPtr;
+using engine::LogicalType;
+using engine::TableFunction;
+using engine::TypeId;
+
+LogicalOperatorPtr QueryBinder::bindRangeFunction(const pg_query::RangeFunction& range, BindScope& scope) {
+  if (range.is_rowsfrom() || range.functions_size() != 1) {
+    fail(SqlState::kFeatureNotSupported, -1, "ROWS FROM (...) is not supported yet");
+  }
+  const auto& items = range.functions(0).list().items();
+  if (items.empty() || !items[0].has_func_call()) {
+    fail(SqlState::kFeatureNotSupported, -1, "this kind of function in FROM is not supported yet");
+  }
+  if (items.size() > 1 && items[1].has_list() && items[1].list().items_size() > 0) {
+    fail(SqlState::kFeatureNotSupported, -1, "column definition lists of functions are not supported yet");
+  }
+  const auto& call = items[0].func_call();
+  const std::string name = call.funcname().rbegin()->string().sval();
+  // The arguments are known before the function runs: they may not read the other FROM items (LATERAL).
+  auto errors = std::make_shared<ExpressionBinder>(text_, std::vector<ColumnDescription>{}, parameterTypes_);
+  ExpressionBinder binder(
+      text_,
+      [errors, name](const pg_query::ColumnRef& ref) -> ExpressionPtr {
+        errors->fail(SqlState::kFeatureNotSupported, ref.location(),
+                     fmt::format("{}() in FROM cannot read columns of other FROM items yet (LATERAL)", name));
+      },
+      parameterTypes_);
+  binder.setClause("functions in FROM");
+  binder.setCatalog(&catalog_);
+  binder.useParameterValues(parameterValues_);
+  std::vector<ExpressionPtr> arguments;
+  for (const auto& argument : call.args()) arguments.push_back(binder.bind(argument));
+  auto signature = [&] {
+    std::string types;
+    for (const auto& argument : arguments) types += (types.empty() ? "" : ", ") + argument->type().toString();
+    return fmt::format("{}({})", name, types);
+  };
+  auto undefined = [&]() -> void {
+    binder.fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function {} does not exist", signature()),
+                "No function matches the given name and argument types. You might need to add explicit type casts.");
+  };
+  auto isUnknown = [](const ExpressionPtr& e) { return e->type().id() == TypeId::kUnknown; };
+  auto function = std::make_unique<LogicalTableFunction>();
+  LogicalType valueType;
+  if (name == "generate_series") {
+    if (arguments.size() < 2 || arguments.size() > 3) undefined();
+    valueType = LogicalType::integer();
+    for (const auto& argument : arguments) {
+      if (argument->type().id() == TypeId::kBigInt) valueType = LogicalType::bigInt();
+      if (!argument->type().isIntegral() && !isUnknown(argument)) {
+        if (argument->type().isNumeric() || argument->type().id() == TypeId::kDate) {
+          fail(SqlState::kFeatureNotSupported, call.location(),
+               fmt::format("{} is supported over integer and bigint only, not yet over other types", signature()));
+        }
+        undefined();
+      }
+    }
+    function->function = TableFunction::kGenerateSeries;
+  } else if (name == "unnest") {
+    if (arguments.size() != 1) {
+      if (arguments.size() > 1) {
+        fail(SqlState::kFeatureNotSupported, call.location(), "unnest() of more than one array is not supported yet");
+      }
+      undefined();
+    }
+    if (isUnknown(arguments[0])) {
+      binder.fail(SqlState::kAmbiguousFunction, call.location(), "function unnest(unknown) is not unique",
+                  "Could not choose a best candidate function. You might need to add explicit type casts.");
+    }
+    if (!arguments[0]->type().isArray()) undefined();
+    valueType = arguments[0]->type().elementType();
+    function->function = TableFunction::kUnnest;
+  } else if (name == "generate_subscripts") {
+    if (arguments.size() < 2 || arguments.size() > 3 || !arguments[0]->type().isArray()) undefined();
+    if (!arguments[1]->type().isIntegral() && !isUnknown(arguments[1])) undefined();
+    arguments[1] = binder.coerce(std::move(arguments[1]), LogicalType::integer(), call.location());
+    if (arguments.size() == 3) {
+      if (arguments[2]->type().id() != TypeId::kBoolean && !isUnknown(arguments[2])) undefined();
+      arguments[2] = binder.coerce(std::move(arguments[2]), LogicalType::boolean(), call.location());
+    }
+    valueType = LogicalType::integer();
+    function->function = TableFunction::kGenerateSubscripts;
+  } else {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         fmt::format("function {}() in FROM is not supported yet", name));
+  }
+  if (function->function == TableFunction::kGenerateSeries) {
+    for (auto& argument : arguments) argument = binder.coerce(std::move(argument), valueType, call.location());
+  }
+  function->arguments = std::move(arguments);
+  function->withOrdinality = range.ordinality();
+  // PostgreSQL's names: the relation is the alias or the function's name; a function of one column names
+  // that column after the relation's alias when there is one, else after itself.
+  const std::string relation = range.has_alias() ? range.alias().aliasname() : name;
+  std::vector<std::string> aliases;
+  if (range.has_alias()) {
+    for (const auto& column : range.alias().colnames()) aliases.push_back(column.string().sval());
+  }
+  std::vector<std::string> names = {range.has_alias() ? relation : name};
+  if (function->withOrdinality) names.push_back("ordinality");
+  if (aliases.size() > names.size()) {
+    fail(SqlState::kInvalidColumnReference, -1,
+         fmt::format("table \"{}\" has {} columns available but {} columns specified", relation, names.size(),
+                     aliases.size()));
+  }
+  for (size_t i = 0; i < aliases.size(); ++i) names[i] = aliases[i];
+  addRelation(scope, relation);
+  std::vector<LogicalType> types = {valueType, LogicalType::bigInt()};
+  for (size_t i = 0; i < names.size(); ++i) {
+    PlanColumn column{ids_.next(), types[i], names[i]};
+    function->columns.push_back(column);
+    scope.add(relation, names[i], column);
+  }
+  return function;
+}
+
+}  // namespace shoal::sql
