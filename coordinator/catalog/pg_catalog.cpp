@@ -25,7 +25,7 @@ Value charValue(char c) {
 }
 
 std::vector<sql::ColumnDescription> namespaceColumns() {
-  return {{"oid", type::oid()}, {"nspname", type::name()}, {"nspowner", type::oid()}, {"nspacl", type::text()}};
+  return {{"oid", type::oid()}, {"nspname", type::name()}, {"nspowner", type::oid()}, {"nspacl", type::textArray()}};
 }
 
 SystemRows namespaceRows() {
@@ -70,8 +70,8 @@ std::vector<sql::ColumnDescription> classColumns() {
           {"relrewrite", type::oid()},
           {"relfrozenxid", type::oid()},
           {"relminmxid", type::oid()},
-          {"relacl", type::text()},
-          {"reloptions", type::text()},
+          {"relacl", type::textArray()},
+          {"reloptions", type::textArray()},
           {"relpartbound", type::text()}};
 }
 
@@ -119,15 +119,32 @@ SystemRows classRows(const CatalogRelationLister& relations) {
 }
 
 std::vector<sql::ColumnDescription> attributeColumns() {
-  return {{"attrelid", type::oid()},          {"attname", type::name()},        {"atttypid", type::oid()},
-          {"attstattarget", type::integer()}, {"attlen", type::integer()},      {"attnum", type::integer()},
-          {"attndims", type::integer()},      {"attcacheoff", type::integer()}, {"atttypmod", type::integer()},
-          {"attbyval", type::boolean()},      {"attalign", type::text()},       {"attstorage", type::text()},
-          {"attcompression", type::text()},   {"attnotnull", type::boolean()},  {"atthasdef", type::boolean()},
-          {"atthasmissing", type::boolean()}, {"attidentity", type::text()},    {"attgenerated", type::text()},
-          {"attisdropped", type::boolean()},  {"attislocal", type::boolean()},  {"attinhcount", type::integer()},
-          {"attcollation", type::oid()},      {"attacl", type::text()},         {"attoptions", type::text()},
-          {"attfdwoptions", type::text()},    {"attmissingval", type::text()}};
+  return {{"attrelid", type::oid()},
+          {"attname", type::name()},
+          {"atttypid", type::oid()},
+          {"attstattarget", type::integer()},
+          {"attlen", type::integer()},
+          {"attnum", type::integer()},
+          {"attndims", type::integer()},
+          {"attcacheoff", type::integer()},
+          {"atttypmod", type::integer()},
+          {"attbyval", type::boolean()},
+          {"attalign", type::text()},
+          {"attstorage", type::text()},
+          {"attcompression", type::text()},
+          {"attnotnull", type::boolean()},
+          {"atthasdef", type::boolean()},
+          {"atthasmissing", type::boolean()},
+          {"attidentity", type::text()},
+          {"attgenerated", type::text()},
+          {"attisdropped", type::boolean()},
+          {"attislocal", type::boolean()},
+          {"attinhcount", type::integer()},
+          {"attcollation", type::oid()},
+          {"attacl", type::textArray()},
+          {"attoptions", type::textArray()},
+          {"attfdwoptions", type::textArray()},
+          {"attmissingval", type::text()}};
 }
 
 SystemRows attributeRows(const CatalogRelationLister& relations) {
@@ -199,7 +216,7 @@ std::vector<sql::ColumnDescription> typeColumns() {
           {"typcollation", type::oid()},
           {"typdefaultbin", type::text()},
           {"typdefault", type::text()},
-          {"typacl", type::text()}};
+          {"typacl", type::textArray()}};
 }
 
 SystemRows typeRows() {
@@ -261,7 +278,7 @@ std::vector<sql::ColumnDescription> databaseColumns() {
           {"datctype", type::text()},
           {"daticulocale", type::text()},
           {"datcollversion", type::text()},
-          {"datacl", type::text()}};
+          {"datacl", type::textArray()}};
 }
 
 SystemRows databaseRows(const SystemScanContext& context) {
@@ -318,7 +335,7 @@ std::vector<sql::ColumnDescription> rolesColumns() {
           {"rolpassword", type::text()},
           {"rolvaliduntil", type::text()},
           {"rolbypassrls", type::boolean()},
-          {"rolconfig", type::text()},
+          {"rolconfig", type::textArray()},
           {"oid", type::oid()}};
 }
 
@@ -339,7 +356,7 @@ SystemRows rolesRows() {
 std::vector<sql::ColumnDescription> userColumns() {
   return {{"usename", type::name()},     {"usesysid", type::oid()},    {"usecreatedb", type::boolean()},
           {"usesuper", type::boolean()}, {"userepl", type::boolean()}, {"usebypassrls", type::boolean()},
-          {"passwd", type::text()},      {"valuntil", type::text()},   {"useconfig", type::text()}};
+          {"passwd", type::text()},      {"valuntil", type::text()},   {"useconfig", type::textArray()}};
 }
 
 struct PgRelationOid {
@@ -431,8 +448,8 @@ std::vector<sql::ColumnDescription> tablespaceColumns() {
   return {{"oid", type::oid()},
           {"spcname", type::name()},
           {"spcowner", type::oid()},
-          {"spcacl", type::text()},
-          {"spcoptions", type::text()}};
+          {"spcacl", type::textArray()},
+          {"spcoptions", type::textArray()}};
 }
 
 SystemRows tablespaceRows() {

@@ -102,6 +102,10 @@ inline engine::LogicalType boolean() {
 inline engine::LogicalType real() {
   return engine::LogicalType::doublePrecision();
 }
+/// text[]; also what Shoal shows for PostgreSQL's aclitem[] (access privileges, always NULL: no GRANTs yet).
+inline engine::LogicalType textArray() {
+  return engine::LogicalType::array(engine::LogicalType::text());
+}
 }  // namespace system_type
 
 }  // namespace shoal::coordinator

@@ -688,6 +688,12 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     if (arguments.size() != 1 || !textual(arguments[0])) undefined();
     return bindObjectIdentifierLookup(name, std::move(arguments), call.location());
   }
+  if (name == "pg_get_expr") {
+    // Shoal's catalogs keep expressions (PostgreSQL's pg_node_tree columns) as SQL text, which is the answer.
+    if (arguments.size() < 2 || arguments.size() > 3 || !textual(arguments[0])) undefined();
+    if (!arguments[1]->type().isIntegral() && !isUnknown(arguments[1])) undefined();
+    return coerce(std::move(arguments[0]), LogicalType::text(), call.location());
+  }
   if (name == "current_schemas") {
     if (arguments.size() != 1) undefined();
     if (isUnknown(arguments[0]))

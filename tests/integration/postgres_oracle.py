@@ -35,7 +35,9 @@ class ScratchPostgres:
             os.chown(self.directory, entry.pw_uid, entry.pw_gid)
         self.user = "postgres" if os.geteuid() == 0 else pwd.getpwuid(os.geteuid()).pw_name
         data = self.directory / "data"
-        self._run(PG_BIN / "initdb", "-D", data, "-A", "trust", "-U", self.user, "--no-sync")
+        # Collation C, as Shoal compares text byte by byte (and cases only ASCII letters).
+        self._run(PG_BIN / "initdb", "-D", data, "-A", "trust", "-U", self.user, "--no-sync", "--locale=C",
+                  "--encoding=UTF8")
         self._run(PG_BIN / "pg_ctl", "-D", data, "-l", self.directory / "log", "-w", "-o",
                   f"-p {self.port} -k {self.directory} -c listen_addresses='' -c fsync=off", "start")
         return self

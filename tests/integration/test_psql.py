@@ -1,5 +1,5 @@
 """Story: a user browses a 2-worker cluster with psql 15's backslash commands and sees what psql shows for the
-same tables and views on PostgreSQL 15: \\dt, \\dv, \\dn and \\d, with and without a name pattern. Both are
+same tables and views on PostgreSQL 15: \\dt, \\dv, \\dn, \\d and \\l, with and without a name pattern. Both are
 browsed as user shoal, which owns everything on both sides."""
 
 import subprocess
@@ -18,7 +18,7 @@ SCHEMA = [
 ]
 
 COMMANDS = ["\\dt", "\\dv", "\\dn", "\\d", "\\dt psql*", "\\dt psql_o*", "\\dv *orders", "\\dt \"Mixed Case\"",
-            "\\dt nosuch", "\\dt public.*"]
+            "\\dt nosuch", "\\dt public.*", "\\l psql_oracle", "\\l nosuch"]
 
 
 def psql(host, port, command):
