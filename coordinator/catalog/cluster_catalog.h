@@ -20,6 +20,7 @@ class ClusterCatalog final : public sql::CatalogReader {
   std::vector<std::string> relationNames() const override;
   std::vector<sql::RelationVisibility> relationVisibility() const override { return system_.relationVisibility(); }
   std::vector<sql::ObjectComment> comments() const override { return system_.comments(); }
+  std::vector<sql::PrimaryKeyDescription> primaryKeys() const override { return system_.primaryKeys(); }
   /// A view's columns: its query bound against this catalog (fails as reading the view would).
   std::vector<CatalogColumn> viewColumns(const ViewEntry& view) const;
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "coordinator/catalog/pg_catalog_keys.h"
 #include "coordinator/catalog/postgres_types.h"
 
 namespace shoal::coordinator {
@@ -199,11 +200,6 @@ std::vector<sql::ColumnDescription> tableConstraintsColumns() {
   return named({"constraint_catalog", "constraint_schema", "constraint_name", "table_catalog", "table_schema",
                 "table_name", "constraint_type", "is_deferrable", "initially_deferred", "enforced", "nulls_distinct"},
                type::text());
-}
-
-/// PostgreSQL's name of a primary key constraint.
-std::string primaryKeyName(const CatalogRelation& table) {
-  return table.name + "_pkey";
 }
 
 SystemRows tableConstraintsRows(const CatalogRelationLister& relations, const SystemScanContext& context) {

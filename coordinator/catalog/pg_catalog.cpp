@@ -2,6 +2,7 @@
 
 #include "sql/binder/description_functions.h"
 
+#include "coordinator/catalog/pg_catalog_keys.h"
 #include "coordinator/catalog/postgres_types.h"
 
 namespace shoal::coordinator {
@@ -75,10 +76,22 @@ std::vector<sql::ColumnDescription> classColumns() {
           {"relpartbound", type::text()}};
 }
 
+/// The relations and, after each user table with a primary key, the index behind it.
+std::vector<CatalogRelation> relationsWithIndexes(const CatalogRelationLister& relations) {
+  std::vector<CatalogRelation> all;
+  for (auto& relation : relations()) {
+    const bool keyed = relation.isUserRelation && !relation.primaryKey.empty();
+    all.push_back(std::move(relation));
+    if (keyed) all.push_back(primaryKeyIndex(all.back()));
+  }
+  return all;
+}
+
 SystemRows classRows(const CatalogRelationLister& relations) {
   SystemRows rows;
-  for (const auto& relation : relations()) {
+  for (const auto& relation : relationsWithIndexes(relations)) {
     const bool table = relation.kind == 'r';
+    const bool index = relation.kind == 'i';
     // Shoal has no row-count estimate before a load: PostgreSQL's "never analyzed" is -1.
     const double tuples = relation.rowCount ? static_cast<double>(*relation.rowCount) : -1.0;
     rows.push_back({value::oid(relation.oid),
@@ -87,20 +100,22 @@ SystemRows classRows(const CatalogRelationLister& relations) {
                     value::oid(0),
                     value::oid(0),
                     value::oid(kOwnerRoleOid),
-                    value::oid(table ? kHeapAccessMethodOid : 0),
-                    value::oid(table ? relation.oid : 0),
+                    value::oid(table   ? kHeapAccessMethodOid
+                               : index ? kBtreeAccessMethodOid
+                                       : 0),
+                    value::oid(table || index ? relation.oid : 0),
                     value::oid(0),
-                    value::integer(0),
-                    Value::doublePrecision(tuples),
+                    value::integer(index ? 1 : 0),
+                    Value::doublePrecision(index ? 0.0 : tuples),
                     value::integer(0),
                     value::oid(0),
-                    value::boolean(false),
+                    value::boolean(table && !relation.primaryKey.empty()),
                     value::boolean(false),
                     charValue('p'),
                     charValue(relation.kind),
                     value::integer(static_cast<int64_t>(relation.columns.size())),
                     value::integer(0),
-                    value::boolean(!table),
+                    value::boolean(relation.kind == 'v'),
                     value::boolean(false),
                     value::boolean(false),
                     value::boolean(false),
@@ -149,7 +164,7 @@ std::vector<sql::ColumnDescription> attributeColumns() {
 
 SystemRows attributeRows(const CatalogRelationLister& relations) {
   SystemRows rows;
-  for (const auto& relation : relations()) {
+  for (const auto& relation : relationsWithIndexes(relations)) {
     for (size_t i = 0; i < relation.columns.size(); ++i) {
       const CatalogColumn& column = relation.columns[i];
       const PostgresTypeFacts& facts = postgresTypeFacts(column.type);
@@ -164,7 +179,7 @@ SystemRows attributeRows(const CatalogRelationLister& relations) {
                       value::integer(column.type.postgresTypmod()),
                       value::boolean(facts.byValue),
                       charValue(facts.align),
-                      charValue(facts.storage),
+                      charValue(relation.kind == 'i' ? 'p' : facts.storage),
                       charValue(0),
                       value::boolean(column.notNull),
                       value::boolean(false),
@@ -371,7 +386,7 @@ constexpr PgRelationOid kRelationOids[] = {
     {"pg_roles", 12000},    {"pg_user", 12014},      {"pg_description", 2609},  {"pg_attrdef", 2604},
     {"pg_inherits", 2611},  {"pg_tablespace", 1213}, {"pg_matviews", 12038},    {"pg_extension", 3079},
     {"pg_collation", 3456}, {"pg_enum", 3501},       {"pg_auth_members", 1261}, {"pg_sequence", 2224},
-    {"pg_settings", 12104},
+    {"pg_settings", 12104}, {"pg_index", 2610},      {"pg_constraint", 2606},
 };
 
 // Relations that hold what Shoal has none of (column defaults, inheritance, materialized views, extensions,
@@ -542,7 +557,9 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
       relation("pg_am", 'r', accessMethodColumns(),
                [](const SystemScanContext&) {
                  return SystemRows{{value::oid(kHeapAccessMethodOid), value::text("heap"),
-                                    value::text("heap_tableam_handler"), charValue('t')}};
+                                    value::text("heap_tableam_handler"), charValue('t')},
+                                   {value::oid(kBtreeAccessMethodOid), value::text("btree"), value::text("bthandler"),
+                                    charValue('i')}};
                }),
       relation("pg_database", 'r', databaseColumns(), databaseRows),
       relation("pg_tables", 'v', tablesColumns(),
@@ -561,6 +578,9 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
       relation("pg_settings", 'v', settingsColumns(),
                [](const SystemScanContext& context) { return context.settings ? context.settings() : SystemRows{}; }),
       relation("pg_collation", 'r', collationColumns(), [](const SystemScanContext&) { return collationRows(); }),
+      relation("pg_index", 'r', indexColumns(), [relations](const SystemScanContext&) { return indexRows(relations); }),
+      relation("pg_constraint", 'r', constraintColumns(),
+               [relations](const SystemScanContext&) { return constraintRows(relations); }),
   };
   for (auto& empty : emptyRelations()) {
     all.push_back(relation(std::string(empty.name), empty.kind, std::move(empty.columns),

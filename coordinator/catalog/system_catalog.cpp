@@ -80,8 +80,13 @@ std::vector<sql::RelationVisibility> SystemCatalog::relationVisibility() const {
   // A user relation is hidden by a pg_catalog relation of its name, which an unqualified name finds first.
   const std::string publicSchema(sql::kPublicSchema);
   for (const auto& table : tables_.list()) {
-    relations.push_back({kFirstUserOid + static_cast<int64_t>(table->tableId),
-                         find(kPgCatalogSchema, table->name) == nullptr, publicSchema, table->name});
+    const int64_t oid = kFirstUserOid + static_cast<int64_t>(table->tableId);
+    relations.push_back({oid, find(kPgCatalogSchema, table->name) == nullptr, publicSchema, table->name});
+    if (!table->primaryKey.empty()) {  // the index behind the primary key (pg_catalog_keys.h)
+      const std::string index = table->name + "_pkey";
+      relations.push_back(
+          {sql::primaryKeyIndexOid(oid), find(kPgCatalogSchema, index) == nullptr, publicSchema, index});
+    }
   }
   for (const auto& name : tables_.relationNames()) {
     if (auto view = tables_.findView(name)) {
@@ -99,6 +104,21 @@ std::vector<sql::ObjectComment> SystemCatalog::comments() const {
         {kFirstUserOid + static_cast<int64_t>(comment.relationId), comment.column, std::move(comment.text)});
   }
   return comments;
+}
+
+std::vector<sql::PrimaryKeyDescription> SystemCatalog::primaryKeys() const {
+  std::vector<sql::PrimaryKeyDescription> keys;
+  for (const auto& table : tables_.list()) {
+    if (table->primaryKey.empty()) continue;
+    sql::PrimaryKeyDescription key{
+        kFirstUserOid + static_cast<int64_t>(table->tableId), std::string(sql::kPublicSchema), table->name, {}, {}};
+    for (size_t column : table->primaryKey) {
+      key.columns.push_back(table->columns[column].name);
+      key.attributeNumbers.push_back(static_cast<int32_t>(column + 1));
+    }
+    keys.push_back(std::move(key));
+  }
+  return keys;
 }
 
 std::vector<CatalogRelation> SystemCatalog::listRelations() const {

@@ -34,6 +34,7 @@ class SystemCatalog final : public sql::CatalogReader {
 
   std::vector<sql::RelationVisibility> relationVisibility() const override;
   std::vector<sql::ObjectComment> comments() const override;
+  std::vector<sql::PrimaryKeyDescription> primaryKeys() const override;
 
   /// The current rows of a system relation, in chunks of at most kVectorSize rows.
   std::vector<engine::Chunk> scan(std::string_view schema, std::string_view name,

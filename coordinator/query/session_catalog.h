@@ -22,6 +22,7 @@ class SessionCatalog final : public sql::CatalogReader {
   std::vector<std::string> relationNames() const override { return cluster_.relationNames(); }
   std::vector<sql::RelationVisibility> relationVisibility() const override { return cluster_.relationVisibility(); }
   std::vector<sql::ObjectComment> comments() const override { return cluster_.comments(); }
+  std::vector<sql::PrimaryKeyDescription> primaryKeys() const override { return cluster_.primaryKeys(); }
   const sql::SessionInfo* session() const override { return &session_; }
 
  private:

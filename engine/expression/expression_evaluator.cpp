@@ -11,6 +11,7 @@
 #include "engine/expression/date_functions.h"
 #include "engine/expression/infallible.h"
 #include "engine/expression/like_matcher.h"
+#include "engine/expression/quote_functions.h"
 #include "engine/expression/regex_matcher.h"
 #include "engine/expression/string_functions.h"
 #include "engine/expression/vector_loops.h"
@@ -321,6 +322,12 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateArrayFunction(function.function(), argumentVectors, function.type());
     case ScalarFunction::kReplace:
       return evaluateReplace(value(0), value(1), value(2));
+    case ScalarFunction::kQuoteIdent:
+    case ScalarFunction::kQuoteLiteral:
+    case ScalarFunction::kQuoteNullable:
+      return evaluateQuote(function.function(), value(0));
+    case ScalarFunction::kFormat:
+      return evaluateFormat(argumentVectors);
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

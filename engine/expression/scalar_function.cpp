@@ -100,6 +100,14 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "compare_all";
     case ScalarFunction::kReplace:
       return "replace";
+    case ScalarFunction::kQuoteIdent:
+      return "quote_ident";
+    case ScalarFunction::kQuoteLiteral:
+      return "quote_literal";
+    case ScalarFunction::kQuoteNullable:
+      return "quote_nullable";
+    case ScalarFunction::kFormat:
+      return "format";
   }
   return "?";
 }
@@ -128,6 +136,10 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kCompareAny:
     case ScalarFunction::kCompareAll:
     case ScalarFunction::kReplace:
+    case ScalarFunction::kQuoteIdent:
+    case ScalarFunction::kQuoteLiteral:
+    case ScalarFunction::kQuoteNullable:
+    case ScalarFunction::kFormat:
       return false;
     default:
       return true;

@@ -84,10 +84,15 @@ enum class ScalarFunction {
   kCompareAll,
   // replace(text, from, to) -> TEXT: every occurrence of `from` replaced.
   kReplace,
+  // quote_ident, quote_literal, quote_nullable (text) and format(text, text...) -> TEXT (quote_functions.h).
+  kQuoteIdent,
+  kQuoteLiteral,
+  kQuoteNullable,
+  kFormat,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kReplace;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kFormat;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -2,8 +2,11 @@
 
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "common/check.h"
 #include "engine/expression/expression.h"
+#include "engine/expression/sql_keywords.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/expression_builders.h"
 #include "sql/binder/object_identifiers.h"
@@ -162,7 +165,55 @@ ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
   return functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
 }
 
+/// "a, b": the key's columns, quoted where PostgreSQL quotes them.
+std::string keyColumnList(const PrimaryKeyDescription& key) {
+  std::string list;
+  for (const auto& column : key.columns) list += (list.empty() ? "" : ", ") + engine::quoteIdentifier(column);
+  return list;
+}
+
 }  // namespace
+
+ExpressionPtr bindKeyDefinition(std::string_view name, std::vector<ExpressionPtr> arguments,
+                                const CatalogReader& catalog) {
+  const bool index = name == "pg_get_indexdef";
+  const bool byColumn = index && arguments.size() == 3;
+  // CASE WHEN oid = <key's OID> THEN <definition> ... ELSE NULL END, each definition a constant, or for an
+  // index column a CASE over the column number.
+  std::vector<ExpressionPtr> cases;
+  for (const auto& key : catalog.primaryKeys()) {
+    const std::string indexName = engine::quoteIdentifier(key.table + "_pkey");
+    // The pretty form of an index definition leaves out the schema of a table on the search path.
+    auto indexDefinition = [&](bool pretty) {
+      return fmt::format("CREATE UNIQUE INDEX {} ON {}{} USING btree ({})", indexName,
+                         pretty ? "" : engine::quoteIdentifier(key.schema) + ".", engine::quoteIdentifier(key.table),
+                         keyColumnList(key));
+    };
+    const std::string definition = index ? indexDefinition(false) : fmt::format("PRIMARY KEY ({})", keyColumnList(key));
+    cases.push_back(equals(
+        arguments[0], Value::bigInt(index ? primaryKeyIndexOid(key.tableOid) : primaryKeyConstraintOid(key.tableOid))));
+    if (!byColumn) {
+      cases.push_back(constantOf(Value::varchar(definition)));
+      continue;
+    }
+    std::vector<ExpressionPtr> columns;
+    columns.push_back(equals(arguments[1], Value::integer(0)));
+    std::vector<ExpressionPtr> prettyOrNot;
+    prettyOrNot.push_back(copyExpression(*arguments[2]));
+    prettyOrNot.push_back(constantOf(Value::varchar(indexDefinition(true))));
+    prettyOrNot.push_back(constantOf(Value::varchar(definition)));
+    columns.push_back(functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(prettyOrNot)));
+    for (size_t i = 0; i < key.columns.size(); ++i) {
+      columns.push_back(equals(arguments[1], Value::integer(static_cast<int32_t>(i + 1))));
+      columns.push_back(constantOf(Value::varchar(engine::quoteIdentifier(key.columns[i]))));
+    }
+    columns.push_back(constantOf(Value::varchar("")));
+    cases.push_back(functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(columns)));
+  }
+  if (cases.empty()) return constantOf(Value::null(LogicalType::text()));
+  cases.push_back(constantOf(Value::null(LogicalType::text())));
+  return functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(cases));
+}
 
 std::optional<std::vector<LogicalType>> catalogFunctionSignature(std::string_view name) {
   if (name == "pg_get_userbyid" || name == "pg_table_is_visible" || name == "pg_type_is_visible") {

@@ -29,4 +29,12 @@ std::optional<std::vector<engine::LogicalType>> catalogFunctionSignature(std::st
 engine::ExpressionPtr bindCatalogFunction(std::string_view name, std::vector<engine::ExpressionPtr> arguments,
                                           const CatalogReader& catalog);
 
+/// pg_get_indexdef(index oid [, column integer, pretty boolean]) and pg_get_constraintdef(constraint oid
+/// [, pretty boolean]) for the primary keys, Shoal's only indexes and constraints, as PostgreSQL 15 prints
+/// them: "CREATE UNIQUE INDEX t_pkey ON public.t USING btree (a, b)", a key column's name for column n
+/// (all of it for 0, '' past the last), "PRIMARY KEY (a, b)"; NULL for an OID that names none. `arguments`
+/// are BIGINT, then INTEGER and BOOLEAN (the pretty flag changes nothing for these).
+engine::ExpressionPtr bindKeyDefinition(std::string_view name, std::vector<engine::ExpressionPtr> arguments,
+                                        const CatalogReader& catalog);
+
 }  // namespace shoal::sql

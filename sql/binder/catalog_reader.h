@@ -40,6 +40,27 @@ struct RelationVisibility {
   std::string name;
 };
 
+/// A user table's primary key, as pg_constraint and pg_index describe it: the constraint and the index
+/// that backs it are both named <table>_pkey.
+struct PrimaryKeyDescription {
+  int64_t tableOid = 0;
+  std::string schema;
+  std::string table;
+  /// The key's columns, in key order, and their attribute numbers (1-based positions in the table).
+  std::vector<std::string> columns;
+  std::vector<int32_t> attributeNumbers;
+};
+
+/// The OIDs of a primary key's index and constraint: derived from its table's OID (16384 + the table's
+/// catalog id), so they are as stable as it is, above every relation OID and below 2^32.
+inline constexpr int64_t kPrimaryKeyOidBase = int64_t{1} << 30;
+inline int64_t primaryKeyIndexOid(int64_t tableOid) {
+  return kPrimaryKeyOidBase + 2 * tableOid;
+}
+inline int64_t primaryKeyConstraintOid(int64_t tableOid) {
+  return primaryKeyIndexOid(tableOid) + 1;
+}
+
 /// A comment (COMMENT ON) as pg_description holds it: on relation `oid`, column `column` (0: the relation).
 struct ObjectComment {
   int64_t oid = 0;
@@ -106,6 +127,8 @@ class CatalogReader {
   virtual std::vector<RelationVisibility> relationVisibility() const { return {}; }
   /// Every comment on a user relation or its columns, for obj_description() and col_description().
   virtual std::vector<ObjectComment> comments() const { return {}; }
+  /// Every user table's primary key, for pg_get_indexdef() and pg_get_constraintdef().
+  virtual std::vector<PrimaryKeyDescription> primaryKeys() const { return {}; }
   /// Every table and view name, for "did you mean" hints.
   virtual std::vector<std::string> relationNames() const { return {}; }
   /// The session the statement is bound for (current_user, ...); null outside a session.

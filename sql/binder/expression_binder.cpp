@@ -688,6 +688,23 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     if (arguments.size() != 1 || !textual(arguments[0])) undefined();
     return bindObjectIdentifierLookup(name, std::move(arguments), call.location());
   }
+  if (name == "pg_get_indexdef" || name == "pg_get_constraintdef") {
+    const bool index = name == "pg_get_indexdef";
+    if (index ? arguments.size() != 1 && arguments.size() != 3 : arguments.empty() || arguments.size() > 2) undefined();
+    auto take = [&](size_t i, const LogicalType& type, bool fits) {
+      if (!fits && !isUnknown(arguments[i])) undefined();
+      arguments[i] = coerce(std::move(arguments[i]), type, call.location());
+    };
+    take(0, LogicalType::bigInt(), arguments[0]->type().isIntegral());
+    if (index && arguments.size() == 3) take(1, LogicalType::integer(), arguments[1]->type().isIntegral());
+    if (arguments.size() > 1) {
+      take(arguments.size() - 1, LogicalType::boolean(), arguments.back()->type().id() == TypeId::kBoolean);
+    }
+    if (catalog_ == nullptr) {
+      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
+    }
+    return bindKeyDefinition(name, std::move(arguments), *catalog_);
+  }
   if (name == "pg_get_expr") {
     // Shoal's catalogs keep expressions (PostgreSQL's pg_node_tree columns) as SQL text, which is the answer.
     if (arguments.size() < 2 || arguments.size() > 3 || !textual(arguments[0])) undefined();
@@ -732,6 +749,17 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     return bindCatalogFunction(name, std::move(arguments), *catalog_);
   }
   if (auto array = bindArrayFunction(name, arguments, call.location())) return std::move(*array);
+  if (name == "quote_ident" || name == "quote_literal" || name == "quote_nullable" || name == "format") {
+    // quote_ident takes text; the others any value, as its text (format's first argument is text).
+    if (arguments.empty() || (name != "format" && arguments.size() != 1)) undefined();
+    if ((name == "quote_ident" || name == "format") && !textual(arguments[0])) undefined();
+    for (auto& argument : arguments) argument = coerce(std::move(argument), LogicalType::text(), call.location());
+    const auto function = name == "quote_ident"     ? ScalarFunction::kQuoteIdent
+                          : name == "quote_literal" ? ScalarFunction::kQuoteLiteral
+                          : name == "format"        ? ScalarFunction::kFormat
+                                                    : ScalarFunction::kQuoteNullable;
+    return makeFunctionOf(function, LogicalType::text(), std::move(arguments));
+  }
   if (name == "replace") {
     if (arguments.size() != 3 || !std::all_of(arguments.begin(), arguments.end(), textual)) undefined();
     for (auto& argument : arguments) argument = coerce(std::move(argument), LogicalType::text(), call.location());

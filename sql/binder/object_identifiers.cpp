@@ -8,6 +8,7 @@
 
 #include "common/check.h"
 #include "common/status.h"
+#include "engine/expression/sql_keywords.h"
 #include "sql/binder/expression_builders.h"
 #include "sql/plan/expression_rewriting.h"
 
@@ -54,25 +55,11 @@ const std::vector<NamedOid>& roleNames() {
   return names;
 }
 
-/// PostgreSQL's quote_identifier, without its keyword check: quoted unless lower case, digits and '_'.
-std::string quoteIdentifier(std::string_view name) {
-  bool safe = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
-  for (char c : name) {
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_')) {
-      safe = false;
-    }
-  }
-  if (safe) return std::string(name);
-  std::string quoted = "\"";
-  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 std::vector<NamedOid> relationNames(const CatalogReader& catalog) {
   std::vector<NamedOid> names;
   for (const auto& relation : catalog.relationVisibility()) {
-    std::string name = quoteIdentifier(relation.name);
-    if (!relation.visible) name = quoteIdentifier(relation.schema) + "." + name;
+    std::string name = engine::quoteIdentifier(relation.name);
+    if (!relation.visible) name = engine::quoteIdentifier(relation.schema) + "." + name;
     names.push_back({relation.oid, std::move(name)});
   }
   return names;

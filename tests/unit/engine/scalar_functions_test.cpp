@@ -700,6 +700,10 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kCompareAll, LogicalType::boolean(), n(), arr(),
                           integer(static_cast<int32_t>(ScalarFunction::kLess))));
   examples.push_back(call(ScalarFunction::kReplace, LogicalType::text(), a(), text("x"), text("yz")));
+  examples.push_back(call(ScalarFunction::kQuoteIdent, LogicalType::text(), a()));
+  examples.push_back(call(ScalarFunction::kQuoteLiteral, LogicalType::text(), a()));
+  examples.push_back(call(ScalarFunction::kQuoteNullable, LogicalType::text(), a()));
+  examples.push_back(call(ScalarFunction::kFormat, LogicalType::text(), text("%I.%s"), a(), a()));
   return examples;
 }
 
@@ -712,7 +716,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::bigInt(),
                                           LogicalType::array(LogicalType::integer())};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "replace(a, 'x', 'yz')");
+  ASSERT_EQ(examples.back()->toString(), "format('%I.%s', a, a)");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});

@@ -1,0 +1,147 @@
+#include "coordinator/catalog/pg_catalog_keys.h"
+
+#include "engine/types/array_value.h"
+
+namespace shoal::coordinator {
+
+namespace type = system_type;
+namespace value = system_value;
+using engine::LogicalType;
+using engine::Value;
+
+namespace {
+
+Value character(char c) {
+  return value::text(std::string(1, c));
+}
+
+Value integerArray(const std::vector<Value>& elements) {
+  return engine::makeArrayValue(elements, LogicalType::array(LogicalType::integer()));
+}
+
+Value nullArray(const LogicalType& element) {
+  return Value::null(LogicalType::array(element));
+}
+
+}  // namespace
+
+std::string primaryKeyName(const CatalogRelation& table) {
+  return table.name + "_pkey";
+}
+
+CatalogRelation primaryKeyIndex(const CatalogRelation& table) {
+  CatalogRelation index;
+  index.schema = table.schema;
+  index.name = primaryKeyName(table);
+  index.oid = sql::primaryKeyIndexOid(table.oid);
+  index.namespaceOid = table.namespaceOid;
+  index.kind = 'i';
+  index.isUserRelation = true;
+  for (size_t column : table.primaryKey) {
+    CatalogColumn indexColumn = table.columns[column];
+    indexColumn.notNull = false;  // as PostgreSQL's index attributes show it
+    index.columns.push_back(std::move(indexColumn));
+  }
+  return index;
+}
+
+std::vector<sql::ColumnDescription> indexColumns() {
+  std::vector<sql::ColumnDescription> columns = {{"indexrelid", type::oid()},
+                                                 {"indrelid", type::oid()},
+                                                 {"indnatts", type::integer()},
+                                                 {"indnkeyatts", type::integer()}};
+  for (const char* flag :
+       {"indisunique", "indnullsnotdistinct", "indisprimary", "indisexclusion", "indimmediate", "indisclustered",
+        "indisvalid", "indcheckxmin", "indisready", "indislive", "indisreplident"}) {
+    columns.push_back({flag, type::boolean()});
+  }
+  columns.push_back({"indexprs", type::text()});
+  columns.push_back({"indpred", type::text()});
+  return columns;
+}
+
+SystemRows indexRows(const CatalogRelationLister& relations) {
+  SystemRows rows;
+  for (const auto& relation : relations()) {
+    if (!relation.isUserRelation || relation.primaryKey.empty()) continue;
+    const auto keys = static_cast<int64_t>(relation.primaryKey.size());
+    std::vector<Value> row = {value::oid(sql::primaryKeyIndexOid(relation.oid)), value::oid(relation.oid),
+                              value::integer(keys), value::integer(keys)};
+    // unique, nulls distinct, primary, not exclusion, immediate, not clustered, valid, no xmin check, ready,
+    // live, not the replica identity
+    for (bool flag : {true, false, true, false, true, false, true, false, true, true, false}) {
+      row.push_back(value::boolean(flag));
+    }
+    row.push_back(value::nullText());
+    row.push_back(value::nullText());
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<sql::ColumnDescription> constraintColumns() {
+  const LogicalType integers = LogicalType::array(LogicalType::integer());
+  const LogicalType oids = LogicalType::array(LogicalType::bigInt());
+  return {{"oid", type::oid()},
+          {"conname", type::name()},
+          {"connamespace", type::oid()},
+          {"contype", type::text()},
+          {"condeferrable", type::boolean()},
+          {"condeferred", type::boolean()},
+          {"convalidated", type::boolean()},
+          {"conrelid", type::oid()},
+          {"contypid", type::oid()},
+          {"conindid", type::oid()},
+          {"conparentid", type::oid()},
+          {"confrelid", type::oid()},
+          {"confupdtype", type::text()},
+          {"confdeltype", type::text()},
+          {"confmatchtype", type::text()},
+          {"conislocal", type::boolean()},
+          {"coninhcount", type::integer()},
+          {"connoinherit", type::boolean()},
+          {"conkey", integers},
+          {"confkey", integers},
+          {"conpfeqop", oids},
+          {"conppeqop", oids},
+          {"conffeqop", oids},
+          {"confdelsetcols", integers},
+          {"conexclop", oids},
+          {"conbin", type::text()}};
+}
+
+SystemRows constraintRows(const CatalogRelationLister& relations) {
+  SystemRows rows;
+  for (const auto& relation : relations()) {
+    if (!relation.isUserRelation || relation.primaryKey.empty()) continue;
+    std::vector<Value> keys;
+    for (size_t column : relation.primaryKey) keys.push_back(Value::integer(static_cast<int32_t>(column + 1)));
+    // One value at a time: GCC 12 misreads a braced list of this many Values as reading uninitialized ones.
+    std::vector<Value> row;
+    row.push_back(value::oid(sql::primaryKeyConstraintOid(relation.oid)));
+    row.push_back(value::text(primaryKeyName(relation)));
+    row.push_back(value::oid(relation.namespaceOid));
+    row.push_back(character('p'));
+    // not deferrable, not deferred, validated
+    for (bool flag : {false, false, true}) row.push_back(value::boolean(flag));
+    row.push_back(value::oid(relation.oid));
+    row.push_back(value::oid(0));
+    row.push_back(value::oid(sql::primaryKeyIndexOid(relation.oid)));
+    row.push_back(value::oid(0));
+    row.push_back(value::oid(0));
+    for (int i = 0; i < 3; ++i) row.push_back(character(' '));  // no foreign key actions or match type
+    row.push_back(value::boolean(true));
+    row.push_back(value::integer(0));
+    row.push_back(value::boolean(true));
+    row.push_back(integerArray(keys));
+    row.push_back(nullArray(LogicalType::integer()));
+    for (int i = 0; i < 3; ++i) row.push_back(nullArray(LogicalType::bigInt()));
+    row.push_back(nullArray(LogicalType::integer()));
+    row.push_back(nullArray(LogicalType::bigInt()));
+    row.push_back(value::nullText());
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace shoal::coordinator
