@@ -20,14 +20,6 @@ using engine::ScalarFunction;
 using engine::TypeId;
 using engine::Value;
 
-namespace {
-
-bool isUnknown(const ExpressionPtr& expression) {
-  return expression->type().id() == TypeId::kUnknown;
-}
-
-}  // namespace
-
 std::optional<LogicalType> ExpressionBinder::arrayTypeFromName(std::string_view name,
                                                                const pg_query::TypeName& typeName) const {
   const bool underscoreName = name.size() > 1 && name[0] == '_';

@@ -8,9 +8,7 @@
 #include "engine/expression/cast.h"
 #include "engine/types/text_format.h"
 #include "pg_query/pg_query.pb.h"
-#include "sql/binder/catalog_functions.h"
-#include "sql/binder/description_functions.h"
-#include "sql/binder/privilege_functions.h"
+#include "sql/binder/expression_builders.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/parser/parsed_script.h"
 #include "sql/plan/expression_rewriting.h"
@@ -28,13 +26,9 @@ using engine::ScalarFunction;
 using engine::TypeId;
 using engine::Value;
 
-namespace {
-
 std::string lastName(const google::protobuf::RepeatedPtrField<pg_query::Node>& names) {
   return names.empty() ? std::string() : names.rbegin()->string().sval();
 }
-
-}  // namespace
 
 int ExpressionBinder::locationOf(const pg_query::Node& node) {
   switch (node.node_case()) {
@@ -65,21 +59,6 @@ int ExpressionBinder::locationOf(const pg_query::Node& node) {
   }
 }
 
-namespace {
-
-std::unique_ptr<FunctionExpression> makeFunction(ScalarFunction function, LogicalType resultType, ExpressionPtr a,
-                                                 ExpressionPtr b = nullptr) {
-  std::vector<ExpressionPtr> arguments;
-  arguments.push_back(std::move(a));
-  if (b) arguments.push_back(std::move(b));
-  return std::make_unique<FunctionExpression>(function, std::move(arguments), resultType);
-}
-
-bool isUnknown(const ExpressionPtr& expression) {
-  return expression->type().id() == TypeId::kUnknown;
-}
-
-/// The keyword a SQLValueFunction was written as (current_user, ...), which also names its output column.
 std::string_view sqlValueFunctionName(pg_query::SQLValueFunctionOp op) {
   switch (op) {
     case pg_query::SVFOP_CURRENT_DATE:
@@ -131,12 +110,6 @@ std::optional<ScalarFunction> regexFunction(std::string_view op) {
   if (op == "!~*") return ScalarFunction::kRegexNotMatchInsensitive;
   return std::nullopt;
 }
-
-ExpressionPtr makeFunctionOf(ScalarFunction function, LogicalType resultType, std::vector<ExpressionPtr> arguments) {
-  return std::make_unique<FunctionExpression>(function, std::move(arguments), resultType);
-}
-
-}  // namespace
 
 ExpressionPtr combineBalanced(ScalarFunction function, std::vector<ExpressionPtr> terms) {
   while (terms.size() > 1) {
@@ -619,171 +592,6 @@ ExpressionPtr ExpressionBinder::bindTypeCast(const pg_query::Node& node) {
   return coerce(std::move(child), target, cast.location());
 }
 
-ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
-  const auto& call = node.func_call();
-  std::string name = lastName(call.funcname());
-  static const std::map<std::string, engine::AggregateFunction, std::less<>> kAggregates = {
-      {"count", engine::AggregateFunction::kCount},
-      {"sum", engine::AggregateFunction::kSum},
-      {"avg", engine::AggregateFunction::kAvg},
-      {"min", engine::AggregateFunction::kMin},
-      {"max", engine::AggregateFunction::kMax}};
-  if (call.has_over()) {
-    fail(SqlState::kFeatureNotSupported, call.location(),
-         fmt::format("window functions are not supported yet: {}() OVER (...)", name));
-  }
-  if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end()) {
-    return bindAggregate(node, aggregate->second);
-  }
-  if (auto value = bindSessionFunction(name, static_cast<size_t>(call.args_size()), session_)) return value;
-  if (name == "extract" || name == "date_part") {
-    return bindExtract(node);
-  }
-  if (name == "substring" || name == "substr") {
-    return bindSubstring(node);
-  }
-  if (call.agg_star() || call.agg_distinct() || call.has_agg_filter()) {
-    fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function {} is not an aggregate", name));
-  }
-  std::vector<ExpressionPtr> arguments;
-  for (const auto& argument : call.args()) {
-    arguments.push_back(bind(argument));
-  }
-  auto signature = [&] {
-    std::string types;
-    for (const auto& argument : arguments) {
-      types += (types.empty() ? "" : ", ") + argument->type().toString();
-    }
-    return fmt::format("{}({})", name, types);
-  };
-  auto undefined = [&]() {
-    int position = characterPosition(queryText_, call.location());
-    throw ShoalError(Status(SqlState::kUndefinedFunction, fmt::format("function {} does not exist", signature()),
-                            position > 0 ? std::optional<int>(position) : std::nullopt)
-                         .withHint("No function matches the given name and argument types. You might need to add "
-                                   "explicit type casts."));
-  };
-  auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
-  if (isDescriptionFunction(name)) {
-    // obj_description(oid [, catalog]), col_description(oid, integer), shobj_description(oid, catalog).
-    const bool twoArguments = name != "obj_description" || arguments.size() == 2;
-    if (arguments.size() != (twoArguments ? 2u : 1u)) undefined();
-    if (isUnknown(arguments[0])) arguments[0] = coerce(std::move(arguments[0]), LogicalType::bigInt(), call.location());
-    if (!arguments[0]->type().isIntegral()) undefined();
-    if (name == "col_description" && isUnknown(arguments[1])) {
-      arguments[1] = coerce(std::move(arguments[1]), LogicalType::integer(), call.location());
-    }
-    if (name == "col_description" ? !arguments[1]->type().isIntegral() : twoArguments && !textual(arguments[1])) {
-      undefined();
-    }
-    if (catalog_ == nullptr)
-      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
-    return bindDescriptionFunction(name, std::move(arguments), *catalog_);
-  }
-  if (name == "set_config") {
-    fail(SqlState::kFeatureNotSupported, call.location(),
-         "set_config() runs only alone, as SELECT set_config('name', 'value', false) with constants");
-  }
-  if (isObjectIdentifierLookup(name)) {
-    if (arguments.size() != 1 || !textual(arguments[0])) undefined();
-    return bindObjectIdentifierLookup(name, std::move(arguments), call.location());
-  }
-  if (name == "pg_get_indexdef" || name == "pg_get_constraintdef") {
-    const bool index = name == "pg_get_indexdef";
-    if (index ? arguments.size() != 1 && arguments.size() != 3 : arguments.empty() || arguments.size() > 2) undefined();
-    auto take = [&](size_t i, const LogicalType& type, bool fits) {
-      if (!fits && !isUnknown(arguments[i])) undefined();
-      arguments[i] = coerce(std::move(arguments[i]), type, call.location());
-    };
-    take(0, LogicalType::bigInt(), arguments[0]->type().isIntegral());
-    if (index && arguments.size() == 3) take(1, LogicalType::integer(), arguments[1]->type().isIntegral());
-    if (arguments.size() > 1) {
-      take(arguments.size() - 1, LogicalType::boolean(), arguments.back()->type().id() == TypeId::kBoolean);
-    }
-    if (catalog_ == nullptr) {
-      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
-    }
-    return bindKeyDefinition(name, std::move(arguments), *catalog_);
-  }
-  if (name == "pg_get_expr") {
-    // Shoal's catalogs keep expressions (PostgreSQL's pg_node_tree columns) as SQL text, which is the answer.
-    if (arguments.size() < 2 || arguments.size() > 3 || !textual(arguments[0])) undefined();
-    if (!arguments[1]->type().isIntegral() && !isUnknown(arguments[1])) undefined();
-    return coerce(std::move(arguments[0]), LogicalType::text(), call.location());
-  }
-  if (name == "current_schemas") {
-    if (arguments.size() != 1) undefined();
-    if (isUnknown(arguments[0]))
-      arguments[0] = coerce(std::move(arguments[0]), LogicalType::boolean(), call.location());
-    if (arguments[0]->type().id() != TypeId::kBoolean) undefined();
-    return bindCurrentSchemas(std::move(arguments[0]));
-  }
-  if (name == "current_setting") {
-    if (arguments.empty() || arguments.size() > 2 || !textual(arguments[0])) undefined();
-    if (arguments.size() == 2 && !textual(arguments[1]) && arguments[1]->type().id() != engine::TypeId::kBoolean) {
-      undefined();
-    }
-    return bindCurrentSetting(arguments, session_);
-  }
-  if (isPrivilegeFunction(name)) {
-    if (arguments.size() != 2 && arguments.size() != 3) undefined();
-    // Each argument is a name (text) or an OID, except the privileges, which are text.
-    for (size_t i = 0; i < arguments.size(); ++i) {
-      const bool last = i + 1 == arguments.size();
-      if (!textual(arguments[i]) && (last || !arguments[i]->type().isIntegral())) undefined();
-    }
-    if (catalog_ == nullptr) {
-      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
-    }
-    return bindPrivilegeFunction(name, std::move(arguments), *catalog_);
-  }
-  if (auto signature = catalogFunctionSignature(name)) {
-    if (arguments.size() != signature->size()) undefined();
-    for (size_t i = 0; i < arguments.size(); ++i) {
-      if (!arguments[i]->type().isIntegral() && !isUnknown(arguments[i])) undefined();
-      arguments[i] = coerce(std::move(arguments[i]), (*signature)[i], call.location());
-    }
-    if (catalog_ == nullptr) {
-      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
-    }
-    return bindCatalogFunction(name, std::move(arguments), *catalog_);
-  }
-  if (auto array = bindArrayFunction(name, arguments, call.location())) return std::move(*array);
-  if (name == "quote_ident" || name == "quote_literal" || name == "quote_nullable" || name == "format") {
-    // quote_ident takes text; the others any value, as its text (format's first argument is text).
-    if (arguments.empty() || (name != "format" && arguments.size() != 1)) undefined();
-    if ((name == "quote_ident" || name == "format") && !textual(arguments[0])) undefined();
-    for (auto& argument : arguments) argument = coerce(std::move(argument), LogicalType::text(), call.location());
-    const auto function = name == "quote_ident"     ? ScalarFunction::kQuoteIdent
-                          : name == "quote_literal" ? ScalarFunction::kQuoteLiteral
-                          : name == "format"        ? ScalarFunction::kFormat
-                                                    : ScalarFunction::kQuoteNullable;
-    return makeFunctionOf(function, LogicalType::text(), std::move(arguments));
-  }
-  if (name == "replace") {
-    if (arguments.size() != 3 || !std::all_of(arguments.begin(), arguments.end(), textual)) undefined();
-    for (auto& argument : arguments) argument = coerce(std::move(argument), LogicalType::text(), call.location());
-    return makeFunctionOf(ScalarFunction::kReplace, LogicalType::text(), std::move(arguments));
-  }
-  ScalarFunction function;
-  LogicalType resultType = LogicalType::text();
-  if (name == "lower") {
-    function = ScalarFunction::kLower;
-  } else if (name == "upper") {
-    function = ScalarFunction::kUpper;
-  } else if (name == "length" || name == "char_length" || name == "character_length") {
-    function = ScalarFunction::kCharLength;
-    resultType = LogicalType::integer();
-  } else {
-    undefined();
-  }
-  if (arguments.size() != 1 || !(arguments[0]->type().isString() || isUnknown(arguments[0]))) {
-    undefined();
-  }
-  ExpressionPtr argument = coerce(std::move(arguments[0]), LogicalType::text(), call.location());
-  return makeFunction(function, resultType, std::move(argument));
-}
-
 ExpressionPtr ExpressionBinder::bindCollate(const pg_query::Node& node) {
   const auto& collate = node.collate_clause();
   std::string collation = lastName(collate.collname());
@@ -806,48 +614,6 @@ ExpressionPtr ExpressionBinder::bindSqlValueFunction(const pg_query::Node& node)
   const auto& function = node.sqlvalue_function();
   if (auto value = bindSessionFunction(sqlValueFunctionName(function.op()), 0, session_)) return value;
   fail(SqlState::kFeatureNotSupported, function.location(), "CURRENT_DATE and friends are not supported yet");
-}
-
-ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine::AggregateFunction function) {
-  const auto& call = node.func_call();
-  std::string name(engine::aggregateFunctionName(function));
-  if (insideAggregate_) {
-    fail(SqlState::kGroupingError, call.location(), "aggregate function calls cannot be nested");
-  }
-  if (!aggregateSink_) {
-    fail(SqlState::kGroupingError, call.location(), fmt::format("aggregate functions are not allowed in {}", clause_));
-  }
-  if (call.has_agg_filter() || call.agg_order_size() > 0) {
-    fail(SqlState::kFeatureNotSupported, call.location(), "FILTER and ORDER BY in aggregates are not supported yet");
-  }
-  AggregateCall aggregate;
-  aggregate.name = name;
-  aggregate.distinct = call.agg_distinct();
-  if (call.agg_star()) {
-    if (function != engine::AggregateFunction::kCount) {
-      fail(SqlState::kSyntaxError, call.location(), fmt::format("{}(*) is not valid; only count(*) is", name));
-    }
-    aggregate.function = engine::AggregateFunction::kCountStar;
-  } else {
-    if (call.args_size() != 1) {
-      fail(SqlState::kUndefinedFunction, call.location(),
-           fmt::format("function {} takes exactly one argument, not {}", name, call.args_size()));
-    }
-    insideAggregate_ = true;
-    ExpressionPtr argument = resolveUnknown(bind(call.args(0)), call.location());
-    insideAggregate_ = false;
-    const LogicalType& type = argument->type();
-    bool numeric = type.isNumeric();
-    if ((function == engine::AggregateFunction::kSum || function == engine::AggregateFunction::kAvg) && !numeric) {
-      fail(SqlState::kUndefinedFunction, call.location(),
-           fmt::format("function {}({}) does not exist", name, type.toString()));
-    }
-    aggregate.function = function;
-    aggregate.argument = std::move(argument);
-  }
-  LogicalType argumentType = aggregate.argument ? aggregate.argument->type() : LogicalType::bigInt();
-  aggregate.resultType = engine::aggregateResultType(aggregate.function, argumentType);
-  return aggregateSink_(std::move(aggregate));
 }
 
 namespace {
@@ -921,145 +687,6 @@ LogicalType ExpressionBinder::commonType(const std::vector<LogicalType>& types, 
   return common.value_or(LogicalType::text());
 }
 
-std::optional<ExpressionPtr> ExpressionBinder::bindArrayComparison(const pg_query::A_Expr& expr) {
-  // x op ANY (ARRAY[a, b]) is x op a OR x op b; ALL joins them with AND: the same NULL semantics.
-  const pg_query::Node* array = &expr.rexpr();
-  std::optional<pg_query::TypeName> elementType;
-  if (array->has_type_cast() && array->type_cast().arg().has_a_array_expr()) {  // ARRAY[...]::varchar[]
-    elementType = array->type_cast().type_name();
-    elementType->clear_array_bounds();
-    array = &array->type_cast().arg();
-  }
-  if (!array->has_a_array_expr() || array->a_array_expr().elements().empty()) return std::nullopt;
-  const std::string op = lastName(expr.name());
-  if (!comparisonFunction(op) && op != "~~" && op != "!~~") return std::nullopt;
-  ExpressionPtr left = bind(expr.lexpr());
-  std::vector<ExpressionPtr> terms;
-  for (const auto& element : array->a_array_expr().elements()) {
-    ExpressionPtr right = bind(element);
-    if (elementType) right = coerce(std::move(right), typeFromName(*elementType), expr.location());
-    if (op == "~~" || op == "!~~") {
-      terms.push_back(bindPatternMatch(op == "~~" ? ScalarFunction::kLike : ScalarFunction::kNotLike, op,
-                                       copyExpression(*left), std::move(right), expr.location()));
-    } else {
-      terms.push_back(bindComparisonOperator(op, copyExpression(*left), std::move(right), expr.location()));
-    }
-  }
-  return combineBalanced(expr.kind() == pg_query::AEXPR_OP_ANY ? ScalarFunction::kOr : ScalarFunction::kAnd,
-                         std::move(terms));
-}
-
-ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) {
-  const auto& expr = node.a_expr();
-  int location = expr.location();
-  std::string op = lastName(expr.name());
-  auto listItems = [&](const pg_query::Node& list) {
-    std::vector<const pg_query::Node*> items;
-    if (list.has_list()) {
-      for (const auto& item : list.list().items()) items.push_back(&item);
-    } else {
-      items.push_back(&list);
-    }
-    return items;
-  };
-  switch (expr.kind()) {
-    case pg_query::AEXPR_IN: {
-      // x IN (a, b) is x = a OR x = b; NOT IN is x <> a AND x <> b: the same NULL semantics.
-      bool negated = op == "<>";
-      ExpressionPtr left = bind(expr.lexpr());
-      std::vector<ExpressionPtr> terms;
-      for (const auto* item : listItems(expr.rexpr())) {
-        terms.push_back(bindComparison(negated ? ScalarFunction::kNotEqual : ScalarFunction::kEqual,
-                                       copyExpression(*left), bind(*item), location));
-      }
-      return combineBalanced(negated ? ScalarFunction::kAnd : ScalarFunction::kOr, std::move(terms));
-    }
-    case pg_query::AEXPR_LIKE: {
-      ExpressionPtr pattern;
-      if (expr.rexpr().has_func_call() && lastName(expr.rexpr().func_call().funcname()) == "like_escape" &&
-          expr.rexpr().func_call().args_size() == 2) {
-        // x LIKE p ESCAPE e: the pattern rewritten for LIKE's own escape character, '\'.
-        std::vector<ExpressionPtr> arguments;
-        for (const auto& argument : expr.rexpr().func_call().args()) {
-          ExpressionPtr bound = resolveUnknown(bind(argument), location);
-          if (!bound->type().isString()) {
-            fail(SqlState::kUndefinedFunction, location,
-                 fmt::format("function like_escape({}) does not exist", bound->type().toString()));
-          }
-          arguments.push_back(std::move(bound));
-        }
-        pattern = makeFunctionOf(ScalarFunction::kLikeEscape, LogicalType::text(), std::move(arguments));
-      } else {
-        pattern = bind(expr.rexpr());
-      }
-      return bindPatternMatch(op == "!~~" ? ScalarFunction::kNotLike : ScalarFunction::kLike, op, bind(expr.lexpr()),
-                              std::move(pattern), location);
-    }
-    case pg_query::AEXPR_BETWEEN:
-    case pg_query::AEXPR_NOT_BETWEEN: {
-      bool negated = expr.kind() == pg_query::AEXPR_NOT_BETWEEN;
-      auto bounds = listItems(expr.rexpr());
-      if (bounds.size() != 2) fail(SqlState::kSyntaxError, location, "BETWEEN needs two bounds");
-      ExpressionPtr value = bind(expr.lexpr());
-      std::vector<ExpressionPtr> terms;
-      terms.push_back(bindComparison(negated ? ScalarFunction::kLess : ScalarFunction::kGreaterEqual,
-                                     copyExpression(*value), bind(*bounds[0]), location));
-      terms.push_back(bindComparison(negated ? ScalarFunction::kGreater : ScalarFunction::kLessEqual, std::move(value),
-                                     bind(*bounds[1]), location));
-      return combineBalanced(negated ? ScalarFunction::kOr : ScalarFunction::kAnd, std::move(terms));
-    }
-    case pg_query::AEXPR_NULLIF: {
-      // NULLIF(a, b) is CASE WHEN a = b THEN NULL ELSE a END.
-      ExpressionPtr left = bind(expr.lexpr());
-      ExpressionPtr right = bind(expr.rexpr());
-      LogicalType type = isUnknown(left) ? LogicalType::text() : left->type();
-      left = coerce(std::move(left), type, location);
-      std::vector<ExpressionPtr> arguments;
-      arguments.push_back(bindComparison(ScalarFunction::kEqual, copyExpression(*left), std::move(right), location));
-      arguments.push_back(std::make_unique<ConstantExpression>(Value::null(type)));
-      arguments.push_back(std::move(left));
-      return makeFunctionOf(ScalarFunction::kCase, type, std::move(arguments));
-    }
-    case pg_query::AEXPR_DISTINCT:
-    case pg_query::AEXPR_NOT_DISTINCT: {
-      // a IS NOT DISTINCT FROM b: CASE WHEN a IS NULL THEN b IS NULL WHEN b IS NULL THEN FALSE ELSE a = b END.
-      ExpressionPtr left = bind(expr.lexpr());
-      ExpressionPtr right = bind(expr.rexpr());
-      ExpressionPtr equal =
-          bindComparison(ScalarFunction::kEqual, copyExpression(*left), copyExpression(*right), location);
-      std::vector<ExpressionPtr> arguments;
-      arguments.push_back(makeFunction(ScalarFunction::kIsNull, LogicalType::boolean(), copyExpression(*left)));
-      arguments.push_back(makeFunction(ScalarFunction::kIsNull, LogicalType::boolean(), copyExpression(*right)));
-      arguments.push_back(makeFunction(ScalarFunction::kIsNull, LogicalType::boolean(), std::move(right)));
-      arguments.push_back(std::make_unique<ConstantExpression>(Value::boolean(false)));
-      arguments.push_back(std::move(equal));
-      ExpressionPtr notDistinct = makeFunctionOf(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
-      if (expr.kind() == pg_query::AEXPR_NOT_DISTINCT) return notDistinct;
-      return makeFunction(ScalarFunction::kNot, LogicalType::boolean(), std::move(notDistinct));
-    }
-    case pg_query::AEXPR_OP_ANY:
-    case pg_query::AEXPR_OP_ALL:
-      if (auto terms = bindArrayComparison(expr)) return std::move(*terms);
-      if (auto comparison = comparisonFunction(op)) {
-        return bindQuantifiedComparison(*comparison, op, expr.kind() == pg_query::AEXPR_OP_ALL, expr);
-      }
-      [[fallthrough]];
-    default: {
-      static const std::map<pg_query::A_Expr_Kind, std::string_view> kNames = {
-          {pg_query::AEXPR_ILIKE, "ILIKE"},
-          {pg_query::AEXPR_SIMILAR, "SIMILAR TO"},
-          {pg_query::AEXPR_OP_ANY, "op ANY (array)"},
-          {pg_query::AEXPR_OP_ALL, "op ALL (array)"},
-          {pg_query::AEXPR_BETWEEN_SYM, "BETWEEN SYMMETRIC"},
-          {pg_query::AEXPR_NOT_BETWEEN_SYM, "NOT BETWEEN SYMMETRIC"}};
-      auto found = kNames.find(expr.kind());
-      std::string feature =
-          found != kNames.end() ? std::string(found->second) : std::string(pg_query::A_Expr_Kind_Name(expr.kind()));
-      fail(SqlState::kFeatureNotSupported, location, fmt::format("{} is not supported yet", feature));
-    }
-  }
-}
-
 ExpressionPtr ExpressionBinder::bindCase(const pg_query::Node& node) {
   const auto& caseExpr = node.case_expr();
   int location = caseExpr.location();
@@ -1094,7 +721,7 @@ ExpressionPtr ExpressionBinder::bindCase(const pg_query::Node& node) {
     arguments.push_back(coerce(std::move(values[i]), type, location));
   }
   arguments.push_back(coerce(std::move(values.back()), type, location));
-  return makeFunctionOf(ScalarFunction::kCase, type, std::move(arguments));
+  return functionOf(ScalarFunction::kCase, type, std::move(arguments));
 }
 
 ExpressionPtr ExpressionBinder::bindCoalesce(const pg_query::Node& node) {
@@ -1108,7 +735,7 @@ ExpressionPtr ExpressionBinder::bindCoalesce(const pg_query::Node& node) {
   LogicalType type = commonType(types, "COALESCE", coalesce.location());
   for (auto& argument : arguments) argument = coerce(std::move(argument), type, coalesce.location());
   if (arguments.size() == 1) return std::move(arguments[0]);
-  return makeFunctionOf(ScalarFunction::kCoalesce, type, std::move(arguments));
+  return functionOf(ScalarFunction::kCoalesce, type, std::move(arguments));
 }
 
 ExpressionPtr ExpressionBinder::bindSubLink(const pg_query::Node& node) {
@@ -1121,170 +748,6 @@ ExpressionPtr ExpressionBinder::bindSubLink(const pg_query::Node& node) {
          "subqueries inside aggregate arguments are not supported yet");
   }
   return subqueryBinder_(node.sub_link(), *this);
-}
-
-ExpressionPtr ExpressionBinder::bindExtract(const pg_query::Node& node) {
-  const auto& call = node.func_call();
-  if (call.args_size() != 2 || !call.args(0).has_a_const() || !call.args(0).a_const().has_sval()) {
-    fail(SqlState::kUndefinedFunction, call.location(), "function extract needs a field and a date");
-  }
-  std::string field = call.args(0).a_const().sval().sval();
-  std::transform(field.begin(), field.end(), field.begin(), [](unsigned char c) { return std::tolower(c); });
-  ExpressionPtr source = bind(call.args(1));
-  if (isUnknown(source)) source = coerce(std::move(source), LogicalType::date(), call.location());
-  if (source->type().id() != TypeId::kDate) {
-    fail(SqlState::kUndefinedFunction, call.location(),
-         fmt::format("function extract(unknown, {}) does not exist", source->type().toString()));
-  }
-  ScalarFunction function;
-  if (field == "year") {
-    function = ScalarFunction::kExtractYear;
-  } else if (field == "month") {
-    function = ScalarFunction::kExtractMonth;
-  } else if (field == "day") {
-    function = ScalarFunction::kExtractDay;
-  } else {
-    static const std::set<std::string, std::less<>> kPostgresUnits = {
-        "century", "decade",   "dow",          "doy",           "epoch",          "hour",   "isodow",
-        "isoyear", "julian",   "microseconds", "millennium",    "milliseconds",   "minute", "quarter",
-        "second",  "timezone", "week",         "timezone_hour", "timezone_minute"};
-    if (!kPostgresUnits.contains(field)) {
-      fail(SqlState::kInvalidParameterValue, call.location(),
-           fmt::format("unit \"{}\" not recognized for type date", field));
-    }
-    fail(SqlState::kFeatureNotSupported, call.location(),
-         fmt::format("EXTRACT({} FROM date) is not supported; YEAR, MONTH and DAY are", field));
-  }
-  return makeFunction(function, LogicalType::bigInt(), std::move(source));
-}
-
-ExpressionPtr ExpressionBinder::bindSubstring(const pg_query::Node& node) {
-  const auto& call = node.func_call();
-  std::vector<ExpressionPtr> arguments;
-  for (const auto& argument : call.args()) arguments.push_back(bind(argument));
-  bool valid =
-      (arguments.size() == 2 || arguments.size() == 3) && (arguments[0]->type().isString() || isUnknown(arguments[0]));
-  for (size_t i = 1; valid && i < arguments.size(); ++i) {
-    valid = arguments[i]->type().isIntegral() || isUnknown(arguments[i]);
-  }
-  if (!valid) {
-    std::string types;
-    for (const auto& argument : arguments) types += (types.empty() ? "" : ", ") + argument->type().toString();
-    fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function substring({}) does not exist", types));
-  }
-  arguments[0] = coerce(std::move(arguments[0]), LogicalType::text(), call.location());
-  for (size_t i = 1; i < arguments.size(); ++i) {
-    arguments[i] = coerce(std::move(arguments[i]), LogicalType::integer(), call.location());
-  }
-  return makeFunctionOf(ScalarFunction::kSubstring, LogicalType::text(), std::move(arguments));
-}
-
-namespace {
-
-struct IntervalValue {
-  int64_t months = 0;
-  int64_t days = 0;
-};
-
-/// PostgreSQL's INTERVAL_MASK bits of the fields in `interval '3' month`.
-constexpr int kMonthField = 1 << 1;
-constexpr int kYearField = 1 << 2;
-constexpr int kDayField = 1 << 3;
-
-/// Parses '90', '3 months', '1 year 2 days' (the units Shoal's dates can add); nullopt when malformed.
-std::optional<IntervalValue> parseInterval(const std::string& text, int fieldMask) {
-  IntervalValue interval;
-  size_t position = 0;
-  auto skipSpaces = [&] {
-    while (position < text.size() && std::isspace(static_cast<unsigned char>(text[position]))) ++position;
-  };
-  bool any = false;
-  while (true) {
-    skipSpaces();
-    if (position == text.size()) break;
-    size_t start = position;
-    if (text[position] == '-' || text[position] == '+') ++position;
-    while (position < text.size() && std::isdigit(static_cast<unsigned char>(text[position]))) ++position;
-    if (position == start || (position == start + 1 && !std::isdigit(static_cast<unsigned char>(text[start])))) {
-      return std::nullopt;
-    }
-    int64_t amount = std::stoll(text.substr(start, position - start));
-    skipSpaces();
-    size_t unitStart = position;
-    while (position < text.size() && std::isalpha(static_cast<unsigned char>(text[position]))) ++position;
-    std::string unit = text.substr(unitStart, position - unitStart);
-    std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (unit.empty()) {
-      unit = fieldMask == kYearField ? "year" : fieldMask == kMonthField ? "month" : "day";
-      if (fieldMask != 0 && fieldMask != kYearField && fieldMask != kMonthField && fieldMask != kDayField) {
-        return std::nullopt;
-      }
-    }
-    if (unit == "year" || unit == "years" || unit == "y" || unit == "yr" || unit == "yrs") {
-      interval.months += amount * 12;
-    } else if (unit == "month" || unit == "months" || unit == "mon" || unit == "mons") {
-      interval.months += amount;
-    } else if (unit == "week" || unit == "weeks" || unit == "w") {
-      interval.days += amount * 7;
-    } else if (unit == "day" || unit == "days" || unit == "d") {
-      interval.days += amount;
-    } else {
-      return std::nullopt;
-    }
-    any = true;
-  }
-  if (!any) return std::nullopt;
-  return interval;
-}
-
-}  // namespace
-
-ExpressionPtr ExpressionBinder::bindIntervalArithmetic(const pg_query::Node& node) {
-  const auto& expr = node.a_expr();
-  std::string op = lastName(expr.name());
-  auto isInterval = [](const pg_query::Node& side) {
-    return side.has_type_cast() && lastName(side.type_cast().type_name().names()) == "interval";
-  };
-  if ((op != "+" && op != "-") || !expr.has_lexpr() || !expr.has_rexpr()) return nullptr;
-  bool leftInterval = isInterval(expr.lexpr());
-  bool rightInterval = isInterval(expr.rexpr());
-  if (leftInterval == rightInterval || (leftInterval && op == "-")) return nullptr;
-  const auto& cast = (leftInterval ? expr.lexpr() : expr.rexpr()).type_cast();
-  int location = cast.location();
-  if (!cast.arg().has_a_const() || !cast.arg().a_const().has_sval()) {
-    fail(SqlState::kFeatureNotSupported, location, "only interval literals are supported");
-  }
-  int fieldMask = 0;
-  for (const auto& modifier : cast.type_name().typmods()) {
-    if (modifier.has_a_const() && modifier.a_const().has_ival()) fieldMask |= modifier.a_const().ival().ival();
-  }
-  std::string text = cast.arg().a_const().sval().sval();
-  auto interval = parseInterval(text, fieldMask);
-  if (!interval) {
-    fail(SqlState::kInvalidDatetimeFormat, location,
-         fmt::format("invalid input syntax for type interval: \"{}\" (Shoal's intervals count years, months, "
-                     "weeks and days)",
-                     text));
-  }
-  ExpressionPtr date = bind(leftInterval ? expr.rexpr() : expr.lexpr());
-  if (isUnknown(date)) date = coerce(std::move(date), LogicalType::date(), expr.location());
-  if (date->type().id() != TypeId::kDate) {
-    fail(SqlState::kUndefinedFunction, expr.location(),
-         fmt::format("operator does not exist: {} {} interval", date->type().toString(), op));
-  }
-  int64_t sign = op == "-" ? -1 : 1;
-  // As PostgreSQL does for timestamps: months first, then days.
-  if (interval->months != 0) {
-    date = makeFunction(
-        ScalarFunction::kDateAddMonths, LogicalType::date(), std::move(date),
-        std::make_unique<ConstantExpression>(Value::integer(static_cast<int32_t>(sign * interval->months))));
-  }
-  if (interval->days != 0) {
-    date =
-        makeFunction(ScalarFunction::kDateAddDays, LogicalType::date(), std::move(date),
-                     std::make_unique<ConstantExpression>(Value::integer(static_cast<int32_t>(sign * interval->days))));
-  }
-  return date;
 }
 
 }  // namespace shoal::sql

@@ -1,11 +1,15 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include <google/protobuf/repeated_ptr_field.h>
+
 #include "engine/expression/expression.h"
+#include "pg_query/pg_query.pb.h"
 #include "sql/binder/bound_statement.h"
 #include "sql/binder/catalog_reader.h"
 #include "sql/binder/object_identifiers.h"
@@ -27,6 +31,15 @@ namespace shoal::sql {
 /// Joins `terms` (at least one) with the binary AND or OR `function` into a balanced tree: a list of
 /// thousands (x IN (...), a long OR chain) nests log2(n) levels deep, not n, so that no later walk of the
 /// tree runs out of stack. AND and OR are associative in three-valued logic, so the shape changes nothing.
+/// The last part of a qualified name as the parser gives it (pg_catalog.lower: lower).
+std::string lastName(const google::protobuf::RepeatedPtrField<pg_query::Node>& names);
+/// The keyword a SQLValueFunction was written as (current_user, ...), which also names its output column.
+std::string_view sqlValueFunctionName(pg_query::SQLValueFunctionOp op);
+/// The comparison an operator names ("=", "<>", "!=", "<", ...); nullopt for another operator.
+std::optional<engine::ScalarFunction> comparisonFunction(std::string_view op);
+/// The regular expression match an operator names (~, !~, ~*, !~*); nullopt for another operator.
+std::optional<engine::ScalarFunction> regexFunction(std::string_view op);
+
 engine::ExpressionPtr combineBalanced(engine::ScalarFunction function, std::vector<engine::ExpressionPtr> terms);
 
 /// Turns parse-tree expressions into typed engine expressions, resolving

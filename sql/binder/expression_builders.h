@@ -17,6 +17,21 @@ inline engine::ExpressionPtr functionOf(engine::ScalarFunction which, engine::Lo
   return std::make_unique<engine::FunctionExpression>(which, std::move(arguments), std::move(type));
 }
 
+/// A function of one argument, or two when `b` is given.
+inline std::unique_ptr<engine::FunctionExpression> makeFunction(engine::ScalarFunction which, engine::LogicalType type,
+                                                                engine::ExpressionPtr a,
+                                                                engine::ExpressionPtr b = nullptr) {
+  std::vector<engine::ExpressionPtr> arguments;
+  arguments.push_back(std::move(a));
+  if (b) arguments.push_back(std::move(b));
+  return std::make_unique<engine::FunctionExpression>(which, std::move(arguments), std::move(type));
+}
+
+/// True for an untyped literal or parameter, whose type its context decides.
+inline bool isUnknown(const engine::ExpressionPtr& expression) {
+  return expression->type().id() == engine::TypeId::kUnknown;
+}
+
 inline engine::ExpressionPtr binaryOf(engine::ScalarFunction which, engine::LogicalType type,
                                       engine::ExpressionPtr left, engine::ExpressionPtr right) {
   std::vector<engine::ExpressionPtr> arguments;

@@ -1,0 +1,299 @@
+// ExpressionBinder's binding of function calls: the aggregates, EXTRACT and substring, the catalog, session,
+// array and string functions, and the errors PostgreSQL gives for a call that fits no function.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "common/status.h"
+#include "engine/expression/cast.h"
+#include "engine/types/text_format.h"
+#include "pg_query/pg_query.pb.h"
+#include "sql/binder/catalog_functions.h"
+#include "sql/binder/description_functions.h"
+#include "sql/binder/expression_binder.h"
+#include "sql/binder/expression_builders.h"
+#include "sql/binder/privilege_functions.h"
+#include "sql/binder/session_functions.h"
+#include "sql/binder/type_coercion.h"
+#include "sql/parser/parsed_script.h"
+#include "sql/plan/expression_rewriting.h"
+
+namespace shoal::sql {
+
+using engine::CastExpression;
+using engine::ConstantExpression;
+using engine::ExpressionKind;
+using engine::ExpressionPtr;
+using engine::FunctionExpression;
+using engine::LogicalType;
+using engine::ParameterExpression;
+using engine::ScalarFunction;
+using engine::TypeId;
+using engine::Value;
+
+ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
+  const auto& call = node.func_call();
+  std::string name = lastName(call.funcname());
+  static const std::map<std::string, engine::AggregateFunction, std::less<>> kAggregates = {
+      {"count", engine::AggregateFunction::kCount},
+      {"sum", engine::AggregateFunction::kSum},
+      {"avg", engine::AggregateFunction::kAvg},
+      {"min", engine::AggregateFunction::kMin},
+      {"max", engine::AggregateFunction::kMax}};
+  if (call.has_over()) {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         fmt::format("window functions are not supported yet: {}() OVER (...)", name));
+  }
+  if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end()) {
+    return bindAggregate(node, aggregate->second);
+  }
+  if (auto value = bindSessionFunction(name, static_cast<size_t>(call.args_size()), session_)) return value;
+  if (name == "extract" || name == "date_part") {
+    return bindExtract(node);
+  }
+  if (name == "substring" || name == "substr") {
+    return bindSubstring(node);
+  }
+  if (call.agg_star() || call.agg_distinct() || call.has_agg_filter()) {
+    fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function {} is not an aggregate", name));
+  }
+  std::vector<ExpressionPtr> arguments;
+  for (const auto& argument : call.args()) {
+    arguments.push_back(bind(argument));
+  }
+  auto signature = [&] {
+    std::string types;
+    for (const auto& argument : arguments) {
+      types += (types.empty() ? "" : ", ") + argument->type().toString();
+    }
+    return fmt::format("{}({})", name, types);
+  };
+  auto undefined = [&]() {
+    int position = characterPosition(queryText_, call.location());
+    throw ShoalError(Status(SqlState::kUndefinedFunction, fmt::format("function {} does not exist", signature()),
+                            position > 0 ? std::optional<int>(position) : std::nullopt)
+                         .withHint("No function matches the given name and argument types. You might need to add "
+                                   "explicit type casts."));
+  };
+  auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
+  if (isDescriptionFunction(name)) {
+    // obj_description(oid [, catalog]), col_description(oid, integer), shobj_description(oid, catalog).
+    const bool twoArguments = name != "obj_description" || arguments.size() == 2;
+    if (arguments.size() != (twoArguments ? 2u : 1u)) undefined();
+    if (isUnknown(arguments[0])) arguments[0] = coerce(std::move(arguments[0]), LogicalType::bigInt(), call.location());
+    if (!arguments[0]->type().isIntegral()) undefined();
+    if (name == "col_description" && isUnknown(arguments[1])) {
+      arguments[1] = coerce(std::move(arguments[1]), LogicalType::integer(), call.location());
+    }
+    if (name == "col_description" ? !arguments[1]->type().isIntegral() : twoArguments && !textual(arguments[1])) {
+      undefined();
+    }
+    if (catalog_ == nullptr)
+      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
+    return bindDescriptionFunction(name, std::move(arguments), *catalog_);
+  }
+  if (name == "set_config") {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         "set_config() runs only alone, as SELECT set_config('name', 'value', false) with constants");
+  }
+  if (isObjectIdentifierLookup(name)) {
+    if (arguments.size() != 1 || !textual(arguments[0])) undefined();
+    return bindObjectIdentifierLookup(name, std::move(arguments), call.location());
+  }
+  if (name == "pg_get_indexdef" || name == "pg_get_constraintdef") {
+    const bool index = name == "pg_get_indexdef";
+    if (index ? arguments.size() != 1 && arguments.size() != 3 : arguments.empty() || arguments.size() > 2) undefined();
+    auto take = [&](size_t i, const LogicalType& type, bool fits) {
+      if (!fits && !isUnknown(arguments[i])) undefined();
+      arguments[i] = coerce(std::move(arguments[i]), type, call.location());
+    };
+    take(0, LogicalType::bigInt(), arguments[0]->type().isIntegral());
+    if (index && arguments.size() == 3) take(1, LogicalType::integer(), arguments[1]->type().isIntegral());
+    if (arguments.size() > 1) {
+      take(arguments.size() - 1, LogicalType::boolean(), arguments.back()->type().id() == TypeId::kBoolean);
+    }
+    if (catalog_ == nullptr) {
+      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
+    }
+    return bindKeyDefinition(name, std::move(arguments), *catalog_);
+  }
+  if (name == "pg_get_expr") {
+    // Shoal's catalogs keep expressions (PostgreSQL's pg_node_tree columns) as SQL text, which is the answer.
+    if (arguments.size() < 2 || arguments.size() > 3 || !textual(arguments[0])) undefined();
+    if (!arguments[1]->type().isIntegral() && !isUnknown(arguments[1])) undefined();
+    return coerce(std::move(arguments[0]), LogicalType::text(), call.location());
+  }
+  if (name == "current_schemas") {
+    if (arguments.size() != 1) undefined();
+    if (isUnknown(arguments[0]))
+      arguments[0] = coerce(std::move(arguments[0]), LogicalType::boolean(), call.location());
+    if (arguments[0]->type().id() != TypeId::kBoolean) undefined();
+    return bindCurrentSchemas(std::move(arguments[0]));
+  }
+  if (name == "current_setting") {
+    if (arguments.empty() || arguments.size() > 2 || !textual(arguments[0])) undefined();
+    if (arguments.size() == 2 && !textual(arguments[1]) && arguments[1]->type().id() != engine::TypeId::kBoolean) {
+      undefined();
+    }
+    return bindCurrentSetting(arguments, session_);
+  }
+  if (isPrivilegeFunction(name)) {
+    if (arguments.size() != 2 && arguments.size() != 3) undefined();
+    // Each argument is a name (text) or an OID, except the privileges, which are text.
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      const bool last = i + 1 == arguments.size();
+      if (!textual(arguments[i]) && (last || !arguments[i]->type().isIntegral())) undefined();
+    }
+    if (catalog_ == nullptr) {
+      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
+    }
+    return bindPrivilegeFunction(name, std::move(arguments), *catalog_);
+  }
+  if (auto signature = catalogFunctionSignature(name)) {
+    if (arguments.size() != signature->size()) undefined();
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      if (!arguments[i]->type().isIntegral() && !isUnknown(arguments[i])) undefined();
+      arguments[i] = coerce(std::move(arguments[i]), (*signature)[i], call.location());
+    }
+    if (catalog_ == nullptr) {
+      fail(SqlState::kFeatureNotSupported, call.location(), fmt::format("{}() is not supported here", name));
+    }
+    return bindCatalogFunction(name, std::move(arguments), *catalog_);
+  }
+  if (auto array = bindArrayFunction(name, arguments, call.location())) return std::move(*array);
+  if (name == "quote_ident" || name == "quote_literal" || name == "quote_nullable" || name == "format") {
+    // quote_ident takes text; the others any value, as its text (format's first argument is text).
+    if (arguments.empty() || (name != "format" && arguments.size() != 1)) undefined();
+    if ((name == "quote_ident" || name == "format") && !textual(arguments[0])) undefined();
+    for (auto& argument : arguments) argument = coerce(std::move(argument), LogicalType::text(), call.location());
+    const auto function = name == "quote_ident"     ? ScalarFunction::kQuoteIdent
+                          : name == "quote_literal" ? ScalarFunction::kQuoteLiteral
+                          : name == "format"        ? ScalarFunction::kFormat
+                                                    : ScalarFunction::kQuoteNullable;
+    return functionOf(function, LogicalType::text(), std::move(arguments));
+  }
+  if (name == "replace") {
+    if (arguments.size() != 3 || !std::all_of(arguments.begin(), arguments.end(), textual)) undefined();
+    for (auto& argument : arguments) argument = coerce(std::move(argument), LogicalType::text(), call.location());
+    return functionOf(ScalarFunction::kReplace, LogicalType::text(), std::move(arguments));
+  }
+  ScalarFunction function;
+  LogicalType resultType = LogicalType::text();
+  if (name == "lower") {
+    function = ScalarFunction::kLower;
+  } else if (name == "upper") {
+    function = ScalarFunction::kUpper;
+  } else if (name == "length" || name == "char_length" || name == "character_length") {
+    function = ScalarFunction::kCharLength;
+    resultType = LogicalType::integer();
+  } else {
+    undefined();
+  }
+  if (arguments.size() != 1 || !(arguments[0]->type().isString() || isUnknown(arguments[0]))) {
+    undefined();
+  }
+  ExpressionPtr argument = coerce(std::move(arguments[0]), LogicalType::text(), call.location());
+  return makeFunction(function, resultType, std::move(argument));
+}
+
+ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine::AggregateFunction function) {
+  const auto& call = node.func_call();
+  std::string name(engine::aggregateFunctionName(function));
+  if (insideAggregate_) {
+    fail(SqlState::kGroupingError, call.location(), "aggregate function calls cannot be nested");
+  }
+  if (!aggregateSink_) {
+    fail(SqlState::kGroupingError, call.location(), fmt::format("aggregate functions are not allowed in {}", clause_));
+  }
+  if (call.has_agg_filter() || call.agg_order_size() > 0) {
+    fail(SqlState::kFeatureNotSupported, call.location(), "FILTER and ORDER BY in aggregates are not supported yet");
+  }
+  AggregateCall aggregate;
+  aggregate.name = name;
+  aggregate.distinct = call.agg_distinct();
+  if (call.agg_star()) {
+    if (function != engine::AggregateFunction::kCount) {
+      fail(SqlState::kSyntaxError, call.location(), fmt::format("{}(*) is not valid; only count(*) is", name));
+    }
+    aggregate.function = engine::AggregateFunction::kCountStar;
+  } else {
+    if (call.args_size() != 1) {
+      fail(SqlState::kUndefinedFunction, call.location(),
+           fmt::format("function {} takes exactly one argument, not {}", name, call.args_size()));
+    }
+    insideAggregate_ = true;
+    ExpressionPtr argument = resolveUnknown(bind(call.args(0)), call.location());
+    insideAggregate_ = false;
+    const LogicalType& type = argument->type();
+    bool numeric = type.isNumeric();
+    if ((function == engine::AggregateFunction::kSum || function == engine::AggregateFunction::kAvg) && !numeric) {
+      fail(SqlState::kUndefinedFunction, call.location(),
+           fmt::format("function {}({}) does not exist", name, type.toString()));
+    }
+    aggregate.function = function;
+    aggregate.argument = std::move(argument);
+  }
+  LogicalType argumentType = aggregate.argument ? aggregate.argument->type() : LogicalType::bigInt();
+  aggregate.resultType = engine::aggregateResultType(aggregate.function, argumentType);
+  return aggregateSink_(std::move(aggregate));
+}
+
+ExpressionPtr ExpressionBinder::bindExtract(const pg_query::Node& node) {
+  const auto& call = node.func_call();
+  if (call.args_size() != 2 || !call.args(0).has_a_const() || !call.args(0).a_const().has_sval()) {
+    fail(SqlState::kUndefinedFunction, call.location(), "function extract needs a field and a date");
+  }
+  std::string field = call.args(0).a_const().sval().sval();
+  std::transform(field.begin(), field.end(), field.begin(), [](unsigned char c) { return std::tolower(c); });
+  ExpressionPtr source = bind(call.args(1));
+  if (isUnknown(source)) source = coerce(std::move(source), LogicalType::date(), call.location());
+  if (source->type().id() != TypeId::kDate) {
+    fail(SqlState::kUndefinedFunction, call.location(),
+         fmt::format("function extract(unknown, {}) does not exist", source->type().toString()));
+  }
+  ScalarFunction function;
+  if (field == "year") {
+    function = ScalarFunction::kExtractYear;
+  } else if (field == "month") {
+    function = ScalarFunction::kExtractMonth;
+  } else if (field == "day") {
+    function = ScalarFunction::kExtractDay;
+  } else {
+    static const std::set<std::string, std::less<>> kPostgresUnits = {
+        "century", "decade",   "dow",          "doy",           "epoch",          "hour",   "isodow",
+        "isoyear", "julian",   "microseconds", "millennium",    "milliseconds",   "minute", "quarter",
+        "second",  "timezone", "week",         "timezone_hour", "timezone_minute"};
+    if (!kPostgresUnits.contains(field)) {
+      fail(SqlState::kInvalidParameterValue, call.location(),
+           fmt::format("unit \"{}\" not recognized for type date", field));
+    }
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         fmt::format("EXTRACT({} FROM date) is not supported; YEAR, MONTH and DAY are", field));
+  }
+  return makeFunction(function, LogicalType::bigInt(), std::move(source));
+}
+
+ExpressionPtr ExpressionBinder::bindSubstring(const pg_query::Node& node) {
+  const auto& call = node.func_call();
+  std::vector<ExpressionPtr> arguments;
+  for (const auto& argument : call.args()) arguments.push_back(bind(argument));
+  bool valid =
+      (arguments.size() == 2 || arguments.size() == 3) && (arguments[0]->type().isString() || isUnknown(arguments[0]));
+  for (size_t i = 1; valid && i < arguments.size(); ++i) {
+    valid = arguments[i]->type().isIntegral() || isUnknown(arguments[i]);
+  }
+  if (!valid) {
+    std::string types;
+    for (const auto& argument : arguments) types += (types.empty() ? "" : ", ") + argument->type().toString();
+    fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function substring({}) does not exist", types));
+  }
+  arguments[0] = coerce(std::move(arguments[0]), LogicalType::text(), call.location());
+  for (size_t i = 1; i < arguments.size(); ++i) {
+    arguments[i] = coerce(std::move(arguments[i]), LogicalType::integer(), call.location());
+  }
+  return functionOf(ScalarFunction::kSubstring, LogicalType::text(), std::move(arguments));
+}
+
+}  // namespace shoal::sql

@@ -1,0 +1,171 @@
+// ExpressionBinder's binding of the operators the grammar gives shapes of their own: IN, LIKE, BETWEEN,
+// NULLIF, IS [NOT] DISTINCT FROM and op ANY/ALL (array).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "common/status.h"
+#include "engine/expression/cast.h"
+#include "engine/types/text_format.h"
+#include "pg_query/pg_query.pb.h"
+#include "sql/binder/expression_binder.h"
+#include "sql/binder/expression_builders.h"
+#include "sql/binder/type_coercion.h"
+#include "sql/parser/parsed_script.h"
+#include "sql/plan/expression_rewriting.h"
+
+namespace shoal::sql {
+
+using engine::CastExpression;
+using engine::ConstantExpression;
+using engine::ExpressionKind;
+using engine::ExpressionPtr;
+using engine::FunctionExpression;
+using engine::LogicalType;
+using engine::ParameterExpression;
+using engine::ScalarFunction;
+using engine::TypeId;
+using engine::Value;
+
+std::optional<ExpressionPtr> ExpressionBinder::bindArrayComparison(const pg_query::A_Expr& expr) {
+  // x op ANY (ARRAY[a, b]) is x op a OR x op b; ALL joins them with AND: the same NULL semantics.
+  const pg_query::Node* array = &expr.rexpr();
+  std::optional<pg_query::TypeName> elementType;
+  if (array->has_type_cast() && array->type_cast().arg().has_a_array_expr()) {  // ARRAY[...]::varchar[]
+    elementType = array->type_cast().type_name();
+    elementType->clear_array_bounds();
+    array = &array->type_cast().arg();
+  }
+  if (!array->has_a_array_expr() || array->a_array_expr().elements().empty()) return std::nullopt;
+  const std::string op = lastName(expr.name());
+  if (!comparisonFunction(op) && op != "~~" && op != "!~~") return std::nullopt;
+  ExpressionPtr left = bind(expr.lexpr());
+  std::vector<ExpressionPtr> terms;
+  for (const auto& element : array->a_array_expr().elements()) {
+    ExpressionPtr right = bind(element);
+    if (elementType) right = coerce(std::move(right), typeFromName(*elementType), expr.location());
+    if (op == "~~" || op == "!~~") {
+      terms.push_back(bindPatternMatch(op == "~~" ? ScalarFunction::kLike : ScalarFunction::kNotLike, op,
+                                       copyExpression(*left), std::move(right), expr.location()));
+    } else {
+      terms.push_back(bindComparisonOperator(op, copyExpression(*left), std::move(right), expr.location()));
+    }
+  }
+  return combineBalanced(expr.kind() == pg_query::AEXPR_OP_ANY ? ScalarFunction::kOr : ScalarFunction::kAnd,
+                         std::move(terms));
+}
+
+ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) {
+  const auto& expr = node.a_expr();
+  int location = expr.location();
+  std::string op = lastName(expr.name());
+  auto listItems = [&](const pg_query::Node& list) {
+    std::vector<const pg_query::Node*> items;
+    if (list.has_list()) {
+      for (const auto& item : list.list().items()) items.push_back(&item);
+    } else {
+      items.push_back(&list);
+    }
+    return items;
+  };
+  switch (expr.kind()) {
+    case pg_query::AEXPR_IN: {
+      // x IN (a, b) is x = a OR x = b; NOT IN is x <> a AND x <> b: the same NULL semantics.
+      bool negated = op == "<>";
+      ExpressionPtr left = bind(expr.lexpr());
+      std::vector<ExpressionPtr> terms;
+      for (const auto* item : listItems(expr.rexpr())) {
+        terms.push_back(bindComparison(negated ? ScalarFunction::kNotEqual : ScalarFunction::kEqual,
+                                       copyExpression(*left), bind(*item), location));
+      }
+      return combineBalanced(negated ? ScalarFunction::kAnd : ScalarFunction::kOr, std::move(terms));
+    }
+    case pg_query::AEXPR_LIKE: {
+      ExpressionPtr pattern;
+      if (expr.rexpr().has_func_call() && lastName(expr.rexpr().func_call().funcname()) == "like_escape" &&
+          expr.rexpr().func_call().args_size() == 2) {
+        // x LIKE p ESCAPE e: the pattern rewritten for LIKE's own escape character, '\'.
+        std::vector<ExpressionPtr> arguments;
+        for (const auto& argument : expr.rexpr().func_call().args()) {
+          ExpressionPtr bound = resolveUnknown(bind(argument), location);
+          if (!bound->type().isString()) {
+            fail(SqlState::kUndefinedFunction, location,
+                 fmt::format("function like_escape({}) does not exist", bound->type().toString()));
+          }
+          arguments.push_back(std::move(bound));
+        }
+        pattern = functionOf(ScalarFunction::kLikeEscape, LogicalType::text(), std::move(arguments));
+      } else {
+        pattern = bind(expr.rexpr());
+      }
+      return bindPatternMatch(op == "!~~" ? ScalarFunction::kNotLike : ScalarFunction::kLike, op, bind(expr.lexpr()),
+                              std::move(pattern), location);
+    }
+    case pg_query::AEXPR_BETWEEN:
+    case pg_query::AEXPR_NOT_BETWEEN: {
+      bool negated = expr.kind() == pg_query::AEXPR_NOT_BETWEEN;
+      auto bounds = listItems(expr.rexpr());
+      if (bounds.size() != 2) fail(SqlState::kSyntaxError, location, "BETWEEN needs two bounds");
+      ExpressionPtr value = bind(expr.lexpr());
+      std::vector<ExpressionPtr> terms;
+      terms.push_back(bindComparison(negated ? ScalarFunction::kLess : ScalarFunction::kGreaterEqual,
+                                     copyExpression(*value), bind(*bounds[0]), location));
+      terms.push_back(bindComparison(negated ? ScalarFunction::kGreater : ScalarFunction::kLessEqual, std::move(value),
+                                     bind(*bounds[1]), location));
+      return combineBalanced(negated ? ScalarFunction::kOr : ScalarFunction::kAnd, std::move(terms));
+    }
+    case pg_query::AEXPR_NULLIF: {
+      // NULLIF(a, b) is CASE WHEN a = b THEN NULL ELSE a END.
+      ExpressionPtr left = bind(expr.lexpr());
+      ExpressionPtr right = bind(expr.rexpr());
+      LogicalType type = isUnknown(left) ? LogicalType::text() : left->type();
+      left = coerce(std::move(left), type, location);
+      std::vector<ExpressionPtr> arguments;
+      arguments.push_back(bindComparison(ScalarFunction::kEqual, copyExpression(*left), std::move(right), location));
+      arguments.push_back(std::make_unique<ConstantExpression>(Value::null(type)));
+      arguments.push_back(std::move(left));
+      return functionOf(ScalarFunction::kCase, type, std::move(arguments));
+    }
+    case pg_query::AEXPR_DISTINCT:
+    case pg_query::AEXPR_NOT_DISTINCT: {
+      // a IS NOT DISTINCT FROM b: CASE WHEN a IS NULL THEN b IS NULL WHEN b IS NULL THEN FALSE ELSE a = b END.
+      ExpressionPtr left = bind(expr.lexpr());
+      ExpressionPtr right = bind(expr.rexpr());
+      ExpressionPtr equal =
+          bindComparison(ScalarFunction::kEqual, copyExpression(*left), copyExpression(*right), location);
+      std::vector<ExpressionPtr> arguments;
+      arguments.push_back(makeFunction(ScalarFunction::kIsNull, LogicalType::boolean(), copyExpression(*left)));
+      arguments.push_back(makeFunction(ScalarFunction::kIsNull, LogicalType::boolean(), copyExpression(*right)));
+      arguments.push_back(makeFunction(ScalarFunction::kIsNull, LogicalType::boolean(), std::move(right)));
+      arguments.push_back(std::make_unique<ConstantExpression>(Value::boolean(false)));
+      arguments.push_back(std::move(equal));
+      ExpressionPtr notDistinct = functionOf(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
+      if (expr.kind() == pg_query::AEXPR_NOT_DISTINCT) return notDistinct;
+      return makeFunction(ScalarFunction::kNot, LogicalType::boolean(), std::move(notDistinct));
+    }
+    case pg_query::AEXPR_OP_ANY:
+    case pg_query::AEXPR_OP_ALL:
+      if (auto terms = bindArrayComparison(expr)) return std::move(*terms);
+      if (auto comparison = comparisonFunction(op)) {
+        return bindQuantifiedComparison(*comparison, op, expr.kind() == pg_query::AEXPR_OP_ALL, expr);
+      }
+      [[fallthrough]];
+    default: {
+      static const std::map<pg_query::A_Expr_Kind, std::string_view> kNames = {
+          {pg_query::AEXPR_ILIKE, "ILIKE"},
+          {pg_query::AEXPR_SIMILAR, "SIMILAR TO"},
+          {pg_query::AEXPR_OP_ANY, "op ANY (array)"},
+          {pg_query::AEXPR_OP_ALL, "op ALL (array)"},
+          {pg_query::AEXPR_BETWEEN_SYM, "BETWEEN SYMMETRIC"},
+          {pg_query::AEXPR_NOT_BETWEEN_SYM, "NOT BETWEEN SYMMETRIC"}};
+      auto found = kNames.find(expr.kind());
+      std::string feature =
+          found != kNames.end() ? std::string(found->second) : std::string(pg_query::A_Expr_Kind_Name(expr.kind()));
+      fail(SqlState::kFeatureNotSupported, location, fmt::format("{} is not supported yet", feature));
+    }
+  }
+}
+
+}  // namespace shoal::sql
