@@ -22,16 +22,10 @@
 
 namespace shoal::sql {
 
-using engine::CastExpression;
-using engine::ConstantExpression;
-using engine::ExpressionKind;
 using engine::ExpressionPtr;
-using engine::FunctionExpression;
 using engine::LogicalType;
-using engine::ParameterExpression;
 using engine::ScalarFunction;
 using engine::TypeId;
-using engine::Value;
 
 ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   const auto& call = node.func_call();

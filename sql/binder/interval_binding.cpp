@@ -18,13 +18,9 @@
 
 namespace shoal::sql {
 
-using engine::CastExpression;
 using engine::ConstantExpression;
-using engine::ExpressionKind;
 using engine::ExpressionPtr;
-using engine::FunctionExpression;
 using engine::LogicalType;
-using engine::ParameterExpression;
 using engine::ScalarFunction;
 using engine::TypeId;
 using engine::Value;

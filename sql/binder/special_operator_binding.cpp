@@ -18,15 +18,10 @@
 
 namespace shoal::sql {
 
-using engine::CastExpression;
 using engine::ConstantExpression;
-using engine::ExpressionKind;
 using engine::ExpressionPtr;
-using engine::FunctionExpression;
 using engine::LogicalType;
-using engine::ParameterExpression;
 using engine::ScalarFunction;
-using engine::TypeId;
 using engine::Value;
 
 std::optional<ExpressionPtr> ExpressionBinder::bindArrayComparison(const pg_query::A_Expr& expr) {
