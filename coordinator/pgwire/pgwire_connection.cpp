@@ -11,6 +11,7 @@
 
 #include "coordinator/pgwire/message_reader.h"
 #include "coordinator/pgwire/pgwire_server.h"
+#include "coordinator/pgwire/startup_options.h"
 #include "coordinator/query/copy_out_writer.h"
 #include "coordinator/query/statement_timer.h"
 
@@ -291,6 +292,18 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
     std::string database = parameters["database"].empty() ? parameters["user"] : parameters["database"];
     session_ = std::make_unique<Session>(server_.cluster(),
                                          sql::SessionInfo{parameters["user"], std::move(database), processId_, {}});
+    // `options` (-c name=value ...) first, as PostgreSQL applies it: a setting of its own in the packet wins.
+    // Unlike those, a bad one ends the connection, as it does on PostgreSQL.
+    try {
+      for (const auto& [name, value] : parseStartupOptions(parameters["options"])) {
+        session_->settings().set(name, value, SessionSettings::Source::kClient);
+      }
+    } catch (const ShoalError& error) {
+      session_.reset();  // no session: the error is FATAL
+      sendError(error.status());
+      flush();
+      return StartupResult::kClose;
+    }
     for (const auto& [name, value] : parameters) {
       if (name == "user" || name == "database" || name == "options" || name == "replication") continue;
       try {
