@@ -95,7 +95,12 @@ void Session::describe(PreparedStatement& prepared) {
         prepared.resultColumns.push_back(ResultColumn{name, engine::LogicalType::text()});
       }
     } else {
-      prepared.resultColumns.push_back(ResultColumn{show->name, engine::LogicalType::text()});
+      std::string column = show->name;  // an unknown name fails when the statement runs
+      try {
+        column = settings_.canonicalName(show->name);
+      } catch (const ShoalError&) {
+      }
+      prepared.resultColumns.push_back(ResultColumn{column, engine::LogicalType::text()});
     }
   } else if (auto* set = std::get_if<sql::SetVariable>(&prepared.bound->command); set && set->resultColumn) {
     prepared.resultColumns.push_back(ResultColumn{*set->resultColumn, engine::LogicalType::text()});
@@ -480,7 +485,7 @@ StatementOutcome Session::runShow(const sql::ShowVariable& command) {
     }
   } else {
     rows.push_back({settings_.show(command.name)});
-    result.columns.push_back(ResultColumn{command.name, engine::LogicalType::text()});
+    result.columns.push_back(ResultColumn{settings_.canonicalName(command.name), engine::LogicalType::text()});
   }
   result.chunks.emplace_back(std::vector<engine::Vector>{}, rows.size());
   for (size_t column = 0; column < result.columns.size(); ++column) {

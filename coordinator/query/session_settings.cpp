@@ -64,6 +64,44 @@ std::string canonicalMilliseconds(std::string_view name, std::string_view text) 
   return fmt::format("{}ms", rounded);
 }
 
+/// PostgreSQL's reading of a DateStyle value: an output style and a field order, each optional (what is left
+/// out keeps its `current` value), spelled as SHOW shows it ("ISO, DMY"). Shoal prints dates in ISO only:
+/// the other styles are refused (22023) rather than ignored.
+std::string canonicalDateStyle(std::string_view text, std::string_view current) {
+  std::string style(current.substr(0, current.find(',')));
+  std::string order(current.size() > style.size() + 2 ? current.substr(style.size() + 2) : "MDY");
+  std::string word;
+  auto take = [&]() {
+    if (word.empty()) return;
+    const std::string lower = lowerCase(word);
+    if (lower == "iso") {
+      style = "ISO";
+    } else if (lower == "sql" || lower == "postgres" || lower == "german") {
+      SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "DateStyle \"{}\" is not supported: Shoal uses ISO", text);
+    } else if (lower == "dmy" || lower == "euro" || lower == "european") {
+      order = "DMY";
+    } else if (lower == "mdy" || lower == "us" || lower == "noneuro" || lower == "noneuropean") {
+      order = "MDY";
+    } else if (lower == "ymd") {
+      order = "YMD";
+    } else {
+      throw ShoalError(Status(SqlState::kInvalidParameterValue,
+                              fmt::format("invalid value for parameter \"DateStyle\": \"{}\"", text))
+                           .withDetail(fmt::format("Unrecognized key word: \"{}\".", word)));
+    }
+    word.clear();
+  };
+  for (char c : text) {
+    if (c == ',' || c == ' ' || c == '\t') {
+      take();
+    } else {
+      word += c;
+    }
+  }
+  take();
+  return style + ", " + order;
+}
+
 }  // namespace
 
 SessionSettings::SessionSettings() {
@@ -139,8 +177,8 @@ std::optional<std::string> SessionSettings::set(std::string_view name, std::opti
                       newValue);
     }
     newValue = "UTF8";
-  } else if (lower == "datestyle" && lowerCase(newValue).find("iso") == std::string::npos) {
-    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "DateStyle \"{}\" is not supported: Shoal uses ISO", newValue);
+  } else if (lower == "datestyle") {
+    newValue = canonicalDateStyle(newValue, value ? std::string_view(setting.value) : std::string_view("ISO, MDY"));
   } else if (lower == "server_version" || lower == "server_encoding" || lower == "integer_datetimes" ||
              lower == "is_superuser" || lower == "max_identifier_length" || lower == "server_version_num") {
     SHOAL_USER_FAIL(SqlState::kCantChangeRuntimeParam, "parameter \"{}\" cannot be changed", setting.canonicalName);

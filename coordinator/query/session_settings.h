@@ -38,6 +38,8 @@ class SessionSettings {
 
   /// SHOW ALL: (name, setting, description) of every setting it shows, in PostgreSQL's order.
   std::vector<std::array<std::string, 3>> showAll() const;
+  /// A setting's name as PostgreSQL spells it (datestyle: DateStyle), which names SHOW's column; 42704 for none.
+  const std::string& canonicalName(std::string_view name) const { return find(name).canonicalName; }
 
   /// pg_settings' rows: every setting SHOW ALL shows, with PostgreSQL 15's facts (setting_facts.h).
   std::vector<std::vector<engine::Value>> pgSettingsRows() const;

@@ -1,11 +1,12 @@
 """Story: users set session settings when they connect, in the connection string (`options='-c
-statement_timeout=5s'`) or in PGOPTIONS. Shoal applies them as PostgreSQL 15 does, and refuses a bad one at
-connect time with PostgreSQL's FATAL message instead of ignoring it."""
+statement_timeout=5s'`) or in PGOPTIONS, and later with SET. Shoal applies them as PostgreSQL 15 does, spells
+them back as it does (DateStyle "ISO, DMY"), and refuses a bad one at connect time with PostgreSQL's FATAL
+message instead of ignoring it."""
 
 import psycopg
 import pytest
 
-from postgres_oracle import shoal_conninfo
+from postgres_oracle import session_answers, shoal_conninfo
 
 OPTIONS = [
     "-c statement_timeout=1234",
@@ -16,6 +17,8 @@ OPTIONS = [
     "-c nosuch=1",
     "-x",
     "-c",
+    "-c DateStyle=ISO,DMY",
+    "-c DateStyle=nonsense",
 ]
 
 
@@ -24,7 +27,7 @@ def connect_answers(conninfo, options):
     try:
         with psycopg.connect(conninfo, options=options, autocommit=True) as connection:
             return [connection.execute(f"SHOW {name}").fetchone()[0]
-                    for name in ("statement_timeout", "extra_float_digits", "application_name")]
+                    for name in ("statement_timeout", "extra_float_digits", "application_name", "DateStyle")]
     except psycopg.OperationalError as error:
         return str(error).split("FATAL:", 1)[-1].strip()
 
@@ -39,3 +42,24 @@ def test_a_setting_of_its_own_wins_over_options(cluster, postgres):
     answers = [connect_answers(conninfo + " application_name=own", "-c application_name=from_options")
                for conninfo in (shoal_conninfo(cluster), postgres.conninfo())]
     assert answers[0] == answers[1] and answers[0][2] == "own"
+
+
+def test_datestyle_reads_and_shows_as_on_postgresql(cluster, postgres):
+    """A style, an order or both; what is left out stays; SHOW and ParameterStatus spell it "ISO, DMY"."""
+    statements = []
+    for value in ("ISO,DMY", "MDY", "european", "iso, ymd", "US", "ISO", "nonsense", "DMY, ISO", "SQL"):
+        statements += [f"SET DateStyle = '{value}'", "SHOW DateStyle"]
+    statements += ["RESET DateStyle", "SHOW DateStyle"]
+    answers = []
+    for conninfo in (shoal_conninfo(cluster), postgres.conninfo()):
+        answers.append(session_answers(conninfo, statements))
+        with psycopg.connect(conninfo, autocommit=True) as connection:
+            connection.execute("SET DateStyle = 'dmy'")
+            answers[-1].append(connection.info.parameter_status("DateStyle"))
+    # SQL style is the one difference by design: Shoal prints ISO dates only and refuses the others (22023).
+    sql_style = statements.index("SET DateStyle = 'SQL'")
+    assert answers[0][sql_style] == ("SET DateStyle = 'SQL'", "error", "22023")
+    assert answers[0][sql_style + 1] == answers[0][sql_style - 1]  # unchanged
+    for i in (sql_style, sql_style + 1):
+        answers[0][i] = answers[1][i] = None
+    assert answers[0] == answers[1]
