@@ -284,8 +284,11 @@ ExpressionPtr ExpressionBinder::coerce(ExpressionPtr expression, const LogicalTy
       }
       try {
         return std::make_unique<ConstantExpression>(engine::parseValue(literal.asString(), target));
-      } catch (ShoalError& error) {
-        fail(error.status().sqlState(), location, error.status().message());
+      } catch (const ShoalError& error) {
+        // The literal's own error (its DETAIL too), pointing at where it stands.
+        Status status = error.status();
+        if (int position = characterPosition(queryText_, location); position > 0) status.setPosition(position);
+        throw ShoalError(std::move(status));
       }
     }
   }
