@@ -10,6 +10,7 @@
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/expression_builders.h"
 #include "sql/binder/object_identifiers.h"
+#include "sql/parser/view_definition.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
@@ -173,6 +174,20 @@ std::string keyColumnList(const PrimaryKeyDescription& key) {
 }
 
 }  // namespace
+
+ExpressionPtr bindViewDefinition(ExpressionPtr oid, const CatalogReader& catalog) {
+  std::vector<ExpressionPtr> cases;
+  for (const auto& relation : catalog.relationVisibility()) {
+    if (relation.schema != kPublicSchema) continue;
+    auto view = catalog.findView(relation.name);
+    if (!view) continue;
+    cases.push_back(equals(oid, Value::bigInt(relation.oid)));
+    cases.push_back(constantOf(Value::varchar(viewQueryText(view->query))));
+  }
+  if (cases.empty()) return constantOf(Value::null(LogicalType::text()));
+  cases.push_back(constantOf(Value::null(LogicalType::text())));
+  return functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(cases));
+}
 
 ExpressionPtr bindKeyDefinition(std::string_view name, std::vector<ExpressionPtr> arguments,
                                 const CatalogReader& catalog) {

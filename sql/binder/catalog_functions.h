@@ -34,6 +34,10 @@ engine::ExpressionPtr bindCatalogFunction(std::string_view name, std::vector<eng
 /// them: "CREATE UNIQUE INDEX t_pkey ON public.t USING btree (a, b)", a key column's name for column n
 /// (all of it for 0, '' past the last), "PRIMARY KEY (a, b)"; NULL for an OID that names none. `arguments`
 /// are BIGINT, then INTEGER and BOOLEAN (the pretty flag changes nothing for these).
+/// pg_get_viewdef(view oid): a view's query, as pg_views.definition shows it (as written, not deparsed);
+/// NULL for an OID that names no view.
+engine::ExpressionPtr bindViewDefinition(engine::ExpressionPtr oid, const CatalogReader& catalog);
+
 engine::ExpressionPtr bindKeyDefinition(std::string_view name, std::vector<engine::ExpressionPtr> arguments,
                                         const CatalogReader& catalog);
 

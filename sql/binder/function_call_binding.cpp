@@ -113,6 +113,22 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     }
     return bindKeyDefinition(name, std::move(arguments), *catalog_);
   }
+  if (name == "pg_get_viewdef") {
+    // (oid [, pretty | wrap column]) or (view name [, pretty]): the name is resolved as 'name'::regclass is.
+    if (arguments.empty() || arguments.size() > 2) undefined();
+    if (arguments.size() == 2 && arguments[1]->type().id() != TypeId::kBoolean && !arguments[1]->type().isIntegral() &&
+        !isUnknown(arguments[1])) {
+      undefined();
+    }
+    if (textual(arguments[0])) {
+      arguments[0] = resolveObjectIdentifier(std::move(arguments[0]), ObjectIdentifierType::kRegclass, "regclass",
+                                             call.location(), false);
+    }
+    if (!arguments[0]->type().isIntegral()) undefined();
+    if (catalog_ == nullptr)
+      fail(SqlState::kFeatureNotSupported, call.location(), "pg_get_viewdef() is not supported here");
+    return bindViewDefinition(coerce(std::move(arguments[0]), LogicalType::bigInt(), call.location()), *catalog_);
+  }
   if (name == "pg_get_expr") {
     // Shoal's catalogs keep expressions (PostgreSQL's pg_node_tree columns) as SQL text, which is the answer.
     if (arguments.size() < 2 || arguments.size() > 3 || !textual(arguments[0])) undefined();

@@ -130,6 +130,14 @@ QUERIES = [
     "'client_min_messages', 'geqo', 'jit', 'search_path', 'standard_conforming_strings', "
     "'default_transaction_isolation', 'max_identifier_length', 'integer_datetimes') ORDER BY name",
     "SELECT count(*) FROM pg_settings WHERE name IN ('is_superuser', 'session_authorization')",
+    # pg_get_viewdef() gives what pg_views.definition shows (PostgreSQL deparses it; Shoal keeps it as written),
+    # and NULL for what is no view.
+    "SELECT pg_get_viewdef('cat_names'::regclass) = v.definition, pg_get_viewdef('cat_names', true) = v.definition, "
+    "pg_get_viewdef(c.oid) = v.definition FROM pg_views v JOIN pg_class c ON c.relname = v.viewname "
+    "WHERE v.viewname = 'cat_names'",
+    "SELECT pg_get_viewdef(0) IS NULL, pg_get_viewdef('cat_customers'::regclass) IS NULL, "
+    "pg_get_viewdef('pg_class'::regclass) IS NULL, pg_get_viewdef(NULL::oid) IS NULL",
+    "SELECT pg_get_viewdef('nosuch')",
     "SELECT count(*) FROM tables",
     "SELECT count(*) FROM information_schema.nosuch",
     "SELECT count(*) FROM pg_catalog.nosuch",
