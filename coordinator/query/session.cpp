@@ -292,6 +292,9 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
     case sql::TransactionAction::kBegin:
       if (transactionState_ != TransactionState::kIdle) {
         outcome.notices.push_back(Notice::warning("25001", "there is already a transaction in progress"));
+      } else {
+        settingsAtBegin_ = settings_;
+        settingsAtCommit_ = settings_;
       }
       transactionState_ = TransactionState::kInBlock;
       break;
@@ -302,6 +305,7 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
       if (transactionState_ == TransactionState::kFailed) {
         outcome.commandTag = "ROLLBACK";
       }
+      endTransactionSettings(transactionState_ != TransactionState::kFailed, outcome);
       cursors_.endTransaction(transactionState_ != TransactionState::kFailed);
       transactionState_ = TransactionState::kIdle;
       savepoints_.clear();
@@ -310,6 +314,7 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
       if (transactionState_ == TransactionState::kIdle) {
         outcome.notices.push_back(Notice::warning("25P01", "there is no transaction in progress"));
       }
+      endTransactionSettings(false, outcome);
       cursors_.endTransaction(false);
       transactionState_ = TransactionState::kIdle;
       savepoints_.clear();
@@ -318,7 +323,7 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
       if (transactionState_ == TransactionState::kIdle) {
         SHOAL_USER_FAIL(SqlState::kNoActiveSqlTransaction, "SAVEPOINT can only be used in transaction blocks");
       }
-      savepoints_.push_back({command.savepoint, cursors_.declarationMark()});
+      savepoints_.push_back({command.savepoint, cursors_.declarationMark(), settings_, *settingsAtCommit_});
       break;
     case sql::TransactionAction::kRelease:
       if (transactionState_ == TransactionState::kIdle) {
@@ -333,12 +338,33 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
       }
       auto savepoint = findSavepoint(command.savepoint);
       cursors_.closeDeclaredSince(savepoint->cursorMark);
+      const auto reportedBefore = settings_.startupReport();
+      settings_ = savepoint->settings;
+      settingsAtCommit_ = savepoint->settingsAtEnd;
+      for (const auto& [name, value] : settings_.startupReport()) {
+        if (std::find(reportedBefore.begin(), reportedBefore.end(), std::pair{name, value}) == reportedBefore.end()) {
+          outcome.parameterChanges.emplace_back(name, value);
+        }
+      }
       savepoints_.erase(savepoint + 1, savepoints_.end());  // the savepoint itself stays, as in PostgreSQL
       transactionState_ = TransactionState::kInBlock;
       break;
     }
   }
   return outcome;
+}
+
+void Session::endTransactionSettings(bool commit, StatementOutcome& outcome) {
+  if (!settingsAtBegin_) return;
+  const auto reportedBefore = settings_.startupReport();
+  settings_ = commit ? *settingsAtCommit_ : *settingsAtBegin_;
+  settingsAtBegin_.reset();
+  settingsAtCommit_.reset();
+  for (const auto& [name, value] : settings_.startupReport()) {
+    if (std::find(reportedBefore.begin(), reportedBefore.end(), std::pair{name, value}) == reportedBefore.end()) {
+      outcome.parameterChanges.emplace_back(name, value);
+    }
+  }
 }
 
 std::vector<Session::Savepoint>::iterator Session::findSavepoint(const std::string& name) {
@@ -355,6 +381,7 @@ StatementOutcome Session::runSet(const sql::SetVariable& command, const std::str
   outcome.commandTag = tag;
   if (command.name.empty() && !command.resultColumn) {
     settings_.resetAll();
+    if (settingsAtCommit_ && !command.local) settingsAtCommit_->resetAll();
     for (auto& [name, value] : settings_.startupReport()) {
       outcome.parameterChanges.emplace_back(name, value);
     }
@@ -364,12 +391,11 @@ StatementOutcome Session::runSet(const sql::SetVariable& command, const std::str
   if (command.name.starts_with("TRANSACTION") || command.name.starts_with("SESSION CHARACTERISTICS")) {
     return outcome;
   }
-  if (command.local) {
-    // set_config(..., true): until the transaction ends, which outside a block is this statement's end.
-    if (transactionState_ != TransactionState::kIdle) {
-      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
-                      "set_config(..., true) inside a transaction block is not "
-                      "supported yet: use set_config(..., false) or SET");
+  if (command.local && transactionState_ == TransactionState::kIdle) {
+    // Until the transaction ends, which outside a block is this statement's end.
+    if (!command.resultColumn) {
+      outcome.notices.push_back(Notice::warning("25P01", "SET LOCAL can only be used in transaction blocks"));
+      return outcome;
     }
     const SessionSettings before = settings_;
     settings_.set(command.name, command.value);
@@ -380,6 +406,8 @@ StatementOutcome Session::runSet(const sql::SetVariable& command, const std::str
   if (auto reported = settings_.set(command.name, command.value)) {
     outcome.parameterChanges.emplace_back(*reported, settings_.show(command.name));
   }
+  // In a block, a plain SET is also what COMMIT keeps; SET LOCAL's value ends with the block.
+  if (settingsAtCommit_ && !command.local) settingsAtCommit_->set(command.name, command.value);
   if (command.resultColumn)
     return settingResult(std::move(outcome), *command.resultColumn, settings_.show(command.name));
   return outcome;

@@ -134,7 +134,15 @@ class Session {
   struct Savepoint {
     std::string name;
     uint64_t cursorMark = 0;
+    SessionSettings settings;       // as the savepoint found them
+    SessionSettings settingsAtEnd;  // what COMMIT would keep then: without SET LOCAL's values
   };
+  /// A transaction block's settings as BEGIN found them (ROLLBACK returns to them), and what COMMIT keeps:
+  /// the block's SETs without its SET LOCALs.
+  std::optional<SessionSettings> settingsAtBegin_;
+  std::optional<SessionSettings> settingsAtCommit_;
+  /// Ends the block's settings: COMMIT keeps its SETs, ROLLBACK none; the reported ones that change are told.
+  void endTransactionSettings(bool commit, StatementOutcome& outcome);
   std::vector<Savepoint> savepoints_;
   /// The newest savepoint called `name`; 3B001 when there is none.
   std::vector<Savepoint>::iterator findSavepoint(const std::string& name);

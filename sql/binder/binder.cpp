@@ -204,7 +204,7 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
     }
     case pg_query::Node::kVariableSetStmt: {
       const auto& set = node.variable_set_stmt();
-      SetVariable command{set.name(), std::nullopt, std::nullopt, false};
+      SetVariable command{set.name(), std::nullopt, std::nullopt, set.is_local()};
       if (set.kind() == pg_query::VAR_SET_VALUE) {
         std::string value;
         for (const auto& argument : set.args()) {

@@ -91,7 +91,7 @@ struct SetVariable {
   std::optional<std::string> value;  // nullopt: back to the default
   /// SELECT set_config(name, value, is_local): the new value comes back as a row of this column.
   std::optional<std::string> resultColumn;
-  /// set_config's is_local: the value lasts until the transaction ends.
+  /// SET LOCAL, or set_config's is_local: the value lasts until the transaction ends.
   bool local = false;
 };
 
