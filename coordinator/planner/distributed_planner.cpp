@@ -11,6 +11,7 @@
 #include "engine/aggregate/aggregate_function.h"
 #include "engine/vector/vector.h"
 #include "sql/plan/expression_rewriting.h"
+#include "sql/plan/plan_walker.h"
 
 namespace shoal::coordinator {
 namespace {
@@ -166,7 +167,7 @@ class Planner {
         below.clear();
         reads(aggregate.groups, below);
         for (const auto& call : aggregate.aggregates) {
-          if (call.argument) sql::collectColumns(*call.argument, below);
+          sql::forEachAggregateInput(call, [&](const engine::Expression& input) { sql::collectColumns(input, below); });
         }
         break;
       }
@@ -649,8 +650,10 @@ class Planner {
       Spread spread{Spread::Kind::kHashed, std::move(*keys), child.spread.nodes};
       return local(std::move(child), spread);
     }
-    const bool anyDistinct = std::any_of(aggregate.aggregates.begin(), aggregate.aggregates.end(),
-                                         [](const sql::AggregateCall& call) { return call.distinct; });
+    // DISTINCT and collecting aggregates (array_agg, string_agg) need all of a group's values in one place.
+    const bool anyDistinct = std::any_of(
+        aggregate.aggregates.begin(), aggregate.aggregates.end(),
+        [](const sql::AggregateCall& call) { return call.distinct || engine::isCollectingAggregate(call.function); });
     if (anyDistinct) {
       if (!groupColumns.empty()) {
         child = exchange(std::move(child), FragmentOutput::kRepartition, groupColumns, allNodes());
@@ -671,7 +674,10 @@ class Planner {
   static std::optional<ColumnId> singleDistinctArgument(const sql::LogicalAggregate& aggregate) {
     std::optional<ColumnId> argument;
     for (const auto& call : aggregate.aggregates) {
-      if (!call.distinct || !call.argument || call.function == AggregateFunction::kAvg) return std::nullopt;
+      if (!call.distinct || !call.argument || call.function == AggregateFunction::kAvg ||
+          engine::isCollectingAggregate(call.function)) {
+        return std::nullopt;
+      }
       auto id = columnIdOf(*call.argument);
       if (!id || (argument && *argument != *id)) return std::nullopt;
       argument = id;
@@ -703,9 +709,15 @@ class Planner {
                         const std::string& name) {
       const ColumnId partialId = freshId();
       partial->aggregates.push_back(
-          sql::AggregateCall{function, std::move(argument), false, partialType, partialId, name});
-      final->aggregates.push_back(sql::AggregateCall{
-          finalFunction, sql::columnRef(PlanColumn{partialId, partialType, name}), false, finalType, finalId, name});
+          sql::AggregateCall{function, std::move(argument), false, partialType, partialId, name, nullptr, {}});
+      final->aggregates.push_back(sql::AggregateCall{finalFunction,
+                                                     sql::columnRef(PlanColumn{partialId, partialType, name}),
+                                                     false,
+                                                     finalType,
+                                                     finalId,
+                                                     name,
+                                                     nullptr,
+                                                     {}});
     };
     for (auto& call : aggregate.aggregates) {
       switch (call.function) {
@@ -739,6 +751,9 @@ class Planner {
                                                                            std::move(arguments), call.resultType);
           break;
         }
+        case AggregateFunction::kArrayAgg:
+        case AggregateFunction::kStringAgg:
+          SHOAL_UNREACHABLE("collecting aggregates are never split into phases");
       }
     }
     const double groups = aggregate.estimatedRows;

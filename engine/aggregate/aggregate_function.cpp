@@ -17,6 +17,10 @@ std::string_view aggregateFunctionName(AggregateFunction function) {
       return "min";
     case AggregateFunction::kMax:
       return "max";
+    case AggregateFunction::kArrayAgg:
+      return "array_agg";
+    case AggregateFunction::kStringAgg:
+      return "string_agg";
   }
   return "?";
 }
@@ -41,6 +45,10 @@ LogicalType aggregateResultType(AggregateFunction function, const LogicalType& a
     case AggregateFunction::kMin:
     case AggregateFunction::kMax:
       return argument;
+    case AggregateFunction::kArrayAgg:
+      return LogicalType::array(argument);
+    case AggregateFunction::kStringAgg:
+      return LogicalType::text();
   }
   return argument;
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "engine/aggregate/collected_values.h"
 #include "engine/aggregate/scalar_aggregate.h"
 #include "engine/pipeline/query_memory.h"
 #include "engine/types/decimal.h"
@@ -28,6 +29,7 @@ struct AggregateState {
   };
   int64_t count;         // non-NULL values seen
   uint32_t distinctSet;  // DISTINCT: 1-based index of the table's set of seen values; 0: none yet
+                         // (collecting aggregates: of the table's CollectedValues)
   uint8_t hasValue;      // an extreme has been seen
   uint8_t overflow;      // the integer sum overflowed 128 bits
 };
@@ -200,6 +202,8 @@ struct GroupStore {
   StringHeap heap;
   /// DISTINCT aggregates' seen values (key bytes), by AggregateState::distinctSet - 1.
   std::vector<std::set<std::string>> distinctSets;
+  /// Collecting aggregates' rows, by AggregateState::distinctSet - 1.
+  std::vector<CollectedValues> collections;
 };
 
 struct LocalTable final : LocalSinkState {
@@ -336,6 +340,18 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
     for (size_t i = 0; i < window.count; ++i) ++stateAt(window.groups[i], offset).count;
     return;
   }
+  if (isCollectingAggregate(spec.function)) {
+    for (size_t i = 0; i < window.count; ++i) {
+      AggregateState& state = stateAt(window.groups[i], offset);
+      if (state.distinctSet == 0) {
+        store.collections.emplace_back();
+        state.distinctSet = static_cast<uint32_t>(store.collections.size());
+      }
+      ++state.count;
+      store.collections[state.distinctSet - 1].add(spec, chunk, window.first + i);
+    }
+    return;
+  }
   const Vector& argument = chunk.column(*spec.argumentColumn);
   PhysicalType physical = argument.type().physicalType();
   if (spec.distinct) {
@@ -424,32 +440,48 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
       break;
     }
     case AggregateFunction::kCountStar:
+    case AggregateFunction::kArrayAgg:  // collected above
+    case AggregateFunction::kStringAgg:
       break;
   }
   SHOAL_CHECK(false, "aggregate {} over {} has no grouped implementation", aggregateFunctionName(spec.function),
               argument.type().toString());
 }
 
+/// Moves the side state (DISTINCT set, collection) a source state points to into the target's list,
+/// or folds it into the one the target already points to.
+template <class Side, class Fold>
+void mergeSide(std::vector<Side>& targetSides, std::vector<Side>& sourceSides, AggregateState& target,
+               const AggregateState& source, Fold&& fold) {
+  if (source.distinctSet == 0) return;
+  Side& from = sourceSides[source.distinctSet - 1];
+  if (target.distinctSet == 0) {
+    targetSides.push_back(std::move(from));
+    target.distinctSet = static_cast<uint32_t>(targetSides.size());
+  } else {
+    fold(targetSides[target.distinctSet - 1], from);
+  }
+}
+
 /// Folds the state `source` (of a thread-local table) into `target` (of the merged table).
 void mergeState(const GroupedAggregate& spec, AggregateState& target, const AggregateState& source,
                 GroupStore& targetStore, GroupStore& sourceStore) {
   target.count += source.count;
+  if (isCollectingAggregate(spec.function)) {
+    return mergeSide(targetStore.collections, sourceStore.collections, target, source,
+                     [](CollectedValues& into, CollectedValues& from) { into.append(std::move(from)); });
+  }
   if (spec.distinct) {
-    if (source.distinctSet == 0) return;
-    auto& from = sourceStore.distinctSets[source.distinctSet - 1];
-    if (target.distinctSet == 0) {
-      targetStore.distinctSets.push_back(std::move(from));
-      target.distinctSet = static_cast<uint32_t>(targetStore.distinctSets.size());
-    } else {
-      targetStore.distinctSets[target.distinctSet - 1].merge(from);
-    }
-    return;
+    return mergeSide(targetStore.distinctSets, sourceStore.distinctSets, target, source,
+                     [](std::set<std::string>& into, std::set<std::string>& from) { into.merge(from); });
   }
   PhysicalType physical =
       spec.function == AggregateFunction::kCountStar ? PhysicalType::kInt64 : spec.argumentType.physicalType();
   switch (spec.function) {
     case AggregateFunction::kCountStar:
     case AggregateFunction::kCount:
+    case AggregateFunction::kArrayAgg:  // merged above
+    case AggregateFunction::kStringAgg:
       return;
     case AggregateFunction::kSum:
     case AggregateFunction::kAvg:
@@ -552,6 +584,11 @@ Vector distinctValues(const LogicalType& type, const std::set<std::string>& seen
 
 /// Writes the final value of one aggregate of one group into row `row` of `out`.
 void writeFinal(const GroupedAggregate& spec, const AggregateState& state, GroupStore& store, Vector& out, size_t row) {
+  if (isCollectingAggregate(spec.function)) {
+    out.setValue(row, state.distinctSet == 0 ? Value::null(spec.resultType)
+                                             : store.collections[state.distinctSet - 1].finish(spec));
+    return;
+  }
   if (spec.distinct) {
     ScalarAggregate finisher(spec.function, spec.argumentType, spec.resultType);
     if (state.distinctSet != 0) {
@@ -735,8 +772,11 @@ class HashAggregationSource final : public ChunkSource {
           AggregateState& state = stateAt(row, layout.stateOffsets[i]);
           const AggregateState& from = stateAt(source, layout.stateOffsets[i]);
           if (inserted) {
-            // The copy already holds the counts, sums and extremes; only DISTINCT sets change hands.
-            if (aggregates[i].distinct && from.distinctSet != 0) {
+            // The copy already holds the counts, sums and extremes; only DISTINCT sets and collections change hands.
+            if (isCollectingAggregate(aggregates[i].function) && from.distinctSet != 0) {
+              merged.collections.push_back(std::move(store.collections[from.distinctSet - 1]));
+              state.distinctSet = static_cast<uint32_t>(merged.collections.size());
+            } else if (aggregates[i].distinct && from.distinctSet != 0) {
               merged.distinctSets.push_back(std::move(store.distinctSets[from.distinctSet - 1]));
               state.distinctSet = static_cast<uint32_t>(merged.distinctSets.size());
             }

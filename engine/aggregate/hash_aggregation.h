@@ -9,16 +9,6 @@
 
 namespace shoal::engine {
 
-/// One aggregate of a GROUP BY: its function, whether over DISTINCT values,
-/// and which input column holds its argument (none for COUNT(*)).
-struct GroupedAggregate {
-  AggregateFunction function;
-  bool distinct = false;
-  std::optional<size_t> argumentColumn;
-  LogicalType argumentType;
-  LogicalType resultType;
-};
-
 /// Hash aggregation as the morsel-driven paper does it. The input rows have
 /// the group keys in their first columns. Every thread pre-aggregates into
 /// its own table, split into partitions by the keys' hash (the sink); then

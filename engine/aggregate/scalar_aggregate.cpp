@@ -202,7 +202,11 @@ Value ScalarAggregate::finalize() const {
       quotient = quotient >= 0 ? (quotient + 5) / 10 : (quotient - 5) / 10;
       return Value::decimal(resultType_, quotient);
     }
+    case AggregateFunction::kArrayAgg:
+    case AggregateFunction::kStringAgg:
+      break;  // keep their rows: HashAggregation computes them (CollectedValues)
   }
+  SHOAL_CHECK(false, "{} has no scalar-state implementation", aggregateFunctionName(function_));
   return Value::null(resultType_);
 }
 

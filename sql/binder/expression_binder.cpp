@@ -652,6 +652,23 @@ int columnNameWithStrength(const pg_query::Node& node, std::string& name) {
       return 2;
     case pg_query::Node::kAIndirection:  // x[i] is named as x is
       return columnNameWithStrength(node.a_indirection().arg(), name);
+    case pg_query::Node::kSubLink: {
+      const auto& link = node.sub_link();
+      if (link.sub_link_type() == pg_query::EXISTS_SUBLINK || link.sub_link_type() == pg_query::ARRAY_SUBLINK) {
+        name = link.sub_link_type() == pg_query::EXISTS_SUBLINK ? "exists" : "array";
+        return 2;
+      }
+      // A scalar subquery is named as its one column is (when that column has a name of its own).
+      if (link.sub_link_type() != pg_query::EXPR_SUBLINK || !link.subselect().has_select_stmt()) return 0;
+      const auto& select = link.subselect().select_stmt();
+      if (select.target_list_size() == 0 || !select.target_list(0).has_res_target()) return 0;
+      const auto& target = select.target_list(0).res_target();
+      if (!target.name().empty()) {
+        name = target.name();
+        return 2;
+      }
+      return target.has_val() && columnNameWithStrength(target.val(), name) > 0 ? 2 : 0;
+    }
     default:
       return 0;
   }

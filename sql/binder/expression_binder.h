@@ -166,6 +166,9 @@ class ExpressionBinder {
   engine::ExpressionPtr bindFunctionCall(const pg_query::Node& node);
   engine::ExpressionPtr bindSqlValueFunction(const pg_query::Node& node);
   engine::ExpressionPtr bindAggregate(const pg_query::Node& node, engine::AggregateFunction function);
+  /// An aggregate's own ORDER BY (array_agg(x ORDER BY y)); under DISTINCT its keys must be its arguments.
+  std::vector<SortKey> bindAggregateOrder(const pg_query::FuncCall& call, bool distinct,
+                                          const engine::Expression& argument, const engine::Expression* delimiter);
   engine::ExpressionPtr bindSpecialOperator(const pg_query::Node& node);
   engine::ExpressionPtr bindCase(const pg_query::Node& node);
   engine::ExpressionPtr bindCoalesce(const pg_query::Node& node);

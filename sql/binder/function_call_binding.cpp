@@ -35,7 +35,9 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
       {"sum", engine::AggregateFunction::kSum},
       {"avg", engine::AggregateFunction::kAvg},
       {"min", engine::AggregateFunction::kMin},
-      {"max", engine::AggregateFunction::kMax}};
+      {"max", engine::AggregateFunction::kMax},
+      {"array_agg", engine::AggregateFunction::kArrayAgg},
+      {"string_agg", engine::AggregateFunction::kStringAgg}};
   if (call.has_over()) {
     fail(SqlState::kFeatureNotSupported, call.location(),
          fmt::format("window functions are not supported yet: {}() OVER (...)", name));
@@ -217,8 +219,8 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
   if (!aggregateSink_) {
     fail(SqlState::kGroupingError, call.location(), fmt::format("aggregate functions are not allowed in {}", clause_));
   }
-  if (call.has_agg_filter() || call.agg_order_size() > 0) {
-    fail(SqlState::kFeatureNotSupported, call.location(), "FILTER and ORDER BY in aggregates are not supported yet");
+  if (call.has_agg_filter()) {
+    fail(SqlState::kFeatureNotSupported, call.location(), "FILTER in aggregates is not supported yet");
   }
   AggregateCall aggregate;
   aggregate.name = name;
@@ -229,12 +231,36 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
     }
     aggregate.function = engine::AggregateFunction::kCountStar;
   } else {
-    if (call.args_size() != 1) {
+    const int expectedArguments = function == engine::AggregateFunction::kStringAgg ? 2 : 1;
+    if (call.args_size() != expectedArguments) {
       fail(SqlState::kUndefinedFunction, call.location(),
-           fmt::format("function {} takes exactly one argument, not {}", name, call.args_size()));
+           fmt::format("function {} takes exactly {}, not {}", name,
+                       expectedArguments == 1 ? "one argument" : "two arguments", call.args_size()));
     }
     insideAggregate_ = true;
     ExpressionPtr argument = resolveUnknown(bind(call.args(0)), call.location());
+    std::optional<ExpressionPtr> delimiterAsWritten;
+    if (function == engine::AggregateFunction::kStringAgg) delimiterAsWritten = bind(call.args(1));
+    // Under DISTINCT the ORDER BY keys must be the arguments as written, before any coercion.
+    aggregate.orderBy = bindAggregateOrder(call, aggregate.distinct, *argument,
+                                           delimiterAsWritten ? delimiterAsWritten->get() : nullptr);
+    if (function == engine::AggregateFunction::kStringAgg) {
+      ExpressionPtr delimiter = std::move(*delimiterAsWritten);
+      auto textual = [&](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
+      if (!textual(argument) || !textual(delimiter)) {
+        fail(SqlState::kUndefinedFunction, call.location(),
+             fmt::format("function string_agg({}, {}) does not exist", argument->type().toString(),
+                         delimiter->type().toString()));
+      }
+      argument = coerce(std::move(argument), LogicalType::text(), call.location());
+      aggregate.delimiter = coerce(std::move(delimiter), LogicalType::text(), call.location());
+    }
+    if (function == engine::AggregateFunction::kArrayAgg && argument->type().isArray()) {
+      fail(SqlState::kFeatureNotSupported, call.location(),
+           "array_agg of arrays is not supported: arrays have one dimension");
+    }
+    // The other aggregates' values do not depend on the order they see their rows in.
+    if (!engine::isCollectingAggregate(function)) aggregate.orderBy.clear();
     insideAggregate_ = false;
     const LogicalType& type = argument->type();
     bool numeric = type.isNumeric();
@@ -248,6 +274,33 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
   LogicalType argumentType = aggregate.argument ? aggregate.argument->type() : LogicalType::bigInt();
   aggregate.resultType = engine::aggregateResultType(aggregate.function, argumentType);
   return aggregateSink_(std::move(aggregate));
+}
+
+std::vector<SortKey> ExpressionBinder::bindAggregateOrder(const pg_query::FuncCall& call, bool distinct,
+                                                          const engine::Expression& argument,
+                                                          const engine::Expression* delimiter) {
+  std::vector<SortKey> keys;
+  for (const auto& node : call.agg_order()) {
+    const auto& sortBy = node.sort_by();
+    int location = locationOf(sortBy.node());
+    if (sortBy.sortby_dir() == pg_query::SORTBY_USING) {
+      fail(SqlState::kFeatureNotSupported, location, "ORDER BY ... USING is not supported");
+    }
+    ExpressionPtr key = resolveUnknown(bind(sortBy.node()), location);
+    if (key->type().isArray()) {
+      fail(SqlState::kFeatureNotSupported, location, "ordering by an array is not supported");
+    }
+    if (distinct && !sameExpression(*key, argument) && !(delimiter && sameExpression(*key, *delimiter))) {
+      fail(SqlState::kInvalidColumnReference, location,
+           "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
+    }
+    bool ascending = sortBy.sortby_dir() != pg_query::SORTBY_DESC;
+    bool nullsFirst = sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_DEFAULT
+                          ? !ascending
+                          : sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_FIRST;
+    keys.push_back({std::move(key), ascending, nullsFirst});
+  }
+  return keys;
 }
 
 ExpressionPtr ExpressionBinder::bindExtract(const pg_query::Node& node) {

@@ -369,105 +369,6 @@ LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindSco
   }
 }
 
-// --- Expressions and subqueries --------------------------------------------------------------------
-
-ExpressionBinder QueryBinder::makeBinder(std::vector<PendingSubquery>& pending, std::string clause) {
-  // The resolver reports errors through a binder of the same text; it needs no state of its own.
-  auto errors = std::make_shared<ExpressionBinder>(text_, std::vector<ColumnDescription>{}, parameterTypes_);
-  ExpressionBinder binder(
-      text_, [this, errors](const pg_query::ColumnRef& ref) { return scope_.resolve(ref, *errors, database()); },
-      parameterTypes_);
-  binder.setClause(std::move(clause));
-  binder.setCatalog(&catalog_);
-  binder.useParameterValues(parameterValues_);
-  binder.setSubqueryBinder([this, &pending](const pg_query::SubLink& link, ExpressionBinder& outerBinder) {
-    return bindSubquery(link, outerBinder, pending);
-  });
-  return binder;
-}
-
-ExpressionPtr QueryBinder::bindSubquery(const pg_query::SubLink& link, ExpressionBinder& binder,
-                                        std::vector<PendingSubquery>& pending) {
-  QueryBinder subqueryBinder(catalog_, text_, parameterTypes_, ids_, &scope_, ctes_, views_);
-  subqueryBinder.useParameterValues(parameterValues_);
-  LogicalPlan plan = subqueryBinder.bind(link.subselect().select_stmt());
-  std::vector<PlanColumn> columns = plan.root->outputColumns();
-  PendingSubquery subquery;
-  subquery.plan = std::move(plan.root);
-  // PostgreSQL words it per kind: a scalar subquery "must return only one column", IN's "has too many columns".
-  auto needOneColumn = [&] {
-    if (columns.size() == 1) return;
-    bool scalar = link.sub_link_type() == pg_query::EXPR_SUBLINK;
-    fail(SqlState::kSyntaxError, link.location(),
-         columns.empty() ? "subquery must return a column"
-         : scalar        ? "subquery must return only one column"
-                         : "subquery has too many columns");
-  };
-  auto markColumn = [&](std::string name) {
-    subquery.type = JoinType::kMark;
-    subquery.markId = ids_.next();
-    return PlanColumn{subquery.markId, LogicalType::boolean(), std::move(name)};
-  };
-  switch (link.sub_link_type()) {
-    case pg_query::EXISTS_SUBLINK: {
-      PlanColumn mark = markColumn("exists");
-      pending.push_back(std::move(subquery));
-      return columnRef(mark);
-    }
-    case pg_query::EXPR_SUBLINK: {
-      needOneColumn();
-      subquery.type = JoinType::kSingle;
-      pending.push_back(std::move(subquery));
-      return columnRef(columns[0]);
-    }
-    case pg_query::ANY_SUBLINK:
-    case pg_query::ALL_SUBLINK: {
-      needOneColumn();
-      std::string op = link.oper_name_size() == 0 ? "=" : link.oper_name().rbegin()->string().sval();
-      bool all = link.sub_link_type() == pg_query::ALL_SUBLINK;
-      if (all) {
-        // x op ALL (S) is NOT (x negated-op ANY (S)).
-        static const std::map<std::string, std::string, std::less<>> kNegations = {
-            {"=", "<>"}, {"<>", "="}, {"<", ">="}, {">=", "<"}, {">", "<="}, {"<=", ">"}};
-        auto negation = kNegations.find(op);
-        if (negation == kNegations.end()) {
-          fail(SqlState::kFeatureNotSupported, link.location(), fmt::format("{} ALL is not supported", op));
-        }
-        op = negation->second;
-      }
-      ExpressionPtr test = binder.bind(link.testexpr());
-      subquery.nullAwareCondition =
-          binder.bindComparisonOperator(op, std::move(test), columnRef(columns[0]), link.location());
-      PlanColumn mark = markColumn(all ? "all" : "any");
-      pending.push_back(std::move(subquery));
-      if (!all) return columnRef(mark);
-      std::vector<ExpressionPtr> arguments;
-      arguments.push_back(columnRef(mark));
-      return std::make_unique<engine::FunctionExpression>(engine::ScalarFunction::kNot, std::move(arguments),
-                                                          LogicalType::boolean());
-    }
-    default:
-      fail(SqlState::kFeatureNotSupported, link.location(), "this kind of subquery is not supported");
-  }
-}
-
-LogicalOperatorPtr QueryBinder::attachSubqueries(LogicalOperatorPtr input, std::vector<PendingSubquery>& pending) {
-  for (auto& subquery : pending) {
-    auto join = std::make_unique<LogicalJoin>();
-    join->type = subquery.type;
-    join->conditions = std::move(subquery.conditions);
-    join->markId = subquery.markId;
-    join->markName = "mark";
-    join->nullAwareCondition = std::move(subquery.nullAwareCondition);
-    join->dependent = !freeColumns(*subquery.plan).empty();
-    join->children.push_back(std::move(input));
-    join->children.push_back(std::move(subquery.plan));
-    input = std::move(join);
-  }
-  pending.clear();
-  return input;
-}
-
 std::optional<int64_t> QueryBinder::bindLimit(const pg_query::Node& node, std::string_view clause) {
   std::vector<PendingSubquery> none;
   ExpressionBinder binder = makeBinder(none, std::string(clause));
@@ -571,10 +472,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   std::vector<AggregateCall> aggregates;
   auto aggregateSink = [&](AggregateCall call) -> ExpressionPtr {
     for (const auto& existing : aggregates) {
-      bool same = existing.function == call.function && existing.distinct == call.distinct &&
-                  (existing.argument == nullptr) == (call.argument == nullptr) &&
-                  (!call.argument || sameExpression(*existing.argument, *call.argument));
-      if (same) return columnRef({existing.id, existing.resultType, existing.name});
+      if (sameAggregateCall(existing, call)) return columnRef({existing.id, existing.resultType, existing.name});
     }
     call.id = ids_.next();
     PlanColumn column{call.id, call.resultType, call.name};

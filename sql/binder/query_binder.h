@@ -107,6 +107,9 @@ class QueryBinder {
   ExpressionBinder makeBinder(std::vector<PendingSubquery>& pending, std::string clause);
   engine::ExpressionPtr bindSubquery(const pg_query::SubLink& link, ExpressionBinder& binder,
                                      std::vector<PendingSubquery>& pending);
+  /// Turns the plan of ARRAY(subquery) into one row holding its rows' `column` as an array, collected in the
+  /// subquery's ORDER BY; returns that array's column.
+  PlanColumn collectIntoArray(LogicalOperatorPtr& plan, const PlanColumn& column);
   /// Puts each pending subquery's join on top of `input`.
   LogicalOperatorPtr attachSubqueries(LogicalOperatorPtr input, std::vector<PendingSubquery>& pending);
 

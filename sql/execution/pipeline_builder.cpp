@@ -252,13 +252,23 @@ class Builder {
     }
     std::vector<engine::GroupedAggregate> calls;
     for (const auto& call : aggregate.aggregates) {
-      engine::GroupedAggregate grouped{call.function, call.distinct, std::nullopt, engine::LogicalType::bigInt(),
-                                       call.resultType};
-      if (call.argument) {
-        grouped.argumentColumn = inputs.size();
-        grouped.argumentType = call.argument->type();
-        inputs.push_back(copyExpression(*call.argument));
+      engine::GroupedAggregate grouped;
+      grouped.function = call.function;
+      grouped.distinct = call.distinct;
+      grouped.argumentType = engine::LogicalType::bigInt();
+      grouped.resultType = call.resultType;
+      auto addInput = [&](const engine::Expression& input) {
+        inputs.push_back(copyExpression(input));
         inputIds.push_back(static_cast<ColumnId>(inputIds.size()) | kScratchBit);
+        return inputs.size() - 1;
+      };
+      if (call.argument) {
+        grouped.argumentColumn = addInput(*call.argument);
+        grouped.argumentType = call.argument->type();
+      }
+      if (call.delimiter) grouped.delimiterColumn = addInput(*call.delimiter);
+      for (const auto& key : call.orderBy) {
+        grouped.orderBy.push_back({addInput(*key.expression), key.ascending, key.nullsFirst});
       }
       calls.push_back(grouped);
     }

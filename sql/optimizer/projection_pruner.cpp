@@ -50,7 +50,7 @@ void prune(LogicalOperator& op, std::set<ColumnId> required) {
       std::set<ColumnId> childRequired;
       for (const auto& group : aggregate.groups) collectColumns(*group, childRequired);
       for (const auto& call : aggregate.aggregates) {
-        if (call.argument) collectColumns(*call.argument, childRequired);
+        forEachAggregateInput(call, [&](const engine::Expression& input) { collectColumns(input, childRequired); });
       }
       prune(*aggregate.children[0], std::move(childRequired));
       return;

@@ -160,6 +160,12 @@ class LogicalJoin final : public LogicalOperator {
   bool buildLeft = false;
 };
 
+struct SortKey {
+  engine::ExpressionPtr expression;
+  bool ascending = true;
+  bool nullsFirst = false;
+};
+
 struct AggregateCall {
   engine::AggregateFunction function;
   engine::ExpressionPtr argument;  // null for COUNT(*)
@@ -167,6 +173,8 @@ struct AggregateCall {
   engine::LogicalType resultType;
   ColumnId id;
   std::string name;
+  engine::ExpressionPtr delimiter;  // string_agg's second argument
+  std::vector<SortKey> orderBy;     // array_agg(x ORDER BY y): the order the values are collected in
 };
 
 /// Groups by `groups` (none: one row over everything) and computes `aggregates`.
@@ -180,12 +188,6 @@ class LogicalAggregate final : public LogicalOperator {
   std::vector<ColumnId> groupIds;
   std::vector<std::string> groupNames;
   std::vector<AggregateCall> aggregates;
-};
-
-struct SortKey {
-  engine::ExpressionPtr expression;
-  bool ascending = true;
-  bool nullsFirst = false;
 };
 
 class LogicalSort final : public LogicalOperator {

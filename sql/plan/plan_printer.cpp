@@ -28,7 +28,14 @@ std::string expressionList(const Range& expressions) {
 std::string aggregateText(const AggregateCall& call) {
   std::string name(engine::aggregateFunctionName(call.function));
   if (call.function == engine::AggregateFunction::kCountStar) return "count(*)";
-  return name + "(" + (call.distinct ? "DISTINCT " : "") + call.argument->toString() + ")";
+  std::string text = name + "(" + (call.distinct ? "DISTINCT " : "") + call.argument->toString();
+  if (call.delimiter) text += ", " + call.delimiter->toString();
+  for (size_t i = 0; i < call.orderBy.size(); ++i) {
+    const SortKey& key = call.orderBy[i];
+    text += (i == 0 ? " ORDER BY " : ", ") + key.expression->toString() + (key.ascending ? "" : " DESC");
+    if (key.nullsFirst == key.ascending) text += key.nullsFirst ? " NULLS FIRST" : " NULLS LAST";
+  }
+  return text + ")";
 }
 
 class Printer {

@@ -83,6 +83,13 @@ class Encoder {
           if (call.argument) *encoded.mutable_call()->mutable_argument() = expression(*call.argument);
           *encoded.mutable_call()->mutable_result_type() = proto::encodeType(call.resultType);
           encoded.mutable_call()->set_distinct(call.distinct);
+          if (call.delimiter) *encoded.mutable_call()->mutable_delimiter() = expression(*call.delimiter);
+          for (const auto& key : call.orderBy) {
+            auto& out = *encoded.mutable_call()->add_order_by();
+            *out.mutable_expression() = expression(*key.expression);
+            out.set_ascending(key.ascending);
+            out.set_nulls_first(key.nullsFirst);
+          }
           encoded.set_id(call.id);
           encoded.set_name(call.name);
         }
@@ -233,7 +240,7 @@ class Decoder {
           aggregate->groupNames.push_back(in.group_names(i));
         }
         for (const auto& call : in.aggregates()) {
-          if (call.call().function() > static_cast<uint32_t>(engine::AggregateFunction::kMax)) {
+          if (call.call().function() > static_cast<uint32_t>(engine::AggregateFunction::kStringAgg)) {
             corrupt("an unknown aggregate function");
           }
           AggregateCall decoded;
@@ -243,6 +250,13 @@ class Decoder {
             corrupt("an aggregate with the wrong arguments");
           }
           decoded.distinct = call.call().distinct();
+          if (call.call().has_delimiter()) decoded.delimiter = expression(call.call().delimiter());
+          if ((decoded.function == engine::AggregateFunction::kStringAgg) != (decoded.delimiter != nullptr)) {
+            corrupt("an aggregate with the wrong arguments");
+          }
+          for (const auto& key : call.call().order_by()) {
+            decoded.orderBy.push_back({expression(key.expression()), key.ascending(), key.nulls_first()});
+          }
           decoded.resultType = proto::decodeType(call.call().result_type());
           decoded.id = call.id();
           decoded.name = call.name();

@@ -24,9 +24,7 @@ void forEachExpression(LogicalOperator& op, const std::function<void(engine::Exp
     case LogicalOperatorKind::kAggregate: {
       auto& aggregate = static_cast<LogicalAggregate&>(op);
       for (auto& group : aggregate.groups) visit(group);
-      for (auto& call : aggregate.aggregates) {
-        if (call.argument) visit(call.argument);
-      }
+      for (auto& call : aggregate.aggregates) forEachAggregateInput(call, visit);
       return;
     }
     case LogicalOperatorKind::kSort:
@@ -38,6 +36,35 @@ void forEachExpression(LogicalOperator& op, const std::function<void(engine::Exp
     default:
       return;
   }
+}
+
+void forEachAggregateInput(AggregateCall& call, const std::function<void(engine::ExpressionPtr&)>& visit) {
+  if (call.argument) visit(call.argument);
+  if (call.delimiter) visit(call.delimiter);
+  for (auto& key : call.orderBy) visit(key.expression);
+}
+
+void forEachAggregateInput(const AggregateCall& call, const std::function<void(const engine::Expression&)>& visit) {
+  forEachAggregateInput(const_cast<AggregateCall&>(call),
+                        [&](engine::ExpressionPtr& expression) { visit(*expression); });
+}
+
+bool sameAggregateCall(const AggregateCall& a, const AggregateCall& b) {
+  auto same = [](const engine::ExpressionPtr& x, const engine::ExpressionPtr& y) {
+    return (x == nullptr) == (y == nullptr) && (x == nullptr || sameExpression(*x, *y));
+  };
+  if (a.function != b.function || a.distinct != b.distinct || !same(a.argument, b.argument) ||
+      !same(a.delimiter, b.delimiter) || a.orderBy.size() != b.orderBy.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.orderBy.size(); ++i) {
+    const SortKey& x = a.orderBy[i];
+    const SortKey& y = b.orderBy[i];
+    if (x.ascending != y.ascending || x.nullsFirst != y.nullsFirst || !sameExpression(*x.expression, *y.expression)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 void forEachExpression(const LogicalOperator& op, const std::function<void(const engine::Expression&)>& visit) {

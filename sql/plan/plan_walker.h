@@ -12,6 +12,13 @@ namespace shoal::sql {
 void forEachExpression(LogicalOperator& op, const std::function<void(engine::ExpressionPtr&)>& visit);
 void forEachExpression(const LogicalOperator& op, const std::function<void(const engine::Expression&)>& visit);
 
+/// Calls `visit` on each expression an aggregate call reads: its argument, delimiter and ORDER BY keys.
+void forEachAggregateInput(AggregateCall& call, const std::function<void(engine::ExpressionPtr&)>& visit);
+void forEachAggregateInput(const AggregateCall& call, const std::function<void(const engine::Expression&)>& visit);
+
+/// Whether two aggregate calls compute the same value: same function, DISTINCT, inputs and order.
+bool sameAggregateCall(const AggregateCall& a, const AggregateCall& b);
+
 /// Replaces, in the whole tree under `root`, each expression by `rewrite(expression)`.
 void rewritePlanExpressions(LogicalOperator& root,
                             const std::function<engine::ExpressionPtr(const engine::Expression&)>& rewrite);

@@ -52,7 +52,7 @@ bool isSingleTableSelect(const LogicalPlan& plan) {
     const auto& aggregate = static_cast<const LogicalAggregate&>(*op);
     if (!aggregate.groups.empty()) return false;
     for (const auto& call : aggregate.aggregates) {
-      if (call.distinct) return false;
+      if (call.distinct || engine::isCollectingAggregate(call.function)) return false;
     }
     op = op->children[0].get();
   }

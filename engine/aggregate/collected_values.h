@@ -1,0 +1,35 @@
+#pragma once
+
+#include <vector>
+
+#include "engine/aggregate/aggregate_function.h"
+#include "engine/types/value.h"
+#include "engine/vector/chunk.h"
+
+namespace shoal::engine {
+
+/// The rows one group of a collecting aggregate has seen: each row's argument, delimiter and ORDER BY
+/// keys. Such aggregates cannot be folded into a fixed-size state: their result depends on every value
+/// and on the values' order, so the rows are kept until the group is finished, then sorted by the
+/// aggregate's ORDER BY (stably: rows tied on it keep their input order, as PostgreSQL's sort does for
+/// small inputs) and turned into the result.
+class CollectedValues {
+ public:
+  /// Keeps row `row` of `chunk`. string_agg skips NULL values; array_agg keeps them as elements.
+  void add(const GroupedAggregate& spec, const Chunk& chunk, size_t row);
+  /// Takes over the rows of `other` (another thread's rows of the same group), after this one's.
+  void append(CollectedValues&& other);
+  /// The aggregate's value: an array of `resultType`, or the values joined by their delimiters. NULL
+  /// when no row (string_agg: no non-NULL value) was kept. Under DISTINCT, equal values count once.
+  Value finish(const GroupedAggregate& spec);
+
+ private:
+  struct Row {
+    Value argument;
+    Value delimiter;
+    std::vector<Value> keys;
+  };
+  std::vector<Row> rows_;
+};
+
+}  // namespace shoal::engine
