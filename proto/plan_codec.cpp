@@ -62,10 +62,10 @@ Value decodeValue(const ValueProto& proto) {
       return type.id() == TypeId::kBoolean ? Value::boolean(proto.boolean()) : mismatch();
     case ValueProto::kInt64:
       switch (type.id()) {
+        case TypeId::kSmallInt:
         case TypeId::kInteger:
-          return Value::integer(static_cast<int32_t>(proto.int64()));
         case TypeId::kDate:
-          return Value::date(static_cast<int32_t>(proto.int64()));
+          return Value::ofInt32(type, static_cast<int32_t>(proto.int64()));
         case TypeId::kBigInt:
           return Value::bigInt(proto.int64());
         case TypeId::kDecimal:

@@ -58,8 +58,8 @@ std::vector<sql::ColumnDescription> classColumns() {
           {"relisshared", type::boolean()},
           {"relpersistence", type::text()},
           {"relkind", type::text()},
-          {"relnatts", type::integer()},
-          {"relchecks", type::integer()},
+          {"relnatts", type::smallInt()},
+          {"relchecks", type::smallInt()},
           {"relhasrules", type::boolean()},
           {"relhastriggers", type::boolean()},
           {"relhassubclass", type::boolean()},
@@ -138,8 +138,8 @@ std::vector<sql::ColumnDescription> attributeColumns() {
           {"attname", type::name()},
           {"atttypid", type::oid()},
           {"attstattarget", type::integer()},
-          {"attlen", type::integer()},
-          {"attnum", type::integer()},
+          {"attlen", type::smallInt()},
+          {"attnum", type::smallInt()},
           {"attndims", type::integer()},
           {"attcacheoff", type::integer()},
           {"atttypmod", type::integer()},
@@ -204,7 +204,7 @@ std::vector<sql::ColumnDescription> typeColumns() {
           {"typname", type::name()},
           {"typnamespace", type::oid()},
           {"typowner", type::oid()},
-          {"typlen", type::integer()},
+          {"typlen", type::smallInt()},
           {"typbyval", type::boolean()},
           {"typtype", type::text()},
           {"typcategory", type::text()},
@@ -390,8 +390,8 @@ constexpr PgRelationOid kRelationOids[] = {
 };
 
 // Relations that hold what Shoal has none of (column defaults, inheritance, materialized views, extensions,
-// enums, role memberships, sequences): PostgreSQL 15's columns and no rows. Array columns are NULL text and
-// smallint ones integer, as in the other relations until the catalog types arrive.
+// enums, role memberships, sequences): PostgreSQL 15's columns and no rows. Array columns are NULL text until
+// the catalog types arrive.
 struct EmptyRelation {
   std::string_view name;
   char kind;
@@ -402,7 +402,7 @@ std::vector<EmptyRelation> emptyRelations() {
   return {
       {"pg_attrdef",
        'r',
-       {{"oid", type::oid()}, {"adrelid", type::oid()}, {"adnum", type::integer()}, {"adbin", type::text()}}},
+       {{"oid", type::oid()}, {"adrelid", type::oid()}, {"adnum", type::smallInt()}, {"adbin", type::text()}}},
       {"pg_inherits",
        'r',
        {{"inhrelid", type::oid()},

@@ -15,8 +15,8 @@ Value character(char c) {
   return value::text(std::string(1, c));
 }
 
-Value integerArray(const std::vector<Value>& elements) {
-  return engine::makeArrayValue(elements, LogicalType::array(LogicalType::integer()));
+Value smallIntArray(const std::vector<Value>& elements) {
+  return engine::makeArrayValue(elements, LogicalType::array(LogicalType::smallInt()));
 }
 
 Value nullArray(const LogicalType& element) {
@@ -48,8 +48,8 @@ CatalogRelation primaryKeyIndex(const CatalogRelation& table) {
 std::vector<sql::ColumnDescription> indexColumns() {
   std::vector<sql::ColumnDescription> columns = {{"indexrelid", type::oid()},
                                                  {"indrelid", type::oid()},
-                                                 {"indnatts", type::integer()},
-                                                 {"indnkeyatts", type::integer()}};
+                                                 {"indnatts", type::smallInt()},
+                                                 {"indnkeyatts", type::smallInt()}};
   for (const char* flag :
        {"indisunique", "indnullsnotdistinct", "indisprimary", "indisexclusion", "indimmediate", "indisclustered",
         "indisvalid", "indcheckxmin", "indisready", "indislive", "indisreplident"}) {
@@ -80,7 +80,7 @@ SystemRows indexRows(const CatalogRelationLister& relations) {
 }
 
 std::vector<sql::ColumnDescription> constraintColumns() {
-  const LogicalType integers = LogicalType::array(LogicalType::integer());
+  const LogicalType smallInts = LogicalType::array(LogicalType::smallInt());
   const LogicalType oids = LogicalType::array(LogicalType::bigInt());
   return {{"oid", type::oid()},
           {"conname", type::name()},
@@ -100,12 +100,12 @@ std::vector<sql::ColumnDescription> constraintColumns() {
           {"conislocal", type::boolean()},
           {"coninhcount", type::integer()},
           {"connoinherit", type::boolean()},
-          {"conkey", integers},
-          {"confkey", integers},
+          {"conkey", smallInts},
+          {"confkey", smallInts},
           {"conpfeqop", oids},
           {"conppeqop", oids},
           {"conffeqop", oids},
-          {"confdelsetcols", integers},
+          {"confdelsetcols", smallInts},
           {"conexclop", oids},
           {"conbin", type::text()}};
 }
@@ -133,10 +133,10 @@ SystemRows constraintRows(const CatalogRelationLister& relations) {
     row.push_back(value::boolean(true));
     row.push_back(value::integer(0));
     row.push_back(value::boolean(true));
-    row.push_back(integerArray(keys));
-    row.push_back(nullArray(LogicalType::integer()));
+    row.push_back(smallIntArray(keys));
+    row.push_back(nullArray(LogicalType::smallInt()));
     for (int i = 0; i < 3; ++i) row.push_back(nullArray(LogicalType::bigInt()));
-    row.push_back(nullArray(LogicalType::integer()));
+    row.push_back(nullArray(LogicalType::smallInt()));
     row.push_back(nullArray(LogicalType::bigInt()));
     row.push_back(value::nullText());
     rows.push_back(std::move(row));

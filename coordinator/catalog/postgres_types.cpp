@@ -10,11 +10,13 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 18> kTypes{{
+constexpr std::array<PostgresTypeFacts, 20> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
     {20, "int8", "bigint", 8, true, 'N', false, 1016, 'd', 'p', false, "int8in", "int8out", "int8recv", "int8send", "-",
      "-"},
+    {21, "int2", "smallint", 2, true, 'N', false, 1005, 's', 'p', false, "int2in", "int2out", "int2recv", "int2send",
+     "-", "-"},
     {23, "int4", "integer", 4, true, 'N', false, 1007, 'i', 'p', false, "int4in", "int4out", "int4recv", "int4send",
      "-", "-"},
     {25, "text", "text", -1, false, 'S', true, 1009, 'i', 'x', true, "textin", "textout", "textrecv", "textsend", "-",
@@ -23,6 +25,8 @@ constexpr std::array<PostgresTypeFacts, 18> kTypes{{
      "float8recv", "float8send", "-", "-"},
     {1000, "_bool", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "-", "-", 16},
+    {1005, "_int2", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 21},
     {1007, "_int4", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "-", "-", 23},
     {1009, "_text", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', true, "array_in", "array_out", "array_recv",
@@ -71,6 +75,8 @@ const PostgresTypeFacts& postgresTypeFacts(const engine::LogicalType& type) {
 InformationSchemaSizes informationSchemaSizes(const engine::LogicalType& type) {
   InformationSchemaSizes sizes;
   switch (type.id()) {
+    case TypeId::kSmallInt:
+      return {std::nullopt, std::nullopt, 16, 2, 0, std::nullopt};
     case TypeId::kInteger:
       return {std::nullopt, std::nullopt, 32, 2, 0, std::nullopt};
     case TypeId::kBigInt:

@@ -93,6 +93,9 @@ inline engine::LogicalType name() {
 inline engine::LogicalType text() {
   return engine::LogicalType::text();
 }
+inline engine::LogicalType smallInt() {
+  return engine::LogicalType::smallInt();
+}
 inline engine::LogicalType integer() {
   return engine::LogicalType::integer();
 }

@@ -186,6 +186,10 @@ void writeField(const engine::Vector& column, size_t row, WireFormat format, Mes
       writer.writeInt32(1);
       writer.writeByte(column.data<uint8_t>()[row]);
       break;
+    case TypeId::kSmallInt:
+      writer.writeInt32(2);
+      writer.writeInt16(static_cast<int16_t>(column.data<int32_t>()[row]));
+      break;
     case TypeId::kInteger:
       writer.writeInt32(4);
       writer.writeInt32(column.data<int32_t>()[row]);
@@ -227,6 +231,13 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
     case TypeId::kBoolean:
       if (bytes.size() != 1) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary boolean");
       return Value::boolean(bytes[0] != 0);
+    case TypeId::kSmallInt: {
+      int64_t value = readBinaryInteger(bytes);
+      if (value < INT16_MIN || value > INT16_MAX) {
+        SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "smallint out of range");
+      }
+      return Value::smallInt(static_cast<int16_t>(value));
+    }
     case TypeId::kInteger: {
       int64_t value = readBinaryInteger(bytes);
       if (value < INT32_MIN || value > INT32_MAX) {

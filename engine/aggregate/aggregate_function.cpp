@@ -32,7 +32,7 @@ LogicalType aggregateResultType(AggregateFunction function, const LogicalType& a
     case AggregateFunction::kCount:
       return LogicalType::bigInt();
     case AggregateFunction::kSum:
-      if (argument.id() == TypeId::kInteger) return LogicalType::bigInt();
+      if (argument.id() == TypeId::kSmallInt || argument.id() == TypeId::kInteger) return LogicalType::bigInt();
       if (argument.id() == TypeId::kBigInt) return LogicalType::decimal(LogicalType::kMaxDecimalPrecision, 0);
       if (argument.id() == TypeId::kDecimal)
         return LogicalType::decimal(LogicalType::kMaxDecimalPrecision, argument.scale());

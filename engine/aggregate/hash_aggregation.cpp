@@ -523,8 +523,7 @@ Value extremeValue(const AggregateState& state, const LogicalType& type) {
     case PhysicalType::kBool:
       return Value::boolean(state.integer != 0);
     case PhysicalType::kInt32:
-      return type.id() == TypeId::kDate ? Value::date(static_cast<int32_t>(state.integer))
-                                        : Value::integer(static_cast<int32_t>(state.integer));
+      return Value::ofInt32(type, static_cast<int32_t>(state.integer));
     case PhysicalType::kInt64:
       return type.id() == TypeId::kDecimal ? Value::decimal(type, state.integer)
                                            : Value::bigInt(static_cast<int64_t>(state.integer));

@@ -98,8 +98,7 @@ void ScalarAggregate::update(const Vector* argument, size_t numRows) {
       run(uint8_t{}, [&](uint8_t v) { return Value::boolean(v != 0); });
       break;
     case PhysicalType::kInt32:
-      run(int32_t{},
-          [&](int32_t v) { return argumentType_.id() == TypeId::kDate ? Value::date(v) : Value::integer(v); });
+      run(int32_t{}, [&](int32_t v) { return Value::ofInt32(argumentType_, v); });
       break;
     case PhysicalType::kInt64:
       run(int64_t{}, [&](int64_t v) {

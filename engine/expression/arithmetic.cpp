@@ -23,42 +23,40 @@ namespace {
   SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "{} out of range", type.toString());
 }
 
-template <class Int>
+/// Integer arithmetic in `Int`'s range, over values stored as `Stored` (SMALLINT lives in an int32).
+template <class Int, class Stored = Int>
 void integerArithmetic(ScalarFunction function, const Vector& left, const Vector& right, Vector& out) {
   const LogicalType& type = out.type();
+  auto checked = [&](auto operation) {
+    binaryLoop<Stored, Stored, Stored>(left, right, out, [&](Stored a, Stored b) {
+      Int result;
+      if (operation(static_cast<Int>(a), static_cast<Int>(b), &result)) failOutOfRange(type);
+      return static_cast<Stored>(result);
+    });
+  };
   switch (function) {
     case ScalarFunction::kAdd:
-      binaryLoop<Int, Int, Int>(left, right, out, [&](Int a, Int b) {
-        Int result;
-        if (__builtin_add_overflow(a, b, &result)) failOutOfRange(type);
-        return result;
-      });
+      checked([](Int a, Int b, Int* result) { return __builtin_add_overflow(a, b, result); });
       break;
     case ScalarFunction::kSubtract:
-      binaryLoop<Int, Int, Int>(left, right, out, [&](Int a, Int b) {
-        Int result;
-        if (__builtin_sub_overflow(a, b, &result)) failOutOfRange(type);
-        return result;
-      });
+      checked([](Int a, Int b, Int* result) { return __builtin_sub_overflow(a, b, result); });
       break;
     case ScalarFunction::kMultiply:
-      binaryLoop<Int, Int, Int>(left, right, out, [&](Int a, Int b) {
-        Int result;
-        if (__builtin_mul_overflow(a, b, &result)) failOutOfRange(type);
-        return result;
-      });
+      checked([](Int a, Int b, Int* result) { return __builtin_mul_overflow(a, b, result); });
       break;
     case ScalarFunction::kDivide:
-      binaryLoop<Int, Int, Int>(left, right, out, [&](Int a, Int b) {
+      checked([](Int a, Int b, Int* result) {
         if (b == 0) failDivisionByZero();
-        if (b == -1 && a == std::numeric_limits<Int>::min()) failOutOfRange(type);
-        return static_cast<Int>(a / b);
+        if (b == -1 && a == std::numeric_limits<Int>::min()) return true;  // the one quotient that overflows
+        *result = static_cast<Int>(a / b);
+        return false;
       });
       break;
     case ScalarFunction::kModulo:
-      binaryLoop<Int, Int, Int>(left, right, out, [&](Int a, Int b) {
+      checked([](Int a, Int b, Int* result) {
         if (b == 0) failDivisionByZero();
-        return b == -1 ? Int{0} : static_cast<Int>(a % b);
+        *result = b == -1 ? Int{0} : static_cast<Int>(a % b);
+        return false;
       });
       break;
     default:
@@ -174,6 +172,9 @@ Vector evaluateArithmetic(ScalarFunction function, const Vector& left, const Vec
   SHOAL_CHECK_EQ(left.size(), right.size());
   Vector out(resultType, left.size());
   switch (resultType.id()) {
+    case TypeId::kSmallInt:
+      integerArithmetic<int16_t, int32_t>(function, left, right, out);
+      break;
     case TypeId::kInteger:
       integerArithmetic<int32_t>(function, left, right, out);
       break;
@@ -202,12 +203,16 @@ Vector evaluateNegate(const Vector& input) {
   const LogicalType& type = input.type();
   Vector out(type, input.size());
   switch (type.id()) {
-    case TypeId::kInteger:
+    case TypeId::kSmallInt:
+    case TypeId::kInteger: {
+      const int32_t min =
+          type.id() == TypeId::kSmallInt ? std::numeric_limits<int16_t>::min() : std::numeric_limits<int32_t>::min();
       unaryLoop<int32_t, int32_t>(input, out, [&](int32_t a) {
-        if (a == std::numeric_limits<int32_t>::min()) failOutOfRange(type);
+        if (a == min) failOutOfRange(type);
         return -a;
       });
       break;
+    }
     case TypeId::kBigInt:
       unaryLoop<int64_t, int64_t>(input, out, [&](int64_t a) {
         if (a == std::numeric_limits<int64_t>::min()) failOutOfRange(type);

@@ -40,6 +40,9 @@ void castNumericToNumeric(const Vector& input, Vector& out) {
     return value;
   };
   switch (to.id()) {
+    case TypeId::kSmallInt:
+      unaryLoop<In, int32_t>(input, out, [&](In raw) { return checkedIntegral<int16_t>(convert(raw), to); });
+      break;
     case TypeId::kInteger:
       unaryLoop<In, int32_t>(input, out, [&](In raw) { return checkedIntegral<int32_t>(convert(raw), to); });
       break;
@@ -98,17 +101,20 @@ void castDoubleToNumeric(const Vector& input, Vector& out) {
     }
   };
   switch (to.id()) {
+    case TypeId::kSmallInt:
     case TypeId::kInteger:
     case TypeId::kBigInt: {
       // Rounds half to even, as PostgreSQL's rint() does.
-      double low = to.id() == TypeId::kInteger ? -2147483648.0 : -9223372036854775808.0;
+      double low = to.id() == TypeId::kSmallInt  ? -32768.0
+                   : to.id() == TypeId::kInteger ? -2147483648.0
+                                                 : -9223372036854775808.0;
       auto convert = [&](double value) -> int64_t {
         checkFinite(value);
         double rounded = std::nearbyint(value);
         if (rounded < low || rounded >= -low) failOutOfRange(to);
         return static_cast<int64_t>(rounded);
       };
-      if (to.id() == TypeId::kInteger) {
+      if (to.id() != TypeId::kBigInt) {
         unaryLoop<double, int32_t>(input, out, convert);
       } else {
         unaryLoop<double, int64_t>(input, out, convert);
@@ -240,6 +246,7 @@ Vector castVector(const Vector& input, const LogicalType& target) {
     case TypeId::kBoolean:
       unaryLoop<uint8_t, int32_t>(input, out, [](uint8_t value) { return value ? 1 : 0; });
       break;
+    case TypeId::kSmallInt:
     case TypeId::kInteger:
       castNumericToNumeric<int32_t>(input, out);
       break;

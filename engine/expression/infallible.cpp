@@ -10,7 +10,9 @@ bool castIsInfallible(const LogicalType& from, const LogicalType& to) {
   if (from == to && from.id() != TypeId::kDecimal) return true;
   // Every value has a text form; an explicit cast to VARCHAR(n) or CHAR(n) truncates rather than fails.
   if (to.isString()) return true;
-  return from.id() == TypeId::kInteger && (to.id() == TypeId::kBigInt || to.id() == TypeId::kDouble);
+  if (from.id() == TypeId::kSmallInt && to.id() == TypeId::kInteger) return true;
+  return (from.id() == TypeId::kSmallInt || from.id() == TypeId::kInteger) &&
+         (to.id() == TypeId::kBigInt || to.id() == TypeId::kDouble);
 }
 
 bool functionIsInfallible(ScalarFunction function) {

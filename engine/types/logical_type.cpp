@@ -47,7 +47,7 @@ LogicalType LogicalType::elementType() const {
 
 LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
                                    uint32_t elementId) {
-  if (id > static_cast<uint32_t>(TypeId::kArray)) {
+  if (id > static_cast<uint32_t>(TypeId::kSmallInt)) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown type id {}", id);
   }
   switch (static_cast<TypeId>(id)) {
@@ -83,6 +83,8 @@ std::string LogicalType::toString() const {
       return "unknown";
     case TypeId::kBoolean:
       return "boolean";
+    case TypeId::kSmallInt:
+      return "smallint";
     case TypeId::kInteger:
       return "integer";
     case TypeId::kBigInt:
@@ -109,6 +111,8 @@ uint32_t LogicalType::postgresOid() const {
       return pg_oid::kText;  // PostgreSQL resolves an unknown output column to text
     case TypeId::kBoolean:
       return pg_oid::kBool;
+    case TypeId::kSmallInt:
+      return pg_oid::kInt2;
     case TypeId::kInteger:
       return pg_oid::kInt4;
     case TypeId::kBigInt:
@@ -176,6 +180,8 @@ int16_t LogicalType::postgresTypeLength() const {
   switch (id_) {
     case TypeId::kBoolean:
       return 1;
+    case TypeId::kSmallInt:
+      return 2;
     case TypeId::kInteger:
     case TypeId::kDate:
       return 4;
@@ -192,6 +198,7 @@ LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
     case pg_oid::kBool:
       return LogicalType::boolean();
     case pg_oid::kInt2:
+      return LogicalType::smallInt();
     case pg_oid::kInt4:
       return LogicalType::integer();
     case pg_oid::kInt8:

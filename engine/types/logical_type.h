@@ -14,13 +14,15 @@ enum class TypeId : uint8_t {
   kDecimal,
   kDouble,
   kDate,
-  kVarchar,  // VARCHAR(n); TEXT is VARCHAR without a length
-  kChar,     // CHAR(n): stored without trailing spaces, printed padded to n
-  kArray,    // a one-dimensional array of one base type (see array_value.h)
+  kVarchar,   // VARCHAR(n); TEXT is VARCHAR without a length
+  kChar,      // CHAR(n): stored without trailing spaces, printed padded to n
+  kArray,     // a one-dimensional array of one base type (see array_value.h)
+  kSmallInt,  // appended: type ids are kept in catalogs and plans
 };
 
 /// How a type's values sit in memory. DECIMAL(p,s) is a scaled integer: int64
-/// up to p = 18, int128 above. DATE is days since 1970-01-01 in an int32. An
+/// up to p = 18, int128 above. DATE is days since 1970-01-01 in an int32, and
+/// SMALLINT an int32 kept within its 16-bit range. An
 /// array is a string of bytes: its elements encoded as array_value.h says.
 enum class PhysicalType : uint8_t { kBool, kInt32, kInt64, kInt128, kDouble, kString };
 
@@ -34,6 +36,7 @@ class LogicalType {
   LogicalType() = default;
   static LogicalType unknown() { return LogicalType(TypeId::kUnknown); }
   static LogicalType boolean() { return LogicalType(TypeId::kBoolean); }
+  static LogicalType smallInt() { return LogicalType(TypeId::kSmallInt); }
   static LogicalType integer() { return LogicalType(TypeId::kInteger); }
   static LogicalType bigInt() { return LogicalType(TypeId::kBigInt); }
   /// Fails with 22023 when precision or scale are out of range.
@@ -62,7 +65,7 @@ class LogicalType {
   /// Inline: kernels ask it per vector, hash tables per row.
   PhysicalType physicalType() const;
 
-  bool isIntegral() const { return id_ == TypeId::kInteger || id_ == TypeId::kBigInt; }
+  bool isIntegral() const { return id_ == TypeId::kSmallInt || id_ == TypeId::kInteger || id_ == TypeId::kBigInt; }
   bool isNumeric() const { return isIntegral() || id_ == TypeId::kDecimal || id_ == TypeId::kDouble; }
   bool isString() const { return id_ == TypeId::kVarchar || id_ == TypeId::kChar; }
   bool isArray() const { return id_ == TypeId::kArray; }
@@ -129,6 +132,7 @@ inline PhysicalType LogicalType::physicalType() const {
   switch (id_) {
     case TypeId::kBoolean:
       return PhysicalType::kBool;
+    case TypeId::kSmallInt:
     case TypeId::kInteger:
     case TypeId::kDate:
       return PhysicalType::kInt32;

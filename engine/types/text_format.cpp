@@ -230,6 +230,10 @@ bool parseBoolean(std::string_view original) {
   failSyntax("boolean", original);
 }
 
+int16_t parseSmallInt(std::string_view text) {
+  return parseInteger<int16_t>(text, "smallint");
+}
+
 int32_t parseInteger(std::string_view text) {
   return parseInteger<int32_t>(text, "integer");
 }
@@ -418,6 +422,8 @@ Value parseValue(std::string_view text, const LogicalType& type) {
   switch (type.id()) {
     case TypeId::kBoolean:
       return Value::boolean(parseBoolean(text));
+    case TypeId::kSmallInt:
+      return Value::smallInt(parseSmallInt(text));
     case TypeId::kInteger:
       return Value::integer(parseInteger(text));
     case TypeId::kBigInt:

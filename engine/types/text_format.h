@@ -20,6 +20,7 @@ void appendDoubleText(double value, std::string& out);
 void appendDateText(int32_t daysSinceEpoch, std::string& out);
 
 bool parseBoolean(std::string_view text);
+int16_t parseSmallInt(std::string_view text);
 int32_t parseInteger(std::string_view text);
 int64_t parseBigInt(std::string_view text);
 /// Returns the unscaled value at `scale`, rounding half away from zero.

@@ -18,7 +18,10 @@ class Value {
   Value() = default;
   static Value null(LogicalType type) { return Value(type, std::monostate{}); }
   static Value boolean(bool value) { return Value(LogicalType::boolean(), value); }
+  static Value smallInt(int16_t value) { return Value(LogicalType::smallInt(), int32_t{value}); }
   static Value integer(int32_t value) { return Value(LogicalType::integer(), value); }
+  /// A value of a type stored as an int32 (SMALLINT, INTEGER, DATE).
+  static Value ofInt32(LogicalType type, int32_t value) { return Value(type, value); }
   static Value bigInt(int64_t value) { return Value(LogicalType::bigInt(), value); }
   static Value doublePrecision(double value) { return Value(LogicalType::doublePrecision(), value); }
   static Value date(int32_t daysSinceEpoch) { return Value(LogicalType::date(), daysSinceEpoch); }

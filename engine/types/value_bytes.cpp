@@ -34,10 +34,10 @@ Value readValueBytes(ByteReader& reader, const LogicalType& type) {
       if (byte > 1) reader.fail("a boolean byte that is neither 0 nor 1");
       return Value::boolean(byte == 1);
     }
+    case TypeId::kSmallInt:
     case TypeId::kInteger:
-      return Value::integer(reader.read<int32_t>());
     case TypeId::kDate:
-      return Value::date(reader.read<int32_t>());
+      return Value::ofInt32(type, reader.read<int32_t>());
     case TypeId::kBigInt:
       return Value::bigInt(reader.read<int64_t>());
     case TypeId::kDecimal:

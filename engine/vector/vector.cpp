@@ -93,10 +93,10 @@ Value Vector::getValue(size_t row) const {
   switch (type_.id()) {
     case TypeId::kBoolean:
       return Value::boolean(data<uint8_t>()[row] != 0);
+    case TypeId::kSmallInt:
     case TypeId::kInteger:
-      return Value::integer(data<int32_t>()[row]);
     case TypeId::kDate:
-      return Value::date(data<int32_t>()[row]);
+      return Value::ofInt32(type_, data<int32_t>()[row]);
     case TypeId::kBigInt:
       return Value::bigInt(data<int64_t>()[row]);
     case TypeId::kDecimal:
@@ -120,6 +120,7 @@ void Vector::appendText(size_t row, std::string& out) const {
     case TypeId::kBoolean:
       out += data<uint8_t>()[row] ? 't' : 'f';
       break;
+    case TypeId::kSmallInt:
     case TypeId::kInteger:
       out += std::to_string(data<int32_t>()[row]);
       break;

@@ -31,8 +31,7 @@ std::optional<LogicalType> ExpressionBinder::arrayTypeFromName(std::string_view 
     element.clear_names();
     element.add_names()->mutable_string()->set_sval(elementName);
   }
-  // Elements that Shoal keeps in a wider type: smallint in integer, OIDs (and reg*) in bigint.
-  if (elementName == "int2" || elementName == "smallint") return LogicalType::array(LogicalType::integer());
+  // Elements that Shoal keeps in a wider type: OIDs (and reg*) in bigint.
   if (objectIdentifierType(elementName)) return LogicalType::array(LogicalType::bigInt());
   LogicalType elementType = typeFromName(element);
   if (elementType.id() == TypeId::kUnknown) elementType = LogicalType::decimal(LogicalType::kMaxDecimalPrecision, 16);

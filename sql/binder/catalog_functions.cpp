@@ -136,10 +136,13 @@ ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
   std::vector<ExpressionPtr> arguments;
   arguments.push_back(isNull(type));
   arguments.push_back(constantOf(Value::null(LogicalType::text())));
-  for (auto [oid, name] : {std::pair{16, "boolean"}, std::pair{20, "bigint"}, std::pair{23, "integer"},
-                           std::pair{25, "text"}, std::pair{701, "double precision"}, std::pair{1082, "date"}}) {
+  for (auto [oid, name] : baseTypeNames()) {
+    // Arrays print as their element type does, with [] (and without the element's modifier).
+    arguments.push_back(equals(type, Value::bigInt(engine::postgresArrayOid(static_cast<uint32_t>(oid)))));
+    arguments.push_back(text(std::string(name) + "[]"));
+    if (oid == 1042 || oid == 1043 || oid == 1700) continue;  // modifiers: below
     arguments.push_back(equals(type, Value::bigInt(oid)));
-    arguments.push_back(text(name));
+    arguments.push_back(text(std::string(name)));
   }
   arguments.push_back(equals(type, Value::bigInt(1043)));
   arguments.push_back(withModifier(sized("character varying"), text("character varying")));

@@ -371,6 +371,12 @@ ExpressionPtr ExpressionBinder::bindArithmetic(char op, ExpressionPtr left, Expr
   if (leftType.id() == TypeId::kDate || rightType.id() == TypeId::kDate) {
     bool leftDate = leftType.id() == TypeId::kDate;
     bool rightDate = rightType.id() == TypeId::kDate;
+    // date + smallint goes through PostgreSQL's implicit cast to integer.
+    auto widenSmallInt = [&](ExpressionPtr& days) {
+      if (days->type().id() == TypeId::kSmallInt) days = coerce(std::move(days), LogicalType::integer(), location);
+    };
+    widenSmallInt(leftDate ? right : left);
+    rightType = right->type();
     if (op == '+' && leftDate != rightDate) {
       ExpressionPtr& days = leftDate ? right : left;
       if (days->type().id() == TypeId::kInteger) {
@@ -511,9 +517,7 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
   }
   if (auto array = arrayTypeFromName(name, typeName)) return *array;
   try {
-    if (name == "int2" || name == "smallint") {
-      fail(SqlState::kFeatureNotSupported, typeName.location(), "type smallint is not supported; use integer");
-    }
+    if (name == "int2" || name == "smallint") return LogicalType::smallInt();
     if (name == "int4" || name == "int" || name == "integer") {
       return LogicalType::integer();
     }
@@ -579,7 +583,8 @@ ExpressionPtr ExpressionBinder::bindTypeCast(const pg_query::Node& node) {
         Value literal = engine::parseNumericLiteral(static_cast<const ConstantExpression&>(*child).value().asString());
         target = literal.type().id() == TypeId::kDecimal ? literal.type() : asDecimal(literal.type());
       } catch (ShoalError& error) {
-        fail(error.status().sqlState(), cast.location(), error.status().message());
+        fail(error.status().sqlState(), cast.arg().has_a_const() ? cast.arg().a_const().location() : cast.location(),
+             error.status().message());
       }
     } else if (child->type().isIntegral() || child->type().id() == TypeId::kDecimal) {
       target = asDecimal(child->type());
@@ -592,7 +597,8 @@ ExpressionPtr ExpressionBinder::bindTypeCast(const pg_query::Node& node) {
     // An explicit cast to VARCHAR(n) truncates, even for a literal.
     child = coerce(std::move(child), LogicalType::text(), cast.location());
   }
-  return coerce(std::move(child), target, cast.location());
+  // A literal that does not convert is pointed at itself, as PostgreSQL points at it ('40000'::int2).
+  return coerce(std::move(child), target, cast.arg().has_a_const() ? cast.arg().a_const().location() : cast.location());
 }
 
 ExpressionPtr ExpressionBinder::bindCollate(const pg_query::Node& node) {

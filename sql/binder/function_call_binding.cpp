@@ -46,6 +46,12 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     return bindAggregate(node, aggregate->second);
   }
   if (auto value = bindSessionFunction(name, static_cast<size_t>(call.args_size()), session_)) return value;
+  if (name == "pg_typeof" && call.args_size() == 1 && !call.agg_star()) {
+    // A regtype: the argument's type, known as the statement is bound.
+    ExpressionPtr argument = bind(call.args(0));
+    return std::make_unique<engine::ConstantExpression>(
+        engine::Value::bigInt(isUnknown(argument) ? engine::pg_oid::kUnknown : argument->type().postgresOid()));
+  }
   if (name == "extract" || name == "date_part") {
     return bindExtract(node);
   }

@@ -45,7 +45,9 @@ bool namesNothing(const ShoalError& error) {
 
 std::optional<ObjectIdentifierType> ExpressionBinder::objectIdentifierCast(const pg_query::Node& node) {
   if (node.has_func_call() && node.func_call().args_size() == 1) {
-    return lookupFunctionType(lastNameOf(node.func_call().funcname()));
+    const std::string function = lastNameOf(node.func_call().funcname());
+    if (function == "pg_typeof") return ObjectIdentifierType::kRegtype;
+    return lookupFunctionType(function);
   }
   if (!node.has_type_cast() || !node.type_cast().type_name().array_bounds().empty()) return std::nullopt;
   return objectIdentifierType(lastNameOf(node.type_cast().type_name().names()));

@@ -19,6 +19,17 @@ using engine::LogicalType;
 using engine::ScalarFunction;
 using engine::Value;
 
+std::span<const std::pair<int64_t, std::string_view>> baseTypeNames() {
+  static constexpr std::pair<int64_t, std::string_view> kNames[] = {
+      {16, "boolean"},     {20, "bigint"},
+      {21, "smallint"},    {23, "integer"},
+      {25, "text"},        {701, "double precision"},
+      {1042, "character"}, {1043, "character varying"},
+      {1082, "date"},      {1700, "numeric"},
+  };
+  return kNames;
+}
+
 namespace {
 
 struct NamedOid {
@@ -26,19 +37,16 @@ struct NamedOid {
   std::string name;
 };
 
-/// format_type's names of the types Shoal has, which regtype prints.
+/// format_type's names of the types Shoal has, and of their arrays, which regtype prints.
 const std::vector<NamedOid>& typeNames() {
-  static const std::vector<NamedOid> names = {
-      {16, "boolean"},
-      {20, "bigint"},
-      {23, "integer"},
-      {25, "text"},
-      {701, "double precision"},
-      {1042, "character"},
-      {1043, "character varying"},
-      {1082, "date"},
-      {1700, "numeric"},
-  };
+  static const std::vector<NamedOid> names = [] {
+    std::vector<NamedOid> all;
+    for (const auto& [oid, name] : baseTypeNames()) {
+      all.push_back({oid, std::string(name)});
+      all.push_back({engine::postgresArrayOid(static_cast<uint32_t>(oid)), std::string(name) + "[]"});
+    }
+    return all;
+  }();
   return names;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,7 +18,10 @@ namespace shoal::sql {
 /// them to text looks the name up. Both use the catalog as the statement is bound.
 enum class ObjectIdentifierType { kOid, kRegclass, kRegtype, kRegnamespace, kRegrole, kRegproc };
 
-/// The OIDs of the types Shoal has, as pg_type lists them.
+/// The types Shoal has (not their arrays), by OID, as format_type names them.
+std::span<const std::pair<int64_t, std::string_view>> baseTypeNames();
+
+/// The OIDs of the types Shoal has and of their arrays, as pg_type lists them.
 std::vector<int64_t> typeOids();
 
 /// The object identifier type a type name ("regclass", "pg_catalog.regtype" folded to its last part) names.

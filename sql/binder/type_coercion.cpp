@@ -11,6 +11,8 @@ using engine::TypeId;
 
 LogicalType asDecimal(const LogicalType& type) {
   switch (type.id()) {
+    case TypeId::kSmallInt:
+      return LogicalType::decimal(5, 0);
     case TypeId::kInteger:
       return LogicalType::decimal(10, 0);
     case TypeId::kBigInt:
@@ -24,6 +26,8 @@ LogicalType asDecimal(const LogicalType& type) {
 LogicalType commonNumericType(const LogicalType& left, const LogicalType& right) {
   auto rank = [](const LogicalType& type) {
     switch (type.id()) {
+      case TypeId::kSmallInt:
+        return -1;
       case TypeId::kInteger:
         return 0;
       case TypeId::kBigInt:
@@ -36,7 +40,9 @@ LogicalType commonNumericType(const LogicalType& left, const LogicalType& right)
   };
   int common = std::max(rank(left), rank(right));
   if (common == 3) return LogicalType::doublePrecision();
-  if (common < 2) return common == 1 ? LogicalType::bigInt() : LogicalType::integer();
+  if (common < 2) {
+    return common == 1 ? LogicalType::bigInt() : common == 0 ? LogicalType::integer() : LogicalType::smallInt();
+  }
   LogicalType a = asDecimal(left);
   LogicalType b = asDecimal(right);
   int scale = std::max(a.scale(), b.scale());

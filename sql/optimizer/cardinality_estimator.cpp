@@ -34,6 +34,7 @@ constexpr double kMinimumAntiFraction = 0.1;
 std::optional<double> numericValue(const engine::Value& value) {
   if (value.isNull()) return std::nullopt;
   switch (value.type().id()) {
+    case TypeId::kSmallInt:
     case TypeId::kInteger:
     case TypeId::kDate:
       return static_cast<double>(value.asInt32());

@@ -24,7 +24,7 @@ order. The format is the one sql_test_files.py reads (shared with test_sql_error
   booleans t/f, decimals with their exact scale (1.50), ISO dates, strings without trailing spaces (CHAR(n) pads
   them) and `(empty)` for an empty string; columns are joined with `|`. No rows: `----` then a blank line.
 - `onlyif`/`skipif` `shoal`/`postgresql`. The expected answers are PostgreSQL 15's. Only a deliberate, documented
-  limitation of Shoal (no smallint, FULL JOIN not executed yet, date ± interval being a date) may hold a Shoal answer
+  limitation of Shoal (FULL JOIN not executed yet, date ± interval being a date) may hold a Shoal answer
   of its own under `onlyif shoal`, beside PostgreSQL's under `onlyif postgresql`.
 - A wrong answer of Shoal keeps PostgreSQL's expected result and lives in a `known_bugs_*.test` file, whose test is
   marked xfail(strict=True) by KNOWN_BUGS below, which lists the failing records. So the other files pass outright;

@@ -584,11 +584,10 @@ void ColumnSegment::computeZoneMap() {
     case engine::TypeId::kBoolean:
       fill(uint8_t{}, less, [](uint8_t v) { return engine::Value::boolean(v != 0); });
       break;
+    case engine::TypeId::kSmallInt:
     case engine::TypeId::kInteger:
-      fill(int32_t{}, less, [](int32_t v) { return engine::Value::integer(v); });
-      break;
     case engine::TypeId::kDate:
-      fill(int32_t{}, less, [](int32_t v) { return engine::Value::date(v); });
+      fill(int32_t{}, less, [&](int32_t v) { return engine::Value::ofInt32(type_, v); });
       break;
     case engine::TypeId::kBigInt:
       fill(int64_t{}, less, [](int64_t v) { return engine::Value::bigInt(v); });

@@ -186,15 +186,12 @@ void ColumnStatistics::scan(const engine::Vector& vector, size_t numRows, bool t
       absorb(range, [](bool v) { return Value::boolean(v); });
       break;
     }
+    case TypeId::kSmallInt:
     case TypeId::kInteger:
     case TypeId::kDate: {
       auto range = scanColumn(vector.data<int32_t>(), validity, numRows, trackRange, sketch_, nullCount_, identity,
                               less, [](int32_t v) { return hash64Int32(v); });
-      if (type_.id() == TypeId::kInteger) {
-        absorb(range, [](int32_t v) { return Value::integer(v); });
-      } else {
-        absorb(range, [](int32_t v) { return Value::date(v); });
-      }
+      absorb(range, [&](int32_t v) { return Value::ofInt32(type_, v); });
       break;
     }
     case TypeId::kBigInt:

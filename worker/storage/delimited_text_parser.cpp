@@ -257,6 +257,9 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
       case TypeId::kBoolean:
         column.kind = Kind::kBoolean;
         break;
+      case TypeId::kSmallInt:
+        column.kind = Kind::kInt16;
+        break;
       case TypeId::kInteger:
         column.kind = Kind::kInt32;
         break;
@@ -392,6 +395,12 @@ class DelimitedTextParser::BoundaryScanner {
     return;
   }
   switch (column.kind) {
+    case Kind::kInt16: {
+      int64_t value;
+      if (!fastInteger(begin, end, readable.begin, 4, value)) break;  // 4 digits always fit
+      reinterpret_cast<int32_t*>(column.values)[row_] = static_cast<int32_t>(value);
+      return;
+    }
     case Kind::kInt32: {
       int64_t value;
       if (!fastInteger(begin, end, readable.begin, 9, value)) break;  // 9 digits always fit
@@ -479,6 +488,9 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
   std::byte* values = columns_[index].values;
   try {
     switch (type.id()) {
+      case TypeId::kSmallInt:
+        reinterpret_cast<int32_t*>(values)[row_] = engine::parseSmallInt(text);
+        return;
       case TypeId::kInteger:
         reinterpret_cast<int32_t*>(values)[row_] = engine::parseInteger(text);
         return;

@@ -61,7 +61,18 @@ class DelimitedTextParser {
  private:
   /// How a column's text becomes a value, decided once from its type so that each field costs one switch on
   /// a small enum rather than a look at the LogicalType.
-  enum class Kind : uint8_t { kBoolean, kInt32, kInt64, kDecimal64, kDecimal128, kDouble, kDate, kVarchar, kChar };
+  enum class Kind : uint8_t {
+    kBoolean,
+    kInt16,
+    kInt32,
+    kInt64,
+    kDecimal64,
+    kDecimal128,
+    kDouble,
+    kDate,
+    kVarchar,
+    kChar
+  };
 
   struct Column {
     Kind kind;
