@@ -101,7 +101,8 @@ class Planner {
       case LogicalOperatorKind::kSingleRow:
       case LogicalOperatorKind::kTableFunction:  // the same rows wherever it runs
         return {std::move(op), Spread{Spread::Kind::kReplicated, {}, {}}};
-      case LogicalOperatorKind::kFilter: {
+      case LogicalOperatorKind::kFilter:
+      case LogicalOperatorKind::kProjectSet: {  // row by row, where its input is (a hash spread still holds)
         Placed child = place(std::move(op->children[0]));
         op->children[0] = std::move(child.op);
         return {std::move(op), child.spread};
@@ -151,6 +152,11 @@ class Planner {
     switch (op.kind()) {
       case LogicalOperatorKind::kFilter:
         reads(static_cast<const sql::LogicalFilter&>(op).conditions, below);
+        break;
+      case LogicalOperatorKind::kProjectSet:
+        for (const auto& function : static_cast<const sql::LogicalProjectSet&>(op).functions) {
+          reads(function.arguments, below);
+        }
         break;
       case LogicalOperatorKind::kProject:
         below.clear();

@@ -14,6 +14,10 @@ void reserveQueryMemory(uint64_t bytes) {
   if (currentQueryMemory != nullptr && bytes > 0) currentQueryMemory->reserve(bytes);
 }
 
+void releaseQueryMemory(uint64_t bytes) {
+  if (currentQueryMemory != nullptr && bytes > 0) currentQueryMemory->release(bytes);
+}
+
 QueryMemoryScope::QueryMemoryScope(QueryMemory* memory) : previous_(currentQueryMemory) {
   currentQueryMemory = memory;
 }

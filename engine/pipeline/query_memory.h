@@ -21,6 +21,8 @@ class QueryMemory {
 void setCurrentQueryMemory(QueryMemory* memory);
 /// Charges `bytes` to the query this thread works for (53200 past its limit).
 void reserveQueryMemory(uint64_t bytes);
+/// Gives back `bytes` this thread reserved for its query and has freed.
+void releaseQueryMemory(uint64_t bytes);
 
 /// Sets the current query's account for a scope, restoring the previous one after.
 class QueryMemoryScope {

@@ -18,15 +18,14 @@ std::string_view tableFunctionName(TableFunction function) {
   return "?";
 }
 
-TableFunctionSource::TableFunctionSource(TableFunction function, std::vector<Value> arguments, LogicalType valueType,
-                                         bool withOrdinality)
-    : function_(function), valueType_(valueType), withOrdinality_(withOrdinality) {
+SetFunctionRows::SetFunctionRows(TableFunction function, std::span<const Value> arguments, LogicalType valueType)
+    : function_(function), valueType_(valueType) {
   for (const Value& argument : arguments) {
     if (argument.isNull()) return;  // strict: no rows
   }
   auto integral = [&](size_t index) {
     const Value& value = arguments[index];
-    return value.type().id() == TypeId::kInteger ? int64_t{value.asInt32()} : value.asInt64();
+    return value.type().physicalType() == PhysicalType::kInt32 ? int64_t{value.asInt32()} : value.asInt64();
   };
   switch (function) {
     case TableFunction::kGenerateSeries: {
@@ -57,23 +56,29 @@ TableFunctionSource::TableFunctionSource(TableFunction function, std::vector<Val
   }
 }
 
+void SetFunctionRows::write(uint64_t row, Vector& out, size_t at) const {
+  if (function_ == TableFunction::kUnnest) {
+    out.setValue(at, elements_[row]);
+    return;
+  }
+  const int64_t value = start_ + static_cast<int64_t>(row) * step_;
+  out.setNull(at, false);
+  if (valueType_.physicalType() == PhysicalType::kInt32) {
+    out.data<int32_t>()[at] = static_cast<int32_t>(value);
+  } else {
+    out.data<int64_t>()[at] = value;
+  }
+}
+
+TableFunctionSource::TableFunctionSource(TableFunction function, std::vector<Value> arguments, LogicalType valueType,
+                                         bool withOrdinality)
+    : valueType_(valueType), withOrdinality_(withOrdinality), rows_(function, arguments, valueType) {}
+
 void TableFunctionSource::produce(size_t morsel, const std::function<void(Chunk&)>& consume) const {
   const uint64_t first = morsel * kRowsPerMorsel;
-  const size_t numRows = static_cast<size_t>(std::min<uint64_t>(kRowsPerMorsel, numRows_ - first));
+  const size_t numRows = static_cast<size_t>(std::min<uint64_t>(kRowsPerMorsel, rows_.size() - first));
   Vector values(valueType_, numRows);
-  for (size_t i = 0; i < numRows; ++i) {
-    const uint64_t row = first + i;
-    if (function_ == TableFunction::kUnnest) {
-      values.setValue(i, elements_[row]);
-      continue;
-    }
-    const int64_t value = start_ + static_cast<int64_t>(row) * step_;
-    if (valueType_.id() == TypeId::kInteger) {
-      values.data<int32_t>()[i] = static_cast<int32_t>(value);
-    } else {
-      values.data<int64_t>()[i] = value;
-    }
-  }
+  for (size_t i = 0; i < numRows; ++i) rows_.write(first + i, values, i);
   Chunk chunk(numRows);
   chunk.addColumn(std::move(values));
   if (withOrdinality_) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -19,29 +20,44 @@ inline constexpr TableFunction kLastTableFunction = TableFunction::kGenerateSubs
 
 std::string_view tableFunctionName(TableFunction function);
 
-/// The rows of a table function whose arguments are known before it runs (constants and parameters), as
-/// PostgreSQL 15 gives them: one column of `valueType`, plus a BIGINT ordinality column (1, 2, ...) when
-/// `withOrdinality`. A NULL argument gives no rows; generate_series fails with 22023 on a step of 0.
-/// Rows are made a morsel (kVectorSize rows) at a time, so a long series is never held in memory.
-class TableFunctionSource final : public ChunkSource {
+/// The rows one call of a set-returning function gives for its argument values, as PostgreSQL 15 gives them:
+/// a NULL argument gives none; generate_series fails with 22023 on a step of 0. Row i is computed when asked
+/// for, so a long series is never held in memory.
+class SetFunctionRows {
  public:
-  TableFunctionSource(TableFunction function, std::vector<Value> arguments, LogicalType valueType, bool withOrdinality);
+  SetFunctionRows(TableFunction function, std::span<const Value> arguments, LogicalType valueType);
 
-  size_t numMorsels() const override { return (numRows_ + kRowsPerMorsel - 1) / kRowsPerMorsel; }
-  void produce(size_t morsel, const std::function<void(Chunk&)>& consume) const override;
+  uint64_t size() const { return numRows_; }
+  /// Writes row `row` of the function into row `at` of `out` (of the function's value type).
+  void write(uint64_t row, Vector& out, size_t at) const;
 
  private:
-  static constexpr size_t kRowsPerMorsel = 2048;  // kVectorSize
-
   TableFunction function_;
   LogicalType valueType_;
-  bool withOrdinality_;
   uint64_t numRows_ = 0;
   // generate_series and generate_subscripts: value i is start_ + i * step_.
   int64_t start_ = 0;
   int64_t step_ = 1;
   // unnest: the elements.
   std::vector<Value> elements_;
+};
+
+/// The rows of a table function in FROM whose arguments are known before it runs (constants and parameters):
+/// one column of `valueType`, plus a BIGINT ordinality column (1, 2, ...) when `withOrdinality`. Rows are made
+/// a morsel (kVectorSize rows) at a time.
+class TableFunctionSource final : public ChunkSource {
+ public:
+  TableFunctionSource(TableFunction function, std::vector<Value> arguments, LogicalType valueType, bool withOrdinality);
+
+  size_t numMorsels() const override { return (rows_.size() + kRowsPerMorsel - 1) / kRowsPerMorsel; }
+  void produce(size_t morsel, const std::function<void(Chunk&)>& consume) const override;
+
+ private:
+  static constexpr size_t kRowsPerMorsel = 2048;  // kVectorSize
+
+  LogicalType valueType_;
+  bool withOrdinality_;
+  SetFunctionRows rows_;
 };
 
 }  // namespace shoal::engine

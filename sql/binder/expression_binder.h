@@ -52,6 +52,9 @@ class ExpressionBinder {
   using ColumnResolver = std::function<engine::ExpressionPtr(const pg_query::ColumnRef&)>;
   /// Takes an aggregate call (its argument bound) and returns the expression that reads its result.
   using AggregateSink = std::function<engine::ExpressionPtr(AggregateCall)>;
+  /// Takes a set-returning function call of the select list (its arguments bound) and returns what reads its
+  /// values.
+  using SetFunctionSink = std::function<engine::ExpressionPtr(SetFunctionColumn)>;
   /// Binds a subquery used as an expression (EXISTS, IN, scalar) and returns what reads its result.
   using SubqueryBinder = std::function<engine::ExpressionPtr(const pg_query::SubLink&, ExpressionBinder&)>;
 
@@ -69,6 +72,8 @@ class ExpressionBinder {
 
   /// Lets aggregate calls appear. Without a sink an aggregate fails with 42803 naming the clause.
   void setAggregateSink(AggregateSink sink) { aggregateSink_ = std::move(sink); }
+  /// Lets set-returning functions appear (the select list). Without a sink they fail with 0A000 naming the clause.
+  void setSetFunctionSink(SetFunctionSink sink) { setFunctionSink_ = std::move(sink); }
   /// Lets subqueries appear. Without this they fail with 0A000.
   void setSubqueryBinder(SubqueryBinder binder) { subqueryBinder_ = std::move(binder); }
   void setClause(std::string clause) { clause_ = std::move(clause); }
@@ -166,6 +171,8 @@ class ExpressionBinder {
   engine::ExpressionPtr bindFunctionCall(const pg_query::Node& node);
   engine::ExpressionPtr bindSqlValueFunction(const pg_query::Node& node);
   engine::ExpressionPtr bindAggregate(const pg_query::Node& node, engine::AggregateFunction function);
+  /// A set-returning function in the select list (unnest, generate_series, generate_subscripts).
+  engine::ExpressionPtr bindSetFunction(const pg_query::Node& node);
   /// An aggregate's own ORDER BY (array_agg(x ORDER BY y)); under DISTINCT its keys must be its arguments.
   std::vector<SortKey> bindAggregateOrder(const pg_query::FuncCall& call, bool distinct,
                                           const engine::Expression& argument, const engine::Expression* delimiter);
@@ -185,6 +192,8 @@ class ExpressionBinder {
   ColumnResolver resolveColumn_;
   std::vector<engine::LogicalType>& parameterTypes_;
   AggregateSink aggregateSink_;
+  SetFunctionSink setFunctionSink_;
+  bool insideSetFunction_ = false;
   SubqueryBinder subqueryBinder_;
   std::string clause_ = "WHERE";
   const SessionInfo* session_ = nullptr;

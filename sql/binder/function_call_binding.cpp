@@ -16,6 +16,7 @@
 #include "sql/binder/expression_builders.h"
 #include "sql/binder/privilege_functions.h"
 #include "sql/binder/session_functions.h"
+#include "sql/binder/set_functions.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/parser/parsed_script.h"
 #include "sql/plan/expression_rewriting.h"
@@ -45,6 +46,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end()) {
     return bindAggregate(node, aggregate->second);
   }
+  if (isSetFunctionName(name)) return bindSetFunction(node);
   if (auto value = bindSessionFunction(name, static_cast<size_t>(call.args_size()), session_)) return value;
   if (name == "pg_typeof" && call.args_size() == 1 && !call.agg_star()) {
     // A regtype: the argument's type, known as the statement is bound.
@@ -307,6 +309,38 @@ std::vector<SortKey> ExpressionBinder::bindAggregateOrder(const pg_query::FuncCa
     keys.push_back({std::move(key), ascending, nullsFirst});
   }
   return keys;
+}
+
+ExpressionPtr ExpressionBinder::bindSetFunction(const pg_query::Node& node) {
+  const auto& call = node.func_call();
+  const std::string name = lastName(call.funcname());
+  if (insideAggregate_) {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         "aggregate function calls cannot contain set-returning function calls");
+  }
+  if (!setFunctionSink_) {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         fmt::format("set-returning functions are not allowed in {}", clause_));
+  }
+  if (insideSetFunction_) {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         "a set-returning function in the arguments of another is not supported yet");
+  }
+  if (call.agg_star() || call.agg_distinct() || call.has_agg_filter() || call.agg_order_size() > 0) {
+    fail(SqlState::kWrongObjectType, call.location(),
+         fmt::format("{}(...) specified, but {} is not an aggregate function",
+                     call.agg_distinct() ? "DISTINCT" : "ORDER BY", name));
+  }
+  insideSetFunction_ = true;
+  std::vector<ExpressionPtr> arguments;
+  for (const auto& argument : call.args()) arguments.push_back(bind(argument));
+  insideSetFunction_ = false;
+  const ResolvedSetFunction resolved = resolveSetFunction(*this, name, arguments, call.location());
+  SetFunctionColumn function;
+  function.function = resolved.function;
+  function.arguments = std::move(arguments);
+  function.column = PlanColumn{0, resolved.valueType, name};
+  return setFunctionSink_(std::move(function));
 }
 
 ExpressionPtr ExpressionBinder::bindExtract(const pg_query::Node& node) {

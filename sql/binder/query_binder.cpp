@@ -484,6 +484,13 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   std::vector<PendingSubquery> selectSubqueries;
   ExpressionBinder selectBinder = makeBinder(selectSubqueries, "SELECT");
   selectBinder.setAggregateSink(aggregateSink);
+  // Set-returning functions of the select list: computed by a ProjectSet below the final projection.
+  std::vector<SetFunctionColumn> setFunctions;
+  selectBinder.setSetFunctionSink([&](SetFunctionColumn function) -> ExpressionPtr {
+    function.column.id = ids_.next();
+    setFunctions.push_back(std::move(function));
+    return columnRef(setFunctions.back().column);
+  });
   std::vector<SelectItem> items;
   for (const auto& targetNode : select.target_list()) {
     const auto& target = targetNode.res_target();
@@ -682,6 +689,9 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
     for (auto& item : items) item.expression = rewrite(*item.expression);
     if (having) having = rewrite(*having);
     // Subqueries above the aggregation may read group keys, which now have new ids.
+    for (auto& function : setFunctions) {
+      for (auto& argument : function.arguments) argument = rewrite(*argument);
+    }
     for (auto* list : {&selectSubqueries, &havingSubqueries, &orderSubqueries}) {
       for (auto& subquery : *list) {
         rewritePlanExpressions(*subquery.plan, [&](const engine::Expression& e) { return rewrite(e); });
@@ -700,6 +710,12 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   }
   plan = attachSubqueries(std::move(plan), selectSubqueries);
   plan = attachSubqueries(std::move(plan), orderSubqueries);
+  if (!setFunctions.empty()) {
+    auto projectSet = std::make_unique<LogicalProjectSet>();
+    projectSet->functions = std::move(setFunctions);
+    projectSet->children.push_back(std::move(plan));
+    plan = std::move(projectSet);
+  }
 
   auto project = std::make_unique<LogicalProject>();
   for (auto& item : items) {

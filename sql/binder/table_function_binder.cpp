@@ -6,14 +6,12 @@
 #include "common/status.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/query_binder.h"
-#include "sql/binder/type_coercion.h"
+#include "sql/binder/set_functions.h"
 
 namespace shoal::sql {
 
 using engine::ExpressionPtr;
 using engine::LogicalType;
-using engine::TableFunction;
-using engine::TypeId;
 
 LogicalOperatorPtr QueryBinder::bindRangeFunction(const pg_query::RangeFunction& range, BindScope& scope) {
   if (range.is_rowsfrom() || range.functions_size() != 1) {
@@ -42,63 +40,14 @@ LogicalOperatorPtr QueryBinder::bindRangeFunction(const pg_query::RangeFunction&
   binder.useParameterValues(parameterValues_);
   std::vector<ExpressionPtr> arguments;
   for (const auto& argument : call.args()) arguments.push_back(binder.bind(argument));
-  auto signature = [&] {
-    std::string types;
-    for (const auto& argument : arguments) types += (types.empty() ? "" : ", ") + argument->type().toString();
-    return fmt::format("{}({})", name, types);
-  };
-  auto undefined = [&]() -> void {
-    binder.fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function {} does not exist", signature()),
-                "No function matches the given name and argument types. You might need to add explicit type casts.");
-  };
-  auto isUnknown = [](const ExpressionPtr& e) { return e->type().id() == TypeId::kUnknown; };
-  auto function = std::make_unique<LogicalTableFunction>();
-  LogicalType valueType;
-  if (name == "generate_series") {
-    if (arguments.size() < 2 || arguments.size() > 3) undefined();
-    valueType = LogicalType::integer();
-    for (const auto& argument : arguments) {
-      if (argument->type().id() == TypeId::kBigInt) valueType = LogicalType::bigInt();
-      if (!argument->type().isIntegral() && !isUnknown(argument)) {
-        if (argument->type().isNumeric() || argument->type().id() == TypeId::kDate) {
-          fail(SqlState::kFeatureNotSupported, call.location(),
-               fmt::format("{} is supported over integer and bigint only, not yet over other types", signature()));
-        }
-        undefined();
-      }
-    }
-    function->function = TableFunction::kGenerateSeries;
-  } else if (name == "unnest") {
-    if (arguments.size() != 1) {
-      if (arguments.size() > 1) {
-        fail(SqlState::kFeatureNotSupported, call.location(), "unnest() of more than one array is not supported yet");
-      }
-      undefined();
-    }
-    if (isUnknown(arguments[0])) {
-      binder.fail(SqlState::kAmbiguousFunction, call.location(), "function unnest(unknown) is not unique",
-                  "Could not choose a best candidate function. You might need to add explicit type casts.");
-    }
-    if (!arguments[0]->type().isArray()) undefined();
-    valueType = arguments[0]->type().elementType();
-    function->function = TableFunction::kUnnest;
-  } else if (name == "generate_subscripts") {
-    if (arguments.size() < 2 || arguments.size() > 3 || !arguments[0]->type().isArray()) undefined();
-    if (!arguments[1]->type().isIntegral() && !isUnknown(arguments[1])) undefined();
-    arguments[1] = binder.coerce(std::move(arguments[1]), LogicalType::integer(), call.location());
-    if (arguments.size() == 3) {
-      if (arguments[2]->type().id() != TypeId::kBoolean && !isUnknown(arguments[2])) undefined();
-      arguments[2] = binder.coerce(std::move(arguments[2]), LogicalType::boolean(), call.location());
-    }
-    valueType = LogicalType::integer();
-    function->function = TableFunction::kGenerateSubscripts;
-  } else {
+  if (!isSetFunctionName(name)) {
     fail(SqlState::kFeatureNotSupported, call.location(),
          fmt::format("function {}() in FROM is not supported yet", name));
   }
-  if (function->function == TableFunction::kGenerateSeries) {
-    for (auto& argument : arguments) argument = binder.coerce(std::move(argument), valueType, call.location());
-  }
+  auto function = std::make_unique<LogicalTableFunction>();
+  const ResolvedSetFunction resolved = resolveSetFunction(binder, name, arguments, call.location());
+  function->function = resolved.function;
+  const LogicalType valueType = resolved.valueType;
   function->arguments = std::move(arguments);
   function->withOrdinality = range.ordinality();
   // PostgreSQL's names: the relation is the alias or the function's name; a function of one column names

@@ -8,6 +8,7 @@
 #include "engine/expression/expression_evaluator.h"
 #include "engine/join/hash_join.h"
 #include "engine/pipeline/filter_operator.h"
+#include "engine/pipeline/project_set_operator.h"
 #include "engine/pipeline/row_counter.h"
 #include "engine/sort/sort.h"
 #include "sql/plan/expression_rewriting.h"
@@ -98,6 +99,20 @@ class Builder {
       }
       case LogicalOperatorKind::kTableFunction:
         return buildTableFunction(static_cast<const LogicalTableFunction&>(op));
+      case LogicalOperatorKind::kProjectSet: {
+        Partial partial = build(*op.children[0]);
+        std::vector<engine::SetFunctionCall> calls;
+        for (const auto& function : static_cast<const LogicalProjectSet&>(op).functions) {
+          engine::SetFunctionCall call{function.function, {}, function.column.type};
+          for (const auto& argument : function.arguments)
+            call.arguments.push_back(toPositions(*argument, partial.layout));
+          calls.push_back(std::move(call));
+          partial.layout.push_back(function.column.id);
+          partial.types.push_back(function.column.type);
+        }
+        partial.pipeline.operators.push_back(std::make_shared<engine::ProjectSetOperator>(std::move(calls)));
+        return partial;
+      }
       case LogicalOperatorKind::kFilter: {
         Partial partial = build(*op.children[0]);
         std::vector<ExpressionPtr> conditions;

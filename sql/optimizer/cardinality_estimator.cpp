@@ -322,6 +322,15 @@ double CardinalityEstimator::estimate(LogicalOperator& op) {
     case LogicalOperatorKind::kTableFunction:
       rows = kTableFunctionRows;
       break;
+    case LogicalOperatorKind::kProjectSet:
+      // An array per row unnests to a few elements: a guess, as PostgreSQL's 10 rows per call is.
+      rows = childRows[0] * 10;
+      for (const auto& function : static_cast<LogicalProjectSet&>(op).functions) {
+        ColumnEstimate estimate;
+        estimate.distinct = rows;
+        columns_[function.column.id] = estimate;
+      }
+      break;
     case LogicalOperatorKind::kFilter: {
       std::vector<const Expression*> conditions;
       for (const auto& condition : static_cast<LogicalFilter&>(op).conditions) conditions.push_back(condition.get());

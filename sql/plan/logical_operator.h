@@ -37,6 +37,7 @@ enum class LogicalOperatorKind {
   kLimit,
   kUnionAll,
   kTableFunction,
+  kProjectSet,
 };
 
 class LogicalOperator;
@@ -102,6 +103,28 @@ class LogicalTableFunction final : public LogicalOperator {
   /// The function's value, then its ordinality (BIGINT) when WITH ORDINALITY.
   std::vector<PlanColumn> columns;
   bool withOrdinality = false;
+};
+
+/// One set-returning function of a select list: its arguments read the input row.
+struct SetFunctionColumn {
+  engine::TableFunction function = engine::TableFunction::kUnnest;
+  std::vector<engine::ExpressionPtr> arguments;
+  PlanColumn column;  // its values
+};
+
+/// Set-returning functions in the select list (PostgreSQL's ProjectSet): each input row is repeated for as
+/// many rows as its longest function gives, with the functions' values beside it (see ProjectSetOperator).
+/// Outputs the input's columns, then one per function.
+class LogicalProjectSet final : public LogicalOperator {
+ public:
+  LogicalProjectSet() : LogicalOperator(LogicalOperatorKind::kProjectSet) {}
+  std::vector<PlanColumn> outputColumns() const override {
+    std::vector<PlanColumn> columns = children[0]->outputColumns();
+    for (const auto& function : functions) columns.push_back(function.column);
+    return columns;
+  }
+
+  std::vector<SetFunctionColumn> functions;
 };
 
 class LogicalFilter final : public LogicalOperator {

@@ -97,6 +97,8 @@ class Printer {
       case LogicalOperatorKind::kTableFunction:
         return "Function Scan " +
                std::string(engine::tableFunctionName(static_cast<const LogicalTableFunction&>(op).function));
+      case LogicalOperatorKind::kProjectSet:
+        return "ProjectSet";
     }
     return "?";
   }
@@ -104,6 +106,16 @@ class Printer {
   std::vector<std::string> details(const LogicalOperator& op) const {
     std::vector<std::string> lines;
     switch (op.kind()) {
+      case LogicalOperatorKind::kProjectSet:
+        for (const auto& function : static_cast<const LogicalProjectSet&>(op).functions) {
+          std::string arguments;
+          for (const auto& argument : function.arguments) {
+            arguments += (arguments.empty() ? "" : ", ") + argument->toString();
+          }
+          lines.push_back("function: " + std::string(engine::tableFunctionName(function.function)) + "(" + arguments +
+                          ")");
+        }
+        break;
       case LogicalOperatorKind::kScan: {
         const auto& scan = static_cast<const LogicalScan&>(op);
         for (const auto& filter : scan.filters) lines.push_back("filter: " + filter->toString());

@@ -125,6 +125,16 @@ class Encoder {
           *node.mutable_union_all()->add_columns() = encodeColumn(column);
         }
         break;
+      case LogicalOperatorKind::kProjectSet: {
+        auto& out = *node.mutable_project_set();
+        for (const auto& function : static_cast<const LogicalProjectSet&>(op).functions) {
+          auto& encoded = *out.add_functions();
+          encoded.set_function(static_cast<uint32_t>(function.function));
+          for (const auto& argument : function.arguments) *encoded.add_arguments() = expression(*argument);
+          *encoded.mutable_column() = encodeColumn(function.column);
+        }
+        break;
+      }
     }
     for (const auto& child : op.children) *node.add_children() = encode(*child);
     return node;
@@ -310,6 +320,20 @@ class Decoder {
         function->withOrdinality = in.with_ordinality();
         if (function->columns.size() != (function->withOrdinality ? 2u : 1u)) corrupt("a table function's columns");
         op = std::move(function);
+        break;
+      }
+      case proto::PlanNodeProto::kProjectSet: {
+        expectChildren(1);
+        auto projectSet = std::make_unique<LogicalProjectSet>();
+        for (const auto& in : node.project_set().functions()) {
+          if (in.function() > static_cast<uint32_t>(engine::kLastTableFunction)) corrupt("an unknown table function");
+          SetFunctionColumn function;
+          function.function = static_cast<engine::TableFunction>(in.function());
+          for (const auto& argument : in.arguments()) function.arguments.push_back(expression(argument));
+          function.column = decodeColumn(in.column());
+          projectSet->functions.push_back(std::move(function));
+        }
+        op = std::move(projectSet);
         break;
       }
       case proto::PlanNodeProto::KIND_NOT_SET:

@@ -33,6 +33,11 @@ void forEachExpression(LogicalOperator& op, const std::function<void(engine::Exp
     case LogicalOperatorKind::kTableFunction:
       for (auto& argument : static_cast<LogicalTableFunction&>(op).arguments) visit(argument);
       return;
+    case LogicalOperatorKind::kProjectSet:
+      for (auto& function : static_cast<LogicalProjectSet&>(op).functions) {
+        for (auto& argument : function.arguments) visit(argument);
+      }
+      return;
     default:
       return;
   }

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <vector>
+
+#include "engine/expression/expression.h"
+#include "engine/pipeline/pipeline.h"
+#include "engine/pipeline/table_function_source.h"
+
+namespace shoal::engine {
+
+/// One set-returning function in a select list (`SELECT unnest(conkey) FROM pg_constraint`): its arguments
+/// are expressions over the input row.
+struct SetFunctionCall {
+  TableFunction function;
+  std::vector<ExpressionPtr> arguments;
+  LogicalType valueType;
+};
+
+/// PostgreSQL's ProjectSet: each input row becomes as many rows as its longest function gives, the input
+/// columns repeated, then one column per function, which is NULL once that function has run out (functions
+/// run in lockstep, as since PostgreSQL 10). A row for which every function gives nothing disappears.
+class ProjectSetOperator final : public ChunkOperator {
+ public:
+  explicit ProjectSetOperator(std::vector<SetFunctionCall> calls) : calls_(std::move(calls)) {}
+  void execute(Chunk& chunk) const override;
+
+ private:
+  std::vector<SetFunctionCall> calls_;
+};
+
+}  // namespace shoal::engine
