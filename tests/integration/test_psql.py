@@ -1,5 +1,5 @@
 """Story: a user browses a 2-worker cluster with psql 15's backslash commands and sees what psql shows for the
-same tables and views on PostgreSQL 15: \\dt, \\dv, \\dn, \\d and \\l, with and without a name pattern. Both are
+same tables and views on PostgreSQL 15: \\dt, \\dv, \\dn, \\d, \\du and \\l, with and without a name pattern. Both are
 browsed as user shoal, which owns everything on both sides."""
 
 import subprocess
@@ -18,7 +18,7 @@ SCHEMA = [
 ]
 
 COMMANDS = ["\\dt", "\\dv", "\\dn", "\\d", "\\dt psql*", "\\dt psql_o*", "\\dv *orders", "\\dt \"Mixed Case\"",
-            "\\dt nosuch", "\\dt public.*", "\\l psql_oracle", "\\l nosuch"]
+            "\\dt nosuch", "\\dt public.*", "\\l psql_oracle", "\\l nosuch", "\\du shoal", "\\du nosuch"]
 
 
 def psql(host, port, command):
@@ -34,7 +34,9 @@ def servers(tmp_path_factory, postgres):
     admin = postgres.conninfo()
     with psycopg.connect(admin, autocommit=True) as connection:
         if not connection.execute("SELECT 1 FROM pg_roles WHERE rolname = 'shoal'").fetchone():
-            connection.execute("CREATE ROLE shoal SUPERUSER LOGIN")
+            connection.execute("CREATE ROLE shoal LOGIN")
+        # Shoal's one role has every attribute (\\du lists them).
+        connection.execute("ALTER ROLE shoal SUPERUSER CREATEROLE CREATEDB REPLICATION BYPASSRLS LOGIN")
         connection.execute("DROP DATABASE IF EXISTS psql_oracle")
         connection.execute("CREATE DATABASE psql_oracle OWNER shoal")
     oracle = f"host={postgres.directory} port={postgres.port} user=shoal dbname=psql_oracle"
