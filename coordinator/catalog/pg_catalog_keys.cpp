@@ -1,5 +1,6 @@
 #include "coordinator/catalog/pg_catalog_keys.h"
 
+#include "coordinator/catalog/postgres_types.h"
 #include "engine/types/array_value.h"
 
 namespace shoal::coordinator {
@@ -21,6 +22,34 @@ Value smallIntArray(const std::vector<Value>& elements) {
 
 Value nullArray(const LogicalType& element) {
   return Value::null(LogicalType::array(element));
+}
+
+}  // namespace
+
+namespace {
+
+/// The OID of PostgreSQL 15's default btree operator class for a column type (pg_opclass).
+int64_t btreeOperatorClass(const LogicalType& type) {
+  switch (type.id()) {
+    case engine::TypeId::kBoolean:
+      return 10003;  // bool_ops
+    case engine::TypeId::kSmallInt:
+      return 1979;  // int2_ops
+    case engine::TypeId::kInteger:
+      return 1978;  // int4_ops
+    case engine::TypeId::kBigInt:
+      return 3124;  // int8_ops
+    case engine::TypeId::kDouble:
+      return 3123;  // float8_ops
+    case engine::TypeId::kDecimal:
+      return 3125;  // numeric_ops
+    case engine::TypeId::kDate:
+      return 3122;  // date_ops
+    case engine::TypeId::kChar:
+      return 10004;  // bpchar_ops
+    default:
+      return 3126;  // text_ops (text and varchar)
+  }
 }
 
 }  // namespace
@@ -55,6 +84,10 @@ std::vector<sql::ColumnDescription> indexColumns() {
         "indisvalid", "indcheckxmin", "indisready", "indislive", "indisreplident"}) {
     columns.push_back({flag, type::boolean()});
   }
+  columns.push_back({"indkey", LogicalType::int2Vector()});
+  columns.push_back({"indcollation", LogicalType::oidVector()});
+  columns.push_back({"indclass", LogicalType::oidVector()});
+  columns.push_back({"indoption", LogicalType::int2Vector()});
   columns.push_back({"indexprs", type::text()});
   columns.push_back({"indpred", type::text()});
   return columns;
@@ -72,6 +105,23 @@ SystemRows indexRows(const CatalogRelationLister& relations) {
     for (bool flag : {true, false, true, false, true, false, true, false, true, true, false}) {
       row.push_back(value::boolean(flag));
     }
+    // Per key column: its number, its collation (text's default, else none), the btree operator class
+    // PostgreSQL 15 would choose for its type, and no options (ascending, nulls last).
+    std::vector<Value> numbers;
+    std::vector<Value> collations;
+    std::vector<Value> classes;
+    std::vector<Value> options;
+    for (size_t column : relation.primaryKey) {
+      const LogicalType& columnType = relation.columns[column].type;
+      numbers.push_back(Value::smallInt(static_cast<int16_t>(column + 1)));
+      collations.push_back(Value::bigInt(columnType.isString() ? kDefaultCollationOid : 0));
+      classes.push_back(Value::bigInt(btreeOperatorClass(columnType)));
+      options.push_back(Value::smallInt(0));
+    }
+    row.push_back(engine::makeArrayValue(numbers, LogicalType::int2Vector()));
+    row.push_back(engine::makeArrayValue(collations, LogicalType::oidVector()));
+    row.push_back(engine::makeArrayValue(classes, LogicalType::oidVector()));
+    row.push_back(engine::makeArrayValue(options, LogicalType::int2Vector()));
     row.push_back(value::nullText());
     row.push_back(value::nullText());
     rows.push_back(std::move(row));

@@ -10,17 +10,21 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 20> kTypes{{
+constexpr std::array<PostgresTypeFacts, 22> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
     {20, "int8", "bigint", 8, true, 'N', false, 1016, 'd', 'p', false, "int8in", "int8out", "int8recv", "int8send", "-",
      "-"},
     {21, "int2", "smallint", 2, true, 'N', false, 1005, 's', 'p', false, "int2in", "int2out", "int2recv", "int2send",
      "-", "-"},
+    {22, "int2vector", "int2vector", -1, false, 'A', false, 0, 'i', 'p', false, "int2vectorin", "int2vectorout",
+     "int2vectorrecv", "int2vectorsend", "-", "-", 21},
     {23, "int4", "integer", 4, true, 'N', false, 1007, 'i', 'p', false, "int4in", "int4out", "int4recv", "int4send",
      "-", "-"},
     {25, "text", "text", -1, false, 'S', true, 1009, 'i', 'x', true, "textin", "textout", "textrecv", "textsend", "-",
      "-"},
+    {30, "oidvector", "oidvector", -1, false, 'A', false, 0, 'i', 'p', false, "oidvectorin", "oidvectorout",
+     "oidvectorrecv", "oidvectorsend", "-", "-", 26},
     {701, "float8", "double precision", 8, true, 'N', true, 1022, 'd', 'p', false, "float8in", "float8out",
      "float8recv", "float8send", "-", "-"},
     {1000, "_bool", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",

@@ -127,12 +127,21 @@ void writeArrayBinary(const engine::Vector& column, size_t row, MessageWriter& w
   size_t start = writer.size();
   writer.writeInt32(elements.empty() ? 0 : 1);
   writer.writeInt32(hasNull ? 1 : 0);
-  writer.writeInt32(static_cast<int32_t>(elementType.postgresOid()));
+  // oidvector's elements are OIDs, 4 bytes on the wire (Shoal keeps them as BIGINT).
+  const bool oids = column.type().isVector() && elementType.id() == engine::TypeId::kBigInt;
+  writer.writeInt32(static_cast<int32_t>(oids ? engine::pg_oid::kOid : elementType.postgresOid()));
   if (!elements.empty()) {
     writer.writeInt32(static_cast<int32_t>(elements.size()));
-    writer.writeInt32(1);
+    writer.writeInt32(static_cast<int32_t>(column.type().lowerBound()));
   }
-  for (size_t i = 0; i < elements.size(); ++i) writeField(values, i, WireFormat::kBinary, writer);
+  for (size_t i = 0; i < elements.size(); ++i) {
+    if (oids) {
+      writer.writeInt32(4);
+      writer.writeInt32(static_cast<int32_t>(elements[i].asInt64()));
+      continue;
+    }
+    writeField(values, i, WireFormat::kBinary, writer);
+  }
   writer.patchInt32(lengthPosition, static_cast<int32_t>(writer.size() - start));
 }
 

@@ -80,7 +80,9 @@ Value evaluateRow(ScalarFunction function, std::span<const Vector* const> argume
       if (isNull(0) || isNull(1)) return null;
       size_t count = arrayCardinality(arguments[0]->data<StringRef>()[row].view());
       if (argument(1).asInt32() != 1 || count == 0) return null;
-      return Value::integer(function == ScalarFunction::kArrayLower ? 1 : static_cast<int32_t>(count));
+      const auto lower = static_cast<int32_t>(arguments[0]->type().lowerBound());
+      if (function == ScalarFunction::kArrayLength) return Value::integer(static_cast<int32_t>(count));
+      return Value::integer(function == ScalarFunction::kArrayLower ? lower : lower + static_cast<int32_t>(count) - 1);
     }
     case ScalarFunction::kCardinality:
       if (isNull(0)) return null;
@@ -88,9 +90,10 @@ Value evaluateRow(ScalarFunction function, std::span<const Vector* const> argume
     case ScalarFunction::kArraySubscript: {
       if (isNull(0) || isNull(1)) return null;
       std::vector<Value> elements = elementsAt(*arguments[0], row);
-      int32_t index = argument(1).asInt32();
-      if (index < 1 || static_cast<size_t>(index) > elements.size()) return null;
-      return elements[static_cast<size_t>(index) - 1];
+      // Subscripts start at 1, or at 0 for int2vector and oidvector.
+      const int64_t index = argument(1).asInt32() - arguments[0]->type().lowerBound();
+      if (index < 0 || static_cast<size_t>(index) >= elements.size()) return null;
+      return elements[static_cast<size_t>(index)];
     }
     case ScalarFunction::kArrayConcat:
     case ScalarFunction::kArrayAppend:

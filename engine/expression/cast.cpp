@@ -205,7 +205,11 @@ void castFromText(const Vector& input, Vector& out) {
 }  // namespace
 
 bool isCastSupported(const LogicalType& from, const LogicalType& to) {
-  if (from.isArray() && to.isArray()) return isCastSupported(from.elementType(), to.elementType());
+  if (from.isArray() && to.isArray()) {
+    // A vector's subscripts start at 0, which Shoal's arrays cannot keep: no cast between the two.
+    if (from.isVector() || to.isVector()) return from == to;
+    return isCastSupported(from.elementType(), to.elementType());
+  }
   if (from.id() == to.id() || from.id() == TypeId::kUnknown || from.isString() || to.isString()) {
     return true;
   }

@@ -47,8 +47,9 @@ SetFunctionRows::SetFunctionRows(TableFunction function, std::span<const Value> 
       const size_t count = arrayCardinality(arguments[0].asString());
       const bool reverse = arguments.size() > 2 && arguments[2].asBool();
       if (integral(1) == 1 && count > 0) {
+        const int64_t lower = arguments[0].type().lowerBound();  // 0 for int2vector and oidvector
         numRows_ = count;
-        start_ = reverse ? static_cast<int64_t>(count) : 1;
+        start_ = reverse ? lower + static_cast<int64_t>(count) - 1 : lower;
         step_ = reverse ? -1 : 1;
       }
       break;

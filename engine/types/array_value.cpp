@@ -165,6 +165,16 @@ size_t arrayCardinality(std::string_view bytes) {
 }
 
 void appendArrayText(std::string_view bytes, const LogicalType& arrayType, std::string& out) {
+  if (arrayType.isVector()) {
+    // int2vector and oidvector: "1 2 3" (their elements are never NULL).
+    bool first = true;
+    for (const Value& element : decodeArray(bytes, arrayType)) {
+      if (!first) out += ' ';
+      first = false;
+      out += element.toString();
+    }
+    return;
+  }
   out += '{';
   bool first = true;
   for (const Value& element : decodeArray(bytes, arrayType)) {
@@ -190,6 +200,22 @@ void appendArrayText(std::string_view bytes, const LogicalType& arrayType, std::
 }
 
 std::string parseArrayText(std::string_view text, const LogicalType& arrayType) {
+  if (arrayType.isVector()) {
+    // int2vectorin/oidvectorin: integers separated by spaces.
+    std::vector<Value> elements;
+    size_t at = 0;
+    while (at < text.size()) {
+      if (text[at] == ' ') {
+        ++at;
+        continue;
+      }
+      size_t end = text.find(' ', at);
+      if (end == std::string_view::npos) end = text.size();
+      elements.push_back(parseValue(text.substr(at, end - at), arrayType.elementType()));
+      at = end;
+    }
+    return encodeArray(elements, arrayType.elementType());
+  }
   return ArrayTextParser(text, arrayType).parse();
 }
 

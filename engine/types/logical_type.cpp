@@ -37,16 +37,29 @@ LogicalType LogicalType::array(const LogicalType& element) {
   return type;
 }
 
+LogicalType LogicalType::int2Vector() {
+  LogicalType type = array(smallInt());
+  type.vector_ = true;
+  return type;
+}
+
+LogicalType LogicalType::oidVector() {
+  LogicalType type = array(bigInt());
+  type.vector_ = true;
+  return type;
+}
+
 LogicalType LogicalType::elementType() const {
   if (id_ != TypeId::kArray) return unknown();
   LogicalType element = *this;
   element.id_ = elementId_;
   element.elementId_ = TypeId::kUnknown;
+  element.vector_ = false;
   return element;
 }
 
 LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
-                                   uint32_t elementId) {
+                                   uint32_t elementId, bool vector) {
   if (id > static_cast<uint32_t>(TypeId::kSmallInt)) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown type id {}", id);
   }
@@ -54,6 +67,11 @@ LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t sca
     case TypeId::kArray:
       if (elementId == static_cast<uint32_t>(TypeId::kArray) || elementId == 0) {
         SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad array element type id {}", elementId);
+      }
+      if (vector) {
+        if (elementId == static_cast<uint32_t>(TypeId::kSmallInt)) return int2Vector();
+        if (elementId == static_cast<uint32_t>(TypeId::kBigInt)) return oidVector();
+        SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad vector element type id {}", elementId);
       }
       return array(fromParts(elementId, precision, scale, maxLength));
     case TypeId::kDecimal:
@@ -100,6 +118,7 @@ std::string LogicalType::toString() const {
     case TypeId::kChar:
       return fmt::format("character({})", maxLength_);
     case TypeId::kArray:
+      if (vector_) return elementId_ == TypeId::kSmallInt ? "int2vector" : "oidvector";
       return elementType().toString() + "[]";
   }
   return "unknown";
@@ -128,6 +147,7 @@ uint32_t LogicalType::postgresOid() const {
     case TypeId::kChar:
       return pg_oid::kBpchar;
     case TypeId::kArray:
+      if (vector_) return elementId_ == TypeId::kSmallInt ? pg_oid::kInt2Vector : pg_oid::kOidVector;
       return postgresArrayOid(elementType().postgresOid());
   }
   return pg_oid::kText;

@@ -48,9 +48,13 @@ class LogicalType {
   static LogicalType text() { return varchar(0); }
   /// An array of `element`, which must not itself be an array (0A000: arrays of arrays are not supported).
   static LogicalType array(const LogicalType& element);
+  /// The catalog's vectors (pg_index.indkey, indclass): arrays of smallint and of OIDs (BIGINT in Shoal)
+  /// whose subscripts start at 0 and whose text form is the values separated by spaces.
+  static LogicalType int2Vector();
+  static LogicalType oidVector();
   /// Rebuilds a type from its parts (as serialized in plans and catalogs); fails with XX001 on nonsense.
   static LogicalType fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
-                               uint32_t elementId = 0);
+                               uint32_t elementId = 0, bool vector = false);
   /// CHAR(n), n >= 1 (PostgreSQL's bpchar).
   static LogicalType character(uint32_t length);
 
@@ -69,6 +73,10 @@ class LogicalType {
   bool isNumeric() const { return isIntegral() || id_ == TypeId::kDecimal || id_ == TypeId::kDouble; }
   bool isString() const { return id_ == TypeId::kVarchar || id_ == TypeId::kChar; }
   bool isArray() const { return id_ == TypeId::kArray; }
+  /// int2vector or oidvector: an array whose first subscript is 0.
+  bool isVector() const { return vector_; }
+  /// An array's first subscript: 1, or 0 for the vectors.
+  int64_t lowerBound() const { return vector_ ? 0 : 1; }
 
   /// PostgreSQL's spelling, as error messages and EXPLAIN show it: "integer", "numeric(15,2)", "text".
   std::string toString() const;
@@ -87,6 +95,7 @@ class LogicalType {
 
   TypeId id_ = TypeId::kUnknown;
   TypeId elementId_ = TypeId::kUnknown;
+  bool vector_ = false;
   uint8_t precision_ = 0;
   uint8_t scale_ = 0;
   uint32_t maxLength_ = 0;
@@ -107,6 +116,8 @@ inline constexpr uint32_t kVarchar = 1043;
 inline constexpr uint32_t kDate = 1082;
 inline constexpr uint32_t kNumeric = 1700;
 inline constexpr uint32_t kOid = 26;
+inline constexpr uint32_t kInt2Vector = 22;
+inline constexpr uint32_t kOidVector = 30;
 inline constexpr uint32_t kBoolArray = 1000;
 inline constexpr uint32_t kInt2Array = 1005;
 inline constexpr uint32_t kInt4Array = 1007;

@@ -102,6 +102,11 @@ ExpressionPtr ExpressionBinder::bindQuantifiedComparison(ScalarFunction comparis
     fail(SqlState::kWrongObjectType, location, fmt::format("op {} (array) requires array on right side", quantifier));
   }
   LogicalType element = array->type().elementType();
+  if (array->type().isVector()) {
+    // attnum = ANY(indkey): where the elements sit does not matter here, so the vector is read as a plain array
+    // (a cast no query may write: it would lose the vector's first subscript, 0).
+    array = std::make_unique<engine::CastExpression>(std::move(array), LogicalType::array(element));
+  }
   if (isUnknown(left)) left = coerce(std::move(left), element, location);
   auto common = comparisonType(left->type(), element);
   if (!common) failNoOperator(op, left->type(), element, location);

@@ -138,8 +138,10 @@ ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
   arguments.push_back(constantOf(Value::null(LogicalType::text())));
   for (auto [oid, name] : baseTypeNames()) {
     // Arrays print as their element type does, with [] (and without the element's modifier).
-    arguments.push_back(equals(type, Value::bigInt(engine::postgresArrayOid(static_cast<uint32_t>(oid)))));
-    arguments.push_back(text(std::string(name) + "[]"));
+    if (const uint32_t arrayOid = engine::postgresArrayOid(static_cast<uint32_t>(oid)); arrayOid != 0) {
+      arguments.push_back(equals(type, Value::bigInt(arrayOid)));
+      arguments.push_back(text(std::string(name) + "[]"));
+    }
     if (oid == 1042 || oid == 1043 || oid == 1700) continue;  // modifiers: below
     arguments.push_back(equals(type, Value::bigInt(oid)));
     arguments.push_back(text(std::string(name)));
@@ -239,6 +241,7 @@ std::optional<std::vector<LogicalType>> catalogFunctionSignature(std::string_vie
   }
   if (name == "pg_encoding_to_char") return std::vector{LogicalType::integer()};
   if (name == "format_type") return std::vector{LogicalType::bigInt(), LogicalType::integer()};
+  if (name == "pg_get_serial_sequence") return std::vector{LogicalType::text(), LogicalType::text()};
   return std::nullopt;
 }
 
@@ -250,6 +253,9 @@ ExpressionPtr bindCatalogFunction(std::string_view name, std::vector<ExpressionP
   if (name == "pg_table_is_visible") return tableIsVisible(std::move(arguments[0]), catalog);
   if (name == "pg_type_is_visible") return typeIsVisible(std::move(arguments[0]));
   if (name == "pg_encoding_to_char") return encodingName(std::move(arguments[0]));
+  // Shoal has no sequences, serial or identity columns: no column owns one. (PostgreSQL also checks that the
+  // table and column exist; SQLAlchemy asks for columns it has just read from pg_attribute.)
+  if (name == "pg_get_serial_sequence") return constantOf(Value::null(LogicalType::text()));
   return formatType(std::move(arguments[0]), std::move(arguments[1]));
 }
 

@@ -518,6 +518,8 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
   if (auto array = arrayTypeFromName(name, typeName)) return *array;
   try {
     if (name == "int2" || name == "smallint") return LogicalType::smallInt();
+    if (name == "int2vector") return LogicalType::int2Vector();
+    if (name == "oidvector") return LogicalType::oidVector();
     if (name == "int4" || name == "int" || name == "integer") {
       return LogicalType::integer();
     }

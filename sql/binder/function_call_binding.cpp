@@ -38,6 +38,10 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
       {"min", engine::AggregateFunction::kMin},
       {"max", engine::AggregateFunction::kMax},
       {"array_agg", engine::AggregateFunction::kArrayAgg},
+      // Over booleans (false < true): bool_and is the minimum, bool_or the maximum.
+      {"bool_and", engine::AggregateFunction::kMin},
+      {"every", engine::AggregateFunction::kMin},
+      {"bool_or", engine::AggregateFunction::kMax},
       {"string_agg", engine::AggregateFunction::kStringAgg}};
   if (call.has_over()) {
     fail(SqlState::kFeatureNotSupported, call.location(),
@@ -174,7 +178,9 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   if (auto signature = catalogFunctionSignature(name)) {
     if (arguments.size() != signature->size()) undefined();
     for (size_t i = 0; i < arguments.size(); ++i) {
-      if (!arguments[i]->type().isIntegral() && !isUnknown(arguments[i])) undefined();
+      // Each argument of the family its parameter is: integers for OIDs and numbers, strings for text.
+      const bool fits = (*signature)[i].isString() ? textual(arguments[i]) : arguments[i]->type().isIntegral();
+      if (!fits && !isUnknown(arguments[i])) undefined();
       arguments[i] = coerce(std::move(arguments[i]), (*signature)[i], call.location());
     }
     if (catalog_ == nullptr) {
@@ -246,7 +252,20 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
                        expectedArguments == 1 ? "one argument" : "two arguments", call.args_size()));
     }
     insideAggregate_ = true;
-    ExpressionPtr argument = resolveUnknown(bind(call.args(0)), call.location());
+    ExpressionPtr argument = bind(call.args(0));
+    const std::string spelled = lastName(call.funcname());
+    const bool booleanAggregate = spelled == "bool_and" || spelled == "bool_or" || spelled == "every";
+    if (booleanAggregate && isUnknown(argument)) {
+      argument = coerce(std::move(argument), LogicalType::boolean(), call.location());
+    }
+    argument = resolveUnknown(std::move(argument), call.location());
+    if (booleanAggregate != (argument->type().id() == TypeId::kBoolean) &&
+        (booleanAggregate || function == engine::AggregateFunction::kMin ||
+         function == engine::AggregateFunction::kMax)) {
+      fail(SqlState::kUndefinedFunction, call.location(),
+           fmt::format("function {}({}) does not exist", spelled, argument->type().toString()),
+           "No function matches the given name and argument types. You might need to add explicit type casts.");
+    }
     std::optional<ExpressionPtr> delimiterAsWritten;
     if (function == engine::AggregateFunction::kStringAgg) delimiterAsWritten = bind(call.args(1));
     // Under DISTINCT the ORDER BY keys must be the arguments as written, before any coercion.

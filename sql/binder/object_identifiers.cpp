@@ -26,6 +26,7 @@ std::span<const std::pair<int64_t, std::string_view>> baseTypeNames() {
       {25, "text"},        {701, "double precision"},
       {1042, "character"}, {1043, "character varying"},
       {1082, "date"},      {1700, "numeric"},
+      {22, "int2vector"},  {30, "oidvector"},
   };
   return kNames;
 }
@@ -43,7 +44,8 @@ const std::vector<NamedOid>& typeNames() {
     std::vector<NamedOid> all;
     for (const auto& [oid, name] : baseTypeNames()) {
       all.push_back({oid, std::string(name)});
-      all.push_back({engine::postgresArrayOid(static_cast<uint32_t>(oid)), std::string(name) + "[]"});
+      const uint32_t arrayOid = engine::postgresArrayOid(static_cast<uint32_t>(oid));
+      if (arrayOid != 0) all.push_back({arrayOid, std::string(name) + "[]"});
     }
     return all;
   }();

@@ -95,6 +95,10 @@ std::optional<LogicalType> comparisonType(const LogicalType& left, const Logical
   if (left.id() == right.id() && (left.id() == TypeId::kBoolean || left.id() == TypeId::kDate)) {
     return left;
   }
+  if (left.isVector() || right.isVector()) {
+    if (left == right) return left;
+    return std::nullopt;
+  }
   if (left.isArray() && right.isArray()) {
     auto element = comparisonType(left.elementType(), right.elementType());
     if (element) return LogicalType::array(*element);

@@ -35,6 +35,12 @@ QUERIES = [
     "cardinality(array_agg(tag)) FROM collect_items",
     "SELECT string_agg(tag, NULL ORDER BY id), string_agg(name, ', ' ORDER BY id) FROM collect_items WHERE id < 8",
     "SELECT grp FROM collect_items GROUP BY grp HAVING 'item05' = ANY(array_agg(name)) ORDER BY 1",
+    # bool_and, bool_or and every: the extremes of booleans; not over other types, and min/max not over booleans.
+    "SELECT grp, bool_and(id > 10), bool_or(tag = 't1'), every(name IS NOT NULL) FROM collect_items "
+    "GROUP BY grp ORDER BY grp",
+    "SELECT bool_and(id > 0), bool_or(id < 0), bool_and(NULL::boolean) FROM collect_items",
+    "SELECT bool_and(id) FROM collect_items",
+    "SELECT min(id > 3) FROM collect_items",
     # ARRAY(subquery): uncorrelated and correlated, ordered by its ORDER BY, empty as {}.
     "SELECT ARRAY(SELECT id FROM collect_items WHERE id % 50 = 0 ORDER BY id DESC)",
     "SELECT ARRAY(SELECT name FROM collect_items WHERE id < 0), ARRAY(SELECT id FROM collect_items ORDER BY id LIMIT 3)",
