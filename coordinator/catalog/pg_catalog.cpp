@@ -386,7 +386,7 @@ constexpr PgRelationOid kRelationOids[] = {
     {"pg_roles", 12000},    {"pg_user", 12014},      {"pg_description", 2609},  {"pg_attrdef", 2604},
     {"pg_inherits", 2611},  {"pg_tablespace", 1213}, {"pg_matviews", 12038},    {"pg_extension", 3079},
     {"pg_collation", 3456}, {"pg_enum", 3501},       {"pg_auth_members", 1261}, {"pg_sequence", 2224},
-    {"pg_settings", 12104}, {"pg_index", 2610},      {"pg_constraint", 2606},
+    {"pg_settings", 12104}, {"pg_index", 2610},      {"pg_constraint", 2606},   {"pg_opclass", 2616},
 };
 
 // Relations that hold what Shoal has none of (column defaults, inheritance, materialized views, extensions,
@@ -579,6 +579,7 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
                [](const SystemScanContext& context) { return context.settings ? context.settings() : SystemRows{}; }),
       relation("pg_collation", 'r', collationColumns(), [](const SystemScanContext&) { return collationRows(); }),
       relation("pg_index", 'r', indexColumns(), [relations](const SystemScanContext&) { return indexRows(relations); }),
+      relation("pg_opclass", 'r', operatorClassColumns(), [](const SystemScanContext&) { return operatorClassRows(); }),
       relation("pg_constraint", 'r', constraintColumns(),
                [relations](const SystemScanContext&) { return constraintRows(relations); }),
   };

@@ -28,28 +28,26 @@ Value nullArray(const LogicalType& element) {
 
 namespace {
 
-/// The OID of PostgreSQL 15's default btree operator class for a column type (pg_opclass).
+/// PostgreSQL 15's default btree operator class of each type Shoal has (pg_opclass; varchar uses text's).
+struct OperatorClass {
+  int64_t oid;
+  std::string_view name;
+  int64_t family;
+  int64_t inputType;
+};
+constexpr OperatorClass kOperatorClasses[] = {
+    {1978, "int4_ops", 1976, 23},    {1979, "int2_ops", 1976, 21}, {3122, "date_ops", 434, 1082},
+    {3123, "float8_ops", 1970, 701}, {3124, "int8_ops", 1976, 20}, {3125, "numeric_ops", 1988, 1700},
+    {3126, "text_ops", 1994, 25},    {10003, "bool_ops", 424, 16}, {10004, "bpchar_ops", 426, 1042},
+};
+
+/// The OID of the default btree operator class of a column type.
 int64_t btreeOperatorClass(const LogicalType& type) {
-  switch (type.id()) {
-    case engine::TypeId::kBoolean:
-      return 10003;  // bool_ops
-    case engine::TypeId::kSmallInt:
-      return 1979;  // int2_ops
-    case engine::TypeId::kInteger:
-      return 1978;  // int4_ops
-    case engine::TypeId::kBigInt:
-      return 3124;  // int8_ops
-    case engine::TypeId::kDouble:
-      return 3123;  // float8_ops
-    case engine::TypeId::kDecimal:
-      return 3125;  // numeric_ops
-    case engine::TypeId::kDate:
-      return 3122;  // date_ops
-    case engine::TypeId::kChar:
-      return 10004;  // bpchar_ops
-    default:
-      return 3126;  // text_ops (text and varchar)
+  const int64_t typeOid = type.id() == engine::TypeId::kVarchar ? engine::pg_oid::kText : type.postgresOid();
+  for (const auto& operatorClass : kOperatorClasses) {
+    if (operatorClass.inputType == typeOid) return operatorClass.oid;
   }
+  return 0;
 }
 
 }  // namespace
@@ -91,6 +89,23 @@ std::vector<sql::ColumnDescription> indexColumns() {
   columns.push_back({"indexprs", type::text()});
   columns.push_back({"indpred", type::text()});
   return columns;
+}
+
+std::vector<sql::ColumnDescription> operatorClassColumns() {
+  return {{"oid", type::oid()},          {"opcmethod", type::oid()},      {"opcname", type::name()},
+          {"opcnamespace", type::oid()}, {"opcowner", type::oid()},       {"opcfamily", type::oid()},
+          {"opcintype", type::oid()},    {"opcdefault", type::boolean()}, {"opckeytype", type::oid()}};
+}
+
+SystemRows operatorClassRows() {
+  SystemRows rows;
+  for (const auto& operatorClass : kOperatorClasses) {
+    rows.push_back({value::oid(operatorClass.oid), value::oid(kBtreeAccessMethodOid), value::text(operatorClass.name),
+                    value::oid(sql::kPgCatalogNamespaceOid), value::oid(sql::kOwnerRoleOid),
+                    value::oid(operatorClass.family), value::oid(operatorClass.inputType), value::boolean(true),
+                    value::oid(0)});
+  }
+  return rows;
 }
 
 SystemRows indexRows(const CatalogRelationLister& relations) {

@@ -18,14 +18,17 @@ std::string primaryKeyName(const CatalogRelation& table);
 /// The index behind `table`'s primary key as a relation of kind 'i': its columns are the key's, in key order.
 CatalogRelation primaryKeyIndex(const CatalogRelation& table);
 
-/// pg_index's and pg_constraint's columns and rows: one row for each user table's primary key. pg_index
-/// leaves out indkey, indcollation, indclass and indoption until Shoal has int2vector and oidvector (a query
-/// naming them gets 42703, not a wrong answer); pg_constraint's int2[] and oid[] columns are integer[] and
-/// bigint[], as Shoal keeps smallint in integer and OIDs in bigint.
+/// pg_index's and pg_constraint's columns and rows: one row for each user table's primary key. pg_index's
+/// vectors (indkey, indclass, ...) are int2vector and oidvector; pg_constraint's oid[] columns are bigint[],
+/// as Shoal keeps OIDs in bigint.
 std::vector<sql::ColumnDescription> indexColumns();
 SystemRows indexRows(const CatalogRelationLister& relations);
 std::vector<sql::ColumnDescription> constraintColumns();
 SystemRows constraintRows(const CatalogRelationLister& relations);
+
+/// pg_opclass: PostgreSQL 15's default btree operator classes of Shoal's types, which pg_index.indclass names.
+std::vector<sql::ColumnDescription> operatorClassColumns();
+SystemRows operatorClassRows();
 
 /// The btree access method's OID in pg_am (PostgreSQL's).
 inline constexpr int64_t kBtreeAccessMethodOid = 403;

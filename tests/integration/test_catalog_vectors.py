@@ -1,7 +1,7 @@
 """Story: drivers read which columns make a key from pg_index's vectors: SQLAlchemy unnests indkey beside
 generate_subscripts(indkey, 1), psql and JDBC test attnum = ANY(indkey) and read indkey[0]. Shoal's int2vector and
-oidvector columns answer as PostgreSQL 15's do: subscripts from 0, text form "1 2", btree operator classes and
-collations per key column."""
+oidvector columns, and the pg_opclass rows they name, answer as PostgreSQL 15's do: subscripts from 0, text form
+"1 2", btree operator classes and collations per key column."""
 
 import pytest
 
@@ -31,6 +31,11 @@ QUERIES = [
     "SELECT pg_typeof('1'::int2vector), pg_typeof('1'::oidvector), format_type(22, -1), format_type(30, NULL), "
     "'int2vector'::regtype::oid, 30::regtype",
     "SELECT typname, typcategory, typelem, typlen FROM pg_type WHERE oid IN (22, 30) ORDER BY 1",
+    # The operator classes indclass names, as pg_opclass lists them.
+    f"SELECT o.* FROM pg_opclass o WHERE o.oid IN (SELECT unnest(indclass) FROM pg_index WHERE {KEYS}) ORDER BY 1",
+    f"SELECT i.indrelid::regclass::text, o.opcname, o.opcdefault, t.typname FROM pg_index i "
+    f"JOIN pg_opclass o ON o.oid = ANY(i.indclass) JOIN pg_type t ON t.oid = o.opcintype WHERE i.{KEYS} "
+    f"ORDER BY 1, 2",
     # Errors.
     "SELECT '1 x'::int2vector",
     "SELECT '1 99999'::int2vector",
