@@ -347,7 +347,7 @@ LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindSco
       return bindRangeVar(item, scope);
     case pg_query::Node::kJoinExpr:
       return bindJoin(item, scope);
-    case pg_query::Node::kRangeFunction:
+    case pg_query::Node::kRangeFunction:  // inside a JOIN (the comma list binds its functions itself)
       if (item.range_function().lateral()) fail(SqlState::kFeatureNotSupported, -1, "LATERAL is not supported yet");
       return bindRangeFunction(item.range_function(), scope);
     case pg_query::Node::kRangeSubselect: {
@@ -438,8 +438,10 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   // FROM: comma-separated items are joined with no condition; the optimizer finds the predicates.
   LogicalOperatorPtr plan;
   for (const auto& item : select.from_clause()) {
-    LogicalOperatorPtr bound = bindFromItem(item, scope_);
-    if (!plan) {
+    // A function is implicitly LATERAL: when it reads the items before it, it consumes their plan.
+    LogicalOperatorPtr bound = item.has_range_function() ? bindRangeFunction(item.range_function(), scope_, &plan)
+                                                         : bindFromItem(item, scope_);
+    if (!plan || bound->kind() == LogicalOperatorKind::kProjectSet) {
       plan = std::move(bound);
       continue;
     }

@@ -90,7 +90,11 @@ class QueryBinder {
   /// Binds a FROM item; its columns are added to `scope`.
   LogicalOperatorPtr bindFromItem(const pg_query::Node& item, BindScope& scope);
   /// generate_series(...), unnest(...), generate_subscripts(...) in FROM (table_function_binder.cpp).
-  LogicalOperatorPtr bindRangeFunction(const pg_query::RangeFunction& range, BindScope& scope);
+  /// A function in FROM. When its arguments read the FROM items bound before it (`lateralInput`, the plan of
+  /// the comma list so far), it takes that plan as its input and returns a ProjectSet over it; otherwise a
+  /// Function Scan to be joined. Without `lateralInput` (inside a JOIN) its arguments may read no column.
+  LogicalOperatorPtr bindRangeFunction(const pg_query::RangeFunction& range, BindScope& scope,
+                                       LogicalOperatorPtr* lateralInput = nullptr);
   LogicalOperatorPtr bindRangeVar(const pg_query::Node& item, BindScope& scope);
   LogicalOperatorPtr bindJoin(const pg_query::Node& item, BindScope& scope);
   /// Gives a bound query's columns fresh ids and the names in `aliases` (or its own), under `relation`.

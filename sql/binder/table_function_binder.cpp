@@ -13,7 +13,8 @@ namespace shoal::sql {
 using engine::ExpressionPtr;
 using engine::LogicalType;
 
-LogicalOperatorPtr QueryBinder::bindRangeFunction(const pg_query::RangeFunction& range, BindScope& scope) {
+LogicalOperatorPtr QueryBinder::bindRangeFunction(const pg_query::RangeFunction& range, BindScope& scope,
+                                                  LogicalOperatorPtr* lateralInput) {
   if (range.is_rowsfrom() || range.functions_size() != 1) {
     fail(SqlState::kFeatureNotSupported, -1, "ROWS FROM (...) is not supported yet");
   }
@@ -26,13 +27,19 @@ LogicalOperatorPtr QueryBinder::bindRangeFunction(const pg_query::RangeFunction&
   }
   const auto& call = items[0].func_call();
   const std::string name = call.funcname().rbegin()->string().sval();
-  // The arguments are known before the function runs: they may not read the other FROM items (LATERAL).
+  // Arguments that read the FROM items before it (a function in FROM is implicitly LATERAL) make it run per
+  // row of those: a ProjectSet over them. Elsewhere (inside JOIN ... ON) they may read no column yet.
   auto errors = std::make_shared<ExpressionBinder>(text_, std::vector<ColumnDescription>{}, parameterTypes_);
+  bool readsColumns = false;
   ExpressionBinder binder(
       text_,
-      [errors, name](const pg_query::ColumnRef& ref) -> ExpressionPtr {
-        errors->fail(SqlState::kFeatureNotSupported, ref.location(),
-                     fmt::format("{}() in FROM cannot read columns of other FROM items yet (LATERAL)", name));
+      [&, errors, name](const pg_query::ColumnRef& ref) -> ExpressionPtr {
+        if (lateralInput == nullptr) {
+          errors->fail(SqlState::kFeatureNotSupported, ref.location(),
+                       fmt::format("{}() in a JOIN cannot read columns of other FROM items yet (LATERAL)", name));
+        }
+        readsColumns = true;
+        return scope.resolve(ref, *errors, database());
       },
       parameterTypes_);
   binder.setClause("functions in FROM");
@@ -65,6 +72,22 @@ LogicalOperatorPtr QueryBinder::bindRangeFunction(const pg_query::RangeFunction&
                      aliases.size()));
   }
   for (size_t i = 0; i < aliases.size(); ++i) names[i] = aliases[i];
+  if (readsColumns) {
+    if (function->withOrdinality) {
+      fail(SqlState::kFeatureNotSupported, call.location(),
+           fmt::format("WITH ORDINALITY on {}() reading other FROM items is not supported yet", name));
+    }
+    auto projectSet = std::make_unique<LogicalProjectSet>();
+    SetFunctionColumn lateral;
+    lateral.function = function->function;
+    lateral.arguments = std::move(function->arguments);
+    lateral.column = PlanColumn{ids_.next(), valueType, names[0]};
+    addRelation(scope, relation);
+    scope.add(relation, names[0], lateral.column);
+    projectSet->functions.push_back(std::move(lateral));
+    projectSet->children.push_back(*lateralInput ? std::move(*lateralInput) : std::make_unique<LogicalSingleRow>());
+    return projectSet;
+  }
   addRelation(scope, relation);
   std::vector<LogicalType> types = {valueType, LogicalType::bigInt()};
   for (size_t i = 0; i < names.size(); ++i) {

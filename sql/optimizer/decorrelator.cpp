@@ -210,6 +210,8 @@ Decorrelator::Pulled Decorrelator::pullUp(LogicalOperatorPtr& op, const std::set
       unsupported("LIMIT or OFFSET in a subquery that reads the outer query");
     case LogicalOperatorKind::kUnionAll:
       unsupported("UNION in a subquery that reads the outer query");
+    case LogicalOperatorKind::kProjectSet:
+      unsupported("a set-returning function over the outer query's columns (LATERAL)");
     default:
       unsupported("an outer column in a table scan");
   }

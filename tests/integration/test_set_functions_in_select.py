@@ -1,7 +1,8 @@
 """Story: catalog queries and SQLAlchemy's reflection put set-returning functions in the select list,
 `SELECT conname, unnest(conkey), generate_subscripts(conkey, 1) FROM pg_constraint`, and analysts expand arrays
 with `SELECT id, unnest(tags)`. Shoal runs them as PostgreSQL 15's ProjectSet does, on the workers where the rows
-are: each row repeated for its longest function, shorter ones padded with NULL, rows without any value dropped."""
+are: each row repeated for its longest function, shorter ones padded with NULL, rows without any value dropped.
+The same operator runs a function in FROM that reads the items before it (`FROM t, unnest(t.tags) x`)."""
 
 import pytest
 
@@ -52,3 +53,28 @@ def test_set_functions_run_where_the_rows_are(both):
     assert kind == "rows" and "ProjectSet" in plan and "function: unnest(" in plan, plan
     # Below the gather: computed on each worker over its own rows.
     assert plan.index("ProjectSet") > plan.index("gather"), plan
+
+
+LATERAL_QUERIES = [
+    # A function in FROM reads the items before it (implicitly LATERAL): it runs once per row of them.
+    "SELECT id, x FROM srf_items, unnest(ARRAY[id, id + 100]) x WHERE id < 4 ORDER BY 1, 2",
+    "SELECT s.id, g FROM srf_items s, LATERAL generate_series(1, s.n) g WHERE s.id BETWEEN 5 AND 9 ORDER BY 1, 2",
+    "SELECT id, g FROM srf_items, generate_series(1, n) g WHERE g > 2 ORDER BY 1, 2",
+    "SELECT count(*), sum(g) FROM srf_items, generate_series(1, n) g",
+    "SELECT x, y FROM unnest(ARRAY[1, 2]) x, generate_series(1, x) y ORDER BY 1, 2",
+    "SELECT i.n, count(*) FROM srf_items i, generate_subscripts(ARRAY[i.id, i.n, 0], 1) s GROUP BY 1 ORDER BY 1",
+]
+
+
+@pytest.mark.parametrize("sql", LATERAL_QUERIES)
+def test_functions_in_from_reading_earlier_items_answer_as_postgresql(both, sql):
+    shoal, postgres = both
+    assert answer(shoal, sql) == answer(postgres, sql)
+
+
+def test_lateral_forms_not_supported_yet_are_refused_cleanly(both):
+    shoal, _ = both
+    for sql in ("SELECT * FROM srf_items JOIN generate_series(1, n) g ON true",
+                "SELECT id, x, o FROM srf_items, unnest(ARRAY[id]) WITH ORDINALITY AS u(x, o)",
+                "SELECT id, ARRAY(SELECT x FROM unnest(ARRAY[id, 5]) x) FROM srf_items"):
+        assert answer(shoal, sql) == ("error", "0A000"), sql
