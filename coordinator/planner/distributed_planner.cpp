@@ -657,10 +657,10 @@ class Planner {
       return local(std::move(child), spread);
     }
     // DISTINCT and collecting aggregates (array_agg, string_agg) need all of a group's values in one place.
-    const bool anyDistinct = std::any_of(
+    const bool needsWholeGroups = std::any_of(
         aggregate.aggregates.begin(), aggregate.aggregates.end(),
         [](const sql::AggregateCall& call) { return call.distinct || engine::isCollectingAggregate(call.function); });
-    if (anyDistinct) {
+    if (needsWholeGroups) {
       if (!groupColumns.empty()) {
         child = exchange(std::move(child), FragmentOutput::kRepartition, groupColumns, allNodes());
         Spread spread{Spread::Kind::kHashed, *groupedKeys(child.spread), allNodes()};

@@ -27,11 +27,11 @@ struct AggregateState {
     double real;       // sum or extreme of doubles
     unsigned char text[sizeof(StringRef)];  // extreme of strings (a StringRef, copied with memcpy)
   };
-  int64_t count;         // non-NULL values seen
-  uint32_t distinctSet;  // DISTINCT: 1-based index of the table's set of seen values; 0: none yet
-                         // (collecting aggregates: of the table's CollectedValues)
-  uint8_t hasValue;      // an extreme has been seen
-  uint8_t overflow;      // the integer sum overflowed 128 bits
+  int64_t count;       // non-NULL values seen
+  uint32_t sideIndex;  // 1-based index of the table's side state (DISTINCT: its set of seen values;
+                       // array_agg, string_agg: its CollectedValues); 0: none yet
+  uint8_t hasValue;    // an extreme has been seen
+  uint8_t overflow;    // the integer sum overflowed 128 bits
 };
 static_assert(sizeof(AggregateState) == 32);
 
@@ -200,9 +200,9 @@ struct GroupStore {
   std::vector<GroupTable> partitions;
   /// Key strings and string extremes that do not fit inline.
   StringHeap heap;
-  /// DISTINCT aggregates' seen values (key bytes), by AggregateState::distinctSet - 1.
+  /// DISTINCT aggregates' seen values (key bytes), by AggregateState::sideIndex - 1.
   std::vector<std::set<std::string>> distinctSets;
-  /// Collecting aggregates' rows, by AggregateState::distinctSet - 1.
+  /// Collecting aggregates' rows, by AggregateState::sideIndex - 1.
   std::vector<CollectedValues> collections;
 };
 
@@ -343,12 +343,12 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
   if (isCollectingAggregate(spec.function)) {
     for (size_t i = 0; i < window.count; ++i) {
       AggregateState& state = stateAt(window.groups[i], offset);
-      if (state.distinctSet == 0) {
+      if (state.sideIndex == 0) {
         store.collections.emplace_back();
-        state.distinctSet = static_cast<uint32_t>(store.collections.size());
+        state.sideIndex = static_cast<uint32_t>(store.collections.size());
       }
       ++state.count;
-      store.collections[state.distinctSet - 1].add(spec, chunk, window.first + i);
+      store.collections[state.sideIndex - 1].add(spec, chunk, window.first + i);
     }
     return;
   }
@@ -358,13 +358,13 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
     std::string bytes;
     forValidRows(argument, window, [&](size_t row, uint8_t* group) {
       AggregateState& state = stateAt(group, offset);
-      if (state.distinctSet == 0) {
+      if (state.sideIndex == 0) {
         store.distinctSets.emplace_back();
-        state.distinctSet = static_cast<uint32_t>(store.distinctSets.size());
+        state.sideIndex = static_cast<uint32_t>(store.distinctSets.size());
       }
       bytes.clear();
       appendKeyBytes(argument, row, bytes);
-      store.distinctSets[state.distinctSet - 1].insert(bytes);
+      store.distinctSets[state.sideIndex - 1].insert(bytes);
     });
     return;
   }
@@ -453,13 +453,13 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
 template <class Side, class Fold>
 void mergeSide(std::vector<Side>& targetSides, std::vector<Side>& sourceSides, AggregateState& target,
                const AggregateState& source, Fold&& fold) {
-  if (source.distinctSet == 0) return;
-  Side& from = sourceSides[source.distinctSet - 1];
-  if (target.distinctSet == 0) {
+  if (source.sideIndex == 0) return;
+  Side& from = sourceSides[source.sideIndex - 1];
+  if (target.sideIndex == 0) {
     targetSides.push_back(std::move(from));
-    target.distinctSet = static_cast<uint32_t>(targetSides.size());
+    target.sideIndex = static_cast<uint32_t>(targetSides.size());
   } else {
-    fold(targetSides[target.distinctSet - 1], from);
+    fold(targetSides[target.sideIndex - 1], from);
   }
 }
 
@@ -584,14 +584,14 @@ Vector distinctValues(const LogicalType& type, const std::set<std::string>& seen
 /// Writes the final value of one aggregate of one group into row `row` of `out`.
 void writeFinal(const GroupedAggregate& spec, const AggregateState& state, GroupStore& store, Vector& out, size_t row) {
   if (isCollectingAggregate(spec.function)) {
-    out.setValue(row, state.distinctSet == 0 ? Value::null(spec.resultType)
-                                             : store.collections[state.distinctSet - 1].finish(spec));
+    out.setValue(
+        row, state.sideIndex == 0 ? Value::null(spec.resultType) : store.collections[state.sideIndex - 1].finish(spec));
     return;
   }
   if (spec.distinct) {
     ScalarAggregate finisher(spec.function, spec.argumentType, spec.resultType);
-    if (state.distinctSet != 0) {
-      Vector values = distinctValues(spec.argumentType, store.distinctSets[state.distinctSet - 1]);
+    if (state.sideIndex != 0) {
+      Vector values = distinctValues(spec.argumentType, store.distinctSets[state.sideIndex - 1]);
       finisher.update(&values, values.size());
     }
     out.setValue(row, finisher.finalize());
@@ -763,7 +763,7 @@ class HashAggregationSource final : public ChunkSource {
             [&](uint8_t* fresh) {
               // Keys (string handles into the thread's heap, which the aggregation keeps) and states as they are.
               std::memcpy(fresh, source, layout.rowWidth);
-              for (size_t i = 0; i < aggregates.size(); ++i) stateAt(fresh, layout.stateOffsets[i]).distinctSet = 0;
+              for (size_t i = 0; i < aggregates.size(); ++i) stateAt(fresh, layout.stateOffsets[i]).sideIndex = 0;
               inserted = true;
             });
         uint8_t* row = out.row(target);
@@ -772,12 +772,12 @@ class HashAggregationSource final : public ChunkSource {
           const AggregateState& from = stateAt(source, layout.stateOffsets[i]);
           if (inserted) {
             // The copy already holds the counts, sums and extremes; only DISTINCT sets and collections change hands.
-            if (isCollectingAggregate(aggregates[i].function) && from.distinctSet != 0) {
-              merged.collections.push_back(std::move(store.collections[from.distinctSet - 1]));
-              state.distinctSet = static_cast<uint32_t>(merged.collections.size());
-            } else if (aggregates[i].distinct && from.distinctSet != 0) {
-              merged.distinctSets.push_back(std::move(store.distinctSets[from.distinctSet - 1]));
-              state.distinctSet = static_cast<uint32_t>(merged.distinctSets.size());
+            if (isCollectingAggregate(aggregates[i].function) && from.sideIndex != 0) {
+              merged.collections.push_back(std::move(store.collections[from.sideIndex - 1]));
+              state.sideIndex = static_cast<uint32_t>(merged.collections.size());
+            } else if (aggregates[i].distinct && from.sideIndex != 0) {
+              merged.distinctSets.push_back(std::move(store.distinctSets[from.sideIndex - 1]));
+              state.sideIndex = static_cast<uint32_t>(merged.distinctSets.size());
             }
           } else {
             mergeState(aggregates[i], state, from, merged, store);

@@ -50,6 +50,18 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end()) {
     return bindAggregate(node, aggregate->second);
   }
+  // Aggregate clauses on a function that is no aggregate, refused as PostgreSQL refuses them.
+  if (call.agg_star()) {
+    fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function {}() does not exist", name));
+  }
+  for (auto [given, clause] :
+       {std::pair{call.agg_distinct(), "DISTINCT"}, std::pair{call.agg_order_size() > 0, "ORDER BY"},
+        std::pair{call.has_agg_filter(), "FILTER"}}) {
+    if (given) {
+      fail(SqlState::kWrongObjectType, call.location(),
+           fmt::format("{} specified, but {} is not an aggregate function", clause, name));
+    }
+  }
   if (isSetFunctionName(name)) return bindSetFunction(node);
   if (auto value = bindSessionFunction(name, static_cast<size_t>(call.args_size()), session_)) return value;
   if (name == "pg_typeof" && call.args_size() == 1 && !call.agg_star()) {
@@ -63,9 +75,6 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   }
   if (name == "substring" || name == "substr") {
     return bindSubstring(node);
-  }
-  if (call.agg_star() || call.agg_distinct() || call.has_agg_filter()) {
-    fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function {} is not an aggregate", name));
   }
   std::vector<ExpressionPtr> arguments;
   for (const auto& argument : call.args()) {
@@ -259,9 +268,10 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
       argument = coerce(std::move(argument), LogicalType::boolean(), call.location());
     }
     argument = resolveUnknown(std::move(argument), call.location());
-    if (booleanAggregate != (argument->type().id() == TypeId::kBoolean) &&
-        (booleanAggregate || function == engine::AggregateFunction::kMin ||
-         function == engine::AggregateFunction::kMax)) {
+    // bool_and and friends take booleans only; min and max take anything but booleans (as in PostgreSQL).
+    const bool boolean = argument->type().id() == TypeId::kBoolean;
+    const bool extreme = function == engine::AggregateFunction::kMin || function == engine::AggregateFunction::kMax;
+    if (booleanAggregate ? !boolean : extreme && boolean) {
       fail(SqlState::kUndefinedFunction, call.location(),
            fmt::format("function {}({}) does not exist", spelled, argument->type().toString()),
            "No function matches the given name and argument types. You might need to add explicit type casts.");
@@ -344,11 +354,6 @@ ExpressionPtr ExpressionBinder::bindSetFunction(const pg_query::Node& node) {
   if (insideSetFunction_) {
     fail(SqlState::kFeatureNotSupported, call.location(),
          "a set-returning function in the arguments of another is not supported yet");
-  }
-  if (call.agg_star() || call.agg_distinct() || call.has_agg_filter() || call.agg_order_size() > 0) {
-    fail(SqlState::kWrongObjectType, call.location(),
-         fmt::format("{}(...) specified, but {} is not an aggregate function",
-                     call.agg_distinct() ? "DISTINCT" : "ORDER BY", name));
   }
   insideSetFunction_ = true;
   std::vector<ExpressionPtr> arguments;

@@ -35,6 +35,12 @@ QUERIES = [
     "SELECT sum(unnest(ARRAY[1]))",
     "SELECT unnest(1)",
     "SELECT generate_series(1, 3, 0)",
+    # Aggregate clauses on functions that are no aggregates.
+    "SELECT unnest(DISTINCT ARRAY[1])",
+    "SELECT unnest(ARRAY[1] ORDER BY 1)",
+    "SELECT lower(DISTINCT 'a')",
+    "SELECT lower('a') FILTER (WHERE true)",
+    "SELECT lower(*)",
 ]
 
 both = both_servers_fixture(DROP + SCHEMA, DROP)
