@@ -3,6 +3,7 @@
 #include "sql/binder/description_functions.h"
 
 #include "coordinator/catalog/pg_catalog_keys.h"
+#include "coordinator/catalog/pg_catalog_routines.h"
 #include "coordinator/catalog/postgres_types.h"
 
 namespace shoal::coordinator {
@@ -20,10 +21,6 @@ constexpr int64_t kDefaultTablespaceOid = 1663;
 using sql::kDatabaseOid;
 // UTF8's number in pg_database.encoding.
 constexpr int64_t kUtf8Encoding = 6;
-
-Value charValue(char c) {
-  return c == 0 ? value::text("") : value::text(std::string(1, c));
-}
 
 std::vector<sql::ColumnDescription> namespaceColumns() {
   return {{"oid", type::oid()}, {"nspname", type::name()}, {"nspowner", type::oid()}, {"nspacl", type::textArray()}};
@@ -111,8 +108,8 @@ SystemRows classRows(const CatalogRelationLister& relations) {
                     value::oid(0),
                     value::boolean(table && !relation.primaryKey.empty()),
                     value::boolean(false),
-                    charValue('p'),
-                    charValue(relation.kind),
+                    value::character('p'),
+                    value::character(relation.kind),
                     value::integer(static_cast<int64_t>(relation.columns.size())),
                     value::integer(0),
                     value::boolean(relation.kind == 'v'),
@@ -121,7 +118,7 @@ SystemRows classRows(const CatalogRelationLister& relations) {
                     value::boolean(false),
                     value::boolean(false),
                     value::boolean(true),
-                    charValue(table ? 'd' : 'n'),
+                    value::character(table ? 'd' : 'n'),
                     value::boolean(false),
                     value::oid(0),
                     value::oid(0),
@@ -178,14 +175,14 @@ SystemRows attributeRows(const CatalogRelationLister& relations) {
                       value::integer(-1),
                       value::integer(column.type.postgresTypmod()),
                       value::boolean(facts.byValue),
-                      charValue(facts.align),
-                      charValue(relation.kind == 'i' ? 'p' : facts.storage),
-                      charValue(0),
+                      value::character(facts.align),
+                      value::character(relation.kind == 'i' ? 'p' : facts.storage),
+                      value::character(0),
                       value::boolean(column.notNull),
                       value::boolean(false),
                       value::boolean(false),
-                      charValue(0),
-                      charValue(0),
+                      value::character(0),
+                      value::character(0),
                       value::boolean(false),
                       value::boolean(true),
                       value::integer(0),
@@ -236,18 +233,20 @@ std::vector<sql::ColumnDescription> typeColumns() {
 
 SystemRows typeRows() {
   SystemRows rows;
-  for (const auto& facts : postgresTypes()) {
+  std::vector<PostgresTypeFacts> all(postgresTypes().begin(), postgresTypes().end());
+  all.insert(all.end(), postgresPseudoTypes().begin(), postgresPseudoTypes().end());
+  for (const auto& facts : all) {
     rows.push_back({value::oid(facts.oid),
                     value::text(facts.name),
                     value::oid(kPgCatalogNamespaceOid),
                     value::oid(kOwnerRoleOid),
                     value::integer(facts.length),
                     value::boolean(facts.byValue),
-                    charValue('b'),
-                    charValue(facts.category),
+                    value::character(facts.kind),
+                    value::character(facts.category),
                     value::boolean(facts.preferred),
                     value::boolean(true),
-                    charValue(','),
+                    value::character(','),
                     value::oid(0),
                     value::text(facts.elementOid != 0 ? "array_subscript_handler" : "-"),
                     value::oid(facts.elementOid),
@@ -259,8 +258,8 @@ SystemRows typeRows() {
                     value::text(facts.modifierInput),
                     value::text(facts.modifierOutput),
                     value::text("-"),
-                    charValue(facts.align),
-                    charValue(facts.storage),
+                    value::character(facts.align),
+                    value::character(facts.storage),
                     value::boolean(false),
                     value::oid(0),
                     value::integer(-1),
@@ -299,7 +298,7 @@ std::vector<sql::ColumnDescription> databaseColumns() {
 SystemRows databaseRows(const SystemScanContext& context) {
   // Text compares by bytes (the C collation) everywhere in Shoal.
   return {{value::oid(kDatabaseOid), value::text(context.database), value::oid(kOwnerRoleOid),
-           value::integer(kUtf8Encoding), charValue('c'), value::boolean(false), value::boolean(true),
+           value::integer(kUtf8Encoding), value::character('c'), value::boolean(false), value::boolean(true),
            value::integer(-1), value::oid(0), value::oid(0), value::oid(kDefaultTablespaceOid), value::text("C"),
            value::text("C"), value::nullText(), value::nullText(), value::nullText()}};
 }
@@ -381,16 +380,44 @@ struct PgRelationOid {
 
 // Catalog tables: PostgreSQL 15's OIDs. Views: PostgreSQL 15's too where they are fixed, else our own.
 constexpr PgRelationOid kRelationOids[] = {
-    {"pg_type", 1247},      {"pg_attribute", 1249},  {"pg_class", 1259},        {"pg_database", 1262},
-    {"pg_namespace", 2615}, {"pg_am", 2601},         {"pg_views", 12028},       {"pg_tables", 12033},
-    {"pg_roles", 12000},    {"pg_user", 12014},      {"pg_description", 2609},  {"pg_attrdef", 2604},
-    {"pg_inherits", 2611},  {"pg_tablespace", 1213}, {"pg_matviews", 12038},    {"pg_extension", 3079},
-    {"pg_collation", 3456}, {"pg_enum", 3501},       {"pg_auth_members", 1261}, {"pg_sequence", 2224},
-    {"pg_settings", 12104}, {"pg_index", 2610},      {"pg_constraint", 2606},   {"pg_opclass", 2616},
+    {"pg_type", 1247},
+    {"pg_attribute", 1249},
+    {"pg_class", 1259},
+    {"pg_database", 1262},
+    {"pg_namespace", 2615},
+    {"pg_am", 2601},
+    {"pg_views", 12028},
+    {"pg_tables", 12033},
+    {"pg_roles", 12000},
+    {"pg_user", 12014},
+    {"pg_description", 2609},
+    {"pg_attrdef", 2604},
+    {"pg_inherits", 2611},
+    {"pg_tablespace", 1213},
+    {"pg_matviews", 12038},
+    {"pg_extension", 3079},
+    {"pg_collation", 3456},
+    {"pg_enum", 3501},
+    {"pg_auth_members", 1261},
+    {"pg_sequence", 2224},
+    {"pg_settings", 12104},
+    {"pg_index", 2610},
+    {"pg_constraint", 2606},
+    {"pg_opclass", 2616},
+    {"pg_proc", 1255},
+    {"pg_operator", 2617},
+    {"pg_policy", 3256},
+    {"pg_statistic_ext", 3381},
+    {"pg_publication", 6104},
+    {"pg_publication_rel", 6106},
+    {"pg_publication_namespace", 6237},
+    {"pg_trigger", 2620},
+    {"pg_rewrite", 2618},
 };
 
 // Relations that hold what Shoal has none of (column defaults, inheritance, materialized views, extensions,
-// enums, role memberships, sequences): PostgreSQL 15's columns and no rows. Array columns are NULL text until
+// enums, role memberships, row security policies, extended statistics, publications, triggers, rules,
+// sequences): PostgreSQL 15's columns and no rows. Array columns are NULL text until
 // the catalog types arrive.
 struct EmptyRelation {
   std::string_view name;
@@ -437,6 +464,77 @@ std::vector<EmptyRelation> emptyRelations() {
       {"pg_auth_members",
        'r',
        {{"roleid", type::oid()}, {"member", type::oid()}, {"grantor", type::oid()}, {"admin_option", type::boolean()}}},
+      {"pg_policy",
+       'r',
+       {{"oid", type::oid()},
+        {"polname", type::name()},
+        {"polrelid", type::oid()},
+        {"polcmd", type::text()},
+        {"polpermissive", type::boolean()},
+        {"polroles", engine::LogicalType::array(type::oid())},
+        {"polqual", type::text()},
+        {"polwithcheck", type::text()}}},
+      {"pg_statistic_ext",
+       'r',
+       {{"oid", type::oid()},
+        {"stxrelid", type::oid()},
+        {"stxname", type::name()},
+        {"stxnamespace", type::oid()},
+        {"stxowner", type::oid()},
+        {"stxstattarget", type::integer()},
+        {"stxkeys", engine::LogicalType::int2Vector()},
+        {"stxkind", type::textArray()},
+        {"stxexprs", type::text()}}},
+      {"pg_publication",
+       'r',
+       {{"oid", type::oid()},
+        {"pubname", type::name()},
+        {"pubowner", type::oid()},
+        {"puballtables", type::boolean()},
+        {"pubinsert", type::boolean()},
+        {"pubupdate", type::boolean()},
+        {"pubdelete", type::boolean()},
+        {"pubtruncate", type::boolean()},
+        {"pubviaroot", type::boolean()}}},
+      {"pg_publication_rel",
+       'r',
+       {{"oid", type::oid()},
+        {"prpubid", type::oid()},
+        {"prrelid", type::oid()},
+        {"prqual", type::text()},
+        {"prattrs", engine::LogicalType::int2Vector()}}},
+      {"pg_publication_namespace", 'r', {{"oid", type::oid()}, {"pnpubid", type::oid()}, {"pnnspid", type::oid()}}},
+      {"pg_trigger",
+       'r',
+       {{"oid", type::oid()},
+        {"tgrelid", type::oid()},
+        {"tgparentid", type::oid()},
+        {"tgname", type::name()},
+        {"tgfoid", type::oid()},
+        {"tgtype", type::smallInt()},
+        {"tgenabled", type::text()},
+        {"tgisinternal", type::boolean()},
+        {"tgconstrrelid", type::oid()},
+        {"tgconstrindid", type::oid()},
+        {"tgconstraint", type::oid()},
+        {"tgdeferrable", type::boolean()},
+        {"tginitdeferred", type::boolean()},
+        {"tgnargs", type::smallInt()},
+        {"tgattr", engine::LogicalType::int2Vector()},
+        {"tgargs", type::text()},
+        {"tgqual", type::text()},
+        {"tgoldtable", type::name()},
+        {"tgnewtable", type::name()}}},
+      {"pg_rewrite",
+       'r',
+       {{"oid", type::oid()},
+        {"rulename", type::name()},
+        {"ev_class", type::oid()},
+        {"ev_type", type::text()},
+        {"ev_enabled", type::text()},
+        {"is_instead", type::boolean()},
+        {"ev_qual", type::text()},
+        {"ev_action", type::text()}}},
       {"pg_sequence",
        'r',
        {{"seqrelid", type::oid()},
@@ -507,7 +605,7 @@ SystemRows collationRows() {
   for (const auto& collation : kCollations) {
     const Value locale = collation.locale ? value::text(*collation.locale) : value::nullText();
     rows.push_back({value::oid(collation.oid), value::text(collation.name), value::oid(kPgCatalogNamespaceOid),
-                    value::oid(kOwnerRoleOid), charValue(collation.provider), value::boolean(true),
+                    value::oid(kOwnerRoleOid), value::character(collation.provider), value::boolean(true),
                     value::integer(collation.encoding), locale, locale, value::nullText(), value::nullText()});
   }
   return rows;
@@ -557,9 +655,9 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
       relation("pg_am", 'r', accessMethodColumns(),
                [](const SystemScanContext&) {
                  return SystemRows{{value::oid(kHeapAccessMethodOid), value::text("heap"),
-                                    value::text("heap_tableam_handler"), charValue('t')},
+                                    value::text("heap_tableam_handler"), value::character('t')},
                                    {value::oid(kBtreeAccessMethodOid), value::text("btree"), value::text("bthandler"),
-                                    charValue('i')}};
+                                    value::character('i')}};
                }),
       relation("pg_database", 'r', databaseColumns(), databaseRows),
       relation("pg_tables", 'v', tablesColumns(),
@@ -580,6 +678,8 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
       relation("pg_collation", 'r', collationColumns(), [](const SystemScanContext&) { return collationRows(); }),
       relation("pg_index", 'r', indexColumns(), [relations](const SystemScanContext&) { return indexRows(relations); }),
       relation("pg_opclass", 'r', operatorClassColumns(), [](const SystemScanContext&) { return operatorClassRows(); }),
+      relation("pg_proc", 'r', routineColumns(), [](const SystemScanContext&) { return routineRows(); }),
+      relation("pg_operator", 'r', operatorColumns(), [](const SystemScanContext&) { return operatorRows(); }),
       relation("pg_constraint", 'r', constraintColumns(),
                [relations](const SystemScanContext&) { return constraintRows(relations); }),
   };

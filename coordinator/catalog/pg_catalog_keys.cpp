@@ -12,10 +12,6 @@ using engine::Value;
 
 namespace {
 
-Value character(char c) {
-  return value::text(std::string(1, c));
-}
-
 Value smallIntArray(const std::vector<Value>& elements) {
   return engine::makeArrayValue(elements, LogicalType::array(LogicalType::smallInt()));
 }
@@ -186,7 +182,7 @@ SystemRows constraintRows(const CatalogRelationLister& relations) {
     row.push_back(value::oid(sql::primaryKeyConstraintOid(relation.oid)));
     row.push_back(value::text(primaryKeyName(relation)));
     row.push_back(value::oid(relation.namespaceOid));
-    row.push_back(character('p'));
+    row.push_back(value::character('p'));
     // not deferrable, not deferred, validated
     for (bool flag : {false, false, true}) row.push_back(value::boolean(flag));
     row.push_back(value::oid(relation.oid));
@@ -194,7 +190,7 @@ SystemRows constraintRows(const CatalogRelationLister& relations) {
     row.push_back(value::oid(sql::primaryKeyIndexOid(relation.oid)));
     row.push_back(value::oid(0));
     row.push_back(value::oid(0));
-    for (int i = 0; i < 3; ++i) row.push_back(character(' '));  // no foreign key actions or match type
+    for (int i = 0; i < 3; ++i) row.push_back(value::character(' '));  // no foreign key actions or match type
     row.push_back(value::boolean(true));
     row.push_back(value::integer(0));
     row.push_back(value::boolean(true));

@@ -57,6 +57,63 @@ constexpr std::array<PostgresTypeFacts, 22> kTypes{{
      "numeric_recv", "numeric_send", "numerictypmodin", "numerictypmodout"},
 }};
 
+// PostgreSQL 15's pseudo-types (typtype 'p'): no value has them, but routines' signatures name them
+// (array_length(anyarray, integer)), and clients that read pg_proc look them up in pg_type.
+constexpr std::array<PostgresTypeFacts, 26> kPseudoTypes{{
+    {32, "pg_ddl_command", "pg_ddl_command", 8, true, 'P', false, 0, 'd', 'p', false, "pg_ddl_command_in",
+     "pg_ddl_command_out", "pg_ddl_command_recv", "pg_ddl_command_send", "-", "-", 0, 'p'},
+    {269, "table_am_handler", "table_am_handler", 4, true, 'P', false, 0, 'i', 'p', false, "table_am_handler_in",
+     "table_am_handler_out", "-", "-", "-", "-", 0, 'p'},
+    {325, "index_am_handler", "index_am_handler", 4, true, 'P', false, 0, 'i', 'p', false, "index_am_handler_in",
+     "index_am_handler_out", "-", "-", "-", "-", 0, 'p'},
+    {705, "unknown", "unknown", -2, false, 'X', false, 0, 'c', 'p', false, "unknownin", "unknownout", "unknownrecv",
+     "unknownsend", "-", "-", 0, 'p'},
+    {2249, "record", "record", -1, false, 'P', false, 2287, 'd', 'x', false, "record_in", "record_out", "record_recv",
+     "record_send", "-", "-", 0, 'p'},
+    {2275, "cstring", "cstring", -2, false, 'P', false, 1263, 'c', 'p', false, "cstring_in", "cstring_out",
+     "cstring_recv", "cstring_send", "-", "-", 0, 'p'},
+    {2276, "any", "\"any\"", 4, true, 'P', false, 0, 'i', 'p', false, "any_in", "any_out", "-", "-", "-", "-", 0, 'p'},
+    {2277, "anyarray", "anyarray", -1, false, 'P', false, 0, 'd', 'x', false, "anyarray_in", "anyarray_out",
+     "anyarray_recv", "anyarray_send", "-", "-", 0, 'p'},
+    {2278, "void", "void", 4, true, 'P', false, 0, 'i', 'p', false, "void_in", "void_out", "void_recv", "void_send",
+     "-", "-", 0, 'p'},
+    {2279, "trigger", "trigger", 4, true, 'P', false, 0, 'i', 'p', false, "trigger_in", "trigger_out", "-", "-", "-",
+     "-", 0, 'p'},
+    {2280, "language_handler", "language_handler", 4, true, 'P', false, 0, 'i', 'p', false, "language_handler_in",
+     "language_handler_out", "-", "-", "-", "-", 0, 'p'},
+    {2281, "internal", "internal", 8, true, 'P', false, 0, 'd', 'p', false, "internal_in", "internal_out", "-", "-",
+     "-", "-", 0, 'p'},
+    {2283, "anyelement", "anyelement", 4, true, 'P', false, 0, 'i', 'p', false, "anyelement_in", "anyelement_out", "-",
+     "-", "-", "-", 0, 'p'},
+    {2287, "_record", "record[]", -1, false, 'P', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 2249, 'p'},
+    {2776, "anynonarray", "anynonarray", 4, true, 'P', false, 0, 'i', 'p', false, "anynonarray_in", "anynonarray_out",
+     "-", "-", "-", "-", 0, 'p'},
+    {3115, "fdw_handler", "fdw_handler", 4, true, 'P', false, 0, 'i', 'p', false, "fdw_handler_in", "fdw_handler_out",
+     "-", "-", "-", "-", 0, 'p'},
+    {3310, "tsm_handler", "tsm_handler", 4, true, 'P', false, 0, 'i', 'p', false, "tsm_handler_in", "tsm_handler_out",
+     "-", "-", "-", "-", 0, 'p'},
+    {3500, "anyenum", "anyenum", 4, true, 'P', false, 0, 'i', 'p', false, "anyenum_in", "anyenum_out", "-", "-", "-",
+     "-", 0, 'p'},
+    {3831, "anyrange", "anyrange", -1, false, 'P', false, 0, 'd', 'x', false, "anyrange_in", "anyrange_out", "-", "-",
+     "-", "-", 0, 'p'},
+    {3838, "event_trigger", "event_trigger", 4, true, 'P', false, 0, 'i', 'p', false, "event_trigger_in",
+     "event_trigger_out", "-", "-", "-", "-", 0, 'p'},
+    {4537, "anymultirange", "anymultirange", -1, false, 'P', false, 0, 'd', 'x', false, "anymultirange_in",
+     "anymultirange_out", "-", "-", "-", "-", 0, 'p'},
+    {4538, "anycompatiblemultirange", "anycompatiblemultirange", -1, false, 'P', false, 0, 'd', 'x', false,
+     "anycompatiblemultirange_in", "anycompatiblemultirange_out", "-", "-", "-", "-", 0, 'p'},
+    {5077, "anycompatible", "anycompatible", 4, true, 'P', false, 0, 'i', 'p', false, "anycompatible_in",
+     "anycompatible_out", "-", "-", "-", "-", 0, 'p'},
+    {5078, "anycompatiblearray", "anycompatiblearray", -1, false, 'P', false, 0, 'd', 'x', false,
+     "anycompatiblearray_in", "anycompatiblearray_out", "anycompatiblearray_recv", "anycompatiblearray_send", "-", "-",
+     0, 'p'},
+    {5079, "anycompatiblenonarray", "anycompatiblenonarray", 4, true, 'P', false, 0, 'i', 'p', false,
+     "anycompatiblenonarray_in", "anycompatiblenonarray_out", "-", "-", "-", "-", 0, 'p'},
+    {5080, "anycompatiblerange", "anycompatiblerange", -1, false, 'P', false, 0, 'd', 'x', false,
+     "anycompatiblerange_in", "anycompatiblerange_out", "-", "-", "-", "-", 0, 'p'},
+}};
+
 // Bytes a character takes at most in UTF8, the only server encoding.
 constexpr int32_t kMaxBytesPerCharacter = 4;
 // What PostgreSQL shows as the octet length of text and unbounded varchar (1 GB).
@@ -66,6 +123,10 @@ constexpr int32_t kUnboundedOctetLength = 1073741824;
 
 std::span<const PostgresTypeFacts> postgresTypes() {
   return kTypes;
+}
+
+std::span<const PostgresTypeFacts> postgresPseudoTypes() {
+  return kPseudoTypes;
 }
 
 const PostgresTypeFacts& postgresTypeFacts(const engine::LogicalType& type) {

@@ -24,10 +24,13 @@ struct PostgresTypeFacts {
   bool collatable;  // typcollation is "default" (100)
   std::string_view input, output, receive, send, modifierInput, modifierOutput;
   int64_t elementOid = 0;  // typelem: an array type's element type, 0 for the others
+  char kind = 'b';         // typtype: b base, p pseudo-type
 };
 
 /// Every type Shoal has, in OID order.
 std::span<const PostgresTypeFacts> postgresTypes();
+/// PostgreSQL's pseudo-types, which pg_type lists after them, in OID order.
+std::span<const PostgresTypeFacts> postgresPseudoTypes();
 /// The facts of a Shoal type (TEXT and VARCHAR(n) are two PostgreSQL types).
 const PostgresTypeFacts& postgresTypeFacts(const engine::LogicalType& type);
 

@@ -62,6 +62,10 @@ namespace system_value {
 inline engine::Value text(std::string_view value) {
   return engine::Value::varchar(std::string(value));
 }
+/// A "char" column's value: one character, or '' for the zero byte.
+inline engine::Value character(char c) {
+  return c == 0 ? text("") : text(std::string(1, c));
+}
 inline engine::Value oid(int64_t value) {
   return engine::Value::bigInt(value);
 }

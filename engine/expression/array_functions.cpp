@@ -79,8 +79,9 @@ Value evaluateRow(ScalarFunction function, std::span<const Vector* const> argume
     case ScalarFunction::kArrayUpper: {
       if (isNull(0) || isNull(1)) return null;
       size_t count = arrayCardinality(arguments[0]->data<StringRef>()[row].view());
-      if (argument(1).asInt32() != 1 || count == 0) return null;
       const auto lower = static_cast<int32_t>(arguments[0]->type().lowerBound());
+      // An empty array has no dimension (NULL bounds); an empty vector keeps its one, of length 0 ([0:-1]).
+      if (argument(1).asInt32() != 1 || (count == 0 && lower == 1)) return null;
       if (function == ScalarFunction::kArrayLength) return Value::integer(static_cast<int32_t>(count));
       return Value::integer(function == ScalarFunction::kArrayLower ? lower : lower + static_cast<int32_t>(count) - 1);
     }

@@ -206,8 +206,10 @@ void castFromText(const Vector& input, Vector& out) {
 
 bool isCastSupported(const LogicalType& from, const LogicalType& to) {
   if (from.isArray() && to.isArray()) {
-    // A vector's subscripts start at 0, which Shoal's arrays cannot keep: no cast between the two.
-    if (from.isVector() || to.isVector()) return from == to;
+    // A vector's subscripts start at 0: it casts to an array that keeps them (int2vector::int2[]) and to
+    // nothing else, nor does that array.
+    if (from.isVector() && to.isZeroBased()) return from.elementType() == to.elementType();
+    if (from.isVector() || to.isVector() || from.isZeroBased() || to.isZeroBased()) return from == to;
     return isCastSupported(from.elementType(), to.elementType());
   }
   if (from.id() == to.id() || from.id() == TypeId::kUnknown || from.isString() || to.isString()) {

@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include <fmt/format.h>
+
 #include <cstring>
 
 #include "common/byte_reader.h"
@@ -175,9 +177,11 @@ void appendArrayText(std::string_view bytes, const LogicalType& arrayType, std::
     }
     return;
   }
+  const std::vector<Value> elements = decodeArray(bytes, arrayType);
+  if (arrayType.isZeroBased() && !elements.empty()) out += fmt::format("[0:{}]=", elements.size() - 1);
   out += '{';
   bool first = true;
-  for (const Value& element : decodeArray(bytes, arrayType)) {
+  for (const Value& element : elements) {
     if (!first) out += ',';
     first = false;
     if (element.isNull()) {

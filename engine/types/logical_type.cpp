@@ -49,17 +49,24 @@ LogicalType LogicalType::oidVector() {
   return type;
 }
 
+LogicalType LogicalType::zeroBasedArray(const LogicalType& element) {
+  LogicalType type = array(element);
+  type.zeroBased_ = true;
+  return type;
+}
+
 LogicalType LogicalType::elementType() const {
   if (id_ != TypeId::kArray) return unknown();
   LogicalType element = *this;
   element.id_ = elementId_;
   element.elementId_ = TypeId::kUnknown;
   element.vector_ = false;
+  element.zeroBased_ = false;
   return element;
 }
 
 LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
-                                   uint32_t elementId, bool vector) {
+                                   uint32_t elementId, bool vector, bool zeroBased) {
   if (id > static_cast<uint32_t>(TypeId::kSmallInt)) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown type id {}", id);
   }
@@ -73,6 +80,7 @@ LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t sca
         if (elementId == static_cast<uint32_t>(TypeId::kBigInt)) return oidVector();
         SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad vector element type id {}", elementId);
       }
+      if (zeroBased) return zeroBasedArray(fromParts(elementId, precision, scale, maxLength));
       return array(fromParts(elementId, precision, scale, maxLength));
     case TypeId::kDecimal:
       if (precision < 1 || precision > kMaxDecimalPrecision || scale > precision) {

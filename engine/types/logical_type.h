@@ -52,9 +52,12 @@ class LogicalType {
   /// whose subscripts start at 0 and whose text form is the values separated by spaces.
   static LogicalType int2Vector();
   static LogicalType oidVector();
+  /// An array whose first subscript is 0: what a cast of a vector to an array gives (int2vector::int2[]),
+  /// which keeps the vector's subscripts, as PostgreSQL's [0:n]={...} arrays do.
+  static LogicalType zeroBasedArray(const LogicalType& element);
   /// Rebuilds a type from its parts (as serialized in plans and catalogs); fails with XX001 on nonsense.
   static LogicalType fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
-                               uint32_t elementId = 0, bool vector = false);
+                               uint32_t elementId = 0, bool vector = false, bool zeroBased = false);
   /// CHAR(n), n >= 1 (PostgreSQL's bpchar).
   static LogicalType character(uint32_t length);
 
@@ -75,8 +78,10 @@ class LogicalType {
   bool isArray() const { return id_ == TypeId::kArray; }
   /// int2vector or oidvector: an array whose first subscript is 0.
   bool isVector() const { return vector_; }
-  /// An array's first subscript: 1, or 0 for the vectors.
-  int64_t lowerBound() const { return vector_ ? 0 : 1; }
+  /// An array from a vector (zeroBasedArray).
+  bool isZeroBased() const { return zeroBased_; }
+  /// An array's first subscript: 1, or 0 for the vectors and the arrays cast from them.
+  int64_t lowerBound() const { return vector_ || zeroBased_ ? 0 : 1; }
 
   /// PostgreSQL's spelling, as error messages and EXPLAIN show it: "integer", "numeric(15,2)", "text".
   std::string toString() const;
@@ -96,6 +101,7 @@ class LogicalType {
   TypeId id_ = TypeId::kUnknown;
   TypeId elementId_ = TypeId::kUnknown;
   bool vector_ = false;
+  bool zeroBased_ = false;
   uint8_t precision_ = 0;
   uint8_t scale_ = 0;
   uint32_t maxLength_ = 0;

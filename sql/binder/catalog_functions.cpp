@@ -10,6 +10,7 @@
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/expression_builders.h"
 #include "sql/binder/object_identifiers.h"
+#include "sql/binder/routine_functions.h"
 #include "sql/parser/view_definition.h"
 #include "sql/plan/expression_rewriting.h"
 
@@ -64,6 +65,23 @@ ExpressionPtr tableIsVisible(ExpressionPtr oid, const CatalogReader& catalog) {
   arguments.push_back(oneOf(oid, visible));
   arguments.push_back(constantOf(Value::boolean(true)));
   arguments.push_back(oneOf(oid, hidden));
+  arguments.push_back(constantOf(Value::boolean(false)));
+  arguments.push_back(constantOf(Value::null(LogicalType::boolean())));
+  return functionOf(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
+}
+
+ExpressionPtr relationIsPublishable(ExpressionPtr oid, const CatalogReader& catalog) {
+  // User tables could be published (PostgreSQL's logical replication); views and system relations not.
+  std::vector<int64_t> tables;
+  std::vector<int64_t> others;
+  for (const auto& relation : catalog.relationVisibility()) {
+    const bool table = relation.schema == kPublicSchema && !catalog.findView(relation.name);
+    (table ? tables : others).push_back(relation.oid);
+  }
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(oneOf(oid, tables));
+  arguments.push_back(constantOf(Value::boolean(true)));
+  arguments.push_back(oneOf(oid, others));
   arguments.push_back(constantOf(Value::boolean(false)));
   arguments.push_back(constantOf(Value::null(LogicalType::boolean())));
   return functionOf(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments));
@@ -236,7 +254,8 @@ ExpressionPtr bindKeyDefinition(std::string_view name, std::vector<ExpressionPtr
 }
 
 std::optional<std::vector<LogicalType>> catalogFunctionSignature(std::string_view name) {
-  if (name == "pg_get_userbyid" || name == "pg_table_is_visible" || name == "pg_type_is_visible") {
+  if (name == "pg_get_userbyid" || name == "pg_table_is_visible" || name == "pg_type_is_visible" ||
+      name == "pg_relation_is_publishable" || name == "pg_get_statisticsobjdef_columns" || isRoutineFunction(name)) {
     return std::vector{LogicalType::bigInt()};
   }
   if (name == "pg_encoding_to_char") return std::vector{LogicalType::integer()};
@@ -253,6 +272,10 @@ ExpressionPtr bindCatalogFunction(std::string_view name, std::vector<ExpressionP
   if (name == "pg_table_is_visible") return tableIsVisible(std::move(arguments[0]), catalog);
   if (name == "pg_type_is_visible") return typeIsVisible(std::move(arguments[0]));
   if (name == "pg_encoding_to_char") return encodingName(std::move(arguments[0]));
+  if (name == "pg_relation_is_publishable") return relationIsPublishable(std::move(arguments[0]), catalog);
+  // Shoal has no extended statistics (CREATE STATISTICS): no OID names one.
+  if (name == "pg_get_statisticsobjdef_columns") return constantOf(Value::null(LogicalType::text()));
+  if (isRoutineFunction(name)) return bindRoutineFunction(name, std::move(arguments[0]));
   // Shoal has no sequences, serial or identity columns: no column owns one. (PostgreSQL also checks that the
   // table and column exist; SQLAlchemy asks for columns it has just read from pg_attribute.)
   if (name == "pg_get_serial_sequence") return constantOf(Value::null(LogicalType::text()));

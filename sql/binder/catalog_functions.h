@@ -11,7 +11,8 @@ namespace shoal::sql {
 
 /// The argument types of the catalog functions clients call while browsing, nullopt for another name:
 /// pg_get_userbyid(oid), pg_table_is_visible(oid), pg_type_is_visible(oid), pg_encoding_to_char(integer),
-/// format_type(oid, integer), pg_get_serial_sequence(text, text).
+/// format_type(oid, integer), pg_get_serial_sequence(text, text), pg_relation_is_publishable(oid),
+/// pg_get_statisticsobjdef_columns(oid) and the routine functions of routine_functions.h.
 /// Shoal's oid columns are BIGINT.
 std::optional<std::vector<engine::LogicalType>> catalogFunctionSignature(std::string_view name);
 
@@ -25,7 +26,10 @@ std::optional<std::vector<engine::LogicalType>> catalogFunctionSignature(std::st
 /// - pg_encoding_to_char(n): "UTF8" for 6, "SQL_ASCII" for 0, else "";
 /// - format_type(type, typmod): "character varying(25)", "numeric(15,2)", ... for Shoal's types, "???" for
 ///   another OID;
-/// - pg_get_serial_sequence(table, column): NULL, as Shoal has no sequences.
+/// - pg_get_serial_sequence(table, column): NULL, as Shoal has no sequences;
+/// - pg_relation_is_publishable(oid): TRUE for a user table, FALSE for a view or system relation, NULL for
+///   an OID that names no relation;
+/// - pg_get_statisticsobjdef_columns(oid): NULL, as Shoal has no extended statistics.
 /// NULL in, NULL out, as in PostgreSQL.
 engine::ExpressionPtr bindCatalogFunction(std::string_view name, std::vector<engine::ExpressionPtr> arguments,
                                           const CatalogReader& catalog);

@@ -577,6 +577,10 @@ ExpressionPtr ExpressionBinder::bindTypeCast(const pg_query::Node& node) {
     return bindArrayConstructor(cast.arg().a_array_expr(), target.elementType());
   }
   ExpressionPtr child = bind(cast.arg());
+  if (child->type().isVector() && target.isArray() && !target.isVector() &&
+      target.elementType() == child->type().elementType()) {
+    target = LogicalType::zeroBasedArray(target.elementType());  // int2vector::int2[] keeps subscripts from 0
+  }
   if (target.id() == TypeId::kUnknown) {
     // Unconstrained NUMERIC keeps the exact digits of what it converts.
     if (isUnknown(child) && child->kind() == ExpressionKind::kConstant &&

@@ -10,6 +10,8 @@
 #include "common/status.h"
 #include "engine/expression/sql_keywords.h"
 #include "sql/binder/expression_builders.h"
+#include "sql/binder/routine_functions.h"
+#include "sql/catalog/builtin_routines.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
@@ -21,12 +23,45 @@ using engine::Value;
 
 std::span<const std::pair<int64_t, std::string_view>> baseTypeNames() {
   static constexpr std::pair<int64_t, std::string_view> kNames[] = {
-      {16, "boolean"},     {20, "bigint"},
-      {21, "smallint"},    {23, "integer"},
-      {25, "text"},        {701, "double precision"},
-      {1042, "character"}, {1043, "character varying"},
-      {1082, "date"},      {1700, "numeric"},
-      {22, "int2vector"},  {30, "oidvector"},
+      {16, "boolean"},
+      {20, "bigint"},
+      {21, "smallint"},
+      {23, "integer"},
+      {25, "text"},
+      {701, "double precision"},
+      {1042, "character"},
+      {1043, "character varying"},
+      {1082, "date"},
+      {1700, "numeric"},
+      {22, "int2vector"},
+      {30, "oidvector"},
+      // PostgreSQL's pseudo-types, which routines' signatures name (pg_type lists them).
+      {32, "pg_ddl_command"},
+      {269, "table_am_handler"},
+      {325, "index_am_handler"},
+      {705, "unknown"},
+      {2249, "record"},
+      {2275, "cstring"},
+      {2276, "\"any\""},
+      {2277, "anyarray"},
+      {2278, "void"},
+      {2279, "trigger"},
+      {2280, "language_handler"},
+      {2281, "internal"},
+      {2283, "anyelement"},
+      {2287, "record[]"},
+      {2776, "anynonarray"},
+      {3115, "fdw_handler"},
+      {3310, "tsm_handler"},
+      {3500, "anyenum"},
+      {3831, "anyrange"},
+      {3838, "event_trigger"},
+      {4537, "anymultirange"},
+      {4538, "anycompatiblemultirange"},
+      {5077, "anycompatible"},
+      {5078, "anycompatiblearray"},
+      {5079, "anycompatiblenonarray"},
+      {5080, "anycompatiblerange"},
   };
   return kNames;
 }
@@ -161,8 +196,7 @@ int64_t objectIdentifierFromText(ObjectIdentifierType type, std::string_view tex
       SHOAL_USER_FAIL(SqlState::kUndefinedObject, "role \"{}\" does not exist", text);
     }
     case ObjectIdentifierType::kRegproc:
-      // There is no pg_proc yet, so no name finds a function.
-      SHOAL_USER_FAIL(SqlState::kUndefinedFunction, "function \"{}\" does not exist", text);
+      return routineOidFromName(text);
     case ObjectIdentifierType::kRegtype:
       break;
   }
@@ -173,7 +207,9 @@ ExpressionPtr objectIdentifierName(ExpressionPtr oid, ObjectIdentifierType type,
   std::vector<NamedOid> names;
   switch (type) {
     case ObjectIdentifierType::kOid:
+      break;
     case ObjectIdentifierType::kRegproc:
+      for (const auto& routine : builtinRoutines()) names.push_back({routine.oid, std::string(routine.name)});
       break;
     case ObjectIdentifierType::kRegclass:
       names = relationNames(catalog);

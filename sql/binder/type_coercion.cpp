@@ -95,7 +95,7 @@ std::optional<LogicalType> comparisonType(const LogicalType& left, const Logical
   if (left.id() == right.id() && (left.id() == TypeId::kBoolean || left.id() == TypeId::kDate)) {
     return left;
   }
-  if (left.isVector() || right.isVector()) {
+  if (left.isVector() || right.isVector() || left.isZeroBased() || right.isZeroBased()) {
     if (left == right) return left;
     return std::nullopt;
   }

@@ -3,6 +3,7 @@
 
 #include "engine/expression/expression_evaluator.h"
 #include "sql/plan/expression_rewriting.h"
+#include "sql/plan/plan_copy.h"
 #include "sql/plan/plan_walker.h"
 
 namespace shoal::sql {
@@ -14,11 +15,25 @@ using engine::FunctionExpression;
 using engine::LogicalType;
 using engine::ScalarFunction;
 
-namespace {
+namespace decorrelation {
 
-[[noreturn]] void unsupported(std::string_view what) {
+void unsupported(std::string_view what) {
   SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "correlated subquery not supported: {}", what);
 }
+
+bool subtreeReadsAny(const LogicalOperator& op, const std::set<ColumnId>& ids) {
+  for (ColumnId id : freeColumns(op)) {
+    if (ids.contains(id)) return true;
+  }
+  return false;
+}
+
+}  // namespace decorrelation
+
+using decorrelation::subtreeReadsAny;
+using decorrelation::unsupported;
+
+namespace {
 
 bool readsAny(const Expression& expression, const std::set<ColumnId>& ids) {
   for (ColumnId id : columnsOf(expression)) {
@@ -31,13 +46,6 @@ bool readsAny(const LogicalOperator& op, const std::set<ColumnId>& ids) {
   bool found = false;
   forEachExpression(op, [&](const Expression& expression) { found = found || readsAny(expression, ids); });
   return found;
-}
-
-bool subtreeReadsAny(const LogicalOperator& op, const std::set<ColumnId>& ids) {
-  for (ColumnId id : freeColumns(op)) {
-    if (ids.contains(id)) return true;
-  }
-  return false;
 }
 
 /// The operator under any projections and filters.
@@ -76,10 +84,19 @@ LogicalOperatorPtr Decorrelator::run(LogicalOperatorPtr root) {
 
 LogicalOperatorPtr Decorrelator::decorrelateJoin(std::unique_ptr<LogicalJoin> join) {
   std::set<ColumnId> outer = outputIds(*join->children[0]);
-  Pulled pulled = pullUp(join->children[1], outer);
-  if (subtreeReadsAny(*join->children[1], outer)) {
-    unsupported("an outer column is read where its predicate cannot be pulled out of the subquery");
+  // Pulling the correlated predicates up gives the simplest plan; it is tried on a copy, as it may fail midway.
+  LogicalOperatorPtr subquery = copyPlan(*join->children[1]);
+  Pulled pulled;
+  try {
+    pulled = pullUp(subquery, outer);
+    if (subtreeReadsAny(*subquery, outer)) {
+      unsupported("an outer column is read where its predicate cannot be pulled out of the subquery");
+    }
+  } catch (const ShoalError& error) {
+    if (error.status().sqlState() != SqlState::kFeatureNotSupported) throw;
+    return unnestGenerally(std::move(join));
   }
+  join->children[1] = std::move(subquery);
   for (auto& predicate : pulled.predicates) join->conditions.push_back(std::move(predicate));
   join->dependent = false;
   if (!pulled.groupedScalarAggregate) return join;

@@ -39,8 +39,31 @@ class Decorrelator {
   /// For a scalar subquery over a grouped scalar aggregate whose empty result is not NULL.
   LogicalOperatorPtr patchEmptyAggregate(std::unique_ptr<LogicalJoin> join);
 
+  // The general unnesting (dependent_join_pushdown.cpp).
+  struct Pushdown {
+    /// D: the distinct outer values, consumed where the subquery first reads them.
+    LogicalOperatorPtr distinctOuter;
+    /// Each outer column the subquery reads, and D's column for it.
+    std::vector<PlanColumn> outerColumns;
+    std::vector<PlanColumn> distinctColumns;
+    std::set<ColumnId> distinctIds;
+    /// The subquery's top aggregation had no GROUP BY before it was grouped by D.
+    bool groupedScalarAggregate = false;
+  };
+  LogicalOperatorPtr unnestGenerally(std::unique_ptr<LogicalJoin> join);
+  /// `op` joined with D: op's columns and D's, for each D row the rows `op` gives for those outer values.
+  /// `top`: nothing but projections lies between `op` and the dependent join.
+  LogicalOperatorPtr pushDown(LogicalOperatorPtr op, Pushdown& pushdown, bool top);
+
   ColumnIdGenerator& ids_;
 };
+
+namespace decorrelation {
+/// Fails with 0A000: "correlated subquery not supported: <what>".
+[[noreturn]] void unsupported(std::string_view what);
+/// Whether `op` or an operator under it reads one of `ids` as a column none of them produces.
+bool subtreeReadsAny(const LogicalOperator& op, const std::set<ColumnId>& ids);
+}  // namespace decorrelation
 
 /// The next id after every id the plan uses, for passes that need new columns.
 ColumnId nextFreeColumnId(const LogicalOperator& root);

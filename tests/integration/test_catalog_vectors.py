@@ -50,7 +50,21 @@ def test_catalog_vectors_answer_as_postgresql(both, sql):
     assert answer(shoal, sql) == answer(postgres, sql)
 
 
-def test_a_vector_is_not_cast_to_an_array_whose_subscripts_would_move(both):
-    """PostgreSQL's cast keeps the first subscript 0 ([0:1]={1,2}); Shoal's arrays start at 1, so it refuses."""
+@pytest.mark.parametrize("sql", [
+    "SELECT '1 2'::int2vector::int2[], ('1 2'::int2vector::int2[])[0], array_upper('1 2'::int2vector::int2[], 1)",
+    "SELECT array_lower('7'::int2vector::int2[], 1), cardinality('7 8 9'::int2vector::int2[])",
+    "SELECT ''::int2vector::int2[], array_upper(''::int2vector::int2[], 1)",
+    "SELECT x FROM unnest('5 6'::oidvector::oid[]) x ORDER BY 1",
+])
+def test_a_vector_cast_to_an_array_keeps_its_subscripts_from_0(both, sql):
+    """PostgreSQL's cast keeps the first subscript 0 ([0:1]={1,2}), as psql's \\d reads pg_publication_rel.prattrs."""
+    shoal, postgres = both
+    assert answer(shoal, sql) == answer(postgres, sql)
+
+
+def test_an_array_from_a_vector_does_not_mix_with_arrays_from_1(both):
+    """Shoal keeps the first subscript in the type: such an array neither compares with nor casts to one whose
+    subscripts start at 1 (PostgreSQL compares their bounds too)."""
     shoal, _ = both
-    assert answer(shoal, "SELECT '1 2'::int2vector::int2[]") == ("error", "42846")
+    assert answer(shoal, "SELECT '1 2'::int2vector::int2[] = ARRAY[1, 2]::int2[]")[0:2] == ("error", "42883")
+    assert answer(shoal, "SELECT '1 2'::int2vector::int4[]") == ("error", "42846")

@@ -1,5 +1,6 @@
 """Story: a user browses a 2-worker cluster with psql 15's backslash commands and sees what psql shows for the
-same tables and views on PostgreSQL 15: \\dt, \\dv, \\dn, \\d, \\du and \\l, with and without a name pattern. Both are
+same tables and views on PostgreSQL 15: \\dt, \\dv, \\dn, \\d, \\du, \\df and \\l, with and without a name pattern,
+and \\d and \\d+ of TPC-H's lineitem and orders (its keys, and comments on orders). Both are
 browsed as user shoal, which owns everything on both sides."""
 
 import subprocess
@@ -8,17 +9,22 @@ import psycopg
 import pytest
 
 from cluster import LocalCluster
-from postgres_oracle import answer
+from postgres_oracle import TPCH_SCHEMA, answer
 
 SCHEMA = [
     "CREATE TABLE psql_orders (o_id bigint PRIMARY KEY, o_total numeric(12,2), o_date date)",
     "CREATE TABLE psql_items (i_order bigint NOT NULL, i_name varchar(30), i_flag char(1))",
     "CREATE TABLE \"Mixed Case\" (a integer)",
     "CREATE VIEW psql_big_orders AS SELECT o_id, o_total FROM psql_orders WHERE o_total > 100",
+    *[sql for sql in TPCH_SCHEMA if sql.startswith(("CREATE TABLE orders", "CREATE TABLE lineitem"))],
+    "COMMENT ON TABLE orders IS 'One row per order'",
+    "COMMENT ON COLUMN orders.o_comment IS 'Free text from the clerk'",
 ]
 
 COMMANDS = ["\\dt", "\\dv", "\\dn", "\\d", "\\dt psql*", "\\dt psql_o*", "\\dv *orders", "\\dt \"Mixed Case\"",
-            "\\dt nosuch", "\\dt public.*", "\\l psql_oracle", "\\l nosuch", "\\du shoal", "\\du nosuch"]
+            "\\dt nosuch", "\\dt public.*", "\\l psql_oracle", "\\l nosuch", "\\du shoal", "\\du nosuch",
+            "\\d lineitem", "\\d+ orders", "\\d psql_items", "\\d \"Mixed Case\"", "\\d nosuch", "\\df",
+            "\\df char_length", "\\df current_setting", "\\df replace", "\\df nosuch"]
 
 
 def psql(host, port, command):

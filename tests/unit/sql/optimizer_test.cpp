@@ -57,6 +57,12 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+size_t countOf(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
 Status errorOf(const std::string& text) {
   try {
     optimized(text);
@@ -105,6 +111,22 @@ TEST(OptimizerTest, CountOverNoRowsIsZeroNotNull) {
   std::string verbose;
   for (const auto& line : explainPlan(*optimizedPlan.root, true)) verbose += line + "\n";
   EXPECT_TRUE(contains(verbose, "CASE WHEN (matched IS NULL) THEN 0")) << verbose;
+}
+
+TEST(OptimizerTest, ANonEqualityBelowAnAggregateIsUnnestedOverTheDistinctOuterValues) {
+  // The pull-up cannot group s by "w < r.w": the distinct r.w are joined into the subquery, which groups by them.
+  std::string plan = explain("SELECT k, (SELECT count(*) FROM s WHERE s.w < r.w) FROM r");
+  EXPECT_FALSE(contains(plan, "Dependent")) << plan;
+  EXPECT_TRUE(contains(plan, "HashJoin LEFT")) << plan;
+  // D (group by w over the copy of r) and the subquery grouped by D's w.
+  EXPECT_GE(countOf(plan, "group by: w"), 2U) << plan;
+  EXPECT_EQ(countOf(plan, "Scan r"), 2U) << plan;
+}
+
+TEST(OptimizerTest, ASetReturningFunctionOverOuterColumnsRunsOverTheirDistinctValues) {
+  std::string plan = explain("SELECT k, (SELECT sum(g) FROM generate_series(1, r.v) g) FROM r");
+  EXPECT_FALSE(contains(plan, "Dependent")) << plan;
+  EXPECT_TRUE(contains(plan, "ProjectSet")) << plan;
 }
 
 TEST(OptimizerTest, UncorrelatedScalarSubqueriesJoinTheirOneRow) {

@@ -1,0 +1,199 @@
+// Decorrelator's general unnesting of a dependent join (see decorrelator.h): D, the distinct outer values
+// the subquery reads, is pushed down into the subquery to where it reads them.
+
+#include "sql/optimizer/decorrelator.h"
+#include "sql/plan/expression_rewriting.h"
+#include "sql/plan/plan_copy.h"
+#include "sql/plan/plan_walker.h"
+
+namespace shoal::sql {
+
+using engine::ExpressionPtr;
+using engine::FunctionExpression;
+using engine::LogicalType;
+using engine::ScalarFunction;
+using engine::TypeId;
+
+using decorrelation::subtreeReadsAny;
+using decorrelation::unsupported;
+
+namespace {
+
+ExpressionPtr function(ScalarFunction which, LogicalType type, std::vector<ExpressionPtr> arguments) {
+  return std::make_unique<FunctionExpression>(which, std::move(arguments), std::move(type));
+}
+
+ExpressionPtr isNull(const PlanColumn& column) {
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(columnRef(column));
+  return function(ScalarFunction::kIsNull, LogicalType::boolean(), std::move(arguments));
+}
+
+ExpressionPtr equal(ExpressionPtr left, ExpressionPtr right) {
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(std::move(left));
+  arguments.push_back(std::move(right));
+  return function(ScalarFunction::kEqual, LogicalType::boolean(), std::move(arguments));
+}
+
+/// `column`, with NULL replaced by a value of its type where one is at hand (so that an equality on it can
+/// be a hash key); null otherwise.
+ExpressionPtr withNullReplaced(const PlanColumn& column) {
+  const LogicalType& type = column.type;
+  engine::Value standIn;
+  if (type.isIntegral()) {
+    standIn = engine::Value::bigInt(0);
+  } else if (type.isString()) {
+    standIn = engine::Value::varchar("");
+  } else if (type.id() == TypeId::kBoolean) {
+    standIn = engine::Value::boolean(false);
+  } else {
+    return nullptr;
+  }
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(isNull(column));
+  arguments.push_back(
+      std::make_unique<engine::CastExpression>(std::make_unique<engine::ConstantExpression>(std::move(standIn)), type));
+  arguments.push_back(columnRef(column));
+  return function(ScalarFunction::kCase, type, std::move(arguments));
+}
+
+/// The conditions under which outer column `outer` matches D's column `distinct`: equal, or both NULL.
+void addNotDistinct(const PlanColumn& outer, const PlanColumn& distinct, std::vector<ExpressionPtr>& conditions) {
+  conditions.push_back(equal(isNull(outer), isNull(distinct)));
+  if (auto left = withNullReplaced(outer)) {
+    conditions.push_back(equal(std::move(left), withNullReplaced(distinct)));
+    return;
+  }
+  // CASE WHEN outer IS NULL THEN TRUE ELSE outer = distinct END (both are NULL or neither, by the first).
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(isNull(outer));
+  arguments.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::boolean(true)));
+  arguments.push_back(equal(columnRef(outer), columnRef(distinct)));
+  conditions.push_back(function(ScalarFunction::kCase, LogicalType::boolean(), std::move(arguments)));
+}
+
+}  // namespace
+
+LogicalOperatorPtr Decorrelator::unnestGenerally(std::unique_ptr<LogicalJoin> join) {
+  Pushdown pushdown;
+  const std::set<ColumnId> free = freeColumns(*join->children[1]);
+  for (const auto& column : join->children[0]->outputColumns()) {
+    if (free.contains(column.id)) pushdown.outerColumns.push_back(column);
+  }
+  // D: SELECT DISTINCT <the outer columns read> FROM <a copy of the outer input, under fresh ids>.
+  LogicalOperatorPtr outerCopy = copyPlan(*join->children[0]);
+  const std::map<ColumnId, ColumnId> renamed = renumberColumns(*outerCopy, ids_);
+  auto distinct = std::make_unique<LogicalAggregate>();
+  std::map<ColumnId, PlanColumn> distinctOf;
+  for (const auto& column : pushdown.outerColumns) {
+    PlanColumn copied{renamed.at(column.id), column.type, column.name};
+    PlanColumn value{ids_.next(), column.type, column.name};
+    distinct->groups.push_back(columnRef(copied));
+    distinct->groupIds.push_back(value.id);
+    distinct->groupNames.push_back(value.name);
+    pushdown.distinctColumns.push_back(value);
+    pushdown.distinctIds.insert(value.id);
+    distinctOf.emplace(column.id, value);
+  }
+  distinct->children.push_back(std::move(outerCopy));
+  pushdown.distinctOuter = std::move(distinct);
+
+  // The subquery reads D's columns instead of the outer ones, then D is pushed down to where it does.
+  rewritePlanExpressions(*join->children[1], [&](const engine::Expression& expression) {
+    return remapColumns(expression, [&](ColumnId id) -> ExpressionPtr {
+      auto it = distinctOf.find(id);
+      return it == distinctOf.end() ? nullptr : columnRef(it->second);
+    });
+  });
+  join->children[1] = pushDown(std::move(join->children[1]), pushdown, true);
+  for (size_t i = 0; i < pushdown.outerColumns.size(); ++i) {
+    addNotDistinct(pushdown.outerColumns[i], pushdown.distinctColumns[i], join->conditions);
+  }
+  join->dependent = false;
+  if (!pushdown.groupedScalarAggregate) return join;
+  // One group per D value, so at most one row per outer row; outer rows whose value found no rows get the
+  // aggregate of no rows.
+  if (join->type != JoinType::kSingle) {
+    unsupported("EXISTS or IN over an aggregate without GROUP BY that reads the outer query");
+  }
+  join->type = JoinType::kLeft;
+  return patchEmptyAggregate(std::move(join));
+}
+
+LogicalOperatorPtr Decorrelator::pushDown(LogicalOperatorPtr op, Pushdown& pushdown, bool top) {
+  const std::set<ColumnId>& ids = pushdown.distinctIds;
+  if (!subtreeReadsAny(*op, ids)) {
+    // op reads no outer value: every D row takes all of op's rows.
+    auto cross = std::make_unique<LogicalJoin>();
+    cross->children.push_back(std::move(pushdown.distinctOuter));
+    cross->children.push_back(std::move(op));
+    return cross;
+  }
+  switch (op->kind()) {
+    case LogicalOperatorKind::kFilter:
+    case LogicalOperatorKind::kProjectSet:
+      op->children[0] = pushDown(std::move(op->children[0]), pushdown, false);
+      return op;
+    case LogicalOperatorKind::kSort:
+      // Without a LIMIT (refused below) the order of a subquery's rows does not matter.
+      return pushDown(std::move(op->children[0]), pushdown, top);
+    case LogicalOperatorKind::kProject: {
+      auto& project = static_cast<LogicalProject&>(*op);
+      project.children[0] = pushDown(std::move(project.children[0]), pushdown, top);
+      for (const auto& column : pushdown.distinctColumns) {
+        project.expressions.push_back(columnRef(column));
+        project.ids.push_back(column.id);
+        project.names.push_back(column.name);
+      }
+      return op;
+    }
+    case LogicalOperatorKind::kAggregate: {
+      auto& aggregate = static_cast<LogicalAggregate&>(*op);
+      if (aggregate.groups.empty()) {
+        // Grouped by D, an aggregate without GROUP BY gives no row for a D value without rows, where it gave
+        // one: only the dependent join itself can make up for that.
+        if (!top) unsupported("an aggregate without GROUP BY inside the subquery that reads the outer query");
+        pushdown.groupedScalarAggregate = true;
+      }
+      aggregate.children[0] = pushDown(std::move(aggregate.children[0]), pushdown, false);
+      for (const auto& column : pushdown.distinctColumns) {
+        aggregate.groups.push_back(columnRef(column));
+        aggregate.groupIds.push_back(column.id);
+        aggregate.groupNames.push_back(column.name);
+      }
+      return op;
+    }
+    case LogicalOperatorKind::kTableFunction: {
+      // A function over outer values runs per D row: a ProjectSet over D.
+      auto& table = static_cast<LogicalTableFunction&>(*op);
+      if (table.withOrdinality) unsupported("WITH ORDINALITY over the outer query's columns");
+      auto projectSet = std::make_unique<LogicalProjectSet>();
+      projectSet->functions.push_back({table.function, std::move(table.arguments), table.columns[0]});
+      projectSet->children.push_back(std::move(pushdown.distinctOuter));
+      return projectSet;
+    }
+    case LogicalOperatorKind::kJoin: {
+      auto& join = static_cast<LogicalJoin&>(*op);
+      const bool leftReads = subtreeReadsAny(*join.children[0], ids);
+      const bool rightReads = subtreeReadsAny(*join.children[1], ids);
+      if (leftReads && rightReads) unsupported("both inputs of a join in the subquery read the outer query");
+      // D joins one input; each of its rows must stay with that input's rows, so that input is preserved.
+      if (join.type == JoinType::kFull) unsupported("a FULL JOIN inside a subquery that reads the outer query");
+      if (rightReads && join.type != JoinType::kInner) {
+        unsupported("an outer column on the inner side of an outer, semi or anti join");
+      }
+      const size_t side = rightReads ? 1 : 0;
+      join.children[side] = pushDown(std::move(join.children[side]), pushdown, false);
+      return op;
+    }
+    case LogicalOperatorKind::kLimit:
+      unsupported("LIMIT or OFFSET in a subquery that reads the outer query");
+    case LogicalOperatorKind::kUnionAll:
+      unsupported("UNION in a subquery that reads the outer query");
+    default:
+      unsupported("an outer column in a table scan");
+  }
+}
+
+}  // namespace shoal::sql

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <map>
+
+#include "sql/binder/query_binder.h"
+#include "sql/plan/logical_operator.h"
+
+namespace shoal::sql {
+
+/// A deep copy of `op` and everything under it, with the same column ids.
+LogicalOperatorPtr copyPlan(const LogicalOperator& op);
+
+/// Gives every column `root` and its inputs produce a fresh id from `ids`, and renames the references to
+/// them, so that a copy can sit in the same plan as its original. References to columns produced outside
+/// `root` stay. Returns each old id's new one.
+std::map<ColumnId, ColumnId> renumberColumns(LogicalOperator& root, ColumnIdGenerator& ids);
+
+}  // namespace shoal::sql
