@@ -17,6 +17,8 @@ SCHEMA = [
     "CREATE TABLE \"Mixed Case\" (a integer)",
     "CREATE VIEW psql_big_orders AS SELECT o_id, o_total FROM psql_orders WHERE o_total > 100",
     *[sql for sql in TPCH_SCHEMA if sql.startswith(("CREATE TABLE orders", "CREATE TABLE lineitem"))],
+    "INSERT INTO psql_orders VALUES (1, 120.50, '1996-01-02'), (2, NULL, '1996-12-01'), (3, 99.99, NULL)",
+    "INSERT INTO psql_items VALUES (1, 'bolt, \"hex\"', 'A'), (1, NULL, NULL), (3, 'tab\there', 'B')",
     "COMMENT ON TABLE orders IS 'One row per order'",
     "COMMENT ON COLUMN orders.o_comment IS 'Free text from the clerk'",
 ]
@@ -27,9 +29,11 @@ COMMANDS = ["\\dt", "\\dv", "\\dn", "\\d", "\\dt psql*", "\\dt psql_o*", "\\dv *
             "\\df char_length", "\\df current_setting", "\\df replace", "\\df nosuch"]
 
 
-def psql(host, port, command):
+def psql(host, port, *commands):
+    """psql run with each of `commands` as a -c, in order, in one session."""
+    arguments = [argument for command in commands for argument in ("-c", command)]
     done = subprocess.run(["psql", "-X", "-P", "pager=off", "-h", str(host), "-p", str(port), "-U", "shoal",
-                           "-d", "psql_oracle", "-c", command],
+                           "-d", "psql_oracle", *arguments],
                           capture_output=True, text=True, timeout=60)
     return done.returncode, done.stdout, done.stderr
 
@@ -61,3 +65,24 @@ def servers(tmp_path_factory, postgres):
 def test_psql_shows_what_it_shows_on_postgresql(servers, command):
     shoal, oracle = servers
     assert psql(*shoal, command) == psql(*oracle, command)
+
+
+# Expanded output, and \copy out to psql's own output in text and CSV (what \copy ... to 'file' writes).
+SESSIONS = [
+    ("\\x on", "SELECT * FROM psql_orders ORDER BY o_id"),
+    ("\\x on", "SELECT i_order, i_name FROM psql_items WHERE i_name IS NOT NULL ORDER BY 2"),
+    ("\\copy (SELECT * FROM psql_orders ORDER BY o_id) to stdout",),
+    ("\\copy (SELECT * FROM psql_items ORDER BY i_order, i_name) to stdout with (format csv, header)",),
+    ("\\copy psql_orders (o_id, o_date) to stdout csv",),
+]
+
+
+@pytest.mark.parametrize("commands", SESSIONS)
+def test_psql_session_shows_what_it_shows_on_postgresql(servers, commands):
+    shoal, oracle = servers
+    shoal_answer = psql(*shoal, *commands)
+    assert shoal_answer[0] == 0, shoal_answer
+    if "ORDER BY" not in commands[-1]:  # a whole table comes out in storage order: compare its lines as a set
+        assert sorted(shoal_answer[1].splitlines()) == sorted(psql(*oracle, *commands)[1].splitlines())
+    else:
+        assert shoal_answer == psql(*oracle, *commands)
