@@ -21,12 +21,13 @@ TypeProto encodeType(const LogicalType& type) {
   proto.set_element_id(static_cast<uint32_t>(type.elementId()));
   proto.set_vector(type.isVector());
   proto.set_zero_based(type.isZeroBased());
+  proto.set_json(type.isJson());
   return proto;
 }
 
 LogicalType decodeType(const TypeProto& proto) {
   return LogicalType::fromParts(proto.id(), proto.precision(), proto.scale(), proto.max_length(), proto.element_id(),
-                                proto.vector(), proto.zero_based());
+                                proto.vector(), proto.zero_based(), proto.json());
 }
 
 ValueProto encodeValue(const Value& value) {

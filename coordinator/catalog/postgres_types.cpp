@@ -10,7 +10,7 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 22> kTypes{{
+constexpr std::array<PostgresTypeFacts, 24> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
     {20, "int8", "bigint", 8, true, 'N', false, 1016, 'd', 'p', false, "int8in", "int8out", "int8recv", "int8send", "-",
@@ -25,6 +25,10 @@ constexpr std::array<PostgresTypeFacts, 22> kTypes{{
      "-"},
     {30, "oidvector", "oidvector", -1, false, 'A', false, 0, 'i', 'p', false, "oidvectorin", "oidvectorout",
      "oidvectorrecv", "oidvectorsend", "-", "-", 26},
+    {114, "json", "json", -1, false, 'U', false, 199, 'i', 'x', false, "json_in", "json_out", "json_recv", "json_send",
+     "-", "-"},
+    {199, "_json", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 114},
     {701, "float8", "double precision", 8, true, 'N', true, 1022, 'd', 'p', false, "float8in", "float8out",
      "float8recv", "float8send", "-", "-"},
     {1000, "_bool", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",

@@ -6,6 +6,7 @@
 #include "engine/expression/vector_loops.h"
 #include "engine/types/array_value.h"
 #include "engine/types/decimal.h"
+#include "engine/types/json_text.h"
 #include "engine/types/text_format.h"
 
 namespace shoal::engine {
@@ -212,6 +213,9 @@ bool isCastSupported(const LogicalType& from, const LogicalType& to) {
     if (from.isVector() || to.isVector() || from.isZeroBased() || to.isZeroBased()) return from == to;
     return isCastSupported(from.elementType(), to.elementType());
   }
+  // json comes from text (and is checked) and goes to text, as in PostgreSQL.
+  if (to.isJson()) return from.isString() || from.id() == TypeId::kUnknown;
+  if (from.isJson()) return to.isString();
   if (from.id() == to.id() || from.id() == TypeId::kUnknown || from.isString() || to.isString()) {
     return true;
   }
@@ -231,6 +235,11 @@ Vector castVector(const Vector& input, const LogicalType& target) {
   Vector out(target, input.size());
   if (target.isString()) {
     castToText(input, out);
+    if (target.isJson() && !from.isJson()) {
+      for (size_t row = 0; row < out.size(); ++row) {
+        if (!out.isNull(row)) requireValidJson(out.data<StringRef>()[row].view());
+      }
+    }
     return out;
   }
   if (from.isString() || from.id() == TypeId::kUnknown) {

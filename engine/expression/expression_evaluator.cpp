@@ -10,6 +10,7 @@
 #include "engine/expression/conditional.h"
 #include "engine/expression/date_functions.h"
 #include "engine/expression/infallible.h"
+#include "engine/expression/json_functions.h"
 #include "engine/expression/like_matcher.h"
 #include "engine/expression/quote_functions.h"
 #include "engine/expression/regex_matcher.h"
@@ -328,6 +329,8 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateQuote(function.function(), value(0));
     case ScalarFunction::kFormat:
       return evaluateFormat(argumentVectors);
+    case ScalarFunction::kJsonBuildObject:
+      return evaluateJsonBuildObject(argumentVectors, input.size());
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

@@ -108,6 +108,8 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "quote_nullable";
     case ScalarFunction::kFormat:
       return "format";
+    case ScalarFunction::kJsonBuildObject:
+      return "json_build_object";
   }
   return "?";
 }
@@ -140,6 +142,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kQuoteLiteral:
     case ScalarFunction::kQuoteNullable:
     case ScalarFunction::kFormat:
+    case ScalarFunction::kJsonBuildObject:
       return false;
     default:
       return true;

@@ -89,10 +89,12 @@ enum class ScalarFunction {
   kQuoteLiteral,
   kQuoteNullable,
   kFormat,
+  // json_build_object(key, value, ...) -> json (json_functions.h).
+  kJsonBuildObject,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kFormat;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kJsonBuildObject;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -49,6 +49,12 @@ LogicalType LogicalType::oidVector() {
   return type;
 }
 
+LogicalType LogicalType::json() {
+  LogicalType type = text();
+  type.json_ = true;
+  return type;
+}
+
 LogicalType LogicalType::zeroBasedArray(const LogicalType& element) {
   LogicalType type = array(element);
   type.zeroBased_ = true;
@@ -66,7 +72,14 @@ LogicalType LogicalType::elementType() const {
 }
 
 LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
-                                   uint32_t elementId, bool vector, bool zeroBased) {
+                                   uint32_t elementId, bool vector, bool zeroBased, bool json) {
+  if (json) {
+    if (id == static_cast<uint32_t>(TypeId::kVarchar)) return LogicalType::json();
+    if (id == static_cast<uint32_t>(TypeId::kArray) && elementId == static_cast<uint32_t>(TypeId::kVarchar)) {
+      return array(LogicalType::json());
+    }
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad json type id {}", id);
+  }
   if (id > static_cast<uint32_t>(TypeId::kSmallInt)) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown type id {}", id);
   }
@@ -122,6 +135,7 @@ std::string LogicalType::toString() const {
     case TypeId::kDate:
       return "date";
     case TypeId::kVarchar:
+      if (json_) return "json";
       return maxLength_ == 0 ? "text" : fmt::format("character varying({})", maxLength_);
     case TypeId::kChar:
       return fmt::format("character({})", maxLength_);
@@ -151,6 +165,7 @@ uint32_t LogicalType::postgresOid() const {
     case TypeId::kDate:
       return pg_oid::kDate;
     case TypeId::kVarchar:
+      if (json_) return pg_oid::kJson;
       return maxLength_ == 0 ? pg_oid::kText : pg_oid::kVarchar;
     case TypeId::kChar:
       return pg_oid::kBpchar;
@@ -173,6 +188,8 @@ uint32_t postgresArrayOid(uint32_t elementOid) {
       return pg_oid::kInt8Array;
     case pg_oid::kText:
       return pg_oid::kTextArray;
+    case pg_oid::kJson:
+      return pg_oid::kJsonArray;
     case pg_oid::kBpchar:
       return pg_oid::kBpcharArray;
     case pg_oid::kVarchar:

@@ -46,6 +46,8 @@ class LogicalType {
   /// maxLength 0 means unbounded: TEXT.
   static LogicalType varchar(uint32_t maxLength = 0);
   static LogicalType text() { return varchar(0); }
+  /// PostgreSQL's json: text that holds one valid JSON value, kept as written.
+  static LogicalType json();
   /// An array of `element`, which must not itself be an array (0A000: arrays of arrays are not supported).
   static LogicalType array(const LogicalType& element);
   /// The catalog's vectors (pg_index.indkey, indclass): arrays of smallint and of OIDs (BIGINT in Shoal)
@@ -57,7 +59,7 @@ class LogicalType {
   static LogicalType zeroBasedArray(const LogicalType& element);
   /// Rebuilds a type from its parts (as serialized in plans and catalogs); fails with XX001 on nonsense.
   static LogicalType fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
-                               uint32_t elementId = 0, bool vector = false, bool zeroBased = false);
+                               uint32_t elementId = 0, bool vector = false, bool zeroBased = false, bool json = false);
   /// CHAR(n), n >= 1 (PostgreSQL's bpchar).
   static LogicalType character(uint32_t length);
 
@@ -78,6 +80,8 @@ class LogicalType {
   bool isArray() const { return id_ == TypeId::kArray; }
   /// int2vector or oidvector: an array whose first subscript is 0.
   bool isVector() const { return vector_; }
+  /// json (a string type that only valid JSON enters), or an array of it.
+  bool isJson() const { return json_; }
   /// An array from a vector (zeroBasedArray).
   bool isZeroBased() const { return zeroBased_; }
   /// An array's first subscript: 1, or 0 for the vectors and the arrays cast from them.
@@ -102,6 +106,7 @@ class LogicalType {
   TypeId elementId_ = TypeId::kUnknown;
   bool vector_ = false;
   bool zeroBased_ = false;
+  bool json_ = false;
   uint8_t precision_ = 0;
   uint8_t scale_ = 0;
   uint32_t maxLength_ = 0;
@@ -114,6 +119,8 @@ inline constexpr uint32_t kInt8 = 20;
 inline constexpr uint32_t kInt2 = 21;
 inline constexpr uint32_t kInt4 = 23;
 inline constexpr uint32_t kText = 25;
+inline constexpr uint32_t kJson = 114;
+inline constexpr uint32_t kJsonArray = 199;
 inline constexpr uint32_t kFloat4 = 700;
 inline constexpr uint32_t kFloat8 = 701;
 inline constexpr uint32_t kUnknown = 705;

@@ -11,6 +11,7 @@
 #include "engine/types/array_value.h"
 #include "engine/types/date.h"
 #include "engine/types/decimal.h"
+#include "engine/types/json_text.h"
 
 namespace shoal::engine {
 namespace {
@@ -439,6 +440,7 @@ Value parseValue(std::string_view text, const LogicalType& type) {
         SHOAL_USER_FAIL(SqlState::kStringDataRightTruncation, "value too long for type character varying({})",
                         type.maxLength());
       }
+      if (type.isJson()) requireValidJson(text);
       return Value::varchar(std::string(text), type);
     case TypeId::kChar: {
       // Trailing spaces are insignificant in CHAR(n); what remains must fit.

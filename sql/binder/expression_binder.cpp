@@ -546,6 +546,7 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
       return LogicalType::character(static_cast<uint32_t>(length));
     }
     if (name == "date") return LogicalType::date();
+    if (name == "json") return LogicalType::json();
     if (name == "interval") {
       fail(SqlState::kFeatureNotSupported, typeName.location(),
            "type interval is supported only in date arithmetic (date + interval '3' month)");

@@ -209,6 +209,16 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
                                                     : ScalarFunction::kQuoteNullable;
     return functionOf(function, LogicalType::text(), std::move(arguments));
   }
+  if (name == "json_build_object") {
+    if (arguments.size() % 2 != 0) {
+      throw ShoalError(Status(SqlState::kInvalidParameterValue, "argument list must have even number of elements")
+                           .withHint("The arguments of json_build_object() must consist of alternating keys and "
+                                     "values."));
+    }
+    // Its parameters are "any": a literal of no type yet is text.
+    for (auto& argument : arguments) argument = resolveUnknown(std::move(argument), call.location());
+    return functionOf(ScalarFunction::kJsonBuildObject, LogicalType::json(), std::move(arguments));
+  }
   if (name == "replace") {
     if (arguments.size() != 3 || !std::all_of(arguments.begin(), arguments.end(), textual)) undefined();
     for (auto& argument : arguments) argument = coerce(std::move(argument), LogicalType::text(), call.location());

@@ -86,6 +86,7 @@ LogicalType decimalResultType(char op, const LogicalType& left, const LogicalTyp
 }
 
 std::optional<LogicalType> comparisonType(const LogicalType& left, const LogicalType& right) {
+  if (left.isJson() || right.isJson()) return std::nullopt;  // PostgreSQL's json has no comparison operators
   if (left.isNumeric() && right.isNumeric()) {
     return commonNumericType(left, right);
   }

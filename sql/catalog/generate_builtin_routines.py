@@ -37,7 +37,7 @@ select p.oid, p.proname, p.prokind, p.proretset, p.proisstrict, p.provolatile, p
        p.pronargs, p.pronargdefaults, p.prorettype, p.proargtypes::oid[], p.prosrc, p.prolang, p.procost, p.prorows,
        pg_get_function_arguments(p.oid), pg_get_function_identity_arguments(p.oid), pg_get_function_result(p.oid)
 from pg_proc p where p.pronamespace = 'pg_catalog'::regnamespace and p.prokind in ('f', 'a')
-  and p.proallargtypes is null
+  and not coalesce(p.proargmodes && array['o', 't', 'b']::"char"[], false)  -- no OUT parameters
 order by p.oid"""
 
 OPERATOR_QUERY = """
@@ -88,11 +88,15 @@ def routines(postgres, shoal, shoal_types, type_names):
             continue
         if result in POLYMORPHIC and result not in (2283, 2277, 5077, 5078):
             continue
+        if variadic:  # a variadic "any" may need its arguments in pairs (json_build_object): give two
+            probe_args = probe_args * 2
         if kind == "a" and not args:
             call = f"{quote_ident(name)}(*)"
         else:
             call = quote_ident(name) + "(" + ", ".join(f"NULL::{type_names[a]}" for a in probe_args) + ")"
-        if not probe(shoal, f"SELECT {call}", probe_result):
+        # NULLs some functions refuse at run time (json_build_object's keys): then binding it must do.
+        if not probe(shoal, f"SELECT {call}", probe_result) and \
+                not probe(shoal, f"SELECT {call} WHERE false", probe_result):
             continue
         kept.append(row)
     return kept

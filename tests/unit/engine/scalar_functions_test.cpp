@@ -704,6 +704,7 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kQuoteLiteral, LogicalType::text(), a()));
   examples.push_back(call(ScalarFunction::kQuoteNullable, LogicalType::text(), a()));
   examples.push_back(call(ScalarFunction::kFormat, LogicalType::text(), text("%I.%s"), a(), a()));
+  examples.push_back(call(ScalarFunction::kJsonBuildObject, LogicalType::json(), text("k"), n()));
   return examples;
 }
 
@@ -716,7 +717,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::bigInt(),
                                           LogicalType::array(LogicalType::integer())};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "format('%I.%s', a, a)");
+  ASSERT_EQ(examples.back()->toString(), "json_build_object('k', x)");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});

@@ -1,0 +1,53 @@
+#include "engine/types/json_text.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+
+namespace shoal::engine {
+
+void requireValidJson(std::string_view text) {
+  if (!nlohmann::json::accept(text)) {
+    SHOAL_USER_FAIL(SqlState::kInvalidTextRepresentation, "invalid input syntax for type json");
+  }
+}
+
+void appendJsonString(std::string_view text, std::string& out) {
+  out += '"';
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+}  // namespace shoal::engine
