@@ -236,6 +236,7 @@ InsertValues TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert
   std::vector<ColumnDescription> none;
   ExpressionBinder binder(text_, none, parameterTypes_);
   binder.setClause("VALUES");
+  binder.setCatalog(&catalog_);  // for the session's functions (current_user, pg_backend_pid()) and the catalog's
   for (const auto& rowNode : insert.select_stmt().select_stmt().values_lists()) {
     const auto& items = rowNode.list().items();
     if (static_cast<size_t>(items.size()) > targets.size()) {

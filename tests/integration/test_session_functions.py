@@ -102,3 +102,16 @@ def test_set_config_sets_as_on_postgresql(both):
 def test_type_visibility_is_postgresqls(both, sql):
     shoal, postgres = both
     assert answer(shoal, sql) == answer(postgres, sql)
+
+
+def test_session_functions_in_insert_values_answer_as_postgresql(both):
+    """INSERT ... VALUES binds the session's functions too (sqlsmith met 42883 for pg_backend_pid() there)."""
+    rows = []
+    for conninfo in both:
+        answer(conninfo, "DROP TABLE IF EXISTS session_values")
+        assert answer(conninfo, "CREATE TABLE session_values (u text, db text, ok boolean, known boolean)")[0] == "rows"
+        assert answer(conninfo, "INSERT INTO session_values VALUES (current_user, current_database(), "
+                                "pg_backend_pid() > 0, pg_get_userbyid(10) IS NOT NULL)")[0] == "rows"
+        rows.append(answer(conninfo, "SELECT * FROM session_values"))
+        answer(conninfo, "DROP TABLE session_values")
+    assert rows[0] == rows[1]
