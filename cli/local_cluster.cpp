@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -263,6 +264,12 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
   std::string tpchGenerator =
       options.tpchGenerator.empty() ? findTpchGenerator(shoalExecutable) : options.tpchGenerator;
 
+  // The workers share this host: each may give a query three quarters of the memory divided among them, not
+  // three quarters each (two workers would be allowed 150 % of the host, and the kernel kills them first).
+  const uint64_t hostMb =
+      static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) >> 20;
+  const uint64_t workerMemoryLimitMb =
+      std::max<uint64_t>(1, hostMb / 4 * 3 / static_cast<uint64_t>(std::max(1, options.numWorkers)));
   for (int i = 1; i <= options.numWorkers; ++i) {
     std::string name = fmt::format("worker-{}", i);
     children.push_back(spawn(name,
@@ -284,6 +291,8 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
                               (dataDir / name).string(),
                               "--threads",
                               std::to_string(options.threads),
+                              "--query-memory-limit-mb",
+                              std::to_string(workerMemoryLimitMb),
                               "--transport",
                               options.transport,
                               "--net-schedule",

@@ -30,13 +30,14 @@ std::optional<bool> booleanConstant(const Expression& expression) {
 
 ExpressionPtr fold(const Expression& expression) {
   checkStackDepth();
+  ExpressionPtr rebuilt;
   switch (expression.kind()) {
     case ExpressionKind::kCast: {
+      // The cast of the folded child: evaluating the original instead would evaluate what folding removed
+      // (a column under "... AND false"), over a row that has no columns.
       const auto& cast = static_cast<const engine::CastExpression&>(expression);
-      ExpressionPtr child = fold(cast.child());
-      ExpressionPtr rebuilt = std::make_unique<engine::CastExpression>(std::move(child), cast.type());
-      const auto& folded = static_cast<const engine::CastExpression&>(*rebuilt);
-      if (!isConstant(folded.child())) return rebuilt;
+      rebuilt = std::make_unique<engine::CastExpression>(fold(cast.child()), cast.type());
+      if (!isConstant(static_cast<const engine::CastExpression&>(*rebuilt).child())) return rebuilt;
       break;
     }
     case ExpressionKind::kFunction:
@@ -44,7 +45,6 @@ ExpressionPtr fold(const Expression& expression) {
     default:
       return copyExpression(expression);
   }
-  ExpressionPtr rebuilt;
   if (expression.kind() == ExpressionKind::kFunction) {
     const auto& function = static_cast<const FunctionExpression&>(expression);
     std::vector<ExpressionPtr> arguments;
@@ -65,8 +65,6 @@ ExpressionPtr fold(const Expression& expression) {
     }
     rebuilt = std::make_unique<FunctionExpression>(function.function(), std::move(arguments), function.type());
     if (!allConstant) return rebuilt;
-  } else {
-    rebuilt = copyExpression(expression);
   }
   try {
     engine::ExpressionEvaluator evaluator;

@@ -129,6 +129,14 @@ TEST(OptimizerTest, ASetReturningFunctionOverOuterColumnsRunsOverTheirDistinctVa
   EXPECT_TRUE(contains(plan, "ProjectSet")) << plan;
 }
 
+TEST(OptimizerTest, AFoldedAwayScalarSubqueryLeavesNoDanglingReference) {
+  // sqlsmith: the subquery's value was read only under "... AND false", which folds away.
+  std::string plan = explain(
+      "SELECT 1 WHERE 5 >= CASE WHEN (SELECT v FROM s WHERE false) IS NULL AND false THEN NULL::int2 "
+      "ELSE NULL::int2 END");
+  EXPECT_FALSE(plan.empty());
+}
+
 TEST(OptimizerTest, UncorrelatedScalarSubqueriesJoinTheirOneRow) {
   std::string plan = explain("SELECT k FROM r WHERE v > (SELECT max(v) FROM s)");
   EXPECT_FALSE(contains(plan, "SINGLE")) << plan;
