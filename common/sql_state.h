@@ -64,11 +64,15 @@ struct SqlState {
   static constexpr std::string_view kInvalidColumnReference = "42P10";
   static constexpr std::string_view kCannotCoerce = "42846";
   static constexpr std::string_view kDuplicateTable = "42P07";
+  static constexpr std::string_view kDuplicateSchema = "42P06";
+  static constexpr std::string_view kReservedName = "42939";
   static constexpr std::string_view kGroupingError = "42803";
   static constexpr std::string_view kDuplicateColumn = "42701";
   static constexpr std::string_view kDuplicateAlias = "42712";
   static constexpr std::string_view kWrongObjectType = "42809";
   static constexpr std::string_view kInvalidTableDefinition = "42P16";
+  // Class 2B: dependent objects still exist.
+  static constexpr std::string_view kDependentObjectsStillExist = "2BP01";
   // Class 53 / 57: resources and operator intervention.
   static constexpr std::string_view kObjectNotInPrerequisiteState = "55000";
   static constexpr std::string_view kCantChangeRuntimeParam = "55P02";

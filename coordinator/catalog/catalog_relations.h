@@ -31,5 +31,7 @@ struct CatalogRelation {
 
 /// Every relation there is, system relations first, then the user tables and views by name.
 using CatalogRelationLister = std::function<std::vector<CatalogRelation>()>;
+/// Every schema there is: the system schemas, then the user's.
+using CatalogSchemaLister = std::function<std::vector<sql::SchemaDescription>()>;
 
 }  // namespace shoal::coordinator

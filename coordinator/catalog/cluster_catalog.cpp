@@ -2,17 +2,20 @@
 
 #include <fmt/format.h>
 
+#include "engine/expression/sql_keywords.h"
 #include "sql/binder/binder.h"
+#include "sql/binder/search_path.h"
 #include "sql/parser/parsed_script.h"
 #include "worker/storage/column_statistics.h"
 
 namespace shoal::coordinator {
 
-std::optional<sql::TableDescription> ClusterCatalog::findTable(std::string_view name) const {
-  if (auto view = system_.findTable(name)) return view;
+std::optional<sql::TableDescription> ClusterCatalog::findTable(const sql::QualifiedName& name) const {
+  if (sql::isSystemSchema(name.schema)) return system_.findTable(name);
   auto table = tables_.find(name);
   if (!table) return std::nullopt;
   sql::TableDescription description;
+  description.schema = table->schema;
   description.name = table->name;
   description.isSystemView = false;
   for (const auto& column : table->columns) description.columns.push_back({column.name, column.type});
@@ -28,16 +31,21 @@ std::optional<sql::TableDescription> ClusterCatalog::findTable(std::string_view 
   return description;
 }
 
-std::optional<sql::ViewDescription> ClusterCatalog::findView(std::string_view name) const {
+std::optional<sql::ViewDescription> ClusterCatalog::findView(const sql::QualifiedName& name) const {
   auto view = tables_.findView(name);
   if (!view) return std::nullopt;
-  return sql::ViewDescription{view->name, view->statement, view->columnNames};
+  return sql::ViewDescription{view->schema, view->name, view->statement, view->columnNames, view->searchPath};
+}
+
+std::vector<sql::RelationVisibility> ClusterCatalog::relationVisibility() const {
+  auto relations = system_.relationVisibility();
+  sql::markVisibility(relations, sql::lookupSchemas(*this));
+  return relations;
 }
 
 std::vector<CatalogColumn> ClusterCatalog::viewColumns(const ViewEntry& view) const {
-  std::string quoted;
-  for (char c : view.name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  sql::ParsedScript script = sql::ParsedScript::parse(fmt::format("SELECT * FROM \"{}\"", quoted));
+  sql::ParsedScript script = sql::ParsedScript::parse(
+      fmt::format("SELECT * FROM {}.{}", engine::quoteIdentifier(view.schema), engine::quoteIdentifier(view.name)));
   sql::BoundStatement bound = sql::Binder(*this).bind(script, 0);
   const auto& plan = std::get<sql::BoundQuery>(bound.command).plan;
   const auto outputs = plan.root->outputColumns();

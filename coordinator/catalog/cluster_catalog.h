@@ -6,19 +6,17 @@
 
 namespace shoal::coordinator {
 
-/// What the binder sees: the system relations (pg_catalog's first), then the user tables.
+/// What the binder sees: the system relations of pg_catalog and information_schema, and the user schemas
+/// with their tables and views. Outside a session, search_path has its default.
 class ClusterCatalog final : public sql::CatalogReader {
  public:
   ClusterCatalog(const SystemCatalog& system, const TableCatalog& tables) : system_(system), tables_(tables) {}
 
-  std::optional<sql::TableDescription> findTable(std::string_view name) const override;
-  std::optional<sql::TableDescription> findSystemRelation(std::string_view schema,
-                                                          std::string_view name) const override {
-    return system_.findSystemRelation(schema, name);
-  }
-  std::optional<sql::ViewDescription> findView(std::string_view name) const override;
+  std::optional<sql::TableDescription> findTable(const sql::QualifiedName& name) const override;
+  std::optional<sql::ViewDescription> findView(const sql::QualifiedName& name) const override;
+  std::vector<sql::SchemaDescription> schemas() const override { return system_.schemas(); }
   std::vector<std::string> relationNames() const override;
-  std::vector<sql::RelationVisibility> relationVisibility() const override { return system_.relationVisibility(); }
+  std::vector<sql::RelationVisibility> relationVisibility() const override;
   std::vector<sql::ObjectComment> comments() const override { return system_.comments(); }
   std::vector<sql::PrimaryKeyDescription> primaryKeys() const override { return system_.primaryKeys(); }
   /// A view's columns: its query bound against this catalog (fails as reading the view would).

@@ -13,6 +13,26 @@ using nlohmann::json;
 // etcd refuses transactions of more than 128 operations by default.
 constexpr size_t kMaxOperationsPerTransaction = 100;
 
+/// A key part that cannot run into the next: '/' and '%' escaped as %2F and %25.
+std::string keyPart(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '/') {
+      escaped += "%2F";
+    } else if (c == '%') {
+      escaped += "%25";
+    } else {
+      escaped += c;
+    }
+  }
+  return escaped;
+}
+
+/// "<schema>/<name>" of a table's or view's document (catalogs before schemas had tables in public).
+std::string relationKey(const json& relation) {
+  return keyPart(relation.value("schema", std::string("public"))) + "/" + keyPart(relation.at("name"));
+}
+
 }  // namespace
 
 EtcdCatalogStore::EtcdCatalogStore(etcd::EtcdClient& client, std::string prefix)
@@ -55,14 +75,13 @@ std::optional<json> EtcdCatalogStore::load() {
 
 void EtcdCatalogStore::save(const json& document) {
   std::map<std::string, std::string> wanted;
-  wanted[prefix_ + "meta"] =
-      json{{"format_version", document.at("format_version")}, {"next_id", document.at("next_id")}}.dump();
-  for (const auto& table : document.at("tables")) {
-    wanted[prefix_ + "tables/" + table.at("name").get<std::string>()] = table.dump();
-  }
-  for (const auto& view : document.at("views")) {
-    wanted[prefix_ + "views/" + view.at("name").get<std::string>()] = view.dump();
-  }
+  // Everything but the tables and views, which take a key each, is in meta.
+  json meta = document;
+  meta.erase("tables");
+  meta.erase("views");
+  wanted[prefix_ + "meta"] = meta.dump();
+  for (const auto& table : document.at("tables")) wanted[prefix_ + "tables/" + relationKey(table)] = table.dump();
+  for (const auto& view : document.at("views")) wanted[prefix_ + "views/" + relationKey(view)] = view.dump();
   // Compared with what etcd holds now rather than what this process last wrote, so that a catalog
   // republished after etcd lost its data is written whole.
   std::map<std::string, std::string> stored;

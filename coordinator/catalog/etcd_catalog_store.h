@@ -11,9 +11,9 @@ class EtcdClient;
 namespace shoal::coordinator {
 
 /// The catalog in etcd, so that a coordinator started on another host recovers every table definition and
-/// the placement of every partition. One key per relation under `<prefix>catalog/` (tables/NAME,
-/// views/NAME) and a meta key with the format version and the id counter; a change writes only the keys
-/// it changed, in one etcd transaction.
+/// the placement of every partition. One key per relation under `<prefix>catalog/` (tables/SCHEMA/NAME,
+/// views/SCHEMA/NAME, with '/' in a name escaped) and a meta key with the rest (format version, id counter,
+/// schemas, comments); a change writes only the keys it changed, in one etcd transaction.
 class EtcdCatalogStore final : public CatalogStore {
  public:
   /// `prefix`: the cluster's key prefix, e.g. "/shoal/CLUSTER-ID/".

@@ -40,11 +40,11 @@ std::vector<sql::ColumnDescription> schemataColumns() {
                type::text());
 }
 
-SystemRows schemataRows(const SystemScanContext& context) {
+SystemRows schemataRows(const CatalogSchemaLister& schemas, const SystemScanContext& context) {
   SystemRows rows;
-  for (auto schema : {kInformationSchema, kPgCatalogSchema, sql::kPublicSchema}) {
-    const auto owner = schema == sql::kPublicSchema ? kDatabaseOwnerRoleName : kOwnerRoleName;
-    rows.push_back({value::text(context.database), value::text(schema), value::text(owner), value::nullText(),
+  for (const auto& schema : schemas()) {
+    const auto owner = schema.ownerOid == kDatabaseOwnerRoleOid ? kDatabaseOwnerRoleName : kOwnerRoleName;
+    rows.push_back({value::text(context.database), value::text(schema.name), value::text(owner), value::nullText(),
                     value::nullText(), value::nullText(), value::nullText()});
   }
   return rows;
@@ -248,10 +248,12 @@ SystemRows keyColumnUsageRows(const CatalogRelationLister& relations, const Syst
 
 }  // namespace
 
-std::vector<SystemRelation> informationSchemaRelations(const CatalogRelationLister& relations) {
+std::vector<SystemRelation> informationSchemaRelations(const CatalogRelationLister& relations,
+                                                       const CatalogSchemaLister& schemas) {
   const std::string schema(kInformationSchema);
   return {
-      {schema, "schemata", kSchemataOid, 'v', schemataColumns(), schemataRows},
+      {schema, "schemata", kSchemataOid, 'v', schemataColumns(),
+       [schemas](const SystemScanContext& context) { return schemataRows(schemas, context); }},
       {schema, "tables", kTablesOid, 'v', tablesColumns(),
        [relations](const SystemScanContext& context) { return tablesRows(relations, context); }},
       {schema, "columns", kColumnsOid, 'v', columnsColumns(),

@@ -26,13 +26,10 @@ std::vector<sql::ColumnDescription> namespaceColumns() {
   return {{"oid", type::oid()}, {"nspname", type::name()}, {"nspowner", type::oid()}, {"nspacl", type::textArray()}};
 }
 
-SystemRows namespaceRows() {
+SystemRows namespaceRows(const CatalogSchemaLister& schemas) {
   SystemRows rows;
-  for (auto [oid, name] :
-       {std::pair{kPgCatalogNamespaceOid, kPgCatalogSchema}, std::pair{kPublicNamespaceOid, sql::kPublicSchema},
-        std::pair{kInformationSchemaNamespaceOid, kInformationSchema}}) {
-    const int64_t owner = oid == kPublicNamespaceOid ? kDatabaseOwnerRoleOid : kOwnerRoleOid;
-    rows.push_back({value::oid(oid), value::text(name), value::oid(owner), value::nullText()});
+  for (const auto& schema : schemas()) {
+    rows.push_back({value::oid(schema.oid), value::text(schema.name), value::oid(schema.ownerOid), value::nullText()});
   }
   return rows;
 }
@@ -639,6 +636,7 @@ int64_t pgCatalogRelationOid(std::string_view name) {
 }
 
 std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& relations,
+                                               const CatalogSchemaLister& schemas,
                                                const CatalogCommentLister& comments) {
   auto relation = [](std::string name, char kind, std::vector<sql::ColumnDescription> columns,
                      std::function<SystemRows(const SystemScanContext&)> rows) {
@@ -647,7 +645,8 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
         std::string(kPgCatalogSchema), std::move(name), oid, kind, std::move(columns), std::move(rows)};
   };
   std::vector<SystemRelation> all = {
-      relation("pg_namespace", 'r', namespaceColumns(), [](const SystemScanContext&) { return namespaceRows(); }),
+      relation("pg_namespace", 'r', namespaceColumns(),
+               [schemas](const SystemScanContext&) { return namespaceRows(schemas); }),
       relation("pg_class", 'r', classColumns(), [relations](const SystemScanContext&) { return classRows(relations); }),
       relation("pg_attribute", 'r', attributeColumns(),
                [relations](const SystemScanContext&) { return attributeRows(relations); }),

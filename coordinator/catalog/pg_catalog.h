@@ -17,6 +17,7 @@ using CatalogCommentLister = std::function<std::vector<sql::ObjectComment>()>;
 /// pg_extension, pg_enum, pg_auth_members and pg_sequence, with
 /// PostgreSQL 15's columns. Catalog tables keep PostgreSQL's OIDs; its views take fixed ones of their own.
 std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& relations,
+                                               const CatalogSchemaLister& schemas,
                                                const CatalogCommentLister& comments);
 
 /// The OID of pg_catalog's relation `name` as pg_class shows it (catalog tables: PostgreSQL's own).

@@ -40,11 +40,12 @@ std::vector<CatalogColumn> catalogColumns(const std::vector<sql::ColumnDescripti
 SystemCatalog::SystemCatalog(const MemberRegistry& registry, const TableCatalog& tables, const QueryLog& queries)
     : registry_(registry), tables_(tables), queries_(queries) {
   CatalogRelationLister lister = [this] { return listRelations(); };
-  for (auto& relation : pgCatalogRelations(lister, [this] { return comments(); })) {
+  CatalogSchemaLister schemaLister = [this] { return schemas(); };
+  for (auto& relation : pgCatalogRelations(lister, schemaLister, [this] { return comments(); })) {
     relations_.push_back(std::move(relation));
   }
   for (auto& relation : shoalViews()) relations_.push_back(std::move(relation));
-  for (auto& relation : informationSchemaRelations(lister)) relations_.push_back(std::move(relation));
+  for (auto& relation : informationSchemaRelations(lister, schemaLister)) relations_.push_back(std::move(relation));
 }
 
 const SystemRelation* SystemCatalog::find(std::string_view schema, std::string_view name) const {
@@ -54,15 +55,22 @@ const SystemRelation* SystemCatalog::find(std::string_view schema, std::string_v
   return nullptr;
 }
 
-std::optional<sql::TableDescription> SystemCatalog::findTable(std::string_view name) const {
-  return findSystemRelation(kPgCatalogSchema, name);
-}
-
-std::optional<sql::TableDescription> SystemCatalog::findSystemRelation(std::string_view schema,
-                                                                       std::string_view name) const {
-  const SystemRelation* relation = find(schema, name);
+std::optional<sql::TableDescription> SystemCatalog::findTable(const sql::QualifiedName& name) const {
+  const SystemRelation* relation = find(name.schema, name.name);
   if (relation == nullptr) return std::nullopt;
   return relation->description();
+}
+
+std::vector<sql::SchemaDescription> SystemCatalog::schemas() const {
+  std::vector<sql::SchemaDescription> schemas = {
+      {kPgCatalogNamespaceOid, std::string(kPgCatalogSchema), kOwnerRoleOid},
+      {kInformationSchemaNamespaceOid, std::string(kInformationSchema), kOwnerRoleOid}};
+  for (auto& schema : tables_.schemas()) {
+    // public belongs to the database's owner, as in PostgreSQL 15; the schemas users make, to Shoal's role.
+    const int64_t owner = schema.oid == sql::kPublicNamespaceOid ? sql::kDatabaseOwnerRoleOid : kOwnerRoleOid;
+    schemas.push_back({schema.oid, std::move(schema.name), owner});
+  }
+  return schemas;
 }
 
 std::vector<engine::Chunk> SystemCatalog::scan(std::string_view schema, std::string_view name,
@@ -74,25 +82,17 @@ std::vector<engine::Chunk> SystemCatalog::scan(std::string_view schema, std::str
 
 std::vector<sql::RelationVisibility> SystemCatalog::relationVisibility() const {
   std::vector<sql::RelationVisibility> relations;
-  for (const auto& system : relations_) {
-    relations.push_back({system.oid, system.schema == kPgCatalogSchema, system.schema, system.name});
-  }
-  // A user relation is hidden by a pg_catalog relation of its name, which an unqualified name finds first.
-  const std::string publicSchema(sql::kPublicSchema);
+  for (const auto& system : relations_)
+    relations.push_back({system.oid, false, system.schema, system.name, system.kind});
   for (const auto& table : tables_.list()) {
     const int64_t oid = kFirstUserOid + static_cast<int64_t>(table->tableId);
-    relations.push_back({oid, find(kPgCatalogSchema, table->name) == nullptr, publicSchema, table->name});
+    relations.push_back({oid, false, table->schema, table->name, 'r'});
     if (!table->primaryKey.empty()) {  // the index behind the primary key (pg_catalog_keys.h)
-      const std::string index = table->name + "_pkey";
-      relations.push_back(
-          {sql::primaryKeyIndexOid(oid), find(kPgCatalogSchema, index) == nullptr, publicSchema, index});
+      relations.push_back({sql::primaryKeyIndexOid(oid), false, table->schema, table->name + "_pkey", 'i'});
     }
   }
-  for (const auto& name : tables_.relationNames()) {
-    if (auto view = tables_.findView(name)) {
-      relations.push_back({kFirstUserOid + static_cast<int64_t>(view->viewId),
-                           find(kPgCatalogSchema, view->name) == nullptr, publicSchema, view->name});
-    }
+  for (const auto& view : tables_.listViews()) {
+    relations.push_back({kFirstUserOid + static_cast<int64_t>(view.viewId), false, view.schema, view.name, 'v'});
   }
   return relations;
 }
@@ -111,7 +111,7 @@ std::vector<sql::PrimaryKeyDescription> SystemCatalog::primaryKeys() const {
   for (const auto& table : tables_.list()) {
     if (table->primaryKey.empty()) continue;
     sql::PrimaryKeyDescription key{
-        kFirstUserOid + static_cast<int64_t>(table->tableId), std::string(sql::kPublicSchema), table->name, {}, {}};
+        kFirstUserOid + static_cast<int64_t>(table->tableId), table->schema, table->name, {}, {}};
     for (size_t column : table->primaryKey) {
       key.columns.push_back(table->columns[column].name);
       key.attributeNumbers.push_back(static_cast<int32_t>(column + 1));
@@ -137,11 +137,13 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
                          std::nullopt,
                          std::nullopt});
   }
+  std::map<std::string, int64_t, std::less<>> schemaOids;
+  for (const auto& schema : schemas()) schemaOids[schema.name] = schema.oid;
   for (const auto& table : tables_.list()) {
-    CatalogRelation relation{std::string(sql::kPublicSchema),
+    CatalogRelation relation{table->schema,
                              table->name,
                              kFirstUserOid + static_cast<int64_t>(table->tableId),
-                             kPublicNamespaceOid,
+                             schemaOids[table->schema],
                              'r',
                              true,
                              table->columns,
@@ -151,27 +153,25 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
     if (table->columnStatistics.size() == table->columns.size()) relation.rowCount = table->rowCount;
     relations.push_back(std::move(relation));
   }
-  for (const auto& name : tables_.relationNames()) {
-    auto view = tables_.findView(name);
-    if (!view) continue;
+  for (const auto& view : tables_.listViews()) {
     std::vector<CatalogColumn> columns;
     if (viewColumns_) {
       try {
-        columns = viewColumns_(*view);
+        columns = viewColumns_(view);
       } catch (const ShoalError&) {
         // A view whose tables were dropped since no longer binds: listed without columns, as it cannot be read.
       }
     }
-    relations.push_back({std::string(sql::kPublicSchema),
-                         view->name,
-                         kFirstUserOid + static_cast<int64_t>(view->viewId),
-                         kPublicNamespaceOid,
+    relations.push_back({view.schema,
+                         view.name,
+                         kFirstUserOid + static_cast<int64_t>(view.viewId),
+                         schemaOids[view.schema],
                          'v',
                          true,
                          std::move(columns),
                          {},
                          std::nullopt,
-                         sql::viewQueryText(view->statement)});
+                         sql::viewQueryText(view.statement)});
   }
   return relations;
 }

@@ -27,11 +27,12 @@ class SystemCatalog final : public sql::CatalogReader {
 
   SystemCatalog(const MemberRegistry& registry, const TableCatalog& tables, const QueryLog& queries);
 
-  /// An unqualified name: pg_catalog's relations.
-  std::optional<sql::TableDescription> findTable(std::string_view name) const override;
-  std::optional<sql::TableDescription> findSystemRelation(std::string_view schema,
-                                                          std::string_view name) const override;
+  /// A relation of pg_catalog or information_schema.
+  std::optional<sql::TableDescription> findTable(const sql::QualifiedName& name) const override;
+  /// The system schemas and the user's.
+  std::vector<sql::SchemaDescription> schemas() const override;
 
+  /// Every relation, its `visible` left for the caller to set from its search path (sql::markVisibility).
   std::vector<sql::RelationVisibility> relationVisibility() const override;
   std::vector<sql::ObjectComment> comments() const override;
   std::vector<sql::PrimaryKeyDescription> primaryKeys() const override;

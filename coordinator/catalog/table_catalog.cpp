@@ -3,6 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
+#include "coordinator/catalog/system_relation.h"
+#include "engine/expression/sql_keywords.h"
+#include "sql/binder/search_path.h"
 #include "worker/storage/column_statistics.h"
 
 namespace shoal::coordinator {
@@ -68,6 +71,7 @@ json entryToJson(const TableEntry& entry) {
     statistics.push_back(hex);
   }
   return json{{"table_id", entry.tableId},
+              {"schema", entry.schema},
               {"name", entry.name},
               {"columns", columns},
               {"primary_key", entry.primaryKey},
@@ -89,6 +93,8 @@ Distribution distributionFromName(const std::string& name) {
 TableEntry entryFromJson(const json& value) {
   TableEntry entry;
   entry.tableId = value.at("table_id");
+  // Catalogs written before schemas kept every table in public.
+  entry.schema = value.value("schema", std::string(sql::kPublicSchema));
   entry.name = value.at("name");
   for (const auto& column : value.at("columns")) {
     entry.columns.push_back(CatalogColumn{column.at("name"), typeFromJson(column.at("type")), column.at("not_null")});
@@ -119,6 +125,8 @@ TableEntry entryFromJson(const json& value) {
 }  // namespace
 
 TableCatalog::TableCatalog(std::unique_ptr<CatalogStore> store) : store_(std::move(store)) {
+  // Every database starts with public, as in PostgreSQL (a stored catalog may have dropped it since).
+  schemas_[std::string(sql::kPublicSchema)] = {std::string(sql::kPublicSchema), sql::kPublicNamespaceOid};
   if (store_) loadFromStore();
 }
 
@@ -135,13 +143,25 @@ void TableCatalog::loadFromStore() {
                       document.at("format_version").dump(), kCatalogFormatVersion);
     }
     nextId_ = document.at("next_id");
+    if (document.contains("schemas")) {
+      schemas_.clear();
+      for (const auto& schema : document.at("schemas")) {
+        SchemaEntry entry{schema.at("name"), schema.at("oid")};
+        schemas_[entry.name] = entry;
+      }
+    }
     for (const auto& table : document.at("tables")) {
       auto entry = std::make_shared<const TableEntry>(entryFromJson(table));
-      tables_[entry->name] = entry;
+      tables_[entry->qualifiedName()] = entry;
     }
     if (document.contains("views")) {
       for (const auto& view : document.at("views")) {
-        ViewEntry entry{view.at("name"), view.at("statement"), view.at("column_names")};
+        ViewEntry entry;
+        entry.schema = view.value("schema", std::string(sql::kPublicSchema));
+        entry.name = view.at("name");
+        entry.statement = view.at("statement");
+        entry.columnNames = view.at("column_names").get<std::vector<std::string>>();
+        entry.searchPath = view.value("search_path", std::string(sql::kDefaultSearchPath));
         // Catalogs written before views had ids get theirs now, saved at once so that they stay.
         if (view.contains("view_id")) {
           entry.viewId = view.at("view_id");
@@ -149,7 +169,7 @@ void TableCatalog::loadFromStore() {
           entry.viewId = nextId_++;
           assignedViewIds = true;
         }
-        views_[entry.name] = entry;
+        views_[entry.qualifiedName()] = entry;
       }
     }
     if (document.contains("comments")) {
@@ -170,24 +190,29 @@ json TableCatalog::documentLocked() const {
   for (const auto& [name, entry] : tables_) tables.push_back(entryToJson(*entry));
   json views = json::array();
   for (const auto& [name, view] : views_) {
-    views.push_back(json{{"name", view.name},
+    views.push_back(json{{"schema", view.schema},
+                         {"name", view.name},
                          {"statement", view.statement},
                          {"column_names", view.columnNames},
-                         {"view_id", view.viewId}});
+                         {"view_id", view.viewId},
+                         {"search_path", view.searchPath}});
   }
+  json schemas = json::array();
+  for (const auto& [name, schema] : schemas_) schemas.push_back(json{{"name", schema.name}, {"oid", schema.oid}});
   json comments = json::array();
   for (const auto& [key, text] : comments_) {
     comments.push_back(json{{"relation_id", key.first}, {"column", key.second}, {"text", text}});
   }
   return json{{"format_version", kCatalogFormatVersion},
               {"next_id", nextId_},
+              {"schemas", schemas},
               {"tables", tables},
               {"views", views},
               {"comments", comments}};
 }
 
 TableCatalog::Snapshot TableCatalog::snapshotLocked() const {
-  return Snapshot{tables_, views_, nextId_, comments_};
+  return Snapshot{tables_, views_, schemas_, nextId_, comments_};
 }
 
 void TableCatalog::persistLocked(Snapshot& before) {
@@ -199,6 +224,7 @@ void TableCatalog::persistLocked(Snapshot& before) {
     // runs ahead of what a restarted coordinator would recover.
     tables_ = std::move(before.tables);
     views_ = std::move(before.views);
+    schemas_ = std::move(before.schemas);
     nextId_ = before.nextId;
     comments_ = std::move(before.comments);
     throw;
@@ -210,10 +236,16 @@ void TableCatalog::republish() {
   if (store_) store_->save(documentLocked());
 }
 
-std::shared_ptr<const TableEntry> TableCatalog::find(std::string_view name) const {
+std::shared_ptr<const TableEntry> TableCatalog::find(const sql::QualifiedName& name) const {
   std::lock_guard lock(mutex_);
   auto it = tables_.find(name);
   return it == tables_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const TableEntry> TableCatalog::require(const sql::QualifiedName& name) const {
+  auto table = find(name);
+  if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", name.name);
+  return table;
 }
 
 std::vector<std::shared_ptr<const TableEntry>> TableCatalog::list() const {
@@ -223,25 +255,30 @@ std::vector<std::shared_ptr<const TableEntry>> TableCatalog::list() const {
   return all;
 }
 
+void TableCatalog::requireSchemaLocked(const std::string& name) const {
+  if (!schemas_.contains(name)) SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", name);
+}
+
 std::shared_ptr<const TableEntry> TableCatalog::create(TableEntry entry) {
   std::lock_guard lock(mutex_);
   Snapshot before = snapshotLocked();
-  if (tables_.contains(entry.name) || views_.contains(entry.name)) {
+  requireSchemaLocked(entry.schema);
+  if (tables_.contains(entry.qualifiedName()) || views_.contains(entry.qualifiedName())) {
     SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", entry.name);
   }
   entry.tableId = nextId_++;
   entry.storageId = nextId_++;
   auto shared = std::make_shared<const TableEntry>(std::move(entry));
-  tables_[shared->name] = shared;
+  tables_[shared->qualifiedName()] = shared;
   persistLocked(before);
   return shared;
 }
 
-std::shared_ptr<const TableEntry> TableCatalog::drop(std::string_view name) {
+std::shared_ptr<const TableEntry> TableCatalog::drop(const sql::QualifiedName& name) {
   std::lock_guard lock(mutex_);
   Snapshot before = snapshotLocked();
   auto it = tables_.find(name);
-  if (it == tables_.end()) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "table \"{}\" does not exist", name);
+  if (it == tables_.end()) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "table \"{}\" does not exist", name.name);
   auto entry = it->second;
   tables_.erase(it);
   dropCommentsLocked(entry->tableId);
@@ -249,11 +286,11 @@ std::shared_ptr<const TableEntry> TableCatalog::drop(std::string_view name) {
   return entry;
 }
 
-std::shared_ptr<const TableEntry> TableCatalog::truncate(std::string_view name) {
+std::shared_ptr<const TableEntry> TableCatalog::truncate(const sql::QualifiedName& name) {
   std::lock_guard lock(mutex_);
   Snapshot before = snapshotLocked();
   auto it = tables_.find(name);
-  if (it == tables_.end()) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", name);
+  if (it == tables_.end()) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", name.name);
   auto old = it->second;
   auto fresh = std::make_shared<TableEntry>(*old);
   fresh->storageId = nextId_++;
@@ -264,45 +301,54 @@ std::shared_ptr<const TableEntry> TableCatalog::truncate(std::string_view name) 
   return old;
 }
 
-std::optional<ViewEntry> TableCatalog::findView(std::string_view name) const {
+std::optional<ViewEntry> TableCatalog::findView(const sql::QualifiedName& name) const {
   std::lock_guard lock(mutex_);
   auto it = views_.find(name);
   if (it == views_.end()) return std::nullopt;
   return it->second;
 }
 
+std::vector<ViewEntry> TableCatalog::listViews() const {
+  std::lock_guard lock(mutex_);
+  std::vector<ViewEntry> all;
+  for (const auto& [name, view] : views_) all.push_back(view);
+  return all;
+}
+
 std::vector<std::string> TableCatalog::relationNames() const {
   std::lock_guard lock(mutex_);
   std::vector<std::string> names;
-  for (const auto& [name, entry] : tables_) names.push_back(name);
-  for (const auto& [name, view] : views_) names.push_back(name);
+  for (const auto& [name, entry] : tables_) names.push_back(name.name);
+  for (const auto& [name, view] : views_) names.push_back(name.name);
   return names;
 }
 
 void TableCatalog::createView(ViewEntry view, bool orReplace) {
   std::lock_guard lock(mutex_);
   Snapshot before = snapshotLocked();
-  if (tables_.contains(view.name) || (views_.contains(view.name) && !orReplace)) {
+  requireSchemaLocked(view.schema);
+  const sql::QualifiedName name = view.qualifiedName();
+  if (tables_.contains(name) || (views_.contains(name) && !orReplace)) {
     SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", view.name);
   }
   // CREATE OR REPLACE keeps the view's OID, as in PostgreSQL.
-  auto existing = views_.find(view.name);
+  auto existing = views_.find(name);
   view.viewId = existing != views_.end() ? existing->second.viewId : nextId_++;
-  views_[view.name] = std::move(view);
+  views_[name] = std::move(view);
   persistLocked(before);
 }
 
-bool TableCatalog::dropView(std::string_view name, bool ifExists) {
+bool TableCatalog::dropView(const sql::QualifiedName& name, bool ifExists) {
   std::lock_guard lock(mutex_);
   Snapshot before = snapshotLocked();
   auto it = views_.find(name);
   if (it == views_.end()) {
     if (ifExists) return false;
     if (tables_.contains(name)) {
-      throw ShoalError(Status(SqlState::kWrongObjectType, fmt::format("\"{}\" is not a view", name))
+      throw ShoalError(Status(SqlState::kWrongObjectType, fmt::format("\"{}\" is not a view", name.name))
                            .withHint("Use DROP TABLE to remove a table."));
     }
-    SHOAL_USER_FAIL(SqlState::kUndefinedTable, "view \"{}\" does not exist", name);
+    SHOAL_USER_FAIL(SqlState::kUndefinedTable, "view \"{}\" does not exist", name.name);
   }
   dropCommentsLocked(it->second.viewId);
   views_.erase(it);
@@ -310,11 +356,89 @@ bool TableCatalog::dropView(std::string_view name, bool ifExists) {
   return true;
 }
 
+std::vector<SchemaEntry> TableCatalog::schemas() const {
+  std::lock_guard lock(mutex_);
+  std::vector<SchemaEntry> all;
+  for (const auto& [name, schema] : schemas_) all.push_back(schema);
+  return all;
+}
+
+bool TableCatalog::createSchema(const std::string& name, bool ifNotExists) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  if (schemas_.contains(name) || sql::isSystemSchema(name)) {
+    if (ifNotExists) return false;
+    SHOAL_USER_FAIL(SqlState::kDuplicateSchema, "schema \"{}\" already exists", name);
+  }
+  // public, dropped and made again, gets a new OID as in PostgreSQL.
+  schemas_[name] = {name, kFirstUserOid + static_cast<int64_t>(nextId_++)};
+  persistLocked(before);
+  return true;
+}
+
+std::string TableCatalog::relationNameLocked(const sql::QualifiedName& name,
+                                             const std::vector<std::string>& lookup) const {
+  const std::string relation = engine::quoteIdentifier(name.name);
+  for (const auto& schema : lookup) {
+    if (schema == name.schema) return relation;
+    if (tables_.contains({schema, name.name}) || views_.contains({schema, name.name})) break;
+  }
+  return engine::quoteIdentifier(name.schema) + "." + relation;
+}
+
+DroppedSchemas TableCatalog::dropSchemas(const std::vector<std::string>& names, bool cascade,
+                                         const std::vector<std::string>& lookup) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  DroppedSchemas dropped;
+  std::string dependencies;  // "table s.t depends on schema s", one per line
+  for (const auto& name : names) {
+    if (sql::isSystemSchema(name)) {
+      SHOAL_USER_FAIL(SqlState::kDependentObjectsStillExist,
+                      "cannot drop schema {} because it is required by the database system", name);
+    }
+    requireSchemaLocked(name);
+    for (const auto& [qualified, table] : tables_) {
+      if (qualified.schema != name) continue;
+      dropped.tables.push_back(table);
+      dropped.objects.push_back(fmt::format("table {}", relationNameLocked(qualified, lookup)));
+      dependencies +=
+          fmt::format("{}{} depends on schema {}", dependencies.empty() ? "" : "\n", dropped.objects.back(), name);
+    }
+    for (const auto& [qualified, view] : views_) {
+      if (qualified.schema != name) continue;
+      dropped.views.push_back(view);
+      dropped.objects.push_back(fmt::format("view {}", relationNameLocked(qualified, lookup)));
+      dependencies +=
+          fmt::format("{}{} depends on schema {}", dependencies.empty() ? "" : "\n", dropped.objects.back(), name);
+    }
+  }
+  if (!cascade && !dropped.objects.empty()) {
+    throw ShoalError(Status(SqlState::kDependentObjectsStillExist,
+                            names.size() == 1
+                                ? fmt::format("cannot drop schema {} because other objects depend on it", names[0])
+                                : "cannot drop desired object(s) because other objects depend on them")
+                         .withDetail(dependencies)
+                         .withHint("Use DROP ... CASCADE to drop the dependent objects too."));
+  }
+  for (const auto& table : dropped.tables) {
+    dropCommentsLocked(table->tableId);
+    tables_.erase(table->qualifiedName());
+  }
+  for (const auto& view : dropped.views) {
+    dropCommentsLocked(view.viewId);
+    views_.erase(view.qualifiedName());
+  }
+  for (const auto& name : names) schemas_.erase(name);
+  persistLocked(before);
+  return dropped;
+}
+
 void TableCatalog::dropCommentsLocked(uint64_t relationId) {
   std::erase_if(comments_, [&](const auto& entry) { return entry.first.first == relationId; });
 }
 
-void TableCatalog::setComment(std::string_view name, int32_t column, const std::string& text) {
+void TableCatalog::setComment(const sql::QualifiedName& name, int32_t column, const std::string& text) {
   std::lock_guard lock(mutex_);
   Snapshot before = snapshotLocked();
   uint64_t relationId = 0;
@@ -323,7 +447,7 @@ void TableCatalog::setComment(std::string_view name, int32_t column, const std::
   } else if (auto view = views_.find(name); view != views_.end()) {
     relationId = view->second.viewId;
   } else {
-    SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", name);
+    SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", name.name);
   }
   if (text.empty()) {
     comments_.erase({relationId, column});

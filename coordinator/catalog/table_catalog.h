@@ -12,6 +12,7 @@
 
 #include "coordinator/catalog/catalog_store.h"
 #include "engine/types/logical_type.h"
+#include "sql/binder/catalog_reader.h"
 
 namespace shoal::coordinator {
 
@@ -34,6 +35,7 @@ struct CatalogColumn {
 /// optimizer knows of its contents.
 struct TableEntry {
   uint64_t tableId = 0;
+  std::string schema = std::string(sql::kPublicSchema);
   std::string name;
   std::vector<CatalogColumn> columns;
   std::vector<size_t> primaryKey;  // column indexes
@@ -47,21 +49,42 @@ struct TableEntry {
   /// Serialized ColumnStatistics per column (empty until the first load).
   std::vector<std::string> columnStatistics;
 
+  sql::QualifiedName qualifiedName() const { return {schema, name}; }
   std::vector<engine::LogicalType> columnTypes() const;
   std::optional<size_t> findColumn(std::string_view columnName) const;
 };
 
 /// A view: the CREATE VIEW statement that defined it, bound anew at each use.
 struct ViewEntry {
+  std::string schema = std::string(sql::kPublicSchema);
   std::string name;
   std::string statement;
   std::vector<std::string> columnNames;
   /// Assigned by the catalog when the view is created (from the ids tables take) and kept by CREATE OR
   /// REPLACE: pg_class shows the view under an OID made of it.
   uint64_t viewId = 0;
+  /// The search_path it was created under, which its query is bound with.
+  std::string searchPath = std::string(sql::kDefaultSearchPath);
+
+  sql::QualifiedName qualifiedName() const { return {schema, name}; }
 };
 
-/// The user tables and views, owned by the coordinator and kept by its CatalogStore (a file in its data
+/// A user schema: public, or one CREATE SCHEMA made.
+struct SchemaEntry {
+  std::string name;
+  /// public keeps PostgreSQL's 2200; the others take kFirstUserOid + an id of the catalog's.
+  int64_t oid = 0;
+};
+
+/// What DROP SCHEMA removed: the schemas, and the tables and views that went with them (CASCADE).
+struct DroppedSchemas {
+  std::vector<std::shared_ptr<const TableEntry>> tables;
+  std::vector<ViewEntry> views;
+  /// "table s.t", "view s.v": each object dropped with them, in order, for DROP's notice.
+  std::vector<std::string> objects;
+};
+
+/// The user schemas, tables and views, owned by the coordinator and kept by its CatalogStore (a file in its data
 /// directory, or etcd) after every change; a change the store refuses is undone. Thread-safe; entries are
 /// immutable snapshots, replaced on change.
 class TableCatalog {
@@ -70,24 +93,41 @@ class TableCatalog {
   explicit TableCatalog(std::unique_ptr<CatalogStore> store);
   ~TableCatalog();
 
-  std::shared_ptr<const TableEntry> find(std::string_view name) const;
+  std::shared_ptr<const TableEntry> find(const sql::QualifiedName& name) const;
+  /// find(), failing with 42P01 when the table is gone (dropped since the statement was bound).
+  std::shared_ptr<const TableEntry> require(const sql::QualifiedName& name) const;
   std::vector<std::shared_ptr<const TableEntry>> list() const;
 
-  /// Adds a table, assigning its table and storage ids. Fails with 42P07 when the name is taken.
+  /// Adds a table to its schema, assigning its table and storage ids. Fails with 42P07 when the name is
+  /// taken, 3F000 when the schema does not exist.
   std::shared_ptr<const TableEntry> create(TableEntry entry);
   /// Removes a table and returns it; 42P01 when there is none.
-  std::shared_ptr<const TableEntry> drop(std::string_view name);
+  std::shared_ptr<const TableEntry> drop(const sql::QualifiedName& name);
   /// Gives a table new, empty storage; returns the entry as it was.
-  std::shared_ptr<const TableEntry> truncate(std::string_view name);
-  std::optional<ViewEntry> findView(std::string_view name) const;
+  std::shared_ptr<const TableEntry> truncate(const sql::QualifiedName& name);
+  std::optional<ViewEntry> findView(const sql::QualifiedName& name) const;
+  std::vector<ViewEntry> listViews() const;
+  /// Every table and view name, unqualified.
   std::vector<std::string> relationNames() const;
-  /// Adds (or with `orReplace` replaces) a view; 42P07 when a table or view has the name.
+  /// Adds (or with `orReplace` replaces) a view; 42P07 when a table or view has the name, 3F000 when its
+  /// schema does not exist.
   void createView(ViewEntry view, bool orReplace);
   /// Removes a view; 42P01 when there is none (unless `ifExists`). Returns whether one was dropped.
-  bool dropView(std::string_view name, bool ifExists);
+  bool dropView(const sql::QualifiedName& name, bool ifExists);
+
+  std::vector<SchemaEntry> schemas() const;
+  /// Adds a schema; 42P06 when it exists (unless `ifNotExists`). Returns whether one was made.
+  bool createSchema(const std::string& name, bool ifNotExists);
+  /// Removes schemas, with their tables and views when `cascade` (2BP01 when one holds any and not
+  /// `cascade`); 3F000 for a missing one (DROP SCHEMA IF EXISTS leaves those out). All or nothing, in one
+  /// change of the catalog. The messages name a relation as PostgreSQL does, unqualified when the session's
+  /// search path (`lookup`, sql::lookupSchemas) finds it.
+  DroppedSchemas dropSchemas(const std::vector<std::string>& names, bool cascade,
+                             const std::vector<std::string>& lookup);
+
   /// What a committed load added to one table.
   struct LoadedTable {
-    std::string name;
+    sql::QualifiedName name;
     uint64_t storageId = 0;
     uint64_t rows = 0;
     std::vector<std::string> columnStatistics;  // serialized, per column
@@ -106,18 +146,25 @@ class TableCatalog {
   };
   /// Sets the comment on relation `name` (column `column`, 0 for the relation), or removes it when `text`
   /// is empty; 42P01 when there is no such relation. The caller has checked the column.
-  void setComment(std::string_view name, int32_t column, const std::string& text);
+  void setComment(const sql::QualifiedName& name, int32_t column, const std::string& text);
   /// Every comment; a relation's go when it is dropped.
   std::vector<Comment> comments() const;
 
  private:
   using CommentKey = std::pair<uint64_t, int32_t>;  // relation id, column
+  using TableMap = std::map<sql::QualifiedName, std::shared_ptr<const TableEntry>>;
+  using ViewMap = std::map<sql::QualifiedName, ViewEntry>;
   struct Snapshot {
-    std::map<std::string, std::shared_ptr<const TableEntry>, std::less<>> tables;
-    std::map<std::string, ViewEntry, std::less<>> views;
+    TableMap tables;
+    ViewMap views;
+    std::map<std::string, SchemaEntry> schemas;
     uint64_t nextId;
     std::map<CommentKey, std::string> comments;
   };
+  /// Fails with 3F000 unless schema `name` exists.
+  void requireSchemaLocked(const std::string& name) const;
+  /// `name` quoted, with its schema unless an unqualified name finds it through `lookup`.
+  std::string relationNameLocked(const sql::QualifiedName& name, const std::vector<std::string>& lookup) const;
   /// Drops the comments of relation `relationId` (when it is dropped).
   void dropCommentsLocked(uint64_t relationId);
   Snapshot snapshotLocked() const;
@@ -128,10 +175,11 @@ class TableCatalog {
 
   const std::unique_ptr<CatalogStore> store_;
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const TableEntry>, std::less<>> tables_;  // guarded by mutex_
-  std::map<std::string, ViewEntry, std::less<>> views_;                           // guarded by mutex_
-  uint64_t nextId_ = 1;                                                           // guarded by mutex_
-  std::map<CommentKey, std::string> comments_;                                    // guarded by mutex_
+  TableMap tables_;                             // guarded by mutex_
+  ViewMap views_;                               // guarded by mutex_
+  std::map<std::string, SchemaEntry> schemas_;  // guarded by mutex_
+  uint64_t nextId_ = 1;                         // guarded by mutex_
+  std::map<CommentKey, std::string> comments_;  // guarded by mutex_
 };
 
 }  // namespace shoal::coordinator

@@ -775,6 +775,10 @@ void PgwireConnection::sendNotice(const Notice& notice) {
   writer_.writeString(notice.sqlState);
   writer_.writeByte('M');
   writer_.writeString(notice.message);
+  if (!notice.detail.empty()) {
+    writer_.writeByte('D');
+    writer_.writeString(notice.detail);
+  }
   writer_.writeByte(0);
   writer_.end();
 }

@@ -290,7 +290,7 @@ class Planner {
   void choosePartitionOrder(const LogicalOperator& op) {
     if (op.kind() == LogicalOperatorKind::kScan) {
       const auto& scan = static_cast<const sql::LogicalScan&>(op);
-      auto table = scan.exchangeInput ? nullptr : tables_(scan.table.name);
+      auto table = scan.exchangeInput ? nullptr : tables_({scan.table.schema, scan.table.name});
       if (table && table->distribution == Distribution::kHash && table->placement.size() == out_.workerNames.size() &&
           table->rowCount >= canonicalRows_) {
         std::vector<uint32_t> nodes;
@@ -329,7 +329,7 @@ class Planner {
       Spread spread = exchangeSpreads_.at(*scan.exchangeInput);
       return {std::move(op), std::move(spread)};
     }
-    auto table = tables_(scan.table.name);
+    auto table = tables_({scan.table.schema, scan.table.name});
     if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
     std::vector<uint32_t> nodes;
     for (const auto& name : table->placement) {

@@ -12,7 +12,7 @@
 namespace shoal::coordinator {
 
 /// Looks up the catalog entry of a table a plan scans.
-using TableFinder = std::function<std::shared_ptr<const TableEntry>(const std::string& name)>;
+using TableFinder = std::function<std::shared_ptr<const TableEntry>(const sql::QualifiedName& name)>;
 
 /// The distributed planner: cuts an optimized plan into fragments at the
 /// points where rows must move between nodes, as in the hybrid-parallelism

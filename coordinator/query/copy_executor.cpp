@@ -99,7 +99,7 @@ std::unique_ptr<CopyInput> openCopyFile(const std::string& path) {
 std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyInput& input,
                     const std::atomic<bool>& cancelRequested) {
   auto table = cluster.tables.find(command.table);
-  if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table);
+  if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
   LoadTransaction load(cluster, {table});
   proto::TableLayout layout = cluster.workers.layoutOf(*table);
 

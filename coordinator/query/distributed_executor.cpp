@@ -126,8 +126,7 @@ Status naming(Status error, const DistributedPlan& plan) {
 QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
   const size_t workers = plan.workerNames.size();
   auto storageIdOf = [&](const sql::LogicalScan& scan) {
-    auto table = cluster_.tables.find(scan.table.name);
-    if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
+    auto table = cluster_.tables.require({scan.table.schema, scan.table.name});
     return table->storageId;
   };
   // Each fragment is encoded once; each worker gets the ones that run on it, and every exchange it takes part in.

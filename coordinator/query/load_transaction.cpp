@@ -98,7 +98,8 @@ uint64_t LoadTransaction::commit() {
     }
     std::vector<std::string> serialized;
     for (const auto& column : statistics) serialized.push_back(column.serialize());
-    recorded.push_back(TableCatalog::LoadedTable{table->name, table->storageId, rows, std::move(serialized)});
+    recorded.push_back(
+        TableCatalog::LoadedTable{table->qualifiedName(), table->storageId, rows, std::move(serialized)});
     total += rows;
   }
   cluster_.tables.recordLoad(recorded);

@@ -33,8 +33,7 @@ class WorkerTableScan final : public engine::ChunkSource {
  public:
   WorkerTableScan(ClusterContext& cluster, const sql::LogicalScan& scan, std::span<const engine::Value> parameters)
       : cluster_(cluster) {
-    auto table = cluster.tables.find(scan.table.name);
-    if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
+    auto table = cluster.tables.require({scan.table.schema, scan.table.name});
     addresses_ = cluster.workers.readableAddresses(*table);
     if (table->distribution == Distribution::kReplicated) addresses_.resize(std::min<size_t>(addresses_.size(), 1));
     fragment_.set_storage_id(table->storageId);
@@ -157,8 +156,7 @@ std::optional<std::string> PlanExecutor::soleWorkerFor(const sql::LogicalPlan& p
   std::vector<std::vector<std::string>> replicatedPlacements;
   for (const auto* scan : scans) {
     if (scan->table.isSystemView) return std::nullopt;
-    auto table = cluster_.tables.find(scan->table.name);
-    if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan->table.name);
+    auto table = cluster_.tables.require({scan->table.schema, scan->table.name});
     std::vector<std::string> addresses = cluster_.workers.readableAddresses(*table);
     if (table->distribution == Distribution::kReplicated) {
       replicatedPlacements.push_back(std::move(addresses));
@@ -273,8 +271,7 @@ QueryResult PlanExecutor::runOnWorker(const sql::LogicalPlan& plan, const std::s
                                       std::map<const sql::LogicalOperator*, uint64_t>* actualRows) const {
   proto::ExecutePlanRequest request;
   *request.mutable_plan() = sql::encodePlan(plan, parameters_, [&](const sql::LogicalScan& scan) {
-    auto table = cluster_.tables.find(scan.table.name);
-    if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
+    auto table = cluster_.tables.require({scan.table.schema, scan.table.name});
     return table->storageId;
   });
   request.set_count_rows(actualRows != nullptr);
@@ -311,8 +308,7 @@ std::optional<DistributedPlan> PlanExecutor::distribute(const sql::LogicalPlan& 
   if (scans.empty()) return std::nullopt;
   // The planner takes the plan apart: give it a copy (the encoding keeps every node and estimate).
   auto storageIdOf = [&](const sql::LogicalScan& scan) {
-    auto table = cluster_.tables.find(scan.table.name);
-    if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", scan.table.name);
+    auto table = cluster_.tables.require({scan.table.schema, scan.table.name});
     return table->storageId;
   };
   sql::LogicalPlan copy = sql::decodePlan(sql::encodePlan(plan, parameters_, storageIdOf));
@@ -320,7 +316,7 @@ std::optional<DistributedPlan> PlanExecutor::distribute(const sql::LogicalPlan& 
   static std::atomic<uint64_t> nextQueryId{1};
   return planDistributed(
       std::move(copy), cluster_.workers.liveWorkers(),
-      [&](const std::string& name) { return cluster_.tables.find(name); },
+      [&](const sql::QualifiedName& name) { return cluster_.tables.find(name); },
       (static_cast<uint64_t>(::getpid()) << 32) ^ (static_cast<uint64_t>(std::random_device{}()) << 16) ^
           nextQueryId++);
 }

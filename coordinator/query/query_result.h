@@ -16,6 +16,8 @@ struct Notice {
   std::string_view severity;  // "NOTICE" or "WARNING"
   std::string_view sqlState;
   std::string message;
+  /// The DETAIL line(s), when there are any.
+  std::string detail = {};
 
   static Notice notice(std::string message, std::string_view sqlState = "00000") {
     return Notice{"NOTICE", sqlState, std::move(message)};

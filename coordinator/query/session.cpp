@@ -27,7 +27,8 @@ bool writes(const sql::BoundStatement& statement) {
                std::is_same_v<Command, sql::CreateTable> || std::is_same_v<Command, sql::DropTable> ||
                std::is_same_v<Command, sql::TruncateTable> || std::is_same_v<Command, sql::InsertValues> ||
                std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::TpchLoad> ||
-               std::is_same_v<Command, sql::CommentOn>;
+               std::is_same_v<Command, sql::CommentOn> || std::is_same_v<Command, sql::CreateSchema> ||
+               std::is_same_v<Command, sql::DropSchema>;
       },
       statement.command);
 }
@@ -177,8 +178,13 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
         } else if constexpr (std::is_same_v<Command, sql::Explain>) {
           return runExplain(command, parameters);
         } else if constexpr (std::is_same_v<Command, sql::CreateView>) {
-          cluster_.tables.createView(coordinator::ViewEntry{command.name, command.query, command.columnNames},
-                                     command.orReplace);
+          ViewEntry view;
+          view.schema = command.name.schema;
+          view.name = command.name.name;
+          view.statement = command.query;
+          view.columnNames = command.columnNames;
+          view.searchPath = command.searchPath;
+          cluster_.tables.createView(std::move(view), command.orReplace);
           StatementOutcome outcome;
           outcome.commandTag = bound.commandTag;
           return outcome;
@@ -200,7 +206,7 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           StatementOutcome outcome;
           for (const auto& name : command.names) {
             if (!cluster_.tables.dropView(name, command.ifExists)) {
-              outcome.notices.push_back(Notice::notice(fmt::format("view \"{}\" does not exist, skipping", name)));
+              outcome.notices.push_back(Notice::notice(fmt::format("view \"{}\" does not exist, skipping", name.name)));
             }
           }
           outcome.commandTag = bound.commandTag;
@@ -257,6 +263,10 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     outcome.commandTag = runDropTable(cluster_, command, outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::TruncateTable>) {
     outcome.commandTag = runTruncateTable(cluster_, command);
+  } else if constexpr (std::is_same_v<Command, sql::CreateSchema>) {
+    outcome.commandTag = runCreateSchema(cluster_, command, outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::DropSchema>) {
+    outcome.commandTag = runDropSchema(cluster_, command, catalog_, outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {
     outcome.commandTag = runInsertValues(cluster_, command, parameters);
   } else if constexpr (std::is_same_v<Command, sql::CopyFrom>) {

@@ -7,28 +7,35 @@
 #include "engine/expression/expression_evaluator.h"
 #include "engine/vector/chunk_codec.h"
 #include "proto/rpc_status.h"
+#include "sql/binder/search_path.h"
 
 namespace shoal::coordinator {
 
+namespace {
+
+bool schemaExists(const ClusterContext& cluster, std::string_view name) {
+  const auto schemas = cluster.tables.schemas();
+  return std::any_of(schemas.begin(), schemas.end(), [&](const auto& schema) { return schema.name == name; });
+}
+
+}  // namespace
+
 std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& command, std::vector<Notice>& notices) {
-  if (cluster.tables.find(command.name)) {
+  const std::string& name = command.name.name;
+  if (cluster.tables.find(command.name) || cluster.tables.findView(command.name)) {
     if (command.ifNotExists) {
-      notices.push_back(Notice::notice(fmt::format("relation \"{}\" already exists, skipping", command.name), "42P07"));
+      notices.push_back(Notice::notice(fmt::format("relation \"{}\" already exists, skipping", name), "42P07"));
       return "CREATE TABLE";
     }
-    SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", command.name);
-  }
-  if (cluster.systemCatalog.findTable(command.name)) {
-    SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists as a system view", command.name);
+    SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", name);
   }
   std::vector<LiveWorker> workers = cluster.workers.liveWorkers();
-  if (workers.empty()) {
-    SHOAL_USER_FAIL(SqlState::kConnectionFailure, "no worker is up to hold table \"{}\"", command.name);
-  }
+  if (workers.empty()) SHOAL_USER_FAIL(SqlState::kConnectionFailure, "no worker is up to hold table \"{}\"", name);
   // Partitions go to the workers in name order, so that placement does not depend on registration order.
   std::sort(workers.begin(), workers.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   TableEntry entry;
-  entry.name = command.name;
+  entry.schema = command.name.schema;
+  entry.name = name;
   for (size_t i = 0; i < command.columns.size(); ++i) {
     entry.columns.push_back(CatalogColumn{command.columns[i].name, command.columns[i].type, command.notNull[i]});
   }
@@ -69,21 +76,25 @@ void dropStorageOnWorkers(ClusterContext& cluster, const TableEntry& table, uint
 }
 
 std::string runDropTable(ClusterContext& cluster, const sql::DropTable& command, std::vector<Notice>& notices) {
+  // Every name is checked before any table goes: DROP TABLE a, b drops neither when b is missing.
   for (const auto& name : command.names) {
-    if (!cluster.tables.find(name)) {
-      if (command.ifExists) {
-        notices.push_back(Notice::notice(fmt::format("table \"{}\" does not exist, skipping", name)));
-        continue;
-      }
-      if (cluster.systemCatalog.findTable(name)) {
-        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "\"{}\" is a system view and cannot be dropped", name);
-      }
-      if (cluster.tables.findView(name)) {
-        throw ShoalError(Status(SqlState::kWrongObjectType, fmt::format("\"{}\" is not a table", name))
-                             .withHint("Use DROP VIEW to remove a view."));
-      }
-      SHOAL_USER_FAIL(SqlState::kUndefinedTable, "table \"{}\" does not exist", name);
+    if (cluster.tables.find(name)) continue;
+    const bool schemaMissing = !name.schema.empty() && !schemaExists(cluster, name.schema);
+    if (command.ifExists) {
+      notices.push_back(Notice::notice(schemaMissing
+                                           ? fmt::format("schema \"{}\" does not exist, skipping", name.schema)
+                                           : fmt::format("table \"{}\" does not exist, skipping", name.name)));
+      continue;
     }
+    if (schemaMissing) SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", name.schema);
+    if (sql::isSystemSchema(name.schema)) {
+      SHOAL_USER_FAIL(SqlState::kInsufficientPrivilege, "permission denied: \"{}\" is a system catalog", name.name);
+    }
+    if (cluster.tables.findView(name)) {
+      throw ShoalError(Status(SqlState::kWrongObjectType, fmt::format("\"{}\" is not a table", name.name))
+                           .withHint("Use DROP VIEW to remove a view."));
+    }
+    SHOAL_USER_FAIL(SqlState::kUndefinedTable, "table \"{}\" does not exist", name.name);
   }
   for (const auto& name : command.names) {
     if (!cluster.tables.find(name)) continue;
@@ -101,10 +112,43 @@ std::string runTruncateTable(ClusterContext& cluster, const sql::TruncateTable& 
   return "TRUNCATE TABLE";
 }
 
+std::string runCreateSchema(ClusterContext& cluster, const sql::CreateSchema& command, std::vector<Notice>& notices) {
+  if (!cluster.tables.createSchema(command.name, command.ifNotExists)) {
+    notices.push_back(Notice::notice(fmt::format("schema \"{}\" already exists, skipping", command.name), "42P06"));
+  }
+  return "CREATE SCHEMA";
+}
+
+std::string runDropSchema(ClusterContext& cluster, const sql::DropSchema& command, const sql::CatalogReader& catalog,
+                          std::vector<Notice>& notices) {
+  std::vector<std::string> names;
+  for (const auto& name : command.names) {
+    if (!schemaExists(cluster, name) && !sql::isSystemSchema(name)) {
+      if (!command.ifExists) SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", name);
+      notices.push_back(Notice::notice(fmt::format("schema \"{}\" does not exist, skipping", name)));
+      continue;
+    }
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  if (names.empty()) return "DROP SCHEMA";
+  DroppedSchemas dropped = cluster.tables.dropSchemas(names, command.cascade, sql::lookupSchemas(catalog));
+  if (dropped.objects.size() == 1) {
+    notices.push_back(Notice::notice(fmt::format("drop cascades to {}", dropped.objects[0])));
+  } else if (!dropped.objects.empty()) {
+    std::string detail;
+    for (const auto& object : dropped.objects) detail += (detail.empty() ? "" : "\n") + ("drop cascades to " + object);
+    Notice notice = Notice::notice(fmt::format("drop cascades to {} other objects", dropped.objects.size()));
+    notice.detail = detail;
+    notices.push_back(std::move(notice));
+  }
+  for (const auto& table : dropped.tables) dropStorageOnWorkers(cluster, *table, table->storageId);
+  return "DROP SCHEMA";
+}
+
 std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& command,
                             std::span<const engine::Value> parameters) {
   auto table = cluster.tables.find(command.table);
-  if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table);
+  if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
   // Evaluate the VALUES rows into one chunk of the table's column types.
   engine::ExpressionEvaluator evaluator(parameters);
   std::vector<engine::LogicalType> types = table->columnTypes();

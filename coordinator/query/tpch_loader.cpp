@@ -126,9 +126,11 @@ std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t ge
   Stopwatch stopwatch;
   std::vector<std::string> tables = {"region", "nation",   "supplier", "customer",
                                      "part",   "partsupp", "orders",   "lineitem"};
+  // The tables live in public, made again first if it was dropped.
+  cluster.tables.createSchema(std::string(sql::kPublicSchema), true);
   sql::DropTable drop;
   drop.ifExists = true;
-  drop.names = tables;
+  for (const auto& name : tables) drop.names.push_back({std::string(sql::kPublicSchema), name});
   std::vector<Notice> ignored;
   runDropTable(cluster, drop, ignored);
   for (std::string statement : tpchSchemaStatements()) {
@@ -141,7 +143,7 @@ std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t ge
     runCreateTable(cluster, std::get<sql::CreateTable>(bound.command), ignored);
   }
   std::vector<std::shared_ptr<const TableEntry>> entries;
-  for (const auto& name : tables) entries.push_back(cluster.tables.find(name));
+  for (const auto& name : tables) entries.push_back(cluster.tables.find({std::string(sql::kPublicSchema), name}));
   uint64_t rows = 0;
   try {
     rows = generateAndCommit(cluster, entries, scaleFactor, generators);

@@ -5,12 +5,15 @@
 
 #include "engine/expression/cast.h"
 #include "engine/expression/expression_evaluator.h"
+#include "engine/expression/sql_keywords.h"
 #include "engine/types/text_format.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/comment_binder.h"
 #include "sql/binder/copy_binder.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/query_binder.h"
+#include "sql/binder/schema_binder.h"
+#include "sql/binder/search_path.h"
 #include "sql/binder/table_statement_binder.h"
 
 namespace shoal::sql {
@@ -138,13 +141,15 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
     }
     case pg_query::Node::kViewStmt: {
       const auto& view = node.view_stmt();
-      if (!view.view().schemaname().empty() && view.view().schemaname() != kPublicSchema) {
-        SHOAL_USER_FAIL_AT(SqlState::kInvalidSchemaName, characterPosition(script.text(), view.view().location()),
-                           "schema \"{}\" does not exist", view.view().schemaname());
-      }
       if (!view.query().has_select_stmt()) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "a view must be a query");
       CreateView command;
-      command.name = view.view().relname();
+      try {
+        command.name = creationName(catalog_, view.view().schemaname(), view.view().relname());
+      } catch (const ShoalError& error) {
+        SHOAL_USER_FAIL_AT(error.status().sqlState(), characterPosition(script.text(), view.view().location()), "{}",
+                           error.status().message());
+      }
+      command.searchPath = catalog_.searchPathSetting();
       command.orReplace = view.replace();
       for (const auto& alias : view.aliases()) command.columnNames.push_back(alias.string().sval());
       // The catalog keeps the whole CREATE VIEW statement; binding its query once checks it.
@@ -152,7 +157,8 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       ColumnIdGenerator ids;
       // The catalog keeps the text and binds it anew at each use, so a reference to the view itself (even
       // through other views) would expand forever: refused here, as PostgreSQL refuses recursive rules.
-      ViewExpansion self{command.name, nullptr};
+      const std::string selfName = command.name.toString();
+      ViewExpansion self{selfName, nullptr};
       QueryBinder queryBinder(catalog_, script.text(), bound.parameterTypes, ids, nullptr, nullptr, &self);
       LogicalPlan plan = queryBinder.bind(view.query().select_stmt());
       if (command.columnNames.size() > plan.columnNames.size()) {
@@ -207,8 +213,12 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       SetVariable command{set.name(), std::nullopt, std::nullopt, set.is_local()};
       if (set.kind() == pg_query::VAR_SET_VALUE) {
         std::string value;
+        // search_path is a list of names: each quoted where it must be, as PostgreSQL shows it ('' as "").
+        const bool nameList = set.name() == "search_path";
         for (const auto& argument : set.args()) {
-          value += (value.empty() ? "" : ", ") + settingValueText(argument);
+          std::string text = settingValueText(argument);
+          if (nameList) text = text.empty() ? "\"\"" : engine::quoteIdentifier(text);
+          value += (value.empty() ? "" : ", ") + text;
         }
         command.value = value;
       }
@@ -221,13 +231,21 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
           TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindCreate(node.create_stmt());
       bound.commandTag = "CREATE TABLE";
       break;
+    case pg_query::Node::kCreateSchemaStmt:
+      bound.command = bindCreateSchema(node.create_schema_stmt(), catalog_);
+      bound.commandTag = "CREATE SCHEMA";
+      break;
     case pg_query::Node::kDropStmt:
+      if (node.drop_stmt().remove_type() == pg_query::OBJECT_SCHEMA) {
+        bound.command = bindDropSchema(node.drop_stmt());
+        bound.commandTag = "DROP SCHEMA";
+        break;
+      }
       if (node.drop_stmt().remove_type() == pg_query::OBJECT_VIEW) {
         DropView command;
         command.ifExists = node.drop_stmt().missing_ok();
         for (const auto& object : node.drop_stmt().objects()) {
-          const auto& names = object.list().items();
-          command.names.push_back(names.rbegin()->string().sval());
+          command.names.push_back(droppedRelationName(object.list(), catalog_));
         }
         bound.command = std::move(command);
         bound.commandTag = "DROP VIEW";

@@ -58,16 +58,32 @@ struct Explain {
 
 /// CREATE [OR REPLACE] VIEW name [(columns)] AS query: checked by binding the query once.
 struct CreateView {
-  std::string name;
+  QualifiedName name;
+  /// The search_path the view's query is bound with, now and at each use.
+  std::string searchPath;
   /// The whole CREATE VIEW statement, which the binder parses again at each use.
   std::string query;
   std::vector<std::string> columnNames;
   bool orReplace = false;
 };
 
+/// DROP VIEW: each name with the schema the search path found it in (or as written, when there is none).
 struct DropView {
+  std::vector<QualifiedName> names;
+  bool ifExists = false;
+};
+
+/// CREATE SCHEMA [IF NOT EXISTS] name.
+struct CreateSchema {
+  std::string name;
+  bool ifNotExists = false;
+};
+
+/// DROP SCHEMA [IF EXISTS] name, ... [CASCADE | RESTRICT].
+struct DropSchema {
   std::vector<std::string> names;
   bool ifExists = false;
+  bool cascade = false;
 };
 
 /// DEALLOCATE [PREPARE] name | ALL, and DISCARD ALL / PLANS (which also forget prepared statements).
@@ -106,7 +122,8 @@ struct DistributionSpec {
 };
 
 struct CreateTable {
-  std::string name;
+  /// In the schema named, or the first of the search path.
+  QualifiedName name;
   bool ifNotExists = false;
   std::vector<ColumnDescription> columns;
   std::vector<bool> notNull;
@@ -114,19 +131,20 @@ struct CreateTable {
   DistributionSpec distribution;
 };
 
+/// DROP TABLE: each name with the schema the search path found it in (or as written, when there is none).
 struct DropTable {
-  std::vector<std::string> names;
+  std::vector<QualifiedName> names;
   bool ifExists = false;
 };
 
 struct TruncateTable {
-  std::vector<std::string> names;
+  std::vector<QualifiedName> names;
 };
 
 /// INSERT INTO t [(columns)] VALUES (...), ...: rows of constant expressions,
 /// already cast to the target columns' types; columns not listed get NULL.
 struct InsertValues {
-  std::string table;
+  QualifiedName table;
   /// rows[r][c] is the value of table column c (null pointer: NULL).
   std::vector<std::vector<engine::ExpressionPtr>> rows;
 };
@@ -154,7 +172,7 @@ struct CopyFormat {
 
 /// COPY t [(columns)] FROM 'file' | STDIN [WITH (...)].
 struct CopyFrom {
-  std::string table;
+  QualifiedName table;
   /// The table columns a line's fields fill, in order (COPY t (b, a) FROM); empty: all, in table order.
   std::vector<size_t> columns;
   std::optional<std::string> path;  // nullopt: STDIN
@@ -212,7 +230,7 @@ struct ExecuteStatement {
 
 /// COMMENT ON TABLE, VIEW or COLUMN, checked against the catalog.
 struct CommentOn {
-  std::string relation;
+  QualifiedName relation;
   int32_t column = 0;  // 1-based; 0: the relation itself
   std::string text;    // empty (or NULL in the statement): the comment goes
 };
@@ -221,7 +239,7 @@ struct CommentOn {
 struct BoundStatement {
   std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
                CreateTable, DropTable, TruncateTable, InsertValues, CopyFrom, CopyTo, TpchLoad, PrepareStatement,
-               ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn>
+               ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn, CreateSchema, DropSchema>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

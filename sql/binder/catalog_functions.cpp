@@ -1,4 +1,5 @@
 #include "sql/binder/catalog_functions.h"
+#include "sql/binder/search_path.h"
 
 #include <vector>
 
@@ -75,7 +76,7 @@ ExpressionPtr relationIsPublishable(ExpressionPtr oid, const CatalogReader& cata
   std::vector<int64_t> tables;
   std::vector<int64_t> others;
   for (const auto& relation : catalog.relationVisibility()) {
-    const bool table = relation.schema == kPublicSchema && !catalog.findView(relation.name);
+    const bool table = relation.kind == 'r' && !isSystemSchema(relation.schema);
     (table ? tables : others).push_back(relation.oid);
   }
   std::vector<ExpressionPtr> arguments;
@@ -201,8 +202,8 @@ std::string keyColumnList(const PrimaryKeyDescription& key) {
 ExpressionPtr bindViewDefinition(ExpressionPtr oid, const CatalogReader& catalog) {
   std::vector<ExpressionPtr> cases;
   for (const auto& relation : catalog.relationVisibility()) {
-    if (relation.schema != kPublicSchema) continue;
-    auto view = catalog.findView(relation.name);
+    if (relation.kind != 'v' || isSystemSchema(relation.schema)) continue;
+    auto view = catalog.findView({relation.schema, relation.name});
     if (!view) continue;
     cases.push_back(equals(oid, Value::bigInt(relation.oid)));
     cases.push_back(constantOf(Value::varchar(viewQueryText(view->query))));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,8 +13,10 @@
 
 namespace shoal::sql {
 
-/// The one schema that holds every user table and view.
+/// The schema every database starts with, where tables go when search_path is left alone.
 inline constexpr std::string_view kPublicSchema = "public";
+/// search_path's default, as PostgreSQL 15 has it.
+inline constexpr std::string_view kDefaultSearchPath = "\"$user\", public";
 /// The system schemas, whose relations the coordinator computes from its catalog. pg_catalog is searched
 /// first for an unqualified name, as in PostgreSQL; information_schema's relations must be qualified.
 inline constexpr std::string_view kPgCatalogSchema = "pg_catalog";
@@ -32,12 +35,32 @@ inline constexpr std::string_view kOwnerRoleName = "shoal";
 inline constexpr int64_t kDatabaseOwnerRoleOid = 6171;
 inline constexpr std::string_view kDatabaseOwnerRoleName = "pg_database_owner";
 
+/// A relation named with its schema: how the catalog keys tables and views.
+struct QualifiedName {
+  std::string schema;
+  std::string name;
+
+  /// "schema.name", as PostgreSQL's messages print it (unquoted).
+  std::string toString() const { return schema.empty() ? name : schema + "." + name; }
+  auto operator<=>(const QualifiedName&) const = default;
+};
+
+/// A schema, as pg_namespace lists it.
+struct SchemaDescription {
+  int64_t oid = 0;
+  std::string name;
+  /// The role that owns it (pg_namespace.nspowner).
+  int64_t ownerOid = 0;
+};
+
 /// A relation's OID and name, and whether an unqualified name finds it (what pg_table_is_visible answers).
 struct RelationVisibility {
   int64_t oid = 0;
   bool visible = false;
   std::string schema;
   std::string name;
+  /// pg_class.relkind: 'r' a table, 'v' a view, 'i' an index.
+  char kind = 'r';
 };
 
 /// A user table's primary key, as pg_constraint and pg_index describe it: the constraint and the index
@@ -84,7 +107,7 @@ struct ColumnSummary {
 
 /// What the binder and optimizer need to know about a table or system view.
 struct TableDescription {
-  /// A system relation's schema (pg_catalog, information_schema); empty for a user table.
+  /// The schema it lives in: a system schema (pg_catalog, information_schema) or a user schema.
   std::string schema;
   std::string name;
   std::vector<ColumnDescription> columns;
@@ -102,28 +125,35 @@ struct TableDescription {
 
 /// A view: the CREATE VIEW statement that defined it and the names of its columns.
 struct ViewDescription {
+  std::string schema;
   std::string name;
   /// The whole CREATE VIEW statement.
   std::string query;
   /// Explicit column names (CREATE VIEW v (a, b) AS ...); empty: the query's own.
   std::vector<std::string> columnNames;
+  /// The search_path the view was created under: its query's unqualified names are looked up with it, so
+  /// that a reader's own search_path cannot change what the view reads.
+  std::string searchPath;
 };
 
 /// The binder's view of the catalog. The coordinator owns the catalog and
 /// implements this interface, so that sql/ never depends on coordinator/.
+///
+/// Lookups take a schema: sql/binder/search_path.h finds the schema of an unqualified name.
 class CatalogReader {
  public:
   virtual ~CatalogReader() = default;
-  /// Looks a table up by its (already case-folded) name: pg_catalog's relations first, then public's tables.
-  virtual std::optional<TableDescription> findTable(std::string_view name) const = 0;
-  /// Looks a relation of a system schema (kPgCatalogSchema, kInformationSchema) up by its name.
-  virtual std::optional<TableDescription> findSystemRelation(std::string_view /*schema*/,
-                                                             std::string_view /*name*/) const {
-    return std::nullopt;
-  }
-  /// Looks a view up by its (already case-folded) name.
-  virtual std::optional<ViewDescription> findView(std::string_view /*name*/) const { return std::nullopt; }
-  /// Every relation with an OID (system relations, user tables and views), for pg_table_is_visible.
+  /// Looks a table up in its schema: a system relation of pg_catalog or information_schema, or a user
+  /// table (names already case-folded).
+  virtual std::optional<TableDescription> findTable(const QualifiedName& name) const = 0;
+  /// Looks a view up in its schema.
+  virtual std::optional<ViewDescription> findView(const QualifiedName& /*name*/) const { return std::nullopt; }
+  /// Every schema: the system schemas and the user's (public and those CREATE SCHEMA made).
+  virtual std::vector<SchemaDescription> schemas() const;
+  /// The search_path setting as SHOW shows it; PostgreSQL's default outside a session.
+  virtual std::string searchPathSetting() const;
+  /// Every relation with an OID (system relations, user tables, views and primary keys' indexes), visible
+  /// when an unqualified name finds it on the search path.
   virtual std::vector<RelationVisibility> relationVisibility() const { return {}; }
   /// Every comment on a user relation or its columns, for obj_description() and col_description().
   virtual std::vector<ObjectComment> comments() const { return {}; }

@@ -5,8 +5,10 @@
 #include <algorithm>
 
 #include "common/status.h"
+#include "engine/expression/sql_keywords.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/binder.h"
+#include "sql/binder/search_path.h"
 #include "sql/parser/parsed_script.h"
 
 namespace shoal::sql {
@@ -14,10 +16,9 @@ namespace shoal::sql {
 namespace {
 
 /// The names a view's query gives its columns, in order (binding it as SELECT * does).
-std::vector<std::string> viewColumnNames(const std::string& view, const CatalogReader& catalog) {
-  std::string quoted;
-  for (char c : view) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  ParsedScript script = ParsedScript::parse(fmt::format("SELECT * FROM \"{}\"", quoted));
+std::vector<std::string> viewColumnNames(const QualifiedName& view, const CatalogReader& catalog) {
+  ParsedScript script = ParsedScript::parse(
+      fmt::format("SELECT * FROM {}.{}", engine::quoteIdentifier(view.schema), engine::quoteIdentifier(view.name)));
   BoundStatement bound = Binder(catalog).bind(script, 0);
   return std::get<BoundQuery>(bound.command).plan.columnNames;
 }
@@ -39,34 +40,34 @@ CommentOn bindComment(const pg_query::CommentStmt& comment, const CatalogReader&
     names.pop_back();
   }
   const std::string relation = names.back();
-  if (names.size() > 1) {
-    const std::string& schema = names[names.size() - 2];
-    if (schema == kPgCatalogSchema || schema == kInformationSchema) {
-      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "comments on system relations are not supported");
-    }
-    if (schema != kPublicSchema) SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", schema);
+  if (names.size() > 3) SHOAL_USER_FAIL(SqlState::kSyntaxError, "improper qualified name (too many dotted names)");
+  const std::string schema = names.size() > 1 ? names[names.size() - 2] : "";
+  std::optional<QualifiedName> resolved = resolveRelation(catalog, schema, relation);
+  if (!resolved && !schema.empty()) {
+    SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", schema);
   }
-  // Unqualified names find pg_catalog's relations first, as everywhere.
-  if (names.size() == 1 && catalog.findSystemRelation(kPgCatalogSchema, relation)) {
+  if (resolved && isSystemSchema(resolved->schema)) {
     SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "comments on system relations are not supported");
   }
-  std::optional<TableDescription> table = catalog.findTable(relation);
-  if (table && table->isSystemView) table.reset();
-  const bool isView = !table && catalog.findView(relation).has_value();
-  if (!table && !isView) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", relation);
+  std::optional<TableDescription> table = resolved ? catalog.findTable(*resolved) : std::nullopt;
+  const bool isView = !table && resolved && catalog.findView(*resolved).has_value();
+  if (!table && !isView) {
+    SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist",
+                    schema.empty() ? relation : schema + "." + relation);
+  }
   if (kind == pg_query::OBJECT_TABLE && isView) {
     SHOAL_USER_FAIL(SqlState::kWrongObjectType, "\"{}\" is not a table", relation);
   }
   if (kind == pg_query::OBJECT_VIEW && !isView) {
     SHOAL_USER_FAIL(SqlState::kWrongObjectType, "\"{}\" is not a view", relation);
   }
-  CommentOn bound{relation, 0, comment.comment()};
+  CommentOn bound{*resolved, 0, comment.comment()};
   if (kind == pg_query::OBJECT_COLUMN) {
     std::vector<std::string> columns;
     if (table) {
       for (const auto& each : table->columns) columns.push_back(each.name);
     } else {
-      columns = viewColumnNames(relation, catalog);
+      columns = viewColumnNames(*resolved, catalog);
     }
     auto found = std::find(columns.begin(), columns.end(), column);
     if (found == columns.end()) {

@@ -1,4 +1,5 @@
 #include "sql/binder/copy_binder.h"
+#include "sql/binder/search_path.h"
 
 #include <fmt/format.h>
 
@@ -82,6 +83,10 @@ void CopyBinder::fail(std::string_view sqlState, int location, std::string messa
   throw ShoalError(Status(sqlState, std::move(message), position > 0 ? std::optional<int>(position) : std::nullopt));
 }
 
+std::optional<QualifiedName> CopyBinder::findNamed(const pg_query::RangeVar& range) const {
+  return resolveRelation(catalog_, range.schemaname(), range.relname());
+}
+
 std::variant<CopyFrom, CopyTo> CopyBinder::bind(const pg_query::CopyStmt& copy) {
   if (copy.is_program()) {
     SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY {} PROGRAM is not supported", copy.is_from() ? "FROM" : "TO");
@@ -94,10 +99,10 @@ CopyFrom CopyBinder::bindFrom(const pg_query::CopyStmt& copy) {
   if (copy.has_where_clause()) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM ... WHERE is not supported");
   const auto& range = copy.relation();
   const std::string& schema = range.schemaname();
-  std::optional<TableDescription> table;
-  if (schema.empty() || schema == kPublicSchema) table = catalog_.findTable(range.relname());
+  std::optional<QualifiedName> resolved = findNamed(range);
+  std::optional<TableDescription> table = resolved ? catalog_.findTable(*resolved) : std::nullopt;
   if (!table || table->isSystemView) {
-    if (table || catalog_.findView(range.relname())) {
+    if (table || (resolved && catalog_.findView(*resolved))) {
       fail(SqlState::kWrongObjectType, range.location(),
            fmt::format("cannot copy to {} \"{}\"", table ? "a system relation" : "view", range.relname()));
     }
@@ -106,7 +111,7 @@ CopyFrom CopyBinder::bindFrom(const pg_query::CopyStmt& copy) {
                      schema.empty() ? range.relname() : schema + "." + range.relname()));
   }
   CopyFrom bound;
-  bound.table = table->name;
+  bound.table = {table->schema, table->name};
   bound.columns = columnIndexes(copy, *table);
   if (!copy.filename().empty()) bound.path = copy.filename();
   std::vector<std::string> fieldColumns;
@@ -142,14 +147,10 @@ CopyTo CopyBinder::bindTo(const pg_query::CopyStmt& copy) {
   // COPY t [(columns)] TO: the query SELECT columns FROM t, bound like any other.
   const auto& range = copy.relation();
   const std::string& schema = range.schemaname();
-  std::optional<TableDescription> table;
-  if (schema == kPgCatalogSchema || schema == kInformationSchema) {
-    table = catalog_.findSystemRelation(schema, range.relname());
-  } else if (schema.empty() || schema == kPublicSchema) {
-    table = catalog_.findTable(range.relname());
-  }
+  std::optional<QualifiedName> resolved = findNamed(range);
+  std::optional<TableDescription> table = resolved ? catalog_.findTable(*resolved) : std::nullopt;
   if (!table) {
-    if ((schema.empty() || schema == kPublicSchema) && catalog_.findView(range.relname())) {
+    if (resolved && catalog_.findView(*resolved)) {
       int position = characterPosition(text_, range.location());
       throw ShoalError(Status(SqlState::kWrongObjectType, fmt::format("cannot copy from view \"{}\"", range.relname()),
                               position > 0 ? std::optional<int>(position) : std::nullopt)
@@ -166,8 +167,7 @@ CopyTo CopyBinder::bindTo(const pg_query::CopyStmt& copy) {
   }
   std::string query = "SELECT ";
   for (size_t i = 0; i < columns.size(); ++i) query += (i == 0 ? "" : ", ") + quoteIdentifier(columns[i]);
-  query += " FROM " + quoteIdentifier(table->schema.empty() ? std::string(kPublicSchema) : table->schema) + "." +
-           quoteIdentifier(table->name);
+  query += " FROM " + quoteIdentifier(table->schema) + "." + quoteIdentifier(table->name);
   ParsedScript script = ParsedScript::parse(query);
   QueryBinder queryBinder(catalog_, script.text(), parameterTypes_, ids);
   bound.plan = queryBinder.bind(script.statement(0).select_stmt());
@@ -309,7 +309,8 @@ CopyFormat CopyBinder::bindFormat(const pg_query::CopyStmt& copy, const std::vec
         auto found = std::find(outputColumns.begin(), outputColumns.end(), name);
         if (found == outputColumns.end()) {
           // A column of the table left out of the column list, or no column at all.
-          auto table = catalog_.findTable(copy.relation().relname());
+          auto resolved = findNamed(copy.relation());
+          auto table = resolved ? catalog_.findTable(*resolved) : std::nullopt;
           const bool inTable = table && std::any_of(table->columns.begin(), table->columns.end(),
                                                     [&](const auto& column) { return column.name == name; });
           if (!inTable) SHOAL_USER_FAIL(SqlState::kUndefinedColumn, "column \"{}\" does not exist", name);
@@ -330,7 +331,7 @@ CopyFormat CopyBinder::bindFormat(const pg_query::CopyStmt& copy, const std::vec
   for (const auto& name : written.forceQuote.value_or(std::vector<std::string>{})) {
     auto found = std::find(outputColumns.begin(), outputColumns.end(), name);
     if (found == outputColumns.end()) {
-      if (copy.has_relation() && catalog_.findTable(copy.relation().relname())) {
+      if (copy.has_relation() && findNamed(copy.relation())) {
         SHOAL_USER_FAIL(SqlState::kInvalidColumnReference, "FORCE_QUOTE column \"{}\" not referenced by COPY", name);
       }
       SHOAL_USER_FAIL(SqlState::kUndefinedColumn, "column \"{}\" does not exist", name);

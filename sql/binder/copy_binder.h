@@ -9,6 +9,7 @@
 
 namespace pg_query {
 class CopyStmt;
+class RangeVar;
 }  // namespace pg_query
 
 namespace shoal::sql {
@@ -29,6 +30,9 @@ class CopyBinder {
   /// COPY TO writes (for FORCE_QUOTE), or those a COPY FROM's fields fill (for FORCE_NOT_NULL, FORCE_NULL).
   CopyFormat bindFormat(const pg_query::CopyStmt& copy, const std::vector<std::string>& outputColumns);
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
+  /// Where the relation COPY names lives (on the search path when unqualified); nullopt when nowhere (its
+  /// schema missing too: PostgreSQL then reports the relation, 42P01).
+  std::optional<QualifiedName> findNamed(const pg_query::RangeVar& range) const;
 
   const CatalogReader& catalog_;
   std::string_view text_;

@@ -628,7 +628,7 @@ ExpressionPtr ExpressionBinder::bindCollate(const pg_query::Node& node) {
 
 ExpressionPtr ExpressionBinder::bindSqlValueFunction(const pg_query::Node& node) {
   const auto& function = node.sqlvalue_function();
-  if (auto value = bindSessionFunction(sqlValueFunctionName(function.op()), 0, session_)) return value;
+  if (auto value = bindSessionFunction(sqlValueFunctionName(function.op()), 0, session_, catalog_)) return value;
   fail(SqlState::kFeatureNotSupported, function.location(), "CURRENT_DATE and friends are not supported yet");
 }
 

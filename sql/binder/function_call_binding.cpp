@@ -63,7 +63,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     }
   }
   if (isSetFunctionName(name)) return bindSetFunction(node);
-  if (auto value = bindSessionFunction(name, static_cast<size_t>(call.args_size()), session_)) return value;
+  if (auto value = bindSessionFunction(name, static_cast<size_t>(call.args_size()), session_, catalog_)) return value;
   if (name == "pg_typeof" && call.args_size() == 1 && !call.agg_star()) {
     // A regtype: the argument's type, known as the statement is bound.
     ExpressionPtr argument = bind(call.args(0));
@@ -163,7 +163,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     if (isUnknown(arguments[0]))
       arguments[0] = coerce(std::move(arguments[0]), LogicalType::boolean(), call.location());
     if (arguments[0]->type().id() != TypeId::kBoolean) undefined();
-    return bindCurrentSchemas(std::move(arguments[0]));
+    return bindCurrentSchemas(std::move(arguments[0]), catalog_);
   }
   if (name == "current_setting") {
     if (arguments.empty() || arguments.size() > 2 || !textual(arguments[0])) undefined();

@@ -88,10 +88,9 @@ const std::vector<NamedOid>& typeNames() {
   return names;
 }
 
-const std::vector<NamedOid>& schemaNames() {
-  static const std::vector<NamedOid> names = {{kPgCatalogNamespaceOid, std::string(kPgCatalogSchema)},
-                                              {kPublicNamespaceOid, std::string(kPublicSchema)},
-                                              {kInformationSchemaNamespaceOid, std::string(kInformationSchema)}};
+std::vector<NamedOid> schemaNames(const CatalogReader& catalog) {
+  std::vector<NamedOid> names;
+  for (auto& schema : catalog.schemas()) names.push_back({schema.oid, engine::quoteIdentifier(schema.name)});
   return names;
 }
 
@@ -160,7 +159,10 @@ std::pair<std::string, std::string> splitQualifiedName(std::string_view text) {
 
 std::optional<int64_t> findRelationOid(const CatalogReader& catalog, std::string_view text) {
   auto [schema, name] = splitQualifiedName(text);
-  // Unqualified: the one the search path finds first (pg_catalog, then public).
+  if (!schema.empty() && findNamed(schemaNames(catalog), engine::quoteIdentifier(schema)) < 0) {
+    SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", schema);
+  }
+  // Unqualified: the one the search path finds first.
   for (const auto& relation : catalog.relationVisibility()) {
     if (relation.name != name) continue;
     if (schema.empty() ? relation.visible : relation.schema == schema) return relation.oid;
@@ -187,7 +189,7 @@ int64_t objectIdentifierFromText(ObjectIdentifierType type, std::string_view tex
       if (auto oid = findRelationOid(catalog, text)) return *oid;
       SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", text);
     case ObjectIdentifierType::kRegnamespace: {
-      const int64_t oid = findNamed(schemaNames(), splitQualifiedName(text).second);
+      const int64_t oid = findNamed(schemaNames(catalog), engine::quoteIdentifier(splitQualifiedName(text).second));
       if (oid >= 0) return oid;
       SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", text);
     }
@@ -219,7 +221,7 @@ ExpressionPtr objectIdentifierName(ExpressionPtr oid, ObjectIdentifierType type,
       names = typeNames();
       break;
     case ObjectIdentifierType::kRegnamespace:
-      names = schemaNames();
+      names = schemaNames(catalog);
       break;
     case ObjectIdentifierType::kRegrole:
       names = roleNames();

@@ -135,7 +135,7 @@ ExpressionPtr bindPrivilegeFunction(std::string_view name, std::vector<Expressio
         for (const auto& relation : catalog.relationVisibility()) oids.push_back(relation.oid);
         break;
       case ObjectKind::kSchema:
-        oids = {kPgCatalogNamespaceOid, kPublicNamespaceOid, kInformationSchemaNamespaceOid};
+        for (const auto& schema : catalog.schemas()) oids.push_back(schema.oid);
         break;
       case ObjectKind::kDatabase:
         oids = {kDatabaseOid};
@@ -153,11 +153,13 @@ ExpressionPtr bindPrivilegeFunction(std::string_view name, std::vector<Expressio
       if (!findRelationOid(catalog, text))
         SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", text);
       break;
-    case ObjectKind::kSchema:
-      if (text != kPublicSchema && text != kPgCatalogSchema && text != kInformationSchema) {
+    case ObjectKind::kSchema: {
+      const auto schemas = catalog.schemas();
+      if (std::none_of(schemas.begin(), schemas.end(), [&](const auto& schema) { return schema.name == text; })) {
         SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", text);
       }
       break;
+    }
     case ObjectKind::kDatabase: {
       const SessionInfo* session = catalog.session();
       if (!session || text != session->database) {

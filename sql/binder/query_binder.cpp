@@ -6,6 +6,7 @@
 
 #include "engine/expression/expression_evaluator.h"
 #include "pg_query/pg_query.pb.h"
+#include "sql/binder/search_path.h"
 #include "sql/parser/parsed_script.h"
 #include "sql/plan/expression_rewriting.h"
 #include "sql/plan/plan_walker.h"
@@ -140,12 +141,9 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
   std::string relation = range.has_alias() ? range.alias().aliasname() : range.relname();
   std::vector<std::string> aliases =
       range.has_alias() ? aliasNames(range.alias().colnames()) : std::vector<std::string>{};
-  // User tables and views all live in one schema, public: `public.t` names the same table as `t`. The system
-  // schemas' relations are computed on the coordinator; pg_catalog's are found unqualified too, before the
-  // user's, as PostgreSQL searches pg_catalog first. A WITH query is never schema-qualified.
+  // An unqualified name is looked for along the search path (pg_catalog first, then search_path's
+  // schemas), after the WITH queries in scope; a WITH query is never schema-qualified.
   const std::string& schema = range.schemaname();
-  const bool inPublic = schema.empty() || schema == kPublicSchema;
-  const bool inSystemSchema = schema == kPgCatalogSchema || schema == kInformationSchema;
   if (range.schemaname().empty()) {
     if (const auto* found = ctes_ ? ctes_->find(range.relname()) : nullptr) {
       // Each reference binds the WITH query anew, where it was defined: inlined, with its own column ids.
@@ -158,19 +156,22 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
       return renameRelation(std::move(plan), relation, aliases, range.location(), scope);
     }
   }
-  std::optional<TableDescription> systemRelation =
-      catalog_.findSystemRelation(schema.empty() ? kPgCatalogSchema : std::string_view(schema), range.relname());
-  if (inPublic && !(schema.empty() && systemRelation)) {
-    if (auto view = catalog_.findView(range.relname())) {
-      if (views_ && views_->contains(view->name)) {
+  // A schema that does not exist is a relation that does not exist (42P01), as PostgreSQL reports it.
+  std::optional<QualifiedName> resolved = resolveRelation(catalog_, schema, range.relname());
+  if (resolved) {
+    if (auto view = catalog_.findView(*resolved)) {
+      const std::string viewName = resolved->toString();
+      if (views_ && views_->contains(viewName)) {
         fail(SqlState::kInvalidObjectDefinition, range.location(),
              fmt::format("infinite recursion detected in rules for relation \"{}\"", view->name));
       }
       LogicalPlan plan;
       try {
         ParsedScript script = ParsedScript::parse(view->query);
-        ViewExpansion expansion{view->name, views_};
-        QueryBinder binder(catalog_, script.text(), parameterTypes_, ids_, nullptr, nullptr, &expansion);
+        ViewExpansion expansion{viewName, views_};
+        // The view's unqualified names are those of the search path it was created under.
+        PinnedSearchPath viewCatalog(catalog_, view->searchPath);
+        QueryBinder binder(viewCatalog, script.text(), parameterTypes_, ids_, nullptr, nullptr, &expansion);
         plan = binder.bind(script.statement(0).view_stmt().query().select_stmt());
       } catch (const ShoalError& error) {
         // Positions would point into the view's text, not the query's.
@@ -181,9 +182,7 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
       return renameRelation(std::move(plan), relation, aliases, range.location(), scope);
     }
   }
-  auto table = inSystemSchema || (schema.empty() && systemRelation) ? systemRelation
-               : inPublic                                           ? catalog_.findTable(range.relname())
-                                                                    : std::nullopt;
+  auto table = resolved ? catalog_.findTable(*resolved) : std::nullopt;
   if (!table) {
     std::string name = range.schemaname().empty() ? range.relname() : range.schemaname() + "." + range.relname();
     std::string hint;
@@ -213,8 +212,7 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
     scan->tableColumns.push_back(i);
     scan->columns.push_back(column);
     // Named without an alias, the table can be named with its schema too (pg_catalog.pg_class.relname).
-    scope.add(relation, name, column,
-              range.has_alias() ? std::string() : (table->schema.empty() ? std::string(kPublicSchema) : table->schema));
+    scope.add(relation, name, column, range.has_alias() ? std::string() : table->schema);
   }
   scan->table = std::move(*table);
   return scan;

@@ -5,6 +5,7 @@
 #include "engine/types/text_format.h"
 #include "sql/binder/catalog_reader.h"
 #include "sql/binder/expression_builders.h"
+#include "sql/binder/search_path.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
@@ -12,13 +13,32 @@ namespace shoal::sql {
 using engine::ConstantExpression;
 using engine::Value;
 
-engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArguments, const SessionInfo* session) {
+namespace {
+
+/// The search path's schemas as `catalog` sees them; without a catalog, those of the default path.
+std::vector<std::string> pathSchemas(const CatalogReader* catalog, bool includeImplicit) {
+  if (catalog == nullptr) {
+    std::vector<std::string> schemas{std::string(kPublicSchema)};
+    if (includeImplicit) schemas.insert(schemas.begin(), std::string(kPgCatalogSchema));
+    return schemas;
+  }
+  return includeImplicit ? lookupSchemas(*catalog) : explicitSchemas(*catalog);
+}
+
+}  // namespace
+
+engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArguments, const SessionInfo* session,
+                                          const CatalogReader* catalog) {
   if (numArguments != 0) return nullptr;
   auto text = [](std::string_view value) {
     return std::make_unique<ConstantExpression>(Value::varchar(std::string(value)));
   };
   if (name == "version") return text(kVersionText);
-  if (name == "current_schema") return text(kPublicSchema);
+  if (name == "current_schema") {
+    const auto schemas = pathSchemas(catalog, false);
+    if (schemas.empty()) return std::make_unique<ConstantExpression>(Value::null(engine::LogicalType::text()));
+    return text(schemas.front());
+  }
   if (session == nullptr) return nullptr;
   if (name == "current_user" || name == "session_user" || name == "user" || name == "current_role") {
     return text(session->user);
@@ -28,13 +48,17 @@ engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArgum
   return nullptr;
 }
 
-engine::ExpressionPtr bindCurrentSchemas(engine::ExpressionPtr includeImplicit) {
+engine::ExpressionPtr bindCurrentSchemas(engine::ExpressionPtr includeImplicit, const CatalogReader* catalog) {
   const auto type = engine::LogicalType::array(engine::LogicalType::text());
-  auto schemas = [&](std::vector<Value> names) { return constantOf(engine::makeArrayValue(names, type)); };
+  auto schemas = [&](bool implicit) {
+    std::vector<Value> names;
+    for (auto& schema : pathSchemas(catalog, implicit)) names.push_back(Value::varchar(std::move(schema)));
+    return constantOf(engine::makeArrayValue(names, type));
+  };
   std::vector<engine::ExpressionPtr> arguments;
   arguments.push_back(std::move(includeImplicit));
-  arguments.push_back(schemas({Value::varchar("pg_catalog"), Value::varchar(std::string(kPublicSchema))}));
-  arguments.push_back(schemas({Value::varchar(std::string(kPublicSchema))}));
+  arguments.push_back(schemas(true));
+  arguments.push_back(schemas(false));
   // NULL in, NULL out, as for PostgreSQL's strict function.
   std::vector<engine::ExpressionPtr> nullTest;
   nullTest.push_back(copyExpression(*arguments[0]));

@@ -27,17 +27,20 @@ struct SessionInfo {
 /// PostgreSQL's does and agrees with the server_version the session reports.
 inline constexpr std::string_view kVersionText = "PostgreSQL 15.0 (Shoal 0.1.0) on x86_64-pc-linux-gnu, 64-bit";
 
+class CatalogReader;
+
 /// The value of a function that describes the server or the session: version(), current_database(),
 /// current_schema(), pg_backend_pid(), and the SQL keywords current_user, session_user, user,
 /// current_role, current_catalog and current_schema (`name` as spelled in lower case). Returns null when
 /// `name` is none of them or takes arguments; `session` may be null outside a session (then only
-/// version() and current_schema answer).
-engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArguments, const SessionInfo* session);
+/// version() and current_schema answer). current_schema is the first existing schema of the search path
+/// (`catalog`'s; the default path without one), NULL when there is none.
+engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArguments, const SessionInfo* session,
+                                          const CatalogReader* catalog);
 
 /// current_schemas(include_implicit) -> text[]: the schemas on the search path that exist, pg_catalog first
-/// when `includeImplicit` (a BOOLEAN expression) is true, as PostgreSQL answers for search_path
-/// "$user", public.
-engine::ExpressionPtr bindCurrentSchemas(engine::ExpressionPtr includeImplicit);
+/// when `includeImplicit` (a BOOLEAN expression) is true and the path does not place it.
+engine::ExpressionPtr bindCurrentSchemas(engine::ExpressionPtr includeImplicit, const CatalogReader* catalog);
 
 /// current_setting(name [, missing_ok]): the setting's value as the statement is bound, NULL for NULL
 /// arguments, and for an unknown name 42704 (or NULL when missing_ok). The arguments must be constants

@@ -9,6 +9,8 @@
 
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/expression_binder.h"
+#include "sql/binder/schema_binder.h"
+#include "sql/binder/search_path.h"
 #include "sql/binder/statement_options.h"
 
 namespace shoal::sql {
@@ -37,24 +39,29 @@ void TableStatementBinder::fail(std::string_view sqlState, int location, std::st
 
 TableDescription TableStatementBinder::findTable(const std::string& schema, const std::string& name,
                                                  int location) const {
-  if (schema.empty() || schema == kPublicSchema) {
-    if (auto table = catalog_.findTable(name)) return *table;
+  // A missing schema is a missing relation here (42P01), as PostgreSQL reports it.
+  std::optional<QualifiedName> resolved = resolveRelation(catalog_, schema, name);
+  if (resolved && isSystemSchema(resolved->schema)) {
+    fail(SqlState::kInsufficientPrivilege, location, fmt::format("permission denied for table {}", name));
+  }
+  if (resolved && catalog_.findView(*resolved)) {
+    fail(SqlState::kFeatureNotSupported, location, fmt::format("cannot change view \"{}\": views are read-only", name));
+  }
+  if (resolved) {
+    if (auto table = catalog_.findTable(*resolved)) return *table;
   }
   fail(SqlState::kUndefinedTable, location,
        fmt::format("relation \"{}\" does not exist", schema.empty() ? name : schema + "." + name));
 }
 
-void TableStatementBinder::requirePublicSchema(const std::string& schema, int location) const {
-  if (!schema.empty() && schema != kPublicSchema) {
-    fail(SqlState::kInvalidSchemaName, location, fmt::format("schema \"{}\" does not exist", schema));
-  }
-}
-
 CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create) {
   CreateTable bound;
   const auto& relation = create.relation();
-  requirePublicSchema(relation.schemaname(), relation.location());
-  bound.name = relation.relname();
+  try {
+    bound.name = creationName(catalog_, relation.schemaname(), relation.relname());
+  } catch (const ShoalError& error) {
+    fail(error.status().sqlState(), relation.location(), error.status().message());
+  }
   bound.ifNotExists = create.if_not_exists();
   if (relation.relpersistence() == "t") {
     fail(SqlState::kFeatureNotSupported, relation.location(), "temporary tables are not supported");
@@ -125,7 +132,7 @@ CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create)
   };
   if (primaryKeys.size() > 1) {
     fail(SqlState::kInvalidTableDefinition, primaryKeys[1].second,
-         fmt::format("multiple primary keys for table \"{}\" are not allowed", bound.name));
+         fmt::format("multiple primary keys for table \"{}\" are not allowed", bound.name.name));
   }
   if (!primaryKeys.empty()) {
     for (const auto& name : primaryKeys[0].first) {
@@ -180,11 +187,7 @@ DropTable TableStatementBinder::bindDrop(const pg_query::DropStmt& drop) {
   }
   DropTable bound;
   bound.ifExists = drop.missing_ok();
-  for (const auto& object : drop.objects()) {
-    const auto& names = object.list().items();
-    if (names.empty()) continue;
-    bound.names.push_back(names.rbegin()->string().sval());
-  }
+  for (const auto& object : drop.objects()) bound.names.push_back(droppedRelationName(object.list(), catalog_));
   return bound;
 }
 
@@ -192,8 +195,8 @@ TruncateTable TableStatementBinder::bindTruncate(const pg_query::TruncateStmt& t
   TruncateTable bound;
   for (const auto& relation : truncate.relations()) {
     const auto& range = relation.range_var();
-    findTable(range.schemaname(), range.relname(), range.location());
-    bound.names.push_back(range.relname());
+    TableDescription table = findTable(range.schemaname(), range.relname(), range.location());
+    bound.names.push_back({table.schema, table.name});
   }
   return bound;
 }
@@ -232,7 +235,7 @@ InsertValues TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert
     fail(SqlState::kFeatureNotSupported, range.location(), "only INSERT ... VALUES is supported yet");
   }
   InsertValues bound;
-  bound.table = table.name;
+  bound.table = {table.schema, table.name};
   std::vector<ColumnDescription> none;
   ExpressionBinder binder(text_, none, parameterTypes_);
   binder.setClause("VALUES");

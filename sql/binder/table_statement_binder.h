@@ -30,10 +30,9 @@ class TableStatementBinder {
   TpchLoad bindCall(const pg_query::CallStmt& call);
 
  private:
-  /// The user table named by a RangeVar, or 42P01 at its position.
+  /// The user table named by a RangeVar (looked up on the search path when `schema` is empty), or at its
+  /// position 42P01 (for a missing schema too), 42501 for a system relation and 0A000 for a view.
   TableDescription findTable(const std::string& schema, const std::string& name, int location) const;
-  /// Fails with 3F000 unless `schema` is empty or public, the one schema there is.
-  void requirePublicSchema(const std::string& schema, int location) const;
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
 
   const CatalogReader& catalog_;

@@ -154,6 +154,7 @@ class Encoder {
       out.set_storage_id(storageIdOf_(scan));
     }
     out.set_table_name(scan.table.name);
+    out.set_table_schema(scan.table.schema);
     out.set_alias(scan.alias);
     for (const auto& column : scan.table.columns) {
       auto& encoded = *out.add_table_columns();
@@ -350,6 +351,7 @@ class Decoder {
   static LogicalOperatorPtr decodeScan(const proto::ScanNodeProto& in) {
     auto scan = std::make_unique<LogicalScan>();
     scan->table.name = in.table_name();
+    scan->table.schema = in.table_schema();
     scan->table.isSystemView = false;
     scan->table.storageId = in.storage_id();
     if (in.from_exchange()) {

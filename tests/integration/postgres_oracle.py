@@ -104,21 +104,26 @@ def answer(conninfo, sql):
 
 
 
-def session_answers(conninfo, statements):
+def session_answers(conninfo, statements, with_notices=False):
     """What a server answers to each of `statements`, run one after another in one session (autocommit, so
     that BEGIN and COMMIT are the statements'): (sql, command tag, column names, rows) or (sql, "error",
-    SQLSTATE)."""
+    SQLSTATE). With `with_notices`, each answer ends with the notices the statement raised (severity,
+    SQLSTATE, message, detail)."""
     answers = []
     with psycopg.connect(conninfo, autocommit=True) as connection:
+        notices = []
+        connection.add_notice_handler(lambda diagnostic: notices.append(
+            (diagnostic.severity, diagnostic.sqlstate, diagnostic.message_primary, diagnostic.message_detail)))
         for sql in statements:
+            notices.clear()
             try:
                 cursor = connection.execute(sql)
             except psycopg.Error as error:
-                answers.append((sql, "error", error.sqlstate))
+                answers.append((sql, "error", error.sqlstate) + ((list(notices),) if with_notices else ()))
                 continue
             rows = cursor.fetchall() if cursor.description else None
             columns = [column.name for column in cursor.description] if cursor.description else None
-            answers.append((sql, cursor.statusmessage, columns, rows))
+            answers.append((sql, cursor.statusmessage, columns, rows) + ((list(notices),) if with_notices else ()))
     return answers
 
 

@@ -94,18 +94,34 @@ TEST(EtcdMembershipTest, TheCatalogRoundTripsThroughEtcdAndARefusedChangeIsUndon
     TableCatalog catalog(std::make_unique<EtcdCatalogStore>(client, prefix));
     catalog.create(tableNamed("a"));
     catalog.create(tableNamed("b"));
-    catalog.createView(ViewEntry{"v", "CREATE VIEW v AS SELECT 1", {"x"}}, false);
-    catalog.drop("b");
+    ViewEntry view;
+    view.name = "v";
+    view.statement = "CREATE VIEW v AS SELECT 1";
+    view.columnNames = {"x"};
+    catalog.createView(view, false);
+    catalog.drop({"public", "b"});
+    // A schema whose name holds the key separator, a table of the same name as public's in it, a comment.
+    catalog.createSchema("st/aging", false);
+    TableEntry staged = tableNamed("a");
+    staged.schema = "st/aging";
+    catalog.create(staged);
+    catalog.setComment({"st/aging", "a"}, 0, "staged");
   }
   auto keys = client.getPrefix(prefix + "catalog/");
-  ASSERT_EQ(keys.size(), 3u) << "meta, tables/a and views/v";
-  EXPECT_EQ(keys[1].key, prefix + "catalog/tables/a");
+  ASSERT_EQ(keys.size(), 4u) << "meta, tables/public/a, tables/st%2Faging/a and views/public/v";
+  EXPECT_EQ(keys[1].key, prefix + "catalog/tables/public/a");
+  EXPECT_EQ(keys[2].key, prefix + "catalog/tables/st%2Faging/a");
 
   TableCatalog recovered(std::make_unique<EtcdCatalogStore>(client, prefix));
-  ASSERT_NE(recovered.find("a"), nullptr);
-  EXPECT_EQ(recovered.find("a")->placement, (std::vector<std::string>{"w1", "w2"}));
-  EXPECT_EQ(recovered.find("b"), nullptr);
-  EXPECT_TRUE(recovered.findView("v").has_value());
+  ASSERT_NE(recovered.find({"public", "a"}), nullptr);
+  EXPECT_EQ(recovered.find({"public", "a"})->placement, (std::vector<std::string>{"w1", "w2"}));
+  EXPECT_EQ(recovered.find({"public", "b"}), nullptr);
+  EXPECT_TRUE(recovered.findView({"public", "v"}).has_value());
+  ASSERT_NE(recovered.find({"st/aging", "a"}), nullptr);
+  EXPECT_NE(recovered.find({"st/aging", "a"})->tableId, recovered.find({"public", "a"})->tableId);
+  ASSERT_EQ(recovered.schemas().size(), 2u) << "public and st/aging";
+  ASSERT_EQ(recovered.comments().size(), 1u);
+  EXPECT_EQ(recovered.comments()[0].text, "staged");
 
   server.stop(/*keepData=*/true);
   try {
@@ -114,10 +130,10 @@ TEST(EtcdMembershipTest, TheCatalogRoundTripsThroughEtcdAndARefusedChangeIsUndon
   } catch (const ShoalError& error) {
     EXPECT_EQ(error.status().sqlState(), SqlState::kConnectionFailure);
   }
-  EXPECT_EQ(recovered.find("c"), nullptr) << "the refused change stayed in memory";
+  EXPECT_EQ(recovered.find({"public", "c"}), nullptr) << "the refused change stayed in memory";
   server.start();
   recovered.create(tableNamed("c"));
-  EXPECT_EQ(client.getPrefix(prefix + "catalog/tables/").size(), 2u);
+  EXPECT_EQ(client.getPrefix(prefix + "catalog/tables/").size(), 3u);
 }
 
 TEST(EtcdMembershipTest, AnEtcdBackWithoutItsDataGetsEveryWorkerAndTheCatalogAgain) {

@@ -19,7 +19,7 @@ using engine::Vector;
 
 class NoTables final : public sql::CatalogReader {
  public:
-  std::optional<sql::TableDescription> findTable(std::string_view) const override { return std::nullopt; }
+  std::optional<sql::TableDescription> findTable(const sql::QualifiedName&) const override { return std::nullopt; }
 };
 
 /// The statement's query, optimized and lowered to what the coordinator runs.

@@ -14,9 +14,10 @@ using engine::LogicalType;
 
 class OneTable final : public CatalogReader {
  public:
-  std::optional<TableDescription> findTable(std::string_view name) const override {
-    if (name != "t") return std::nullopt;
+  std::optional<TableDescription> findTable(const QualifiedName& name) const override {
+    if (name.schema != kPublicSchema || name.name != "t") return std::nullopt;
     TableDescription table;
+    table.schema = name.schema;
     table.name = "t";
     table.columns = {{"a", LogicalType::integer()}, {"b", LogicalType::text()}};
     table.isSystemView = false;

@@ -17,12 +17,15 @@ using engine::Value;
 /// plus chain tables c0 .. c15 (k, next) for large join graphs.
 class SmallCatalog final : public CatalogReader {
  public:
-  std::optional<TableDescription> findTable(std::string_view name) const override {
+  std::optional<TableDescription> findTable(const QualifiedName& qualified) const override {
+    if (qualified.schema != kPublicSchema) return std::nullopt;
+    std::string_view name = qualified.name;
     uint64_t rows = name == "r" ? 1000 : name == "s" ? 100 : name == "t" ? 10 : 0;
     bool chain = name.size() >= 2 && name[0] == 'c' && std::isdigit(static_cast<unsigned char>(name[1]));
     if (rows == 0 && !chain) return std::nullopt;
     if (chain) rows = 1000 + 10 * std::stoul(std::string(name.substr(1)));
     TableDescription table;
+    table.schema = qualified.schema;
     table.name = std::string(name);
     table.isSystemView = false;
     table.rowCount = rows;

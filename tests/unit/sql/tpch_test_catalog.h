@@ -101,6 +101,7 @@ class TpchCatalog final : public CatalogReader {
       auto fields = splitCsvLine(line);
       if (fields.size() != 8) continue;
       TableDescription& table = tables_[fields[0]];
+      table.schema = std::string(kPublicSchema);
       table.name = fields[0];
       table.isSystemView = false;
       table.rowCount = std::stoull(fields[3]);
@@ -117,18 +118,22 @@ class TpchCatalog final : public CatalogReader {
     for (auto& [name, table] : tables_) reorder(table);
   }
 
-  std::optional<TableDescription> findTable(std::string_view name) const override {
-    auto found = tables_.find(std::string(name));
+  std::optional<TableDescription> findTable(const QualifiedName& name) const override {
+    if (name.schema != kPublicSchema) return std::nullopt;
+    auto found = tables_.find(name.name);
     if (found == tables_.end()) return std::nullopt;
     return found->second;
   }
-  std::optional<ViewDescription> findView(std::string_view name) const override {
-    auto found = views_.find(std::string(name));
+  std::optional<ViewDescription> findView(const QualifiedName& name) const override {
+    if (name.schema != kPublicSchema) return std::nullopt;
+    auto found = views_.find(name.name);
     if (found == views_.end()) return std::nullopt;
     return found->second;
   }
-  void addView(const CreateView& view) { views_[view.name] = {view.name, view.query, view.columnNames}; }
-  void dropView(const std::string& name) { views_.erase(name); }
+  void addView(const CreateView& view) {
+    views_[view.name.name] = {view.name.schema, view.name.name, view.query, view.columnNames, view.searchPath};
+  }
+  void dropView(const QualifiedName& name) { views_.erase(name.name); }
   bool empty() const { return tables_.empty(); }
 
   /// Reads every table's `<name>.tbl` from `directory`.

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sql/binder/catalog_reader.h"
+
+namespace shoal::sql {
+
+/// search_path's value split into its names, as PostgreSQL reads it: separated by commas, unquoted names
+/// lower-cased, quoted ones kept as written ("$user" stays "$user"). Fails with 22023 on a malformed list.
+std::vector<std::string> parseSearchPath(std::string_view setting);
+
+/// The schemas of the session's search path that exist, in order ("$user" standing for the schema named
+/// as the user): what current_schemas(false) lists and where CREATE puts an unqualified name (the first).
+std::vector<std::string> explicitSchemas(const CatalogReader& catalog);
+
+/// The schemas an unqualified name is looked up in, in order: pg_catalog first unless search_path places
+/// it, then explicitSchemas (current_schemas(true)).
+std::vector<std::string> lookupSchemas(const CatalogReader& catalog);
+
+/// Where an existing relation named `name` (with `schema`, or searched for on the path when `schema` is
+/// empty) lives: the first schema of the path holding a table or view of that name. Nullopt when there is
+/// none; with `schema` given, only when that schema does not exist (the caller reports 3F000 or 42P01).
+std::optional<QualifiedName> resolveRelation(const CatalogReader& catalog, std::string_view schema,
+                                             std::string_view name);
+
+/// The schema and name a new relation gets: `schema` when given (3F000 when it does not exist, 42501 for a
+/// system schema), else the first schema on the search path (3F000 when there is none).
+QualifiedName creationName(const CatalogReader& catalog, std::string_view schema, std::string_view name);
+
+/// Whether `schema` is one whose relations the coordinator computes (pg_catalog, information_schema).
+bool isSystemSchema(std::string_view schema);
+
+/// Sets each relation's `visible`: whether an unqualified name finds it through `lookup` (lookupSchemas).
+void markVisibility(std::vector<RelationVisibility>& relations, const std::vector<std::string>& lookup);
+
+/// A catalog whose search path is fixed: a view's query is bound with the path it was created under.
+class PinnedSearchPath final : public CatalogReader {
+ public:
+  PinnedSearchPath(const CatalogReader& catalog, std::string searchPath)
+      : catalog_(catalog), searchPath_(std::move(searchPath)) {}
+
+  std::optional<TableDescription> findTable(const QualifiedName& name) const override {
+    return catalog_.findTable(name);
+  }
+  std::optional<ViewDescription> findView(const QualifiedName& name) const override { return catalog_.findView(name); }
+  std::vector<SchemaDescription> schemas() const override { return catalog_.schemas(); }
+  std::string searchPathSetting() const override { return searchPath_; }
+  std::vector<RelationVisibility> relationVisibility() const override;
+  std::vector<ObjectComment> comments() const override { return catalog_.comments(); }
+  std::vector<PrimaryKeyDescription> primaryKeys() const override { return catalog_.primaryKeys(); }
+  std::vector<std::string> relationNames() const override { return catalog_.relationNames(); }
+  const SessionInfo* session() const override { return catalog_.session(); }
+
+ private:
+  const CatalogReader& catalog_;
+  const std::string searchPath_;
+};
+
+}  // namespace shoal::sql
