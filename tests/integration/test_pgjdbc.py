@@ -49,6 +49,8 @@ LINEITEM_COLUMNS = [
 TYPE_INFO_TYPES = {"int4": INTEGER, "int8": BIGINT, "numeric": NUMERIC, "varchar": VARCHAR, "bpchar": CHAR,
                    "date": DATE, "bool": -7, "text": VARCHAR}
 LINEITEM_ROWS_SF_001 = 60175
+STAGING_SCHEMA = ["CREATE SCHEMA staging", "CREATE TABLE staging.loads (id integer PRIMARY KEY, note text)",
+                  "CREATE VIEW staging.recent AS SELECT id FROM staging.loads WHERE id > 10"]
 
 # The checks that fail on Shoal today, each with the error pgjdbc reports for it, word for word.
 KNOWN_FAILURES = {
@@ -59,7 +61,7 @@ KNOWN_FAILURES = {
     "get_index_info_orders": "ERROR: field selection is not supported\n  Position: 1058",
     "get_type_info": "ERROR: function \"pg_catalog.array_in\" does not exist\n  Position: 17",
 }
-CHECKS = ["get_catalogs", "get_schemas", "get_tables", "get_columns_lineitem", "get_primary_keys_lineitem",
+CHECKS = ["get_catalogs", "get_schemas", "get_tables", "get_tables_staging", "get_columns_lineitem", "get_primary_keys_lineitem",
           "get_index_info_orders", "get_type_info", "set_date", "set_timestamp", "set_big_decimal", "set_long",
           "fetch_size_streaming"]
 
@@ -178,6 +180,10 @@ def results(tmp_path_factory, postgres, check_classes):
                 target.execute(sql)
             for table in TPCH_TABLES:
                 copy_table(shoal, target, table)
+            # A schema of the tool user's own, holding a table and a view.
+            for server in (shoal, target):
+                for sql in STAGING_SCHEMA:
+                    server.execute(sql)
         yield run_checks(check_classes, {"shoal": local.port, "postgres": forwarder.port})
     finally:
         forwarder.close()
@@ -212,7 +218,11 @@ def assert_facts(check, detail):
     if check == "get_catalogs":
         assert [DATABASE] in rows(detail)
     elif check == "get_schemas":
-        assert {"information_schema", "pg_catalog", "public"} <= {name for name, in rows(detail, "TABLE_SCHEM")}
+        assert {"information_schema", "pg_catalog", "public", "staging"} <= {
+            name for name, in rows(detail, "TABLE_SCHEM")}
+    elif check == "get_tables_staging":
+        assert rows(detail, "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE") == [
+            ("staging", "loads", "TABLE"), ("staging", "recent", "VIEW")]
     elif check == "get_tables":
         assert rows(detail, "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE") == [
             ("public", name, "TABLE") for name in TPCH_TABLES]

@@ -1,6 +1,7 @@
 """Story: a user browses a 2-worker cluster with psql 15's backslash commands and sees what psql shows for the
 same tables and views on PostgreSQL 15: \\dt, \\dv, \\dn, \\d, \\du, \\df and \\l, with and without a name pattern,
-and \\d and \\d+ of TPC-H's lineitem and orders (its keys, and comments on orders). Both are
+and \\d and \\d+ of TPC-H's lineitem and orders (its keys, and comments on orders), and of a table and a view in a
+schema of their own, also found through search_path. Both are
 browsed as user shoal, which owns everything on both sides."""
 
 import subprocess
@@ -21,12 +22,16 @@ SCHEMA = [
     "INSERT INTO psql_items VALUES (1, 'bolt, \"hex\"', 'A'), (1, NULL, NULL), (3, 'tab\there', 'B')",
     "COMMENT ON TABLE orders IS 'One row per order'",
     "COMMENT ON COLUMN orders.o_comment IS 'Free text from the clerk'",
+    "CREATE SCHEMA psql_staging",
+    "CREATE TABLE psql_staging.loads (id integer PRIMARY KEY, note text)",
+    "CREATE VIEW psql_staging.recent_loads AS SELECT id FROM psql_staging.loads WHERE id > 10",
 ]
 
 COMMANDS = ["\\dt", "\\dv", "\\dn", "\\d", "\\dt psql*", "\\dt psql_o*", "\\dv *orders", "\\dt \"Mixed Case\"",
             "\\dt nosuch", "\\dt public.*", "\\l psql_oracle", "\\l nosuch", "\\du shoal", "\\du nosuch",
             "\\d lineitem", "\\d+ orders", "\\d psql_items", "\\d \"Mixed Case\"", "\\d nosuch", "\\df",
-            "\\df char_length", "\\df current_setting", "\\df replace", "\\df nosuch"]
+            "\\df char_length", "\\df current_setting", "\\df replace", "\\df nosuch", "\\dt psql_staging.*",
+            "\\dv psql_staging.*", "\\d psql_staging.loads", "\\d psql_staging.recent_loads", "\\dn psql*"]
 
 
 def psql(host, port, *commands):
@@ -74,6 +79,7 @@ SESSIONS = [
     ("\\copy (SELECT * FROM psql_orders ORDER BY o_id) to stdout",),
     ("\\copy (SELECT * FROM psql_items ORDER BY i_order, i_name) to stdout with (format csv, header)",),
     ("\\copy psql_orders (o_id, o_date) to stdout csv",),
+    ("SET search_path = psql_staging, public", "\\dt", "\\d loads"),
 ]
 
 

@@ -14,6 +14,7 @@ from postgres_oracle import set_up_both
 
 SETUP = [
     "DROP VIEW IF EXISTS sa_big_orders", "DROP TABLE IF EXISTS sa_orders", "DROP TABLE IF EXISTS sa_customers",
+    "DROP SCHEMA IF EXISTS sa_staging CASCADE",
     "CREATE TABLE sa_customers (c_region char(2), c_name text, c_since date, c_id integer, "
     "PRIMARY KEY (c_name, c_region, c_id))",
     "CREATE TABLE sa_orders (o_id bigint PRIMARY KEY, o_customer varchar(25) NOT NULL, o_total numeric(12,2), "
@@ -22,6 +23,10 @@ SETUP = [
     "(3, 'carol', NULL, NULL)",
     "CREATE VIEW sa_big_orders AS SELECT o_id, o_total FROM sa_orders WHERE o_total > 100",
     "COMMENT ON TABLE sa_orders IS 'Orders from the web shop'",
+    # A schema of the analyst's own, with a table of the same name as public's.
+    "CREATE SCHEMA sa_staging",
+    "CREATE TABLE sa_staging.sa_orders (load_id integer PRIMARY KEY, note varchar(20))",
+    "CREATE VIEW sa_staging.sa_notes AS SELECT note FROM sa_staging.sa_orders",
 ]
 
 
@@ -31,6 +36,9 @@ def engines(cluster, postgres):
     shoal = create_engine(f"postgresql+psycopg://postgres@127.0.0.1:{cluster.port}/postgres")
     oracle = create_engine(f"postgresql+psycopg://postgres@/postgres?host={postgres.directory}&port={postgres.port}")
     yield shoal, oracle
+    with shoal.connect() as connection:
+        connection.execute(text("DROP SCHEMA sa_staging CASCADE"))
+        connection.commit()
     shoal.dispose()
     oracle.dispose()
 
@@ -116,3 +124,31 @@ def test_pandas_appends_a_data_frame_as_on_postgresql(engines):
         read_back.append(pandas.read_sql("SELECT * FROM sa_orders WHERE o_id >= 10 ORDER BY o_id", engine))
     pandas.testing.assert_frame_equal(read_back[0], read_back[1])
     assert read_back[0]["o_customer"].tolist() == ["dave", "erin"]
+
+
+def test_sqlalchemy_reflects_a_schema_of_its_own_as_on_postgresql(engines):
+    """Every inspect() call with schema=: the names in it, columns, key and indexes of its table (which shares
+    its name with public's), and a DataFrame appended into it."""
+    shoal, oracle = engines
+
+    def reflected(engine):
+        inspector = inspect(engine)
+        return {
+            "schemas": "sa_staging" in inspector.get_schema_names(),
+            "tables": inspector.get_table_names(schema="sa_staging"),
+            "views": inspector.get_view_names(schema="sa_staging"),
+            "has_table": inspector.has_table("sa_orders", schema="sa_staging"),
+            "columns": [{key: repr(value) if key == "type" else value for key, value in column.items()}
+                        for column in inspector.get_columns("sa_orders", schema="sa_staging")],
+            "key": inspector.get_pk_constraint("sa_orders", schema="sa_staging"),
+            "indexes": inspector.get_indexes("sa_orders", schema="sa_staging"),
+        }
+
+    assert reflected(shoal) == reflected(oracle)
+    loads = pandas.DataFrame({"load_id": [1, 2], "note": ["first", None]})
+    read_back = []
+    for engine in (shoal, oracle):
+        loads.to_sql("sa_orders", engine, schema="sa_staging", if_exists="append", index=False)
+        read_back.append(pandas.read_sql("SELECT * FROM sa_staging.sa_orders ORDER BY load_id", engine))
+    pandas.testing.assert_frame_equal(read_back[0], read_back[1])
+    assert read_back[0]["load_id"].tolist() == [1, 2] and read_back[0]["note"][0] == "first"

@@ -44,6 +44,8 @@ public final class ShoalJdbcCheck {
     CHECKS.put("get_schemas", connection -> resultSet(connection.getMetaData().getSchemas()));
     CHECKS.put("get_tables",
         connection -> resultSet(connection.getMetaData().getTables(null, "public", "%", new String[] {"TABLE"})));
+    CHECKS.put("get_tables_staging", connection -> resultSet(
+        connection.getMetaData().getTables(null, "stag%", "%", new String[] {"TABLE", "VIEW"})));
     CHECKS.put("get_columns_lineitem",
         connection -> resultSet(connection.getMetaData().getColumns(null, "public", "lineitem", "%")));
     CHECKS.put("get_primary_keys_lineitem",
