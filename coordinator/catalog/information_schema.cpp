@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "coordinator/catalog/information_schema_routines.h"
 #include "coordinator/catalog/pg_catalog_keys.h"
 #include "coordinator/catalog/postgres_types.h"
 
@@ -264,6 +265,7 @@ std::vector<SystemRelation> informationSchemaRelations(const CatalogRelationList
        [relations](const SystemScanContext& context) { return tableConstraintsRows(relations, context); }},
       {schema, "key_column_usage", kKeyColumnUsageOid, 'v', keyColumnUsageColumns(),
        [relations](const SystemScanContext& context) { return keyColumnUsageRows(relations, context); }},
+      informationSchemaRoutines(),
   };
 }
 

@@ -8,7 +8,7 @@
 namespace shoal::coordinator {
 
 /// The SQL standard's views of the catalog that Shoal has so far: information_schema.schemata, tables,
-/// columns, views, table_constraints and key_column_usage, with PostgreSQL 15's columns and values.
+/// columns, views, table_constraints, key_column_usage and routines, with PostgreSQL 15's columns and values.
 std::vector<SystemRelation> informationSchemaRelations(const CatalogRelationLister& relations,
                                                        const CatalogSchemaLister& schemas);
 

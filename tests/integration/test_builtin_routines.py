@@ -85,3 +85,19 @@ def test_each_row_is_postgresqls(servers, table, columns):
 def test_regproc_and_routine_lookups_answer_as_on_postgresql(servers, sql):
     shoal, oracle = servers
     assert answer(shoal, sql) == answer(oracle, sql)
+
+
+def test_information_schema_routines_describes_each_routine_as_postgresql(servers):
+    """information_schema.routines, every column, for each routine Shoal lists (PostgreSQL lists all of its own);
+    the catalog columns name each server's own database."""
+    shoal, oracle = servers
+    with psycopg.connect(shoal, autocommit=True) as connection:
+        ours = connection.execute("SELECT * FROM information_schema.routines ORDER BY specific_name").fetchall()
+    assert len(ours) == len(answer(shoal, "SELECT oid FROM pg_proc")[2])
+    with psycopg.connect(oracle, autocommit=True) as connection:
+        theirs = connection.execute("SELECT * FROM information_schema.routines WHERE specific_name = ANY(%s) "
+                                    "ORDER BY specific_name", ([row[2] for row in ours],)).fetchall()
+        database = connection.execute("SELECT current_database()").fetchone()[0]
+    catalogs = {0, 3, 28}  # specific_catalog, routine_catalog, type_udt_catalog
+    assert [tuple("shoal" if i in catalogs and cell == database else cell for i, cell in enumerate(row))
+            for row in theirs] == ours
