@@ -1,4 +1,5 @@
 #include "coordinator/pgwire/pgwire_connection.h"
+#include "coordinator/pgwire/value_codec.h"
 
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -381,11 +382,11 @@ void PgwireConnection::handleSimpleQuery(std::string_view text) {
   flush();
 }
 
-std::unique_ptr<CopyInput> PgwireConnection::openCopyIn(size_t numColumns) {
-  writer_.begin('G');  // CopyInResponse: text format for every column
-  writer_.writeByte(0);
+std::unique_ptr<CopyInput> PgwireConnection::openCopyIn(size_t numColumns, bool binary) {
+  writer_.begin('G');  // CopyInResponse: one format for every column
+  writer_.writeByte(binary ? 1 : 0);
   writer_.writeInt16(static_cast<int16_t>(numColumns));
-  for (size_t i = 0; i < numColumns; ++i) writer_.writeInt16(0);
+  for (size_t i = 0; i < numColumns; ++i) writer_.writeInt16(binary ? 1 : 0);
   writer_.end();
   flush();
   return std::make_unique<PgwireCopyIn>(
@@ -430,7 +431,8 @@ void PgwireConnection::runAndSendAll(const PreparedStatement& statement) {
 }
 
 void PgwireConnection::runAndSendAll(const PreparedStatement& statement, QueryLog::Handle& query) {
-  StatementOutcome outcome = session_->execute(statement, {}, [this](size_t n) { return openCopyIn(n); });
+  StatementOutcome outcome =
+      session_->execute(statement, {}, [this](size_t n, bool binary) { return openCopyIn(n, binary); });
   sendOutcomeMessages(outcome);
   std::string tag = outcome.commandTag;
   if (outcome.copyOut) {
@@ -603,8 +605,8 @@ void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
 
 void PgwireConnection::executePortal(Portal& portal, int32_t maxRows) {
   if (!portal.outcome) {
-    portal.outcome =
-        session_->execute(*portal.statement, portal.parameters, [this](size_t n) { return openCopyIn(n); });
+    portal.outcome = session_->execute(*portal.statement, portal.parameters,
+                                       [this](size_t n, bool binary) { return openCopyIn(n, binary); });
     sendOutcomeMessages(*portal.outcome);
     if (portal.outcome->result) {
       portal.query->addShuffle(portal.outcome->result->bytesShuffled, portal.outcome->result->messagesShuffled);
@@ -705,11 +707,13 @@ size_t PgwireConnection::sendDataRows(QueryResult& result, size_t maxRows, const
 }
 
 size_t PgwireConnection::sendCopyOut(QueryResult& result, const sql::CopyFormat& format) {
-  writer_.begin('H');  // CopyOutResponse: text format for every column
-  writer_.writeByte(0);
+  const bool binary = format.kind == sql::CopyFormat::Kind::kBinary;
+  writer_.begin('H');  // CopyOutResponse: one format for every column
+  writer_.writeByte(binary ? 1 : 0);
   writer_.writeInt16(static_cast<int16_t>(result.columns.size()));
-  for (size_t i = 0; i < result.columns.size(); ++i) writer_.writeInt16(0);
+  for (size_t i = 0; i < result.columns.size(); ++i) writer_.writeInt16(binary ? 1 : 0);
   writer_.end();
+  if (binary) return sendBinaryCopyOut(result);
   CopyOutWriter lines(format, result.columns.size());
   std::string line;
   auto sendLine = [&] {  // one CopyData per line, as PostgreSQL sends them (psycopg's rows() relies on it)
@@ -733,6 +737,43 @@ size_t PgwireConnection::sendCopyOut(QueryResult& result, const sql::CopyFormat&
     }
     sent += chunk->size();
   }
+  writer_.begin('c');  // CopyDone
+  writer_.end();
+  return sent;
+}
+
+size_t PgwireConnection::sendBinaryCopyOut(QueryResult& result) {
+  // PostgreSQL's binary copy format: the signature, flags and an empty header extension; per row the field
+  // count, then each field as a DataRow carries it in binary; the trailer -1. One CopyData per row, as
+  // PostgreSQL sends them, the header with the first.
+  static constexpr std::string_view kSignature("PGCOPY\n\377\r\n\0", 11);
+  const auto numColumns = static_cast<int16_t>(result.columns.size());
+  bool header = true;
+  auto beginRow = [&] {
+    writer_.begin('d');
+    if (header) {
+      writer_.writeBytes(kSignature.data(), kSignature.size());
+      writer_.writeInt32(0);  // flags: no OIDs
+      writer_.writeInt32(0);  // no header extension
+      header = false;
+    }
+  };
+  size_t sent = 0;
+  while (auto chunk = result.nextChunk()) {
+    for (size_t row = 0; row < chunk->size(); ++row) {
+      beginRow();
+      writer_.writeInt16(numColumns);
+      for (int16_t c = 0; c < numColumns; ++c) {
+        writeField(chunk->column(static_cast<size_t>(c)), row, WireFormat::kBinary, writer_);
+      }
+      writer_.end();
+      if (writer_.size() > kFlushBytes) flush();
+    }
+    sent += chunk->size();
+  }
+  beginRow();
+  writer_.writeInt16(-1);  // the trailer
+  writer_.end();
   writer_.begin('c');  // CopyDone
   writer_.end();
   return sent;

@@ -70,7 +70,7 @@ class PgwireConnection {
   void runAndSendAll(const PreparedStatement& statement);
   void runAndSendAll(const PreparedStatement& statement, QueryLog::Handle& query);
   /// Enters copy-in mode (CopyInResponse) and returns the CopyData stream as COPY's input.
-  std::unique_ptr<CopyInput> openCopyIn(size_t numColumns);
+  std::unique_ptr<CopyInput> openCopyIn(size_t numColumns, bool binary);
   /// Sends the notices and setting changes.
   void sendOutcomeMessages(const StatementOutcome& outcome);
   void sendRowDescription(const std::vector<ResultColumn>& columns, const std::vector<WireFormat>& formats);
@@ -83,6 +83,8 @@ class PgwireConnection {
                       std::optional<engine::Chunk>& partialChunk, size_t& partialRow, bool& exhausted);
   /// Sends `result` as COPY TO STDOUT's data (CopyOutResponse, a CopyData per line, CopyDone); returns the rows.
   size_t sendCopyOut(QueryResult& result, const sql::CopyFormat& format);
+  /// COPY ... TO STDOUT (FORMAT binary)'s data, after its CopyOutResponse.
+  size_t sendBinaryCopyOut(QueryResult& result);
   void sendError(const Status& status);
   /// Reports a failed statement and readies the session for the next one; false when the connection must close.
   bool reportStatementError(const Status& status, bool extended);

@@ -8,7 +8,9 @@
 
 #include <grpcpp/client_context.h>
 
+#include "common/check.h"
 #include "common/count_newlines.h"
+#include "coordinator/query/binary_copy_in.h"
 #include "coordinator/query/load_transaction.h"
 #include "proto/rpc_status.h"
 #include "worker/storage/delimited_text_parser.h"
@@ -98,6 +100,9 @@ std::unique_ptr<CopyInput> openCopyFile(const std::string& path) {
 
 std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyInput& input,
                     const std::atomic<bool>& cancelRequested) {
+  if (command.format.kind == sql::CopyFormat::Kind::kBinary) {
+    return runBinaryCopy(cluster, command, input, cancelRequested);
+  }
   auto table = cluster.tables.find(command.table);
   if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
   LoadTransaction load(cluster, {table});
@@ -114,6 +119,8 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
     case sql::CopyFormat::Kind::kTbl:
       options.format = worker::TextFileFormat::kTbl;
       break;
+    case sql::CopyFormat::Kind::kBinary:
+      SHOAL_UNREACHABLE("binary COPY is runBinaryCopy's");
   }
   options.delimiter = command.format.delimiter;
   options.quote = command.format.quote;

@@ -25,8 +25,9 @@ std::unique_ptr<CopyInput> openCopyFile(const std::string& path);
 
 /// Runs COPY t FROM ...: cuts the input into blocks of whole lines and spreads
 /// them over the workers, which parse them in parallel and route each row to
-/// its owner. All or nothing: any bad row aborts the whole load. Returns the
-/// CommandComplete tag ("COPY n").
+/// its owner (the binary format is decoded on the coordinator instead:
+/// binary_copy_in.h). All or nothing: any bad row aborts the whole load.
+/// Returns the CommandComplete tag ("COPY n").
 std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyInput& input,
                     const std::atomic<bool>& cancelRequested);
 

@@ -276,7 +276,10 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     } else {
       if (!openCopyIn) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM STDIN is not possible here");
       auto table = cluster_.tables.find(command.table);
-      input = openCopyIn(!command.columns.empty() ? command.columns.size() : table ? table->columns.size() : 0);
+      input = openCopyIn(!command.columns.empty() ? command.columns.size()
+                         : table                  ? table->columns.size()
+                                                  : 0,
+                         command.format.kind == sql::CopyFormat::Kind::kBinary);
     }
     outcome.commandTag = runCopy(cluster_, command, *input, cancelRequested_);
   } else {

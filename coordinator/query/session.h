@@ -73,7 +73,7 @@ class Session {
                                                    std::vector<engine::LogicalType> declaredTypes = {});
 
   /// Starts COPY FROM STDIN on the client's connection (pgwire's copy-in mode).
-  using CopyInOpener = std::function<std::unique_ptr<CopyInput>(size_t numColumns)>;
+  using CopyInOpener = std::function<std::unique_ptr<CopyInput>(size_t numColumns, bool binary)>;
 
   /// Runs a prepared statement. In a failed transaction block only COMMIT,
   /// ROLLBACK and ROLLBACK TO run; anything else fails with 25P02. Under a

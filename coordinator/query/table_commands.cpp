@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/query/load_transaction.h"
+#include "coordinator/query/row_router.h"
 #include "engine/expression/expression_evaluator.h"
 #include "engine/vector/chunk_codec.h"
 #include "proto/rpc_status.h"
@@ -152,7 +153,7 @@ std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& co
   // Evaluate the VALUES rows into one chunk of the table's column types.
   engine::ExpressionEvaluator evaluator(parameters);
   std::vector<engine::LogicalType> types = table->columnTypes();
-  std::vector<std::string> encoded;
+  std::vector<engine::Chunk> chunks;
   for (size_t start = 0; start < command.rows.size(); start += engine::kVectorSize) {
     size_t count = std::min(engine::kVectorSize, command.rows.size() - start);
     engine::Chunk chunk(count);
@@ -169,27 +170,11 @@ std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& co
       }
       chunk.addColumn(std::move(column));
     }
-    encoded.emplace_back();
-    engine::encodeChunk(chunk, encoded.back());
+    chunks.push_back(std::move(chunk));
   }
-  LoadTransaction load(cluster, {table});
-  proto::TableLayout layout = cluster.workers.layoutOf(*table);
-  // Any worker can route rows to their owners; the first partition's does.
-  const std::string& router = layout.placement_addresses(0);
-  grpc::ClientContext context;
-  proto::LoadResponse response;
-  auto writer = cluster.workers.dataStub(router).RouteRows(&context, &response);
-  for (auto& bytes : encoded) {
-    proto::AppendRowsRequest request;
-    request.set_load_id(load.loadId());
-    *request.mutable_layout() = layout;
-    request.set_chunk(std::move(bytes));
-    if (!writer->Write(request)) break;
-  }
-  writer->WritesDone();
-  grpc::Status status = writer->Finish();
-  if (!status.ok()) proto::throwRpcError(status, router);
-  load.commit();
+  RowRouter router(cluster, table);
+  for (const auto& chunk : chunks) router.write(chunk);
+  router.finish();
   return fmt::format("INSERT 0 {}", command.rows.size());
 }
 

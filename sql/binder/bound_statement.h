@@ -149,11 +149,11 @@ struct InsertValues {
   std::vector<std::vector<engine::ExpressionPtr>> rows;
 };
 
-/// How COPY's rows are written as text, in either direction: PostgreSQL's text and CSV formats, and dbgen's
+/// How COPY's rows are written, in either direction: PostgreSQL's text, CSV and binary formats, and dbgen's
 /// .tbl (Shoal's own, for COPY FROM). The binder fills in each format's defaults and checks the options as
-/// PostgreSQL 15 does.
+/// PostgreSQL 15 does; the options below are the text formats' (binary has none).
 struct CopyFormat {
-  enum class Kind { kText, kCsv, kTbl } kind = Kind::kText;
+  enum class Kind { kText, kCsv, kTbl, kBinary } kind = Kind::kText;
   char delimiter = '\t';
   /// What stands for NULL: "\\N" in text, "" in CSV and .tbl.
   std::string nullText = "\\N";

@@ -185,10 +185,8 @@ CopyFormat CopyBinder::bindFormat(const pg_query::CopyStmt& copy, const std::vec
     if (!seen.insert(name).second) fail(SqlState::kSyntaxError, option.location(), "conflicting or redundant options");
     if (name == "format") {
       written.format = lowercase(optionText(option));
-      if (*written.format == "binary") {
-        fail(SqlState::kFeatureNotSupported, option.location(), "COPY's binary format is not supported yet");
-      }
-      if (*written.format != "text" && *written.format != "csv" && *written.format != "tbl") {
+      if (*written.format != "text" && *written.format != "csv" && *written.format != "tbl" &&
+          *written.format != "binary") {
         fail(SqlState::kInvalidParameterValue, option.location(),
              fmt::format("COPY format \"{}\" not recognized", optionText(option)));
       }
@@ -241,9 +239,21 @@ CopyFormat CopyBinder::bindFormat(const pg_query::CopyStmt& copy, const std::vec
   if (formatName.empty() && isFrom && copy.filename().ends_with(".csv")) formatName = "csv";
   const bool csv = formatName == "csv";
   const bool tbl = formatName == "tbl";
-  format.kind = csv ? CopyFormat::Kind::kCsv : tbl ? CopyFormat::Kind::kTbl : CopyFormat::Kind::kText;
+  const bool binary = formatName == "binary";
+  format.kind = csv      ? CopyFormat::Kind::kCsv
+                : tbl    ? CopyFormat::Kind::kTbl
+                : binary ? CopyFormat::Kind::kBinary
+                         : CopyFormat::Kind::kText;
   if (tbl && !isFrom)
-    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY TO writes text or csv; tbl is for COPY FROM");
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY TO writes text, csv or binary; tbl is for COPY FROM");
+  if (binary) {
+    // PostgreSQL 15's checks of the options the binary format has no use for.
+    if (written.delimiter) SHOAL_USER_FAIL(SqlState::kSyntaxError, "cannot specify DELIMITER in BINARY mode");
+    if (written.nullText) SHOAL_USER_FAIL(SqlState::kSyntaxError, "cannot specify NULL in BINARY mode");
+    if (written.header && *written.header) {
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "cannot specify HEADER in BINARY mode");
+    }
+  }
 
   // PostgreSQL 15's checks (copy.c, ProcessCopyOptions), in its order and with its SQLSTATEs.
   const std::string delimiter = written.delimiter.value_or(csv ? "," : tbl ? "|" : "\t");
