@@ -106,7 +106,7 @@ def test_workers_find_the_coordinator_through_etcd(netns_cluster):
     members = etcd_keys("/shoal/netns/members/")
     assert members == [f"/shoal/netns/members/worker-{k}" for k in range(1, WORKERS + 1)]
     catalog = etcd_keys("/shoal/netns/catalog/")
-    assert "/shoal/netns/catalog/tables/lineitem" in catalog and "/shoal/netns/catalog/meta" in catalog
+    assert "/shoal/netns/catalog/tables/public/lineitem" in catalog and "/shoal/netns/catalog/meta" in catalog
     for table, rows in CARDINALITIES.items():
         assert sql(f"SELECT count(*) FROM {table}") == [(rows,)], table
 
