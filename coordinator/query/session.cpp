@@ -50,6 +50,7 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
   auto prepared = std::make_shared<PreparedStatement>();
   prepared->script = script;
   prepared->statementIndex = index;
+  prepared->searchPath = catalog_.searchPathSetting();
   if (index >= script->numStatements()) return prepared;
   sql::Binder binder(catalog_);
   prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
@@ -62,6 +63,7 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
     inner->bound = std::move(*prepare->statement);
     inner->insidePrepare = true;
     inner->bindsWithParameterValues = rebindsWithValues;
+    inner->searchPath = prepared->searchPath;
     describe(*inner);
     prepared->prepares = std::move(inner);
   } else if (auto* fetch = std::get_if<sql::FetchCursor>(&prepared->bound->command)) {
@@ -140,7 +142,16 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
                                   const CopyInOpener& openCopyIn) {
   SHOAL_CHECK(statement.bound.has_value(), "execute of an empty statement");
   std::optional<sql::BoundStatement> rebound;
-  if (statement.bindsWithParameterValues) rebound = bindWithValues(statement, parameters);
+  const bool otherSearchPath = statement.searchPath != catalog_.searchPathSetting();
+  if (statement.bindsWithParameterValues || otherSearchPath) rebound = bindWithValues(statement, parameters);
+  if (otherSearchPath && !statement.resultColumns.empty()) {
+    // The client was told the result's columns when it prepared the statement.
+    const auto* query = std::get_if<sql::BoundQuery>(&rebound->command);
+    const auto outputs = query ? query->plan.root->outputColumns() : std::vector<sql::PlanColumn>{};
+    bool same = outputs.size() == statement.resultColumns.size();
+    for (size_t i = 0; same && i < outputs.size(); ++i) same = outputs[i].type == statement.resultColumns[i].type;
+    if (!same && query) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "cached plan must not change result type");
+  }
   const sql::BoundStatement& bound = rebound ? *rebound : *statement.bound;
   bool endsFailure = false;
   if (auto* transaction = std::get_if<sql::TransactionCommand>(&bound.command)) {

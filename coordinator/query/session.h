@@ -35,6 +35,9 @@ struct PreparedStatement {
   bool bindsWithParameterValues = false;
   /// PREPARE name AS ...: the statement that EXECUTE name runs.
   std::shared_ptr<const PreparedStatement> prepares;
+  /// The search_path it was bound under: run under another, it binds again (its names may now find other
+  /// relations), as PostgreSQL plans a cached statement again when search_path changes.
+  std::string searchPath;
 };
 
 /// What running one statement produced.

@@ -9,9 +9,11 @@ import pytest
 from cluster import LocalCluster
 from postgres_oracle import session_answers, set_up_both
 
-SETUP = ["DROP SCHEMA IF EXISTS sc_staging CASCADE", "DROP SCHEMA IF EXISTS sc_views CASCADE",
-         "DROP SCHEMA IF EXISTS sc_errors CASCADE", "DROP SCHEMA IF EXISTS \"Sc Mixed\" CASCADE",
-         "DROP SCHEMA IF EXISTS sc_copy CASCADE", "DROP TABLE IF EXISTS sc_orders", "DROP TABLE IF EXISTS sc_t",
+TEARDOWN = ["DROP SCHEMA IF EXISTS sc_staging CASCADE", "DROP SCHEMA IF EXISTS sc_views CASCADE",
+            "DROP SCHEMA IF EXISTS sc_errors CASCADE", "DROP SCHEMA IF EXISTS \"Sc Mixed\" CASCADE",
+            "DROP SCHEMA IF EXISTS sc_copy CASCADE", "DROP SCHEMA IF EXISTS sc_prep CASCADE",
+            "DROP TABLE IF EXISTS sc_orders", "DROP TABLE IF EXISTS sc_t", "DROP TABLE IF EXISTS sc_t2"]
+SETUP = TEARDOWN + [
          "CREATE TABLE sc_orders (id integer, note text)", "INSERT INTO sc_orders VALUES (1, 'the public one')",
          "CREATE TABLE sc_t (a integer)", "INSERT INTO sc_t VALUES (100)"]
 
@@ -120,6 +122,30 @@ SESSIONS = {
         "SELECT '\"Sc Mixed\".\"T\"'::regclass::text",
         "DROP SCHEMA \"Sc Mixed\" CASCADE",
     ],
+    "a prepared statement binds again under another search_path, as PostgreSQL plans it again": [
+        "CREATE SCHEMA sc_prep",
+        "CREATE TABLE sc_prep.sc_t (a integer)",
+        "INSERT INTO sc_prep.sc_t VALUES (1)",
+        "PREPARE sc_read AS SELECT a FROM sc_t",
+        "PREPARE sc_write AS INSERT INTO sc_t VALUES (5)",
+        "EXECUTE sc_read",
+        "SET search_path = sc_prep, public",
+        "EXECUTE sc_read",
+        "EXECUTE sc_write",
+        "SELECT a FROM sc_prep.sc_t ORDER BY 1",
+        "RESET search_path",
+        "EXECUTE sc_read",
+        "CREATE TABLE sc_t2 (a integer)",
+        "CREATE TABLE sc_prep.sc_t2 (a text)",
+        "PREPARE sc_typed AS SELECT a FROM sc_t2",
+        "SET search_path = sc_prep",
+        "EXECUTE sc_typed",
+        "RESET search_path",
+        "EXECUTE sc_typed",
+        "DEALLOCATE ALL",
+        "DROP TABLE sc_t2",
+        "DROP SCHEMA sc_prep CASCADE",
+    ],
     "COPY and COMMENT ON name tables with their schema": [
         "CREATE SCHEMA sc_copy",
         "CREATE TABLE sc_copy.items (id integer, label text)",
@@ -141,7 +167,7 @@ def run_session(conninfo, statements):
 def both(cluster, postgres):
     shoal, oracle = set_up_both(cluster, postgres, SETUP)
     yield shoal, oracle
-    run_session(shoal, SETUP[:7])
+    run_session(shoal, TEARDOWN)
 
 
 @pytest.mark.parametrize("name", SESSIONS)
@@ -174,3 +200,26 @@ def test_a_schema_and_its_tables_outlive_a_restart(tmp_path):
             assert connection.execute("SELECT a FROM t").fetchall() == [(3,)]
     finally:
         local.kill()
+
+
+def test_a_driver_prepared_statement_follows_search_path(both):
+    """psycopg prepares a statement it runs often (Parse once, then Bind and Execute): changing search_path in
+    between makes it read the relation the new path finds, on both servers."""
+
+    def reads(conninfo):
+        seen = []
+        with psycopg.connect(conninfo, autocommit=True) as connection:
+            connection.execute("CREATE SCHEMA sc_prep")
+            connection.execute("CREATE TABLE sc_prep.sc_t (a integer)")
+            connection.execute("INSERT INTO sc_prep.sc_t VALUES (1)")
+            try:
+                for path in ("public", "sc_prep, public", "public"):
+                    connection.execute(f"SET search_path = {path}")
+                    seen.append(connection.execute("SELECT a FROM sc_t", prepare=True).fetchall())
+            finally:
+                connection.execute("RESET search_path")
+                connection.execute("DROP SCHEMA sc_prep CASCADE")
+        return seen
+
+    shoal, postgres = both
+    assert reads(shoal) == reads(postgres) == [[(100,)], [(1,)], [(100,)]]
