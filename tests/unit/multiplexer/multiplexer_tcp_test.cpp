@@ -203,7 +203,7 @@ TEST(Multiplexer, SlowConsumerKeepsMemoryBounded) {
 // (no registrations) the idle check still holds.
 TEST(Multiplexer, RegistersBuffersOnceAndSleepsWhenIdle) {
   LocalCluster cluster(2);
-  auto sendAll = [&](uint64_t exchange, uint32_t count) {
+  auto sendAll = [&](uint64_t exchange, uint32_t count, bool stallFirst) {
     auto inbox = cluster[1].openExchange(exchange);
     inbox->expectSendersOnly({0});
     std::thread producer([&] {
@@ -216,6 +216,9 @@ TEST(Multiplexer, RegistersBuffersOnceAndSleepsWhenIdle) {
         ASSERT_TRUE(cluster[0].send(1, message).isOk());
       }
     });
+    // A consumer that starts late lets the sender run out of credits and pool messages: the pools grow to
+    // their bound, whatever the timing of the run after.
+    if (stallFirst) std::this_thread::sleep_for(500ms);
     uint32_t received = 0;
     while (true) {
       auto next = inbox->receive(0, 30s);
@@ -227,9 +230,9 @@ TEST(Multiplexer, RegistersBuffersOnceAndSleepsWhenIdle) {
     producer.join();
     EXPECT_EQ(received, count);
   };
-  sendAll(21, 200);  // the pools grow to what the traffic needs
+  sendAll(21, 200, true);  // the pools grow to their bound
   const uint64_t registered = cluster[0].stats().memoryRegistrations + cluster[1].stats().memoryRegistrations;
-  sendAll(22, 2000);
+  sendAll(22, 2000, false);
   const uint64_t after = cluster[0].stats().memoryRegistrations + cluster[1].stats().memoryRegistrations;
   std::printf("memory registrations: %llu after 200 messages, %llu after 2000 more\n",
               static_cast<unsigned long long>(registered), static_cast<unsigned long long>(after));
