@@ -613,9 +613,9 @@ std::vector<sql::ColumnDescription> descriptionColumns() {
       {"objoid", type::oid()}, {"classoid", type::oid()}, {"objsubid", type::integer()}, {"description", type::text()}};
 }
 
-SystemRows descriptionRows(const CatalogCommentLister& comments) {
+SystemRows descriptionRows(const CatalogCommentLister& comments, const CatalogSchemaLister& schemas) {
   SystemRows rows;
-  for (const auto& comment : sql::schemaComments()) {
+  for (const auto& comment : sql::schemaComments(schemas())) {
     rows.push_back({value::oid(comment.oid), value::oid(pgCatalogRelationOid("pg_namespace")), value::integer(0),
                     value::text(comment.text)});
   }
@@ -664,7 +664,7 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
       relation("pg_views", 'v', viewsColumns(), [relations](const SystemScanContext&) { return viewsRows(relations); }),
       relation("pg_roles", 'v', rolesColumns(), [](const SystemScanContext&) { return rolesRows(); }),
       relation("pg_description", 'r', descriptionColumns(),
-               [comments](const SystemScanContext&) { return descriptionRows(comments); }),
+               [comments, schemas](const SystemScanContext&) { return descriptionRows(comments, schemas); }),
       relation("pg_user", 'v', userColumns(),
                [](const SystemScanContext&) {
                  return SystemRows{{value::text(kOwnerRoleName), value::oid(kOwnerRoleOid), value::boolean(true),

@@ -63,12 +63,12 @@ std::optional<sql::TableDescription> SystemCatalog::findTable(const sql::Qualifi
 
 std::vector<sql::SchemaDescription> SystemCatalog::schemas() const {
   std::vector<sql::SchemaDescription> schemas = {
-      {kPgCatalogNamespaceOid, std::string(kPgCatalogSchema), kOwnerRoleOid},
+      {kPgCatalogNamespaceOid, std::string(kPgCatalogSchema), kOwnerRoleOid, "system catalog schema"},
       {kInformationSchemaNamespaceOid, std::string(kInformationSchema), kOwnerRoleOid}};
   for (auto& schema : tables_.schemas()) {
     // public belongs to the database's owner, as in PostgreSQL 15; the schemas users make, to Shoal's role.
     const int64_t owner = schema.oid == sql::kPublicNamespaceOid ? sql::kDatabaseOwnerRoleOid : kOwnerRoleOid;
-    schemas.push_back({schema.oid, std::move(schema.name), owner});
+    schemas.push_back({schema.oid, std::move(schema.name), owner, std::move(schema.comment)});
   }
   return schemas;
 }

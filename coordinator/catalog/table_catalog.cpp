@@ -40,6 +40,7 @@ std::optional<size_t> TableEntry::findColumn(std::string_view columnName) const 
 namespace {
 
 constexpr int kCatalogFormatVersion = 1;
+constexpr std::string_view kPublicSchemaComment = "standard public schema";
 
 json typeToJson(const engine::LogicalType& type) {
   return json{{"id", static_cast<uint32_t>(type.id())},
@@ -126,7 +127,8 @@ TableEntry entryFromJson(const json& value) {
 
 TableCatalog::TableCatalog(std::unique_ptr<CatalogStore> store) : store_(std::move(store)) {
   // Every database starts with public, as in PostgreSQL (a stored catalog may have dropped it since).
-  schemas_[std::string(sql::kPublicSchema)] = {std::string(sql::kPublicSchema), sql::kPublicNamespaceOid};
+  schemas_[std::string(sql::kPublicSchema)] = {std::string(sql::kPublicSchema), sql::kPublicNamespaceOid,
+                                               std::string(kPublicSchemaComment)};
   if (store_) loadFromStore();
 }
 
@@ -146,7 +148,7 @@ void TableCatalog::loadFromStore() {
     if (document.contains("schemas")) {
       schemas_.clear();
       for (const auto& schema : document.at("schemas")) {
-        SchemaEntry entry{schema.at("name"), schema.at("oid")};
+        SchemaEntry entry{schema.at("name"), schema.at("oid"), schema.value("comment", std::string())};
         schemas_[entry.name] = entry;
       }
     }
@@ -198,7 +200,9 @@ json TableCatalog::documentLocked() const {
                          {"search_path", view.searchPath}});
   }
   json schemas = json::array();
-  for (const auto& [name, schema] : schemas_) schemas.push_back(json{{"name", schema.name}, {"oid", schema.oid}});
+  for (const auto& [name, schema] : schemas_) {
+    schemas.push_back(json{{"name", schema.name}, {"oid", schema.oid}, {"comment", schema.comment}});
+  }
   json comments = json::array();
   for (const auto& [key, text] : comments_) {
     comments.push_back(json{{"relation_id", key.first}, {"column", key.second}, {"text", text}});
@@ -361,6 +365,14 @@ std::vector<SchemaEntry> TableCatalog::schemas() const {
   std::vector<SchemaEntry> all;
   for (const auto& [name, schema] : schemas_) all.push_back(schema);
   return all;
+}
+
+void TableCatalog::setSchemaComment(const std::string& name, const std::string& text) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  requireSchemaLocked(name);
+  schemas_[name].comment = text;
+  persistLocked(before);
 }
 
 bool TableCatalog::createSchema(const std::string& name, bool ifNotExists) {

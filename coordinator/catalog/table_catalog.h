@@ -74,6 +74,8 @@ struct SchemaEntry {
   std::string name;
   /// public keeps PostgreSQL's 2200; the others take kFirstUserOid + an id of the catalog's.
   int64_t oid = 0;
+  /// COMMENT ON SCHEMA's text; empty: none (the first public has PostgreSQL's "standard public schema").
+  std::string comment = {};
 };
 
 /// What DROP SCHEMA removed: the schemas, and the tables and views that went with them (CASCADE).
@@ -116,6 +118,8 @@ class TableCatalog {
   bool dropView(const sql::QualifiedName& name, bool ifExists);
 
   std::vector<SchemaEntry> schemas() const;
+  /// COMMENT ON SCHEMA: sets (or with an empty `text` removes) a schema's comment; 3F000 when it is missing.
+  void setSchemaComment(const std::string& name, const std::string& text);
   /// Adds a schema; 42P06 when it exists (unless `ifNotExists`). Returns whether one was made.
   bool createSchema(const std::string& name, bool ifNotExists);
   /// Removes schemas, with their tables and views when `cascade` (2BP01 when one holds any and not

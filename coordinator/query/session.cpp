@@ -223,7 +223,11 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           outcome.commandTag = bound.commandTag;
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::CommentOn>) {
-          cluster_.tables.setComment(command.relation, command.column, command.text);
+          if (command.onSchema) {
+            cluster_.tables.setSchemaComment(command.relation.schema, command.text);
+          } else {
+            cluster_.tables.setComment(command.relation, command.column, command.text);
+          }
           StatementOutcome outcome;
           outcome.commandTag = bound.commandTag;
           return outcome;

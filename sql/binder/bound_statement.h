@@ -230,6 +230,8 @@ struct ExecuteStatement {
 
 /// COMMENT ON TABLE, VIEW or COLUMN, checked against the catalog.
 struct CommentOn {
+  /// COMMENT ON SCHEMA: the schema is relation.schema, and relation.name is empty.
+  bool onSchema = false;
   QualifiedName relation;
   int32_t column = 0;  // 1-based; 0: the relation itself
   std::string text;    // empty (or NULL in the statement): the comment goes

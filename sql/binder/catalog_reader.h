@@ -51,6 +51,8 @@ struct SchemaDescription {
   std::string name;
   /// The role that owns it (pg_namespace.nspowner).
   int64_t ownerOid = 0;
+  /// COMMENT ON SCHEMA's text (pg_description); empty: none.
+  std::string comment = {};
 };
 
 /// A relation's OID and name, and whether an unqualified name finds it (what pg_table_is_visible answers).

@@ -27,6 +27,17 @@ std::vector<std::string> viewColumnNames(const QualifiedName& view, const Catalo
 
 CommentOn bindComment(const pg_query::CommentStmt& comment, const CatalogReader& catalog) {
   const auto kind = comment.objtype();
+  if (kind == pg_query::OBJECT_SCHEMA) {
+    const std::string& name = comment.object().string().sval();
+    const auto schemas = catalog.schemas();
+    if (std::none_of(schemas.begin(), schemas.end(), [&](const auto& schema) { return schema.name == name; })) {
+      SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", name);
+    }
+    if (isSystemSchema(name)) {
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "comments on system schemas are not supported");
+    }
+    return CommentOn{true, {name, ""}, 0, comment.comment()};
+  }
   if (kind != pg_query::OBJECT_TABLE && kind != pg_query::OBJECT_VIEW && kind != pg_query::OBJECT_COLUMN) {
     SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COMMENT ON {} is not supported yet",
                     pg_query::ObjectType_Name(kind).substr(std::string_view("OBJECT_").size()));
@@ -61,7 +72,7 @@ CommentOn bindComment(const pg_query::CommentStmt& comment, const CatalogReader&
   if (kind == pg_query::OBJECT_VIEW && !isView) {
     SHOAL_USER_FAIL(SqlState::kWrongObjectType, "\"{}\" is not a view", relation);
   }
-  CommentOn bound{*resolved, 0, comment.comment()};
+  CommentOn bound{false, *resolved, 0, comment.comment()};
   if (kind == pg_query::OBJECT_COLUMN) {
     std::vector<std::string> columns;
     if (table) {

@@ -49,9 +49,11 @@ ExpressionPtr asBigInt(ExpressionPtr value) {
 
 }  // namespace
 
-const std::vector<ObjectComment>& schemaComments() {
-  static const std::vector<ObjectComment> comments = {{kPgCatalogNamespaceOid, 0, "system catalog schema"},
-                                                      {kPublicNamespaceOid, 0, "standard public schema"}};
+std::vector<ObjectComment> schemaComments(const std::vector<SchemaDescription>& schemas) {
+  std::vector<ObjectComment> comments;
+  for (const auto& schema : schemas) {
+    if (!schema.comment.empty()) comments.push_back({schema.oid, 0, schema.comment});
+  }
   return comments;
 }
 
@@ -70,7 +72,7 @@ ExpressionPtr bindDescriptionFunction(std::string_view name, std::vector<Express
   std::vector<ObjectComment> comments;
   if (arguments.size() == 1) {
     comments = catalog.comments();
-    comments.insert(comments.end(), schemaComments().begin(), schemaComments().end());
+    for (auto& schema : schemaComments(catalog.schemas())) comments.push_back(std::move(schema));
     return lookup(oid, nullptr, comments);
   }
   std::optional<Value> catalogName = literalBeneathCasts(*arguments[1]);
@@ -78,7 +80,7 @@ ExpressionPtr bindDescriptionFunction(std::string_view name, std::vector<Express
   if (catalogName->isNull()) return nullText();
   const std::string& table = catalogName->asString();
   if (table == "pg_class") return lookup(oid, nullptr, catalog.comments());
-  if (table == "pg_namespace") return lookup(oid, nullptr, schemaComments());
+  if (table == "pg_namespace") return lookup(oid, nullptr, schemaComments(catalog.schemas()));
   SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "obj_description for {} is not supported yet", table);
 }
 

@@ -8,8 +8,9 @@
 
 namespace shoal::sql {
 
-/// PostgreSQL 15's comments on the schemas Shoal shows (pg_description rows of classoid pg_namespace).
-const std::vector<ObjectComment>& schemaComments();
+/// The schemas' comments (COMMENT ON SCHEMA, and PostgreSQL's own on pg_catalog and public), as pg_description
+/// holds them.
+std::vector<ObjectComment> schemaComments(const std::vector<SchemaDescription>& schemas);
 
 /// Whether `name` is one of the comment lookups: obj_description, col_description, shobj_description.
 bool isDescriptionFunction(std::string_view name);

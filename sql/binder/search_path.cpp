@@ -22,8 +22,8 @@ bool holdsRelation(const CatalogReader& catalog, const QualifiedName& name) {
 }  // namespace
 
 std::vector<SchemaDescription> CatalogReader::schemas() const {
-  return {{kPgCatalogNamespaceOid, std::string(kPgCatalogSchema), kOwnerRoleOid},
-          {kPublicNamespaceOid, std::string(kPublicSchema), kDatabaseOwnerRoleOid},
+  return {{kPgCatalogNamespaceOid, std::string(kPgCatalogSchema), kOwnerRoleOid, "system catalog schema"},
+          {kPublicNamespaceOid, std::string(kPublicSchema), kDatabaseOwnerRoleOid, "standard public schema"},
           {kInformationSchemaNamespaceOid, std::string(kInformationSchema), kOwnerRoleOid}};
 }
 

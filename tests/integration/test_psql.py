@@ -23,6 +23,7 @@ SCHEMA = [
     "COMMENT ON TABLE orders IS 'One row per order'",
     "COMMENT ON COLUMN orders.o_comment IS 'Free text from the clerk'",
     "CREATE SCHEMA psql_staging",
+    "COMMENT ON SCHEMA psql_staging IS 'Loads before they are checked'",
     "CREATE TABLE psql_staging.loads (id integer PRIMARY KEY, note text)",
     "CREATE VIEW psql_staging.recent_loads AS SELECT id FROM psql_staging.loads WHERE id > 10",
 ]
@@ -31,7 +32,7 @@ COMMANDS = ["\\dt", "\\dv", "\\dn", "\\d", "\\dt psql*", "\\dt psql_o*", "\\dv *
             "\\dt nosuch", "\\dt public.*", "\\l psql_oracle", "\\l nosuch", "\\du shoal", "\\du nosuch",
             "\\d lineitem", "\\d+ orders", "\\d psql_items", "\\d \"Mixed Case\"", "\\d nosuch", "\\df",
             "\\df char_length", "\\df current_setting", "\\df replace", "\\df nosuch", "\\dt psql_staging.*",
-            "\\dv psql_staging.*", "\\d psql_staging.loads", "\\d psql_staging.recent_loads", "\\dn psql*"]
+            "\\dv psql_staging.*", "\\d psql_staging.loads", "\\d psql_staging.recent_loads", "\\dn psql*", "\\dn+ psql*"]
 
 
 def psql(host, port, *commands):

@@ -11,7 +11,7 @@ from postgres_oracle import session_answers, set_up_both
 
 TEARDOWN = ["DROP SCHEMA IF EXISTS sc_staging CASCADE", "DROP SCHEMA IF EXISTS sc_views CASCADE",
             "DROP SCHEMA IF EXISTS sc_errors CASCADE", "DROP SCHEMA IF EXISTS \"Sc Mixed\" CASCADE",
-            "DROP SCHEMA IF EXISTS sc_copy CASCADE", "DROP SCHEMA IF EXISTS sc_prep CASCADE",
+            "DROP SCHEMA IF EXISTS sc_copy CASCADE", "DROP SCHEMA IF EXISTS sc_prep CASCADE", "DROP SCHEMA IF EXISTS sc_noted CASCADE",
             "DROP TABLE IF EXISTS sc_orders", "DROP TABLE IF EXISTS sc_t", "DROP TABLE IF EXISTS sc_t2"]
 SETUP = TEARDOWN + [
          "CREATE TABLE sc_orders (id integer, note text)", "INSERT INTO sc_orders VALUES (1, 'the public one')",
@@ -145,6 +145,24 @@ SESSIONS = {
         "DEALLOCATE ALL",
         "DROP TABLE sc_t2",
         "DROP SCHEMA sc_prep CASCADE",
+    ],
+    "COMMENT ON SCHEMA, shown where PostgreSQL shows it": [
+        "CREATE SCHEMA sc_noted",
+        "COMMENT ON SCHEMA sc_noted IS 'Staging area'",
+        "SELECT n.nspname, obj_description(n.oid, 'pg_namespace'), obj_description(n.oid) FROM pg_namespace n "
+        "WHERE n.nspname IN ('sc_noted', 'public', 'pg_catalog', 'information_schema') ORDER BY 1",
+        "SELECT n.nspname, d.objsubid, d.description FROM pg_description d JOIN pg_namespace n ON n.oid = d.objoid "
+        "WHERE d.classoid = 'pg_namespace'::regclass AND n.nspname NOT LIKE 'pg\\_toast%' ORDER BY 1",
+        "COMMENT ON SCHEMA public IS 'ours now'",
+        "SELECT obj_description('public'::regnamespace, 'pg_namespace')",
+        "COMMENT ON SCHEMA public IS 'standard public schema'",
+        "COMMENT ON SCHEMA sc_noted IS NULL",
+        "SELECT obj_description('sc_noted'::regnamespace, 'pg_namespace')",
+        "COMMENT ON SCHEMA sc_missing IS 'x'",
+        "COMMENT ON SCHEMA sc_noted IS 'again'",
+        "DROP SCHEMA sc_noted",
+        "SELECT count(*) FROM pg_description d JOIN pg_namespace n ON n.oid = d.objoid "
+        "WHERE d.classoid = 'pg_namespace'::regclass AND n.nspname NOT LIKE 'pg\\_toast%'",
     ],
     "COPY and COMMENT ON name tables with their schema": [
         "CREATE SCHEMA sc_copy",
