@@ -11,6 +11,8 @@ debian_packages=(
   rdma-core libibverbs-dev librdmacm-dev ibverbs-utils libnuma-dev libssl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   llvm-15-dev libpg-query-dev libre2-dev
+  # Time zones of timestamptz: Howard Hinnant's date/tz over Debian's tzdata (/usr/share/zoneinfo).
+  libhowardhinnant-date-dev tzdata
   etcd-server etcd-client
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libcpp-httplib-dev

@@ -71,7 +71,9 @@ Value decodeValue(const ValueProto& proto) {
         case TypeId::kDate:
           return Value::ofInt32(type, static_cast<int32_t>(proto.int64()));
         case TypeId::kBigInt:
-          return Value::bigInt(proto.int64());
+        case TypeId::kTimestamp:
+        case TypeId::kTimestampTz:
+          return Value::ofInt64(type, proto.int64());
         case TypeId::kDecimal:
           return Value::decimal(type, proto.int64());
         default:
@@ -120,10 +122,12 @@ ExpressionProto encodeExpression(const engine::Expression& expression, std::span
       proto.mutable_column()->set_name(column.name());
       break;
     }
-    case engine::ExpressionKind::kCast:
-      *proto.mutable_cast_child() =
-          encodeExpression(static_cast<const engine::CastExpression&>(expression).child(), parameters);
+    case engine::ExpressionKind::kCast: {
+      const auto& cast = static_cast<const engine::CastExpression&>(expression);
+      *proto.mutable_cast_child() = encodeExpression(cast.child(), parameters);
+      proto.set_cast_time_zone(cast.timeZone());
       break;
+    }
     case engine::ExpressionKind::kFunction: {
       const auto& function = static_cast<const engine::FunctionExpression&>(expression);
       proto.mutable_function()->set_function(static_cast<uint32_t>(function.function()));
@@ -159,7 +163,8 @@ engine::ExpressionPtr decodeExpression(const ExpressionProto& proto, const Colum
       return std::make_unique<engine::ColumnRefExpression>(index, type, proto.column().name());
     }
     case ExpressionProto::kCastChild:
-      return std::make_unique<engine::CastExpression>(decodeExpression(proto.cast_child(), columnExists), type);
+      return std::make_unique<engine::CastExpression>(decodeExpression(proto.cast_child(), columnExists), type,
+                                                      proto.cast_time_zone());
     case ExpressionProto::kFunction: {
       uint32_t function = proto.function().function();
       if (function > static_cast<uint32_t>(engine::kLastScalarFunction)) {

@@ -19,13 +19,16 @@ std::optional<int> compareExact(const engine::Value& a, const engine::Value& b) 
     case engine::TypeId::kInteger:
     case engine::TypeId::kDate:
     case engine::TypeId::kBigInt:
+    case engine::TypeId::kTimestamp:
+    case engine::TypeId::kTimestampTz:
     case engine::TypeId::kDecimal: {
-      engine::int128_t x = a.type().id() == engine::TypeId::kDecimal  ? a.asDecimal()
-                           : a.type().id() == engine::TypeId::kBigInt ? a.asInt64()
-                                                                      : a.asInt32();
-      engine::int128_t y = b.type().id() == engine::TypeId::kDecimal  ? b.asDecimal()
-                           : b.type().id() == engine::TypeId::kBigInt ? b.asInt64()
-                                                                      : b.asInt32();
+      auto exact = [](const engine::Value& value) -> engine::int128_t {
+        if (value.type().id() == engine::TypeId::kDecimal) return value.asDecimal();
+        if (value.type().physicalType() == engine::PhysicalType::kInt64) return value.asInt64();
+        return value.asInt32();
+      };
+      engine::int128_t x = exact(a);
+      engine::int128_t y = exact(b);
       return x < y ? -1 : x > y ? 1 : 0;
     }
     default:

@@ -34,6 +34,7 @@ TextFormatOptions textFormatOf(const proto::TextFormatProto& proto) {
   if (proto.has_null_text()) options.nullText = proto.null_text();
   options.forceNotNull.assign(proto.force_not_null().begin(), proto.force_not_null().end());
   options.forceNull.assign(proto.force_null().begin(), proto.force_null().end());
+  if (!proto.time_zone().empty()) options.timeZone = proto.time_zone();
   return options;
 }
 

@@ -10,7 +10,7 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 24> kTypes{{
+constexpr std::array<PostgresTypeFacts, 28> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
     {20, "int8", "bigint", 8, true, 'N', false, 1016, 'd', 'p', false, "int8in", "int8out", "int8recv", "int8send", "-",
@@ -55,6 +55,14 @@ constexpr std::array<PostgresTypeFacts, 24> kTypes{{
      "-", "-"},
     {1182, "_date", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "-", "-", 1082},
+    {1114, "timestamp", "timestamp without time zone", 8, true, 'D', false, 1115, 'd', 'p', false, "timestamp_in",
+     "timestamp_out", "timestamp_recv", "timestamp_send", "timestamptypmodin", "timestamptypmodout"},
+    {1115, "_timestamp", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "timestamptypmodin", "timestamptypmodout", 1114},
+    {1184, "timestamptz", "timestamp with time zone", 8, true, 'D', true, 1185, 'd', 'p', false, "timestamptz_in",
+     "timestamptz_out", "timestamptz_recv", "timestamptz_send", "timestamptztypmodin", "timestamptztypmodout"},
+    {1185, "_timestamptz", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "timestamptztypmodin", "timestamptztypmodout", 1184},
     {1231, "_numeric", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "numerictypmodin", "numerictypmodout", 1700},
     {1700, "numeric", "numeric", -1, false, 'N', false, 1231, 'i', 'm', false, "numeric_in", "numeric_out",
@@ -156,6 +164,10 @@ InformationSchemaSizes informationSchemaSizes(const engine::LogicalType& type) {
       return {std::nullopt, std::nullopt, type.precision(), 10, type.scale(), std::nullopt};
     case TypeId::kDate:
       sizes.datetimePrecision = 0;
+      return sizes;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      sizes.datetimePrecision = 6;
       return sizes;
     case TypeId::kVarchar:
     case TypeId::kChar:

@@ -291,8 +291,8 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
     }
     // PostgreSQL's default database is the one named like the user.
     std::string database = parameters["database"].empty() ? parameters["user"] : parameters["database"];
-    session_ = std::make_unique<Session>(server_.cluster(),
-                                         sql::SessionInfo{parameters["user"], std::move(database), processId_, {}});
+    session_ = std::make_unique<Session>(
+        server_.cluster(), sql::SessionInfo{parameters["user"], std::move(database), processId_, {}, {}, {}});
     // `options` (-c name=value ...) first, as PostgreSQL applies it: a setting of its own in the packet wins.
     // Unlike those, a bad one ends the connection, as it does on PostgreSQL.
     try {
@@ -519,7 +519,8 @@ void PgwireConnection::handleBind(std::span<const uint8_t> body) {
     }
     if (length < 0) SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid parameter length {}", length);
     auto bytes = reader.readBytes(static_cast<size_t>(length));
-    portal.parameters.push_back(decodeParameter(bytes, formatFor(parameterFormats, i), type));
+    portal.parameters.push_back(
+        decodeParameter(bytes, formatFor(parameterFormats, i), type, &session_->settings().timeZone()));
   }
   portal.resultFormats = readFormats(reader);
   if (portal.resultFormats.size() > 1 && portal.resultFormats.size() != statement->resultColumns.size()) {
@@ -673,6 +674,7 @@ size_t PgwireConnection::sendDataRows(QueryResult& result, size_t maxRows, const
                                       std::optional<engine::Chunk>& partialChunk, size_t& partialRow, bool& exhausted) {
   size_t sent = 0;
   exhausted = false;
+  const engine::TimeZone* zone = &session_->settings().timeZone();
   while (maxRows == 0 || sent < maxRows) {
     if (!partialChunk) {
       partialChunk = result.nextChunk();
@@ -687,7 +689,7 @@ size_t PgwireConnection::sendDataRows(QueryResult& result, size_t maxRows, const
       writer_.begin('D');
       writer_.writeInt16(static_cast<int16_t>(chunk.numColumns()));
       for (size_t column = 0; column < chunk.numColumns(); ++column) {
-        writeField(chunk.column(column), partialRow, formatFor(formats, column), writer_);
+        writeField(chunk.column(column), partialRow, formatFor(formats, column), writer_, zone);
       }
       writer_.end();
       ++sent;
@@ -714,7 +716,7 @@ size_t PgwireConnection::sendCopyOut(QueryResult& result, const sql::CopyFormat&
   for (size_t i = 0; i < result.columns.size(); ++i) writer_.writeInt16(binary ? 1 : 0);
   writer_.end();
   if (binary) return sendBinaryCopyOut(result);
-  CopyOutWriter lines(format, result.columns.size());
+  CopyOutWriter lines(format, result.columns.size(), &session_->settings().timeZone());
   std::string line;
   auto sendLine = [&] {  // one CopyData per line, as PostgreSQL sends them (psycopg's rows() relies on it)
     writer_.begin('d');

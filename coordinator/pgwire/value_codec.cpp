@@ -7,6 +7,7 @@
 #include "coordinator/pgwire/message_reader.h"
 #include "engine/types/array_value.h"
 #include "engine/types/text_format.h"
+#include "engine/types/time_zone.h"
 
 namespace shoal::coordinator {
 
@@ -18,6 +19,21 @@ namespace {
 
 // PostgreSQL's binary dates count days from 2000-01-01; Shoal's from 1970-01-01.
 constexpr int32_t kPostgresEpochOffsetDays = 10957;
+constexpr int64_t kPostgresEpochOffsetMicros = int64_t{kPostgresEpochOffsetDays} * engine::kMicrosPerDay;
+
+/// PostgreSQL's binary timestamps count from 2000-01-01; infinity is the same INT64_MAX (MIN) there.
+int64_t toPostgresEpoch(int64_t micros) {
+  if (micros == engine::kTimestampInfinity || micros == engine::kTimestampMinusInfinity) return micros;
+  return micros - kPostgresEpochOffsetMicros;
+}
+
+int64_t fromPostgresEpoch(int64_t micros) {
+  if (micros == engine::kTimestampInfinity || micros == engine::kTimestampMinusInfinity) return micros;
+  if (micros > engine::kTimestampInfinity - kPostgresEpochOffsetMicros) {
+    SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "timestamp out of range");
+  }
+  return micros + kPostgresEpochOffsetMicros;
+}
 constexpr int kNumericDigitsPerGroup = 4;  // numeric's base is 10000
 constexpr int16_t kNumericPositive = 0x0000;
 constexpr int16_t kNumericNegative = 0x4000;
@@ -175,7 +191,8 @@ Value readArrayBinary(std::span<const uint8_t> bytes, const LogicalType& type) {
 
 }  // namespace
 
-void writeField(const engine::Vector& column, size_t row, WireFormat format, MessageWriter& writer) {
+void writeField(const engine::Vector& column, size_t row, WireFormat format, MessageWriter& writer,
+                const engine::TimeZone* zone) {
   if (column.isNull(row)) {
     writer.writeInt32(-1);
     return;
@@ -185,7 +202,7 @@ void writeField(const engine::Vector& column, size_t row, WireFormat format, Mes
     size_t lengthPosition = writer.reserveInt32();
     size_t start = writer.size();
     std::string text;
-    column.appendText(row, text);
+    column.appendText(row, text, zone);
     writer.writeBytes(text.data(), text.size());
     writer.patchInt32(lengthPosition, static_cast<int32_t>(writer.size() - start));
     return;
@@ -211,6 +228,11 @@ void writeField(const engine::Vector& column, size_t row, WireFormat format, Mes
       writer.writeInt32(8);
       writer.writeInt64(column.data<int64_t>()[row]);
       break;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      writer.writeInt32(8);
+      writer.writeInt64(toPostgresEpoch(column.data<int64_t>()[row]));
+      break;
     case TypeId::kDouble:
       writer.writeInt32(8);
       writer.writeInt64(std::bit_cast<int64_t>(column.data<double>()[row]));
@@ -230,10 +252,11 @@ void writeField(const engine::Vector& column, size_t row, WireFormat format, Mes
   }
 }
 
-Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const LogicalType& type) {
+Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const LogicalType& type,
+                      const engine::TimeZone* zone) {
   if (format == WireFormat::kText) {
     std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    return engine::parseValue(text, type);
+    return engine::parseValue(text, type, zone);
   }
   MessageReader reader(bytes);
   switch (type.id()) {
@@ -256,6 +279,10 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
     }
     case TypeId::kBigInt:
       return Value::bigInt(readBinaryInteger(bytes));
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      if (bytes.size() != 8) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary timestamp");
+      return Value::ofInt64(type, fromPostgresEpoch(readBinaryInteger(bytes)));
     case TypeId::kDouble:
       if (bytes.size() == 4) return Value::doublePrecision(std::bit_cast<float>(reader.readInt32()));
       if (bytes.size() == 8) return Value::doublePrecision(std::bit_cast<double>(readBinaryInteger(bytes)));

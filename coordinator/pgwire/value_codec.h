@@ -13,11 +13,13 @@ namespace shoal::coordinator {
 enum class WireFormat : int16_t { kText = 0, kBinary = 1 };
 
 /// Appends the value at `row` of `column` as one DataRow field: its length,
-/// then its bytes in `format` (-1 and nothing for NULL).
-void writeField(const engine::Vector& column, size_t row, WireFormat format, MessageWriter& writer);
+/// then its bytes in `format` (-1 and nothing for NULL). Text shows timestamptz in `zone` (nullptr: UTC).
+void writeField(const engine::Vector& column, size_t row, WireFormat format, MessageWriter& writer,
+                const engine::TimeZone* zone = nullptr);
 
 /// Decodes a Bind parameter of `type` from its wire bytes. Bad bytes fail
-/// with 22P02 (text) or 22P03 (binary).
-engine::Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const engine::LogicalType& type);
+/// with 22P02 (text) or 22P03 (binary). A timestamptz's text without a zone is local time in `zone`.
+engine::Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const engine::LogicalType& type,
+                              const engine::TimeZone* zone = nullptr);
 
 }  // namespace shoal::coordinator

@@ -87,6 +87,8 @@ size_t fixedWidth(const engine::LogicalType& type) {
       return 4;
     case engine::TypeId::kBigInt:
     case engine::TypeId::kDouble:
+    case engine::TypeId::kTimestamp:
+    case engine::TypeId::kTimestampTz:
       return 8;
     default:
       return 0;

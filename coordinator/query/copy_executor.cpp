@@ -132,6 +132,7 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
   format.set_has_null_text(true);
   for (bool flag : command.format.forceNotNull) format.add_force_not_null(flag);
   for (bool flag : command.format.forceNull) format.add_force_null(flag);
+  format.set_time_zone(command.timeZone);
   const std::string sourceName = input.sourceName();
 
   // Blocks go round-robin over every stream of every worker that holds a partition.

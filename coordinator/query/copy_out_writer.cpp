@@ -2,8 +2,8 @@
 
 namespace shoal::coordinator {
 
-CopyOutWriter::CopyOutWriter(sql::CopyFormat format, size_t numColumns)
-    : format_(std::move(format)), numColumns_(numColumns) {
+CopyOutWriter::CopyOutWriter(sql::CopyFormat format, size_t numColumns, const engine::TimeZone* zone)
+    : format_(std::move(format)), numColumns_(numColumns), zone_(zone) {
   format_.forceQuote.resize(numColumns, false);
 }
 
@@ -28,7 +28,7 @@ void CopyOutWriter::appendRow(const engine::Chunk& chunk, size_t row, std::strin
       continue;
     }
     value_.clear();
-    vector.appendText(row, value_);
+    vector.appendText(row, value_, zone_);
     appendField(value_, column, out);
   }
   out += '\n';

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/types/time_zone.h"
 #include "engine/vector/chunk.h"
 #include "sql/binder/bound_statement.h"
 
@@ -13,7 +14,8 @@ namespace shoal::coordinator {
 /// NULL) or CSV (quoted where needed, FORCE_QUOTE), byte for byte as PostgreSQL 15 writes them.
 class CopyOutWriter {
  public:
-  CopyOutWriter(sql::CopyFormat format, size_t numColumns);
+  /// `zone` shows timestamptz values (the session's TimeZone; nullptr: UTC).
+  CopyOutWriter(sql::CopyFormat format, size_t numColumns, const engine::TimeZone* zone = nullptr);
 
   /// The column names as a header line, with its newline.
   void appendHeader(const std::vector<std::string>& names, std::string& out);
@@ -27,6 +29,7 @@ class CopyOutWriter {
 
   sql::CopyFormat format_;
   size_t numColumns_;
+  const engine::TimeZone* zone_;
   std::string value_;  // scratch: one value's text output
 };
 

@@ -33,15 +33,17 @@ bool writes(const sql::BoundStatement& statement) {
       statement.command);
 }
 
-sql::SessionInfo withSettings(sql::SessionInfo session, const SessionSettings& settings) {
+sql::SessionInfo withSettings(sql::SessionInfo session, const SessionSettings& settings, const SessionClock& clock) {
   session.setting = [&settings](std::string_view name) { return settings.show(name); };
+  session.transactionStart = [&clock] { return clock.transactionStart; };
+  session.statementStart = [&clock] { return clock.statementStart; };
   return session;
 }
 
 }  // namespace
 
 Session::Session(ClusterContext& cluster, sql::SessionInfo session)
-    : cluster_(cluster), catalog_(cluster.catalog, withSettings(std::move(session), settings_)) {
+    : cluster_(cluster), catalog_(cluster.catalog, withSettings(std::move(session), settings_, clock_)) {
   settings_.set("session_authorization", user());
 }
 
@@ -51,11 +53,15 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
   prepared->script = script;
   prepared->statementIndex = index;
   prepared->searchPath = catalog_.searchPathSetting();
+  prepared->timeZone = settings_.show("TimeZone");
   if (index >= script->numStatements()) return prepared;
+  startStatementClock();
   sql::Binder binder(catalog_);
   prepared->bound = binder.bind(*script, index, std::move(declaredTypes));
   const std::string text(script->statementText(index));
-  const bool rebindsWithValues = sql::rebindsWithParameterValues(text);
+  // A statement that reads the clock (now(), 'today') binds again at each run, with the run's time.
+  const bool readsClock = sql::readsTheClock(text);
+  const bool rebindsWithValues = sql::rebindsWithParameterValues(text) || readsClock;
   if (auto* prepare = std::get_if<sql::PrepareStatement>(&prepared->bound->command)) {
     auto inner = std::make_shared<PreparedStatement>();
     inner->script = script;
@@ -73,7 +79,7 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
     // Describe shows what the prepared statement yields, if it exists by now (EXECUTE fails later if not).
     if (auto target = findPrepared(execute->name)) prepared->resultColumns = target->resultColumns;
   } else {
-    prepared->bindsWithParameterValues = rebindsWithValues && !prepared->bound->parameterTypes.empty();
+    prepared->bindsWithParameterValues = readsClock || (rebindsWithValues && !prepared->bound->parameterTypes.empty());
     describe(*prepared);
   }
   return prepared;
@@ -138,12 +144,22 @@ void Session::addPrepared(const std::string& name, std::shared_ptr<const Prepare
   preparedStatements_[name] = std::move(statement);
 }
 
+void Session::startStatementClock() {
+  const auto sinceEpoch = std::chrono::system_clock::now().time_since_epoch();
+  clock_.statementStart = std::chrono::duration_cast<std::chrono::microseconds>(sinceEpoch).count();
+  if (transactionState_ == TransactionState::kIdle) clock_.transactionStart = clock_.statementStart;
+}
+
 StatementOutcome Session::execute(const PreparedStatement& statement, std::span<const engine::Value> parameters,
                                   const CopyInOpener& openCopyIn) {
   SHOAL_CHECK(statement.bound.has_value(), "execute of an empty statement");
   std::optional<sql::BoundStatement> rebound;
+  startStatementClock();
   const bool otherSearchPath = statement.searchPath != catalog_.searchPathSetting();
-  if (statement.bindsWithParameterValues || otherSearchPath) rebound = bindWithValues(statement, parameters);
+  const bool otherTimeZone = statement.timeZone != settings_.show("TimeZone");
+  if (statement.bindsWithParameterValues || otherSearchPath || otherTimeZone) {
+    rebound = bindWithValues(statement, parameters);
+  }
   if (otherSearchPath && !statement.resultColumns.empty()) {
     // The client was told the result's columns when it prepared the statement.
     const auto* query = std::get_if<sql::BoundQuery>(&rebound->command);
@@ -523,7 +539,7 @@ StatementOutcome Session::runExecute(const sql::ExecuteStatement& command, std::
                                             value.type().toString(), types[i].toString()))
                              .withHint("You will need to rewrite or cast the expression."));
       }
-      value = engine::castVector(value, types[i]);
+      value = engine::castVector(value, types[i], &settings_.timeZone());
     }
     values.push_back(value.getValue(0));
   }

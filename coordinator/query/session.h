@@ -38,6 +38,16 @@ struct PreparedStatement {
   /// The search_path it was bound under: run under another, it binds again (its names may now find other
   /// relations), as PostgreSQL plans a cached statement again when search_path changes.
   std::string searchPath;
+  /// The TimeZone it was bound under: its casts to and from timestamptz carry it, so under another it
+  /// binds again.
+  std::string timeZone;
+};
+
+/// When the session's transaction and statement began (microseconds since 1970 UTC): now() and
+/// statement_timestamp(), bound as constants.
+struct SessionClock {
+  int64_t transactionStart = 0;
+  int64_t statementStart = 0;
 };
 
 /// What running one statement produced.
@@ -120,6 +130,8 @@ class Session {
   StatementOutcome runCursorCommand(const sql::DeclareCursor& command, std::span<const engine::Value> parameters);
   StatementOutcome runExecute(const sql::ExecuteStatement& command, std::span<const engine::Value> parameters,
                               const CopyInOpener& openCopyIn);
+  /// A statement starts: statement_timestamp() moves, and now() too outside a transaction block.
+  void startStatementClock();
   /// Optimizes `prepared`'s plan and records the columns it yields.
   void describe(PreparedStatement& prepared);
   /// `statement` bound again with its parameters' values (LIMIT $1).
@@ -129,6 +141,7 @@ class Session {
                                      const CopyInOpener& openCopyIn);
 
   ClusterContext& cluster_;
+  SessionClock clock_;
   /// What the binder sees: the cluster's relations and this session.
   SessionCatalog catalog_;
   SessionSettings settings_;

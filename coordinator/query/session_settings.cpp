@@ -7,6 +7,7 @@
 
 #include "common/status.h"
 #include "coordinator/query/setting_facts.h"
+#include "engine/types/time_zone.h"
 
 namespace shoal::coordinator {
 namespace {
@@ -177,6 +178,9 @@ std::optional<std::string> SessionSettings::set(std::string_view name, std::opti
                       newValue);
     }
     newValue = "UTF8";
+  } else if (lower == "timezone") {
+    // A zone tzdata knows, or a fixed offset; kept in the spelling SHOW gives back.
+    newValue = engine::TimeZone::named(newValue).name();
   } else if (lower == "datestyle") {
     newValue = canonicalDateStyle(newValue, value ? std::string_view(setting.value) : std::string_view("ISO, MDY"));
   } else if (lower == "server_version" || lower == "server_encoding" || lower == "integer_datetimes" ||
@@ -219,6 +223,10 @@ void SessionSettings::resetAll() {
 
 std::string SessionSettings::show(std::string_view name) const {
   return find(name).value;
+}
+
+const engine::TimeZone& SessionSettings::timeZone() const {
+  return engine::TimeZone::named(show("TimeZone"));
 }
 
 std::chrono::milliseconds SessionSettings::statementTimeout() const {

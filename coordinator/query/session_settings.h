@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/types/time_zone.h"
 #include "engine/types/value.h"
 
 namespace shoal::coordinator {
@@ -35,6 +36,8 @@ class SessionSettings {
   uint64_t queryMemoryLimitBytes() const;
   /// SET statement_timeout (0: none).
   std::chrono::milliseconds statementTimeout() const;
+  /// The TimeZone setting's zone: timestamptz values are shown and read in it.
+  const engine::TimeZone& timeZone() const;
 
   /// SHOW ALL: (name, setting, description) of every setting it shows, in PostgreSQL's order.
   std::vector<std::array<std::string, 3>> showAll() const;

@@ -526,7 +526,7 @@ Value extremeValue(const AggregateState& state, const LogicalType& type) {
       return Value::ofInt32(type, static_cast<int32_t>(state.integer));
     case PhysicalType::kInt64:
       return type.id() == TypeId::kDecimal ? Value::decimal(type, state.integer)
-                                           : Value::bigInt(static_cast<int64_t>(state.integer));
+                                           : Value::ofInt64(type, static_cast<int64_t>(state.integer));
     case PhysicalType::kInt128:
       return Value::decimal(type, state.integer);
     case PhysicalType::kDouble:

@@ -102,7 +102,8 @@ void ScalarAggregate::update(const Vector* argument, size_t numRows) {
       break;
     case PhysicalType::kInt64:
       run(int64_t{}, [&](int64_t v) {
-        return argumentType_.id() == TypeId::kDecimal ? Value::decimal(argumentType_, v) : Value::bigInt(v);
+        return argumentType_.id() == TypeId::kDecimal ? Value::decimal(argumentType_, v)
+                                                      : Value::ofInt64(argumentType_, v);
       });
       break;
     case PhysicalType::kInt128:

@@ -3,11 +3,13 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/expression/datetime_casts.h"
 #include "engine/expression/vector_loops.h"
 #include "engine/types/array_value.h"
 #include "engine/types/decimal.h"
 #include "engine/types/json_text.h"
 #include "engine/types/text_format.h"
+#include "engine/types/time_zone.h"
 
 namespace shoal::engine {
 namespace {
@@ -138,7 +140,7 @@ void castDoubleToNumeric(const Vector& input, Vector& out) {
   }
 }
 
-void castToText(const Vector& input, Vector& out) {
+void castToText(const Vector& input, Vector& out, const TimeZone* zone) {
   uint32_t maxLength = out.type().maxLength();
   std::string text;
   out.validity() = input.validity();
@@ -161,7 +163,7 @@ void castToText(const Vector& input, Vector& out) {
     if (input.type().isString()) {
       text = input.data<StringRef>()[row].view();  // CHAR(n) converts without its padding
     } else {
-      input.appendText(row, text);
+      input.appendText(row, text, zone);
     }
     if (maxLength > 0 && text.size() > maxLength) {
       // Truncate at a character boundary (UTF-8 continuation bytes are 10xxxxxx).
@@ -177,7 +179,7 @@ void castToText(const Vector& input, Vector& out) {
 }
 
 /// array -> array of another element type: each element cast as a value of its own would be.
-void castArrayElements(const Vector& input, Vector& out) {
+void castArrayElements(const Vector& input, Vector& out, const TimeZone* zone) {
   const LogicalType toElement = out.type().elementType();
   for (size_t row = 0; row < input.size(); ++row) {
     if (input.isNull(row)) {
@@ -187,18 +189,18 @@ void castArrayElements(const Vector& input, Vector& out) {
     std::vector<Value> elements = decodeArray(input.data<StringRef>()[row].view(), input.type());
     Vector from(input.type().elementType(), elements.size());
     for (size_t i = 0; i < elements.size(); ++i) from.setValue(i, elements[i]);
-    Vector to = castVector(from, toElement);
+    Vector to = castVector(from, toElement, zone);
     for (size_t i = 0; i < elements.size(); ++i) elements[i] = to.getValue(i);
     out.setValue(row, makeArrayValue(elements, out.type()));
   }
 }
 
-void castFromText(const Vector& input, Vector& out) {
+void castFromText(const Vector& input, Vector& out, const TimeZone* zone) {
   out.validity() = input.validity();
   const StringRef* strings = input.data<StringRef>();
   for (size_t row = 0; row < input.size(); ++row) {
     if (!input.isNull(row)) {
-      out.setValue(row, parseValue(strings[row].view(), out.type()));
+      out.setValue(row, parseValue(strings[row].view(), out.type(), zone));
     }
   }
 }
@@ -222,6 +224,7 @@ bool isCastSupported(const LogicalType& from, const LogicalType& to) {
   if (from.isNumeric() && to.isNumeric()) {
     return true;
   }
+  if (isDateTimeCast(from, to)) return true;
   // PostgreSQL allows integer <-> boolean, but not decimal or double <-> boolean.
   if (from.id() == TypeId::kBoolean || to.id() == TypeId::kBoolean) {
     const LogicalType& other = from.id() == TypeId::kBoolean ? to : from;
@@ -230,11 +233,11 @@ bool isCastSupported(const LogicalType& from, const LogicalType& to) {
   return false;
 }
 
-Vector castVector(const Vector& input, const LogicalType& target) {
+Vector castVector(const Vector& input, const LogicalType& target, const TimeZone* zone) {
   const LogicalType& from = input.type();
   Vector out(target, input.size());
   if (target.isString()) {
-    castToText(input, out);
+    castToText(input, out, zone);
     if (target.isJson() && !from.isJson()) {
       for (size_t row = 0; row < out.size(); ++row) {
         if (!out.isNull(row)) requireValidJson(out.data<StringRef>()[row].view());
@@ -243,7 +246,7 @@ Vector castVector(const Vector& input, const LogicalType& target) {
     return out;
   }
   if (from.isString() || from.id() == TypeId::kUnknown) {
-    castFromText(input, out);
+    castFromText(input, out, zone);
     return out;
   }
   if (from == target && from.id() != TypeId::kDecimal) {
@@ -253,10 +256,14 @@ Vector castVector(const Vector& input, const LogicalType& target) {
     return out;
   }
   if (from.isArray()) {
-    castArrayElements(input, out);
+    castArrayElements(input, out, zone);
     return out;
   }
   SHOAL_CHECK(isCastSupported(from, target), "cast from {} to {}", from.toString(), target.toString());
+  if (isDateTimeCast(from, target)) {
+    castDateTime(input, out, zone ? *zone : TimeZone::utc());
+    return out;
+  }
   switch (from.id()) {
     case TypeId::kBoolean:
       unaryLoop<uint8_t, int32_t>(input, out, [](uint8_t value) { return value ? 1 : 0; });

@@ -21,7 +21,7 @@ std::string ConstantExpression::toString() const {
     return "NULL";
   }
   std::string text = value_.toString();
-  if (value_.type().isString() || value_.type().id() == TypeId::kUnknown || value_.type().id() == TypeId::kDate) {
+  if (value_.type().isString() || value_.type().id() == TypeId::kUnknown || value_.type().isDateTime()) {
     return "'" + text + "'";
   }
   return text;

@@ -69,16 +69,20 @@ class ParameterExpression final : public Expression {
   size_t index_;
 };
 
-/// Converts its child to this expression's type (see cast.h for what may be cast).
+/// Converts its child to this expression's type (see cast.h for what may be cast). A cast to or from
+/// timestamptz carries the session's TimeZone, which the plan takes to the workers.
 class CastExpression final : public Expression {
  public:
-  CastExpression(ExpressionPtr child, LogicalType target)
-      : Expression(ExpressionKind::kCast, target), child_(std::move(child)) {}
+  CastExpression(ExpressionPtr child, LogicalType target, std::string timeZone = {})
+      : Expression(ExpressionKind::kCast, target), child_(std::move(child)), timeZone_(std::move(timeZone)) {}
   const Expression& child() const { return *child_; }
+  /// The TimeZone setting the cast reads local times in; empty when the cast does not depend on one.
+  const std::string& timeZone() const { return timeZone_; }
   std::string toString() const override { return "CAST(" + child_->toString() + " AS " + type().toString() + ")"; }
 
  private:
   ExpressionPtr child_;
+  std::string timeZone_;
 };
 
 class FunctionExpression final : public Expression {

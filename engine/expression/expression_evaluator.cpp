@@ -15,9 +15,11 @@
 #include "engine/expression/quote_functions.h"
 #include "engine/expression/regex_matcher.h"
 #include "engine/expression/string_functions.h"
+#include "engine/expression/timestamp_functions.h"
 #include "engine/expression/vector_loops.h"
 #include "engine/types/array_value.h"
 #include "engine/types/text_format.h"
+#include "engine/types/time_zone.h"
 
 namespace shoal::engine {
 namespace {
@@ -148,6 +150,39 @@ const Vector* columnReadInPlace(const Expression& expression, const Chunk& input
   return &input.column(static_cast<const ColumnRefExpression&>(*column).columnIndex());
 }
 
+/// A constant argument the binder placed (a field code, an interval's parts, a TimeZone name).
+const Value& constantArgument(const FunctionExpression& function, size_t index) {
+  const Expression& argument = *function.arguments().at(index);
+  SHOAL_CHECK(argument.kind() == ExpressionKind::kConstant, "{} argument {} is not a constant",
+              scalarFunctionName(function.function()), index);
+  const Value& value = static_cast<const ConstantExpression&>(argument).value();
+  SHOAL_CHECK(!value.isNull(), "{} argument {} is NULL", scalarFunctionName(function.function()), index);
+  return value;
+}
+
+/// timestamp_part, date_trunc and timestamp + interval: the timestamps, then constants (timestamp_functions.h).
+Vector evaluateTimestampFunction(const FunctionExpression& function, const Vector& values) {
+  const size_t numArguments = function.arguments().size();
+  const TimeZone& zone = TimeZone::named(constantArgument(function, numArguments - 1).asString());
+  auto field = [&] {
+    const int32_t code = constantArgument(function, 1).asInt32();
+    if (code < 0 || code > static_cast<int32_t>(TimestampField::kTimezoneMinute)) {
+      SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown timestamp field {}", code);
+    }
+    return static_cast<TimestampField>(code);
+  };
+  switch (function.function()) {
+    case ScalarFunction::kTimestampPart:
+      return evaluateTimestampPart(values, field(), zone);
+    case ScalarFunction::kTimestampTrunc:
+      return evaluateTimestampTrunc(values, field(), zone);
+    default:
+      return evaluateTimestampAddInterval(values, constantArgument(function, 1).asInt64(),
+                                          constantArgument(function, 2).asInt64(),
+                                          constantArgument(function, 3).asInt64(), zone);
+  }
+}
+
 }  // namespace
 
 std::optional<Vector> ExpressionEvaluator::evaluateColumnConstantComparison(const FunctionExpression& comparison,
@@ -195,7 +230,8 @@ Vector ExpressionEvaluator::evaluate(const Expression& expression, const Chunk& 
     }
     case ExpressionKind::kCast: {
       const auto& cast = static_cast<const CastExpression&>(expression);
-      return castVector(evaluate(cast.child(), input), cast.type());
+      if (cast.timeZone().empty()) return castVector(evaluate(cast.child(), input), cast.type());
+      return castVector(evaluate(cast.child(), input), cast.type(), &TimeZone::named(cast.timeZone()));
     }
     case ExpressionKind::kFunction:
       return evaluateFunction(static_cast<const FunctionExpression&>(expression), input);
@@ -290,6 +326,10 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kExtractMonth:
     case ScalarFunction::kExtractDay:
       return evaluateExtract(function.function(), value(0));
+    case ScalarFunction::kTimestampPart:
+    case ScalarFunction::kTimestampTrunc:
+    case ScalarFunction::kTimestampAddInterval:
+      return evaluateTimestampFunction(function, value(0));
     case ScalarFunction::kSubstring:
       return evaluateSubstring(value(0), value(1), arguments.size() > 2 ? &value(2) : nullptr);
     case ScalarFunction::kDateAddMonths:

@@ -110,6 +110,12 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "format";
     case ScalarFunction::kJsonBuildObject:
       return "json_build_object";
+    case ScalarFunction::kTimestampPart:
+      return "timestamp_part";
+    case ScalarFunction::kTimestampTrunc:
+      return "date_trunc";
+    case ScalarFunction::kTimestampAddInterval:
+      return "timestamp_add_interval";
   }
   return "?";
 }
@@ -143,6 +149,9 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kQuoteNullable:
     case ScalarFunction::kFormat:
     case ScalarFunction::kJsonBuildObject:
+    case ScalarFunction::kTimestampPart:
+    case ScalarFunction::kTimestampTrunc:
+    case ScalarFunction::kTimestampAddInterval:
       return false;
     default:
       return true;

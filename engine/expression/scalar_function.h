@@ -91,10 +91,17 @@ enum class ScalarFunction {
   kFormat,
   // json_build_object(key, value, ...) -> json (json_functions.h).
   kJsonBuildObject,
+  // Timestamps (timestamp_functions.h), each with the session's TimeZone as a TEXT constant last:
+  // (value, field) -> numeric(20,6), EXTRACT's value scaled by 10^6; field an INTEGER TimestampField constant.
+  kTimestampPart,
+  // date_trunc: (value, field) -> the value's type.
+  kTimestampTrunc,
+  // value + interval: (value, months, days, microseconds), BIGINT constants -> the value's type.
+  kTimestampAddInterval,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kJsonBuildObject;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kTimestampAddInterval;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

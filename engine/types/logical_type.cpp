@@ -80,7 +80,7 @@ LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t sca
     }
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad json type id {}", id);
   }
-  if (id > static_cast<uint32_t>(TypeId::kSmallInt)) {
+  if (id > static_cast<uint32_t>(TypeId::kTimestampTz)) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown type id {}", id);
   }
   switch (static_cast<TypeId>(id)) {
@@ -134,6 +134,10 @@ std::string LogicalType::toString() const {
       return "double precision";
     case TypeId::kDate:
       return "date";
+    case TypeId::kTimestamp:
+      return "timestamp without time zone";
+    case TypeId::kTimestampTz:
+      return "timestamp with time zone";
     case TypeId::kVarchar:
       if (json_) return "json";
       return maxLength_ == 0 ? "text" : fmt::format("character varying({})", maxLength_);
@@ -164,6 +168,10 @@ uint32_t LogicalType::postgresOid() const {
       return pg_oid::kFloat8;
     case TypeId::kDate:
       return pg_oid::kDate;
+    case TypeId::kTimestamp:
+      return pg_oid::kTimestamp;
+    case TypeId::kTimestampTz:
+      return pg_oid::kTimestampTz;
     case TypeId::kVarchar:
       if (json_) return pg_oid::kJson;
       return maxLength_ == 0 ? pg_oid::kText : pg_oid::kVarchar;
@@ -202,6 +210,10 @@ uint32_t postgresArrayOid(uint32_t elementOid) {
       return pg_oid::kOidArray;
     case pg_oid::kDate:
       return pg_oid::kDateArray;
+    case pg_oid::kTimestamp:
+      return pg_oid::kTimestampArray;
+    case pg_oid::kTimestampTz:
+      return pg_oid::kTimestampTzArray;
     case pg_oid::kNumeric:
       return pg_oid::kNumericArray;
     default:
@@ -232,6 +244,8 @@ int16_t LogicalType::postgresTypeLength() const {
       return 4;
     case TypeId::kBigInt:
     case TypeId::kDouble:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
       return 8;
     default:
       return -1;
@@ -260,12 +274,16 @@ LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
       return LogicalType::text();
     case pg_oid::kDate:
       return LogicalType::date();
+    case pg_oid::kTimestamp:
+      return LogicalType::timestamp();
+    case pg_oid::kTimestampTz:
+      return LogicalType::timestampTz();
     case pg_oid::kOid:
       return LogicalType::bigInt();  // Shoal keeps OIDs as BIGINT
     default:
-      for (uint32_t element :
-           {pg_oid::kBool, pg_oid::kInt2, pg_oid::kInt4, pg_oid::kInt8, pg_oid::kText, pg_oid::kBpchar,
-            pg_oid::kVarchar, pg_oid::kFloat4, pg_oid::kFloat8, pg_oid::kOid, pg_oid::kDate, pg_oid::kNumeric}) {
+      for (uint32_t element : {pg_oid::kBool, pg_oid::kInt2, pg_oid::kInt4, pg_oid::kInt8, pg_oid::kText,
+                               pg_oid::kBpchar, pg_oid::kVarchar, pg_oid::kFloat4, pg_oid::kFloat8, pg_oid::kOid,
+                               pg_oid::kDate, pg_oid::kNumeric, pg_oid::kTimestamp, pg_oid::kTimestampTz}) {
         if (oid == postgresArrayOid(element)) return LogicalType::array(logicalTypeFromPostgresOid(element));
       }
       return LogicalType::unknown();

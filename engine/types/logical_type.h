@@ -14,14 +14,17 @@ enum class TypeId : uint8_t {
   kDecimal,
   kDouble,
   kDate,
-  kVarchar,   // VARCHAR(n); TEXT is VARCHAR without a length
-  kChar,      // CHAR(n): stored without trailing spaces, printed padded to n
-  kArray,     // a one-dimensional array of one base type (see array_value.h)
-  kSmallInt,  // appended: type ids are kept in catalogs and plans
+  kVarchar,      // VARCHAR(n); TEXT is VARCHAR without a length
+  kChar,         // CHAR(n): stored without trailing spaces, printed padded to n
+  kArray,        // a one-dimensional array of one base type (see array_value.h)
+  kSmallInt,     // appended: type ids are kept in catalogs and plans
+  kTimestamp,    // microseconds since 1970-01-01 00:00, no time zone
+  kTimestampTz,  // microseconds since 1970-01-01 00:00 UTC, shown in the session's TimeZone
 };
 
 /// How a type's values sit in memory. DECIMAL(p,s) is a scaled integer: int64
-/// up to p = 18, int128 above. DATE is days since 1970-01-01 in an int32, and
+/// up to p = 18, int128 above. DATE is days since 1970-01-01 in an int32, the
+/// timestamps microseconds since 1970-01-01 in an int64 (infinity is INT64_MAX), and
 /// SMALLINT an int32 kept within its 16-bit range. An
 /// array is a string of bytes: its elements encoded as array_value.h says.
 enum class PhysicalType : uint8_t { kBool, kInt32, kInt64, kInt128, kDouble, kString };
@@ -43,6 +46,8 @@ class LogicalType {
   static LogicalType decimal(int precision, int scale);
   static LogicalType doublePrecision() { return LogicalType(TypeId::kDouble); }
   static LogicalType date() { return LogicalType(TypeId::kDate); }
+  static LogicalType timestamp() { return LogicalType(TypeId::kTimestamp); }
+  static LogicalType timestampTz() { return LogicalType(TypeId::kTimestampTz); }
   /// maxLength 0 means unbounded: TEXT.
   static LogicalType varchar(uint32_t maxLength = 0);
   static LogicalType text() { return varchar(0); }
@@ -78,6 +83,8 @@ class LogicalType {
   bool isNumeric() const { return isIntegral() || id_ == TypeId::kDecimal || id_ == TypeId::kDouble; }
   bool isString() const { return id_ == TypeId::kVarchar || id_ == TypeId::kChar; }
   bool isArray() const { return id_ == TypeId::kArray; }
+  /// date, timestamp or timestamptz: the types date_trunc, EXTRACT and interval arithmetic take.
+  bool isDateTime() const { return id_ == TypeId::kDate || id_ == TypeId::kTimestamp || id_ == TypeId::kTimestampTz; }
   /// int2vector or oidvector: an array whose first subscript is 0.
   bool isVector() const { return vector_; }
   /// json (a string type that only valid JSON enters), or an array of it.
@@ -127,6 +134,8 @@ inline constexpr uint32_t kUnknown = 705;
 inline constexpr uint32_t kBpchar = 1042;
 inline constexpr uint32_t kVarchar = 1043;
 inline constexpr uint32_t kDate = 1082;
+inline constexpr uint32_t kTimestamp = 1114;
+inline constexpr uint32_t kTimestampTz = 1184;
 inline constexpr uint32_t kNumeric = 1700;
 inline constexpr uint32_t kOid = 26;
 inline constexpr uint32_t kInt2Vector = 22;
@@ -142,6 +151,8 @@ inline constexpr uint32_t kFloat4Array = 1021;
 inline constexpr uint32_t kFloat8Array = 1022;
 inline constexpr uint32_t kOidArray = 1028;
 inline constexpr uint32_t kDateArray = 1182;
+inline constexpr uint32_t kTimestampArray = 1115;
+inline constexpr uint32_t kTimestampTzArray = 1185;
 inline constexpr uint32_t kNumericArray = 1231;
 }  // namespace pg_oid
 
@@ -161,6 +172,8 @@ inline PhysicalType LogicalType::physicalType() const {
     case TypeId::kDate:
       return PhysicalType::kInt32;
     case TypeId::kBigInt:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
       return PhysicalType::kInt64;
     case TypeId::kDecimal:
       return precision_ <= kMaxInt64DecimalPrecision ? PhysicalType::kInt64 : PhysicalType::kInt128;

@@ -12,6 +12,8 @@
 #include "engine/types/date.h"
 #include "engine/types/decimal.h"
 #include "engine/types/json_text.h"
+#include "engine/types/time_zone.h"
+#include "engine/types/timestamp_text.h"
 
 namespace shoal::engine {
 namespace {
@@ -419,7 +421,7 @@ int32_t parseDate(std::string_view original) {
   return daysFromCivil(CivilDate{year, month, day});
 }
 
-Value parseValue(std::string_view text, const LogicalType& type) {
+Value parseValue(std::string_view text, const LogicalType& type, const TimeZone* zone) {
   switch (type.id()) {
     case TypeId::kBoolean:
       return Value::boolean(parseBoolean(text));
@@ -435,6 +437,10 @@ Value parseValue(std::string_view text, const LogicalType& type) {
       return Value::doublePrecision(parseDouble(text));
     case TypeId::kDate:
       return Value::date(parseDate(text));
+    case TypeId::kTimestamp:
+      return Value::timestamp(parseTimestamp(text));
+    case TypeId::kTimestampTz:
+      return Value::timestampTz(parseTimestampTz(text, zone ? *zone : TimeZone::utc()));
     case TypeId::kVarchar:
       if (type.maxLength() > 0 && text.size() > type.maxLength()) {
         SHOAL_USER_FAIL(SqlState::kStringDataRightTruncation, "value too long for type character varying({})",

@@ -35,8 +35,11 @@ inline std::string_view stripTrailingSpaces(std::string_view text) {
   return end == std::string_view::npos ? std::string_view() : text.substr(0, end + 1);
 }
 
-/// Parses the text of a value of `type` (the cast from text, and pgwire's text parameters).
-Value parseValue(std::string_view text, const LogicalType& type);
+class TimeZone;
+
+/// Parses the text of a value of `type` (the cast from text, and pgwire's text parameters). A timestamptz
+/// without a zone in its text is local time in `zone` (nullptr: UTC).
+Value parseValue(std::string_view text, const LogicalType& type, const TimeZone* zone = nullptr);
 
 /// Infers the type of a numeric literal as PostgreSQL does: integer if it fits,
 /// then bigint, then numeric with the literal's own precision and scale.

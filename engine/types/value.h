@@ -23,8 +23,12 @@ class Value {
   /// A value of a type stored as an int32 (SMALLINT, INTEGER, DATE).
   static Value ofInt32(LogicalType type, int32_t value) { return Value(type, value); }
   static Value bigInt(int64_t value) { return Value(LogicalType::bigInt(), value); }
+  /// A value of a type stored as an int64 other than DECIMAL (BIGINT, TIMESTAMP, TIMESTAMPTZ).
+  static Value ofInt64(LogicalType type, int64_t value) { return Value(type, value); }
   static Value doublePrecision(double value) { return Value(LogicalType::doublePrecision(), value); }
   static Value date(int32_t daysSinceEpoch) { return Value(LogicalType::date(), daysSinceEpoch); }
+  static Value timestamp(int64_t micros) { return Value(LogicalType::timestamp(), micros); }
+  static Value timestampTz(int64_t utcMicros) { return Value(LogicalType::timestampTz(), utcMicros); }
   /// A decimal from its unscaled integer: decimal(LogicalType::decimal(5,2), 12345) is 123.45.
   static Value decimal(LogicalType type, int128_t unscaled);
   static Value varchar(std::string text, LogicalType type = LogicalType::text()) {

@@ -39,7 +39,9 @@ Value readValueBytes(ByteReader& reader, const LogicalType& type) {
     case TypeId::kDate:
       return Value::ofInt32(type, reader.read<int32_t>());
     case TypeId::kBigInt:
-      return Value::bigInt(reader.read<int64_t>());
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      return Value::ofInt64(type, reader.read<int64_t>());
     case TypeId::kDecimal:
       if (type.physicalType() == PhysicalType::kInt64) return Value::decimal(type, reader.read<int64_t>());
       return Value::decimal(type, reader.read<int128_t>());

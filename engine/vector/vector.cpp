@@ -4,6 +4,8 @@
 
 #include "engine/types/array_value.h"
 #include "engine/types/text_format.h"
+#include "engine/types/time_zone.h"
+#include "engine/types/timestamp_text.h"
 
 namespace shoal::engine {
 
@@ -99,6 +101,10 @@ Value Vector::getValue(size_t row) const {
       return Value::ofInt32(type_, data<int32_t>()[row]);
     case TypeId::kBigInt:
       return Value::bigInt(data<int64_t>()[row]);
+    case TypeId::kTimestamp:
+      return Value::timestamp(data<int64_t>()[row]);
+    case TypeId::kTimestampTz:
+      return Value::timestampTz(data<int64_t>()[row]);
     case TypeId::kDecimal:
       return Value::decimal(
           type_, type_.physicalType() == PhysicalType::kInt64 ? data<int64_t>()[row] : data<int128_t>()[row]);
@@ -115,7 +121,7 @@ Value Vector::getValue(size_t row) const {
   return Value::null(type_);
 }
 
-void Vector::appendText(size_t row, std::string& out) const {
+void Vector::appendText(size_t row, std::string& out, const TimeZone* zone) const {
   switch (type_.id()) {
     case TypeId::kBoolean:
       out += data<uint8_t>()[row] ? 't' : 'f';
@@ -136,6 +142,12 @@ void Vector::appendText(size_t row, std::string& out) const {
       break;
     case TypeId::kDate:
       appendDateText(data<int32_t>()[row], out);
+      break;
+    case TypeId::kTimestamp:
+      appendTimestampText(data<int64_t>()[row], out);
+      break;
+    case TypeId::kTimestampTz:
+      appendTimestampTzText(data<int64_t>()[row], zone ? *zone : TimeZone::utc(), out);
       break;
     case TypeId::kUnknown:
     case TypeId::kVarchar:

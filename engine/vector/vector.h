@@ -17,6 +17,8 @@
 
 namespace shoal::engine {
 
+class TimeZone;
+
 /// Rows per vector: small enough to stay in L1/L2 while an expression tree
 /// walks it, large enough to amortize per-vector dispatch.
 inline constexpr size_t kVectorSize = 2048;
@@ -63,7 +65,8 @@ class Vector {
   void setValue(size_t row, const Value& value);
   Value getValue(size_t row) const;
   /// Appends PostgreSQL's text output of the value at `row` (which must not be NULL).
-  void appendText(size_t row, std::string& out) const;
+  /// `zone` shows timestamptz values (nullptr: UTC). Callers that serve a session pass its TimeZone.
+  void appendText(size_t row, std::string& out, const TimeZone* zone = nullptr) const;
 
   /// Returns a new vector holding the given rows of this one, in that order.
   /// Strings are not copied: the new vector keeps this one's heaps alive.

@@ -177,6 +177,8 @@ struct CopyFrom {
   std::vector<size_t> columns;
   std::optional<std::string> path;  // nullopt: STDIN
   CopyFormat format;
+  /// The session's TimeZone: a timestamptz field without a zone is a local time there.
+  std::string timeZone = "UTC";
 };
 
 /// COPY t [(columns)] TO STDOUT and COPY (query) TO STDOUT: the rows of a query, written in `format`.

@@ -121,6 +121,9 @@ CopyFrom CopyBinder::bindFrom(const pg_query::CopyStmt& copy) {
     for (size_t index : bound.columns) fieldColumns.push_back(table->columns[index].name);
   }
   bound.format = bindFormat(copy, fieldColumns);
+  if (const SessionInfo* session = catalog_.session(); session != nullptr && session->setting) {
+    bound.timeZone = session->setting("TimeZone");
+  }
   return bound;
 }
 

@@ -6,7 +6,10 @@
 
 #include "common/stack_depth.h"
 #include "engine/expression/cast.h"
+#include "engine/expression/datetime_casts.h"
 #include "engine/types/text_format.h"
+#include "engine/types/time_zone.h"
+#include "engine/types/timestamp_text.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/expression_builders.h"
 #include "sql/binder/type_coercion.h"
@@ -283,7 +286,7 @@ ExpressionPtr ExpressionBinder::coerce(ExpressionPtr expression, const LogicalTy
         return std::make_unique<ConstantExpression>(Value::null(target));
       }
       try {
-        return std::make_unique<ConstantExpression>(engine::parseValue(literal.asString(), target));
+        return std::make_unique<ConstantExpression>(parseLiteral(literal.asString(), target));
       } catch (const ShoalError& error) {
         // The literal's own error (its DETAIL too), pointing at where it stands.
         Status status = error.status();
@@ -296,7 +299,25 @@ ExpressionPtr ExpressionBinder::coerce(ExpressionPtr expression, const LogicalTy
     fail(SqlState::kCannotCoerce, location,
          fmt::format("cannot cast type {} to {}", expression->type().toString(), target.toString()));
   }
-  return std::make_unique<CastExpression>(std::move(expression), target);
+  const bool zoned = expression->type().id() == TypeId::kTimestampTz || target.id() == TypeId::kTimestampTz ||
+                     (target.isArray() && target.elementId() == TypeId::kTimestampTz);
+  return std::make_unique<CastExpression>(std::move(expression), target, zoned ? timeZoneSetting() : std::string());
+}
+
+std::string ExpressionBinder::timeZoneSetting() const {
+  return session_ != nullptr && session_->setting ? session_->setting("TimeZone") : std::string("UTC");
+}
+
+Value ExpressionBinder::parseLiteral(const std::string& text, const LogicalType& target) const {
+  if (target.id() != TypeId::kTimestamp && target.id() != TypeId::kTimestampTz) {
+    return engine::parseValue(text, target, &engine::TimeZone::named(timeZoneSetting()));
+  }
+  // 'now', 'today', 'tomorrow' and 'yesterday' are the transaction's time.
+  std::optional<int64_t> now;
+  if (session_ != nullptr && session_->transactionStart) now = session_->transactionStart();
+  const engine::TimeZone& zone = engine::TimeZone::named(timeZoneSetting());
+  if (target.id() == TypeId::kTimestamp) return Value::timestamp(engine::parseTimestamp(text, now, zone));
+  return Value::timestampTz(engine::parseTimestampTz(text, zone, now));
 }
 
 ExpressionPtr ExpressionBinder::resolveUnknown(ExpressionPtr expression, int location) {
@@ -546,6 +567,13 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
       return LogicalType::character(static_cast<uint32_t>(length));
     }
     if (name == "date") return LogicalType::date();
+    if (name == "timestamp" || name == "timestamptz") {
+      if (!modifiers.empty() && modifiers[0] < 6) {
+        fail(SqlState::kFeatureNotSupported, typeName.location(),
+             fmt::format("{}({}) is not supported yet: Shoal keeps microseconds", name, modifiers[0]));
+      }
+      return name == "timestamp" ? LogicalType::timestamp() : LogicalType::timestampTz();
+    }
     if (name == "json") return LogicalType::json();
     if (name == "interval") {
       fail(SqlState::kFeatureNotSupported, typeName.location(),
@@ -628,8 +656,22 @@ ExpressionPtr ExpressionBinder::bindCollate(const pg_query::Node& node) {
 
 ExpressionPtr ExpressionBinder::bindSqlValueFunction(const pg_query::Node& node) {
   const auto& function = node.sqlvalue_function();
-  if (auto value = bindSessionFunction(sqlValueFunctionName(function.op()), 0, session_, catalog_)) return value;
-  fail(SqlState::kFeatureNotSupported, function.location(), "CURRENT_DATE and friends are not supported yet");
+  if (function.op() == pg_query::SVFOP_CURRENT_TIME || function.op() == pg_query::SVFOP_CURRENT_TIME_N ||
+      function.op() == pg_query::SVFOP_LOCALTIME || function.op() == pg_query::SVFOP_LOCALTIME_N) {
+    fail(SqlState::kFeatureNotSupported, function.location(), "the time types are not supported yet");
+  }
+  auto value = bindSessionFunction(sqlValueFunctionName(function.op()), 0, session_, catalog_);
+  if (!value) fail(SqlState::kFeatureNotSupported, function.location(), "CURRENT_DATE and friends need a session");
+  const bool withPrecision =
+      function.op() == pg_query::SVFOP_CURRENT_TIMESTAMP_N || function.op() == pg_query::SVFOP_LOCALTIMESTAMP_N;
+  if (withPrecision && value->kind() == ExpressionKind::kConstant) {
+    // CURRENT_TIMESTAMP(p): rounded to p fractional digits as PostgreSQL's typmod rounds.
+    const Value& instant = static_cast<const ConstantExpression&>(*value).value();
+    int64_t rounded = engine::roundTimestampToPrecision(instant.asInt64(), function.typmod());
+    return std::make_unique<ConstantExpression>(
+        instant.type().id() == TypeId::kTimestamp ? Value::timestamp(rounded) : Value::timestampTz(rounded));
+  }
+  return value;
 }
 
 namespace {

@@ -24,6 +24,7 @@ class A_ArrayExpr;
 class A_Indirection;
 class ColumnRef;
 class SubLink;
+class FuncCall;
 }  // namespace pg_query
 
 namespace shoal::sql {
@@ -99,6 +100,8 @@ class ExpressionBinder {
   /// Converts `expression` to `target`: an untyped literal or parameter takes
   /// the type; anything else gets a cast when the conversion is allowed.
   engine::ExpressionPtr coerce(engine::ExpressionPtr expression, const engine::LogicalType& target, int location);
+  /// The session's TimeZone setting ("UTC" outside a session): casts to and from timestamptz carry it.
+  std::string timeZoneSetting() const;
 
   /// Gives any still-untyped literal or parameter the type text, as PostgreSQL
   /// does for output columns.
@@ -119,6 +122,8 @@ class ExpressionBinder {
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message, std::string hint) const;
 
  private:
+  /// An untyped literal's value as `target`: timestamptz in the session's TimeZone, 'now' at its clock.
+  engine::Value parseLiteral(const std::string& text, const engine::LogicalType& target) const;
   engine::ExpressionPtr bindConstant(const pg_query::Node& node);
   engine::ExpressionPtr bindColumnRef(const pg_query::Node& node);
   engine::ExpressionPtr bindParameter(const pg_query::Node& node);
@@ -182,6 +187,11 @@ class ExpressionBinder {
   engine::ExpressionPtr bindSubLink(const pg_query::Node& node);
   engine::ExpressionPtr bindExtract(const pg_query::Node& node);
   engine::ExpressionPtr bindSubstring(const pg_query::Node& node);
+  /// EXTRACT(unit FROM timestamp) (numeric at the unit's scale) and date_part (double precision).
+  engine::ExpressionPtr bindTimestampPart(const std::string& unit, engine::ExpressionPtr source, bool asDouble,
+                                          int location);
+  /// date_trunc(unit, timestamp [, zone]).
+  engine::ExpressionPtr bindDateTrunc(const pg_query::FuncCall& call);
   /// date +/- interval literal, or nullptr when `node` is not of that shape.
   engine::ExpressionPtr bindIntervalArithmetic(const pg_query::Node& node);
 

@@ -8,7 +8,9 @@
 
 #include "common/status.h"
 #include "engine/expression/cast.h"
+#include "engine/expression/timestamp_functions.h"
 #include "engine/types/text_format.h"
+#include "engine/types/time_zone.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/catalog_functions.h"
 #include "sql/binder/description_functions.h"
@@ -76,6 +78,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   if (name == "substring" || name == "substr") {
     return bindSubstring(node);
   }
+  if (name == "date_trunc") return bindDateTrunc(call);
   std::vector<ExpressionPtr> arguments;
   for (const auto& argument : call.args()) {
     arguments.push_back(bind(argument));
@@ -386,6 +389,9 @@ ExpressionPtr ExpressionBinder::bindExtract(const pg_query::Node& node) {
   std::transform(field.begin(), field.end(), field.begin(), [](unsigned char c) { return std::tolower(c); });
   ExpressionPtr source = bind(call.args(1));
   if (isUnknown(source)) source = coerce(std::move(source), LogicalType::date(), call.location());
+  if (source->type().id() == TypeId::kTimestamp || source->type().id() == TypeId::kTimestampTz) {
+    return bindTimestampPart(field, std::move(source), lastName(call.funcname()) == "date_part", call.location());
+  }
   if (source->type().id() != TypeId::kDate) {
     fail(SqlState::kUndefinedFunction, call.location(),
          fmt::format("function extract(unknown, {}) does not exist", source->type().toString()));
@@ -431,6 +437,80 @@ ExpressionPtr ExpressionBinder::bindSubstring(const pg_query::Node& node) {
     arguments[i] = coerce(std::move(arguments[i]), LogicalType::integer(), call.location());
   }
   return functionOf(ScalarFunction::kSubstring, LogicalType::text(), std::move(arguments));
+}
+
+ExpressionPtr ExpressionBinder::bindTimestampPart(const std::string& unit, ExpressionPtr source, bool asDouble,
+                                                  int location) {
+  const LogicalType type = source->type();
+  std::optional<engine::TimestampField> field = engine::timestampFieldNamed(unit);
+  if (!field) {
+    fail(SqlState::kInvalidParameterValue, location,
+         fmt::format("unit \"{}\" not recognized for type {}", unit, type.toString()));
+  }
+  const bool zoneField = *field == engine::TimestampField::kTimezone ||
+                         *field == engine::TimestampField::kTimezoneHour ||
+                         *field == engine::TimestampField::kTimezoneMinute;
+  if (zoneField && type.id() == TypeId::kTimestamp) {
+    fail(SqlState::kFeatureNotSupported, location,
+         fmt::format("unit \"{}\" not supported for type {}", unit, type.toString()));
+  }
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(std::move(source));
+  arguments.push_back(
+      std::make_unique<engine::ConstantExpression>(engine::Value::integer(static_cast<int32_t>(*field))));
+  arguments.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::varchar(timeZoneSetting())));
+  ExpressionPtr part = functionOf(ScalarFunction::kTimestampPart, LogicalType::decimal(20, 6), std::move(arguments));
+  // EXTRACT gives numeric at the field's own scale (12.500000 seconds, 2024 years); date_part a double.
+  return coerce(std::move(part),
+                asDouble ? LogicalType::doublePrecision() : LogicalType::decimal(20, engine::extractScale(*field)),
+                location);
+}
+
+ExpressionPtr ExpressionBinder::bindDateTrunc(const pg_query::FuncCall& call) {
+  std::vector<ExpressionPtr> arguments;
+  for (const auto& argument : call.args()) arguments.push_back(bind(argument));
+  if (arguments.size() < 2 || arguments.size() > 3) {
+    fail(SqlState::kUndefinedFunction, call.location(), "function date_trunc takes a unit, a timestamp and a zone");
+  }
+  std::optional<engine::Value> unitValue = literalBeneathCasts(*arguments[0]);
+  if (!unitValue || unitValue->isNull()) {
+    fail(SqlState::kFeatureNotSupported, call.location(), "date_trunc's unit must be a constant");
+  }
+  std::string unit = unitValue->toString();
+  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
+  ExpressionPtr source = std::move(arguments[1]);
+  // Unknown text and dates become timestamptz, PostgreSQL's preferred date/time type.
+  if (isUnknown(source) || source->type().id() == TypeId::kDate) {
+    source = coerce(std::move(source), LogicalType::timestampTz(), call.location());
+  }
+  const LogicalType type = source->type();
+  if (type.id() != TypeId::kTimestamp && type.id() != TypeId::kTimestampTz) {
+    fail(SqlState::kUndefinedFunction, call.location(),
+         fmt::format("function date_trunc(unknown, {}) does not exist", type.toString()));
+  }
+  std::string zone = timeZoneSetting();
+  if (arguments.size() == 3) {
+    std::optional<engine::Value> zoneValue = literalBeneathCasts(*arguments[2]);
+    if (type.id() != TypeId::kTimestampTz) {
+      fail(SqlState::kUndefinedFunction, call.location(),
+           fmt::format("function date_trunc(unknown, {}, unknown) does not exist", type.toString()));
+    }
+    if (!zoneValue || zoneValue->isNull()) {
+      fail(SqlState::kFeatureNotSupported, call.location(), "date_trunc's time zone must be a constant");
+    }
+    zone = engine::TimeZone::named(zoneValue->toString()).name();
+  }
+  std::optional<engine::TimestampField> field = engine::timestampFieldNamed(unit);
+  if (!field || !engine::truncates(*field)) {
+    fail(SqlState::kInvalidParameterValue, call.location(),
+         fmt::format("unit \"{}\" not {} for type {}", unit, field ? "supported" : "recognized", type.toString()));
+  }
+  std::vector<ExpressionPtr> truncArguments;
+  truncArguments.push_back(std::move(source));
+  truncArguments.push_back(
+      std::make_unique<engine::ConstantExpression>(engine::Value::integer(static_cast<int32_t>(*field))));
+  truncArguments.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::varchar(zone)));
+  return functionOf(ScalarFunction::kTimestampTrunc, type, std::move(truncArguments));
 }
 
 }  // namespace shoal::sql

@@ -3,6 +3,7 @@
 #include "common/status.h"
 #include "engine/types/array_value.h"
 #include "engine/types/text_format.h"
+#include "engine/types/time_zone.h"
 #include "sql/binder/catalog_reader.h"
 #include "sql/binder/expression_builders.h"
 #include "sql/binder/search_path.h"
@@ -45,6 +46,21 @@ engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArgum
   }
   if (name == "current_database" || name == "current_catalog") return text(session->database);
   if (name == "pg_backend_pid") return std::make_unique<ConstantExpression>(Value::integer(session->backendPid));
+  if (session->transactionStart) {
+    const bool ofStatement = name == "statement_timestamp";
+    if (ofStatement || name == "now" || name == "current_timestamp" || name == "transaction_timestamp" ||
+        name == "localtimestamp" || name == "current_date") {
+      const int64_t instant = ofStatement ? session->statementStart() : session->transactionStart();
+      if (name == "localtimestamp" || name == "current_date") {
+        const engine::TimeZone& zone = engine::TimeZone::named(session->setting("TimeZone"));
+        const int64_t local = instant + zone.offsetAt(instant) * engine::kMicrosPerSecond;
+        if (name == "localtimestamp") return std::make_unique<ConstantExpression>(Value::timestamp(local));
+        int64_t days = local / engine::kMicrosPerDay - (local % engine::kMicrosPerDay < 0 ? 1 : 0);
+        return std::make_unique<ConstantExpression>(Value::date(static_cast<int32_t>(days)));
+      }
+      return std::make_unique<ConstantExpression>(Value::timestampTz(instant));
+    }
+  }
   return nullptr;
 }
 

@@ -21,6 +21,10 @@ struct SessionInfo {
   /// The current value of a setting, as SHOW shows it (current_setting()); fails with 42704 for a name
   /// Shoal does not know. Empty outside a session.
   std::function<std::string(std::string_view)> setting;
+  /// When the current transaction and the current statement began, in microseconds since 1970-01-01 UTC
+  /// (now() and statement_timestamp()). A statement that reads them is bound again at each execution.
+  std::function<int64_t()> transactionStart;
+  std::function<int64_t()> statementStart;
 };
 
 /// What version() answers. Clients parse it (SQLAlchemy reads "PostgreSQL 15.0"), so it starts as
@@ -30,10 +34,11 @@ inline constexpr std::string_view kVersionText = "PostgreSQL 15.0 (Shoal 0.1.0) 
 class CatalogReader;
 
 /// The value of a function that describes the server or the session: version(), current_database(),
-/// current_schema(), pg_backend_pid(), and the SQL keywords current_user, session_user, user,
-/// current_role, current_catalog and current_schema (`name` as spelled in lower case). Returns null when
-/// `name` is none of them or takes arguments; `session` may be null outside a session (then only
-/// version() and current_schema answer). current_schema is the first existing schema of the search path
+/// current_schema(), pg_backend_pid(), the clock (now(), transaction_timestamp(), statement_timestamp(), and
+/// the keywords current_timestamp, localtimestamp and current_date), and the SQL keywords current_user, session_user,
+/// user, current_role, current_catalog and current_schema (`name` as spelled in lower case). Returns null when `name`
+/// is none of them or takes arguments; `session` may be null outside a session (then only version() and current_schema
+/// answer). current_schema is the first existing schema of the search path
 /// (`catalog`'s; the default path without one), NULL when there is none.
 engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArguments, const SessionInfo* session,
                                           const CatalogReader* catalog);

@@ -93,8 +93,15 @@ std::optional<LogicalType> comparisonType(const LogicalType& left, const Logical
   if (left.isString() && right.isString()) {
     return LogicalType::text();
   }
-  if (left.id() == right.id() && (left.id() == TypeId::kBoolean || left.id() == TypeId::kDate)) {
+  if (left.id() == right.id() && (left.id() == TypeId::kBoolean || left.isDateTime())) {
     return left;
+  }
+  if (left.isDateTime() && right.isDateTime()) {
+    // date < timestamp < timestamptz: PostgreSQL compares in the wider of the two.
+    auto rank = [](const LogicalType& type) {
+      return type.id() == TypeId::kDate ? 0 : type.id() == TypeId::kTimestamp ? 1 : 2;
+    };
+    return rank(left) > rank(right) ? left : right;
   }
   if (left.isVector() || right.isVector() || left.isZeroBased() || right.isZeroBased()) {
     if (left == right) return left;
@@ -108,7 +115,8 @@ std::optional<LogicalType> comparisonType(const LogicalType& left, const Logical
 }
 
 bool assignmentCastExists(const LogicalType& from, const LogicalType& to) {
-  return from == to || from.id() == TypeId::kUnknown || to.isString() || (from.isNumeric() && to.isNumeric());
+  return from == to || from.id() == TypeId::kUnknown || to.isString() || (from.isNumeric() && to.isNumeric()) ||
+         (from.isDateTime() && to.isDateTime());
 }
 
 }  // namespace shoal::sql

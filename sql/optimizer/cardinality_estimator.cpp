@@ -39,6 +39,8 @@ std::optional<double> numericValue(const engine::Value& value) {
     case TypeId::kDate:
       return static_cast<double>(value.asInt32());
     case TypeId::kBigInt:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
       return static_cast<double>(value.asInt64());
     case TypeId::kDouble:
       return value.asDouble();

@@ -48,4 +48,42 @@ bool rebindsWithParameterValues(const std::string& text) {
   return hasParameter && namesObjectIdentifier;
 }
 
+bool readsTheClock(const std::string& text) {
+  pg_query::ScanResult scan;
+  try {
+    scan = scanTokens(text);
+  } catch (const ShoalError&) {
+    return false;  // the parser reports the problem
+  }
+  auto lowered = [&](const pg_query::ScanToken& token) {
+    std::string word = text.substr(token.start(), token.end() - token.start());
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return word;
+  };
+  for (const auto& token : scan.tokens()) {
+    switch (token.token()) {
+      case pg_query::CURRENT_DATE:
+      case pg_query::CURRENT_TIMESTAMP:
+      case pg_query::LOCALTIMESTAMP:
+        return true;
+      case pg_query::IDENT: {
+        const std::string word = lowered(token);
+        if (word == "now" || word == "transaction_timestamp" || word == "statement_timestamp") return true;
+        break;
+      }
+      case pg_query::SCONST: {
+        const std::string word = lowered(token);  // with its quotes, possibly padded inside
+        if (word.find("now") != std::string::npos || word.find("today") != std::string::npos ||
+            word.find("tomorrow") != std::string::npos || word.find("yesterday") != std::string::npos) {
+          return true;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
 }  // namespace shoal::sql

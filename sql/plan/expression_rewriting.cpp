@@ -50,7 +50,7 @@ ExpressionPtr rewriteExpression(const Expression& expression,
     }
     case ExpressionKind::kCast: {
       const auto& cast = static_cast<const CastExpression&>(expression);
-      return std::make_unique<CastExpression>(rewriteExpression(cast.child(), replace), cast.type());
+      return std::make_unique<CastExpression>(rewriteExpression(cast.child(), replace), cast.type(), cast.timeZone());
     }
     case ExpressionKind::kFunction: {
       const auto& function = static_cast<const FunctionExpression&>(expression);

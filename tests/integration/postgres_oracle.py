@@ -104,13 +104,16 @@ def answer(conninfo, sql):
 
 
 
-def session_answers(conninfo, statements, with_notices=False):
+def session_answers(conninfo, statements, with_notices=False, text_types=()):
     """What a server answers to each of `statements`, run one after another in one session (autocommit, so
     that BEGIN and COMMIT are the statements'): (sql, command tag, column names, rows) or (sql, "error",
     SQLSTATE). With `with_notices`, each answer ends with the notices the statement raised (severity,
-    SQLSTATE, message, detail)."""
+    SQLSTATE, message, detail). Values of the types named in `text_types` ("timestamptz") are compared as the
+    server's text: byte for byte, and beyond what Python's types hold (infinity, years BC)."""
     answers = []
     with psycopg.connect(conninfo, autocommit=True) as connection:
+        for name in text_types:
+            connection.adapters.register_loader(name, psycopg.types.string.TextLoader)
         notices = []
         connection.add_notice_handler(lambda diagnostic: notices.append(
             (diagnostic.severity, diagnostic.sqlstate, diagnostic.message_primary, diagnostic.message_detail)))

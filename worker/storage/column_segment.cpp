@@ -590,7 +590,9 @@ void ColumnSegment::computeZoneMap() {
       fill(int32_t{}, less, [&](int32_t v) { return engine::Value::ofInt32(type_, v); });
       break;
     case engine::TypeId::kBigInt:
-      fill(int64_t{}, less, [](int64_t v) { return engine::Value::bigInt(v); });
+    case engine::TypeId::kTimestamp:
+    case engine::TypeId::kTimestampTz:
+      fill(int64_t{}, less, [&](int64_t v) { return engine::Value::ofInt64(type_, v); });
       break;
     case engine::TypeId::kDecimal:
       if (type_.physicalType() == PhysicalType::kInt64) {

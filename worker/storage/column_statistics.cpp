@@ -195,12 +195,14 @@ void ColumnStatistics::scan(const engine::Vector& vector, size_t numRows, bool t
       break;
     }
     case TypeId::kBigInt:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
     case TypeId::kDecimal:
       if (type_.physicalType() == PhysicalType::kInt64) {
         auto range = scanColumn(vector.data<int64_t>(), validity, numRows, trackRange, sketch_, nullCount_, identity,
                                 less, [](int64_t v) { return hash64Int64(static_cast<uint64_t>(v)); });
-        if (type_.id() == TypeId::kBigInt) {
-          absorb(range, [](int64_t v) { return Value::bigInt(v); });
+        if (type_.id() != TypeId::kDecimal) {
+          absorb(range, [&](int64_t v) { return Value::ofInt64(type_, v); });
         } else {
           absorb(range, [&](int64_t v) { return Value::decimal(type_, v); });
         }

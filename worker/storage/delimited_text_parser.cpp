@@ -17,6 +17,8 @@
 #include "engine/types/date.h"
 #include "engine/types/decimal.h"
 #include "engine/types/text_format.h"
+#include "engine/types/time_zone.h"
+#include "engine/types/timestamp_text.h"
 
 namespace shoal::worker {
 
@@ -236,6 +238,7 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
     : types_(std::move(columnTypes)),
       names_(std::move(columnNames)),
       options_(options),
+      timeZone_(&engine::TimeZone::named(options.timeZone)),
       nullText_(options.nullText.value_or(options.format == TextFileFormat::kText ? "\\N" : "")),
       sourceName_(std::move(sourceName)) {
   SHOAL_CHECK(types_.size() == names_.size() && !types_.empty(), "parser of {} types and {} names", types_.size(),
@@ -281,6 +284,10 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
         break;
       case TypeId::kDate:
         column.kind = Kind::kDate;
+        break;
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampTz:
+        column.kind = Kind::kTimestamp;  // the exact path only
         break;
       case TypeId::kVarchar:
         column.kind = Kind::kVarchar;
@@ -440,6 +447,8 @@ class DelimitedTextParser::BoundaryScanner {
       reinterpret_cast<int32_t*>(column.values)[row_] = days;
       return;
     }
+    case Kind::kTimestamp:
+      break;
     case Kind::kBoolean: {
       // The common spellings; the rest (any case, prefixes, yes/no/on/off, spaces) take the exact path.
       std::string_view text(begin, static_cast<size_t>(end - begin));
@@ -511,6 +520,12 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
         return;
       case TypeId::kDate:
         reinterpret_cast<int32_t*>(values)[row_] = engine::parseDate(text);
+        return;
+      case TypeId::kTimestamp:
+        reinterpret_cast<int64_t*>(values)[row_] = engine::parseTimestamp(text);
+        return;
+      case TypeId::kTimestampTz:
+        reinterpret_cast<int64_t*>(values)[row_] = engine::parseTimestampTz(text, *timeZone_);
         return;
       case TypeId::kBoolean:
         reinterpret_cast<uint8_t*>(values)[row_] = engine::parseBoolean(text);

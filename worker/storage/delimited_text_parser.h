@@ -31,6 +31,8 @@ struct TextFormatOptions {
   /// FORCE_NULL (a quoted null string is NULL too).
   std::vector<bool> forceNotNull;
   std::vector<bool> forceNull;
+  /// The TimeZone setting a timestamptz field without a zone of its own is read in.
+  std::string timeZone = "UTC";
 };
 
 /// The offset just past the last '\n' of `text` that ends a whole line, so that a byte stream can be cut
@@ -70,6 +72,7 @@ class DelimitedTextParser {
     kDecimal128,
     kDouble,
     kDate,
+    kTimestamp,
     kVarchar,
     kChar
   };
@@ -143,6 +146,7 @@ class DelimitedTextParser {
   std::vector<engine::LogicalType> types_;
   std::vector<std::string> names_;
   TextFormatOptions options_;
+  const engine::TimeZone* timeZone_;  // options_.timeZone's
   /// The text that stands for NULL (options_.nullText or the format's own).
   std::string nullText_;
   std::string sourceName_;

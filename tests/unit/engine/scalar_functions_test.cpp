@@ -11,6 +11,7 @@
 #include "engine/aggregate/scalar_aggregate.h"
 #include "engine/expression/expression_evaluator.h"
 #include "engine/expression/like_matcher.h"
+#include "engine/expression/timestamp_functions.h"
 #include "engine/types/text_format.h"
 #include "engine/types/utf8.h"
 #include "proto/plan_codec.h"
@@ -705,6 +706,14 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kQuoteNullable, LogicalType::text(), a()));
   examples.push_back(call(ScalarFunction::kFormat, LogicalType::text(), text("%I.%s"), a(), a()));
   examples.push_back(call(ScalarFunction::kJsonBuildObject, LogicalType::json(), text("k"), n()));
+  auto t = [] { return ref(7, LogicalType::timestampTz(), "t"); };
+  auto zone = [] { return text("Asia/Kolkata"); };
+  auto field = [] { return integer(static_cast<int32_t>(engine::TimestampField::kHour)); };
+  auto bigint = [](int64_t value) { return constant(Value::bigInt(value)); };
+  examples.push_back(call(ScalarFunction::kTimestampPart, LogicalType::decimal(20, 6), t(), field(), zone()));
+  examples.push_back(call(ScalarFunction::kTimestampTrunc, LogicalType::timestampTz(), t(), field(), zone()));
+  examples.push_back(call(ScalarFunction::kTimestampAddInterval, LogicalType::timestampTz(), t(), bigint(1), bigint(2),
+                          bigint(3), zone()));
   return examples;
 }
 
@@ -715,9 +724,10 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::boolean(),
                                           LogicalType::decimal(38, 2),
                                           LogicalType::bigInt(),
-                                          LogicalType::array(LogicalType::integer())};
+                                          LogicalType::array(LogicalType::integer()),
+                                          LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "json_build_object('k', x)");
+  ASSERT_EQ(examples.back()->toString(), "timestamp_add_interval(t, 1, 2, 3, 'Asia/Kolkata')");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});

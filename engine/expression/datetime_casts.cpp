@@ -1,0 +1,66 @@
+#include "engine/expression/datetime_casts.h"
+
+#include "common/status.h"
+#include "engine/expression/vector_loops.h"
+#include "engine/types/time_zone.h"
+
+namespace shoal::engine {
+namespace {
+
+bool isInfinite(int64_t micros) {
+  return micros == kTimestampInfinity || micros == kTimestampMinusInfinity;
+}
+
+/// Days since 1970-01-01 of a local time, rounding down (before 1970 too).
+int32_t dayOf(int64_t localMicros) {
+  int64_t days = localMicros / kMicrosPerDay;
+  if (localMicros % kMicrosPerDay < 0) --days;
+  return static_cast<int32_t>(days);
+}
+
+int32_t dateOfTimestamp(int64_t localMicros) {
+  // Shoal's dates have no infinity: PostgreSQL's would be 'infinity'::date.
+  if (isInfinite(localMicros)) SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range");
+  return dayOf(localMicros);
+}
+
+}  // namespace
+
+int64_t roundTimestampToPrecision(int64_t micros, int precision) {
+  if (isInfinite(micros) || precision >= 6 || precision < 0) return micros;
+  int64_t scale = 1;
+  for (int digit = precision; digit < 6; ++digit) scale *= 10;
+  const int64_t half = scale / 2;
+  return micros >= 0 ? (micros + half) / scale * scale : -((-micros + half) / scale * scale);
+}
+
+bool isDateTimeCast(const LogicalType& from, const LogicalType& to) {
+  return from.isDateTime() && to.isDateTime() && from.id() != to.id();
+}
+
+void castDateTime(const Vector& input, Vector& out, const TimeZone& zone) {
+  const TypeId from = input.type().id();
+  const TypeId to = out.type().id();
+  auto localOf = [&](int64_t utc) { return isInfinite(utc) ? utc : utc + zone.offsetAt(utc) * kMicrosPerSecond; };
+  auto utcOf = [&](int64_t local) { return isInfinite(local) ? local : zone.localToUtc(local); };
+  if (from == TypeId::kDate) {
+    auto midnight = [](int32_t days) { return static_cast<int64_t>(days) * kMicrosPerDay; };
+    if (to == TypeId::kTimestamp) {
+      unaryLoop<int32_t, int64_t>(input, out, midnight);
+    } else {
+      unaryLoop<int32_t, int64_t>(input, out, [&](int32_t days) { return utcOf(midnight(days)); });
+    }
+  } else if (from == TypeId::kTimestamp) {
+    if (to == TypeId::kDate) {
+      unaryLoop<int64_t, int32_t>(input, out, dateOfTimestamp);
+    } else {
+      unaryLoop<int64_t, int64_t>(input, out, utcOf);
+    }
+  } else if (to == TypeId::kDate) {
+    unaryLoop<int64_t, int32_t>(input, out, [&](int64_t utc) { return dateOfTimestamp(localOf(utc)); });
+  } else {
+    unaryLoop<int64_t, int64_t>(input, out, localOf);
+  }
+}
+
+}  // namespace shoal::engine

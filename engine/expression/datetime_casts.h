@@ -1,0 +1,20 @@
+#pragma once
+
+#include "engine/vector/vector.h"
+
+namespace shoal::engine {
+
+class TimeZone;
+
+/// A cast between two of date, timestamp and timestamptz.
+bool isDateTimeCast(const LogicalType& from, const LogicalType& to);
+
+/// Converts as PostgreSQL 15 does: a timestamp or a date is a local time in `zone` when it meets a
+/// timestamptz; infinity stays infinity; a timestamp outside the date range fails with 22008.
+void castDateTime(const Vector& input, Vector& out, const TimeZone& zone);
+
+/// A timestamp rounded to `precision` (0..6) fractional digits, halves away from zero, as PostgreSQL
+/// rounds timestamp(p) and CURRENT_TIMESTAMP(p); infinity stays.
+int64_t roundTimestampToPrecision(int64_t micros, int precision);
+
+}  // namespace shoal::engine
