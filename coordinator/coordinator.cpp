@@ -48,13 +48,14 @@ void Coordinator::start() {
   if (catalogStore) spdlog::info("catalog: {}", catalogStore->describe());
   tables_ = std::make_unique<TableCatalog>(std::move(catalogStore));
   queryLog_ = std::make_unique<QueryLog>();
-  catalog_ = std::make_unique<SystemCatalog>(*registry_, *tables_, *queryLog_);
+  sessions_ = std::make_unique<SessionRegistry>();
+  catalog_ = std::make_unique<SystemCatalog>(*registry_, *tables_, *queryLog_, *sessions_);
   clusterCatalog_ = std::make_unique<ClusterCatalog>(*catalog_, *tables_);
   catalog_->setViewColumns([this](const ViewEntry& view) { return clusterCatalog_->viewColumns(view); });
   workers_ = std::make_unique<WorkerClients>(*registry_);
   dispatcher_ = std::make_unique<scheduler::Dispatcher>(0, NumaTopology::detect());
-  cluster_ = std::unique_ptr<ClusterContext>(
-      new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_, *workers_, *dispatcher_, *queryLog_});
+  cluster_ = std::unique_ptr<ClusterContext>(new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_,
+                                                                *workers_, *dispatcher_, *queryLog_, *sessions_});
   controlService_ = std::make_unique<ControlService>(options_.clusterId, *registry_, options_.heartbeatIntervalMs);
 
   grpc::ServerBuilder builder;

@@ -21,6 +21,7 @@ class EtcdMembership;
 class ControlService;
 class SystemCatalog;
 class QueryLog;
+class SessionRegistry;
 class TableCatalog;
 class ClusterCatalog;
 class WorkerClients;
@@ -67,7 +68,8 @@ class Coordinator {
   CoordinatorOptions options_;
   std::unique_ptr<MemberRegistry> registry_;
   std::unique_ptr<etcd::EtcdClient> etcd_;
-  std::unique_ptr<QueryLog> queryLog_;  // before the catalog, which reads it
+  std::unique_ptr<QueryLog> queryLog_;         // before the catalog, which reads it
+  std::unique_ptr<SessionRegistry> sessions_;  // the same
   std::unique_ptr<SystemCatalog> catalog_;
   std::unique_ptr<TableCatalog> tables_;
   std::unique_ptr<ClusterCatalog> clusterCatalog_;

@@ -1,8 +1,11 @@
 #include "coordinator/catalog/system_catalog.h"
 
+#include "coordinator/catalog/pg_stat_activity.h"
+
 #include "common/check.h"
 #include "coordinator/catalog/information_schema.h"
 #include "coordinator/catalog/pg_catalog.h"
+#include "coordinator/catalog/pg_stat_activity.h"
 #include "sql/parser/view_definition.h"
 #include "worker/storage/column_statistics.h"
 
@@ -37,7 +40,8 @@ std::vector<CatalogColumn> catalogColumns(const std::vector<sql::ColumnDescripti
 
 }  // namespace
 
-SystemCatalog::SystemCatalog(const MemberRegistry& registry, const TableCatalog& tables, const QueryLog& queries)
+SystemCatalog::SystemCatalog(const MemberRegistry& registry, const TableCatalog& tables, const QueryLog& queries,
+                             const SessionRegistry& sessions)
     : registry_(registry), tables_(tables), queries_(queries) {
   CatalogRelationLister lister = [this] { return listRelations(); };
   CatalogSchemaLister schemaLister = [this] { return schemas(); };
@@ -45,6 +49,7 @@ SystemCatalog::SystemCatalog(const MemberRegistry& registry, const TableCatalog&
     relations_.push_back(std::move(relation));
   }
   for (auto& relation : shoalViews()) relations_.push_back(std::move(relation));
+  relations_.push_back(pgStatActivity(sessions));
   for (auto& relation : informationSchemaRelations(lister, schemaLister)) relations_.push_back(std::move(relation));
 }
 

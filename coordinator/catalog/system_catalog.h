@@ -10,6 +10,7 @@
 #include "coordinator/catalog/table_catalog.h"
 #include "coordinator/membership/member_registry.h"
 #include "coordinator/query/query_log.h"
+#include "coordinator/query/session_registry.h"
 #include "engine/vector/chunk.h"
 #include "sql/binder/catalog_reader.h"
 
@@ -19,13 +20,14 @@ namespace shoal::coordinator {
 /// and information_schema's views of the cluster catalog, and Shoal's own views in pg_catalog:
 /// shoal_nodes (membership), shoal_tables (user tables, their distribution and size),
 /// shoal_column_statistics (what the optimizer knows of each column) and shoal_queries (the statements
-/// clients ran, running and recent).
+/// clients ran, running and recent), besides pg_stat_activity (the sessions).
 class SystemCatalog final : public sql::CatalogReader {
  public:
   /// The columns of a user view, as binding its query gives them.
   using ViewColumns = std::function<std::vector<CatalogColumn>(const ViewEntry&)>;
 
-  SystemCatalog(const MemberRegistry& registry, const TableCatalog& tables, const QueryLog& queries);
+  SystemCatalog(const MemberRegistry& registry, const TableCatalog& tables, const QueryLog& queries,
+                const SessionRegistry& sessions);
 
   /// A relation of pg_catalog or information_schema.
   std::optional<sql::TableDescription> findTable(const sql::QualifiedName& name) const override;

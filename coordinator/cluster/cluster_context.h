@@ -9,6 +9,7 @@
 #include "coordinator/cluster/worker_clients.h"
 #include "coordinator/membership/member_registry.h"
 #include "coordinator/query/query_log.h"
+#include "coordinator/query/session_registry.h"
 #include "scheduler/dispatcher.h"
 
 namespace shoal::coordinator {
@@ -26,6 +27,8 @@ struct ClusterContext {
   scheduler::Dispatcher& dispatcher;
   /// The statements clients run, for shoal_queries.
   QueryLog& queries;
+  /// The client sessions, for pg_stat_activity.
+  SessionRegistry& sessions;
   /// tpchgen-cli, as the workers find it, for CALL tpch_load.
   std::atomic<uint64_t> nextLoadId{1};
 };

@@ -108,7 +108,10 @@ WireFormat formatFor(const std::vector<WireFormat>& formats, size_t index) {
 }  // namespace
 
 PgwireConnection::PgwireConnection(int socket, PgwireServer& server)
-    : socket_(socket), server_(server), processId_(server.nextProcessId()) {
+    : socket_(socket),
+      server_(server),
+      processId_(server.nextProcessId()),
+      activity_(server.cluster().sessions, processId_, socket) {
   std::random_device random;
   secretKey_ = static_cast<int32_t>(random());
 }
@@ -327,6 +330,7 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
     writer_.writeInt32(processId_);
     writer_.writeInt32(secretKey_);
     writer_.end();
+    activity_.opened(*session_, session_->database());
     sendReadyForQuery();
     flush();
     timeval noTimeout{0, 0};
@@ -419,6 +423,7 @@ namespace {
 }  // namespace
 
 void PgwireConnection::runAndSendAll(const PreparedStatement& statement) {
+  activity_.started(*session_, textOf(statement));
   QueryLog::Handle query = session_->queryLog().start(textOf(statement));
   StatementTimer timer(session_->settings().statementTimeout(), [this] { session_->requestCancel(); });
   try {
@@ -591,7 +596,10 @@ void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
     writer_.end();
     return;
   }
-  if (!portal.query) portal.query.emplace(session_->queryLog().start(textOf(*portal.statement)));
+  if (!portal.query) {
+    activity_.started(*session_, textOf(*portal.statement));
+    portal.query.emplace(session_->queryLog().start(textOf(*portal.statement)));
+  }
   session_->clearCancelRequest();
   StatementTimer timer(session_->settings().statementTimeout(), [this] { session_->requestCancel(); });
   try {
@@ -827,6 +835,7 @@ void PgwireConnection::sendNotice(const Notice& notice) {
 }
 
 void PgwireConnection::sendReadyForQuery() {
+  if (session_) activity_.waiting(*session_);
   writer_.begin('Z');
   writer_.writeByte(static_cast<uint8_t>(session_->transactionState()));
   writer_.end();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "coordinator/pgwire/activity_reporter.h"
 #include "coordinator/pgwire/message_writer.h"
 #include "coordinator/pgwire/value_codec.h"
 #include "coordinator/query/session.h"
@@ -95,6 +96,8 @@ class PgwireConnection {
   PgwireServer& server_;
   int32_t processId_;
   int32_t secretKey_;
+  /// pg_stat_activity's row of this connection; declared before the session, so it goes after it.
+  ActivityReporter activity_;
   std::unique_ptr<Session> session_;
   MessageWriter writer_;
   std::map<std::string, Portal> portals_;

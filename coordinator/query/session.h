@@ -111,7 +111,10 @@ class Session {
   }
 
   TransactionState transactionState() const { return transactionState_; }
+  /// When the current transaction began (microseconds since 1970 UTC): the block's, or the last statement's.
+  int64_t transactionStart() const { return clock_.transactionStart; }
   const std::string& user() const { return catalog_.session()->user; }
+  const std::string& database() const { return catalog_.session()->database; }
   SystemScanContext systemScan() const {
     return {catalog_.session()->database, [this] { return settings_.pgSettingsRows(); }};
   }

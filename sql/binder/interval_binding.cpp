@@ -202,7 +202,7 @@ ExpressionPtr ExpressionBinder::bindIntervalArithmetic(const pg_query::Node& nod
   std::string text = cast.arg().a_const().sval().sval();
   auto interval = parseInterval(text, fieldMask);
   if (!interval) {
-    fail(SqlState::kInvalidDatetimeFormat, location,
+    fail(SqlState::kInvalidDatetimeFormat, cast.arg().a_const().location(),
          fmt::format("invalid input syntax for type interval: \"{}\"", text));
   }
   ExpressionPtr date = bind(leftInterval ? expr.rexpr() : expr.lexpr());
