@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "engine/expression/expression_evaluator.h"
+#include "engine/expression/timestamp_functions.h"
 #include "engine/types/decimal.h"
 
 namespace {
@@ -12,21 +13,35 @@ using namespace shoal::engine;
 
 constexpr size_t kRows = kVectorSize;
 
-/// A chunk with an INTEGER column, a DECIMAL(15,2) column and a TEXT column.
+/// A chunk with an INTEGER column, a DECIMAL(15,2) column, a TEXT column and a TIMESTAMPTZ column (instants
+/// over ten years, so that time zone lookups cross DST transitions).
 Chunk makeInput() {
   Vector integers(LogicalType::integer(), kRows);
   Vector prices(LogicalType::decimal(15, 2), kRows);
   Vector names(LogicalType::text(), kRows);
+  Vector instants(LogicalType::timestampTz(), kRows);
+  constexpr int64_t k2015 = 1'420'070'400'000'000;
   for (size_t row = 0; row < kRows; ++row) {
     integers.data<int32_t>()[row] = static_cast<int32_t>(row * 7 % 1000);
     prices.data<int64_t>()[row] = static_cast<int64_t>(row * 1234 + 99);
     names.setString(row, row % 2 ? "Customer#000000001" : "short");
+    instants.data<int64_t>()[row] = k2015 + static_cast<int64_t>(row * 7919 % kRows) * 154'000'000'000;
   }
   std::vector<Vector> columns;
   columns.push_back(std::move(integers));
   columns.push_back(std::move(prices));
   columns.push_back(std::move(names));
+  columns.push_back(std::move(instants));
   return Chunk(std::move(columns), kRows);
+}
+
+/// A timestamp function of the TIMESTAMPTZ column, in New York time (timestamp_functions.h).
+ExpressionPtr timestampFunction(ScalarFunction function, LogicalType type, TimestampField field) {
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(std::make_unique<ColumnRefExpression>(3, LogicalType::timestampTz(), "at"));
+  arguments.push_back(std::make_unique<ConstantExpression>(Value::integer(static_cast<int32_t>(field))));
+  arguments.push_back(std::make_unique<ConstantExpression>(Value::varchar("America/New_York")));
+  return std::make_unique<FunctionExpression>(function, std::move(arguments), type);
 }
 
 ExpressionPtr column(size_t index, LogicalType type) {
@@ -90,7 +105,31 @@ void BM_RegexMatch(benchmark::State& state) {
   runExpression(state, *expression);
 }
 
+// date_trunc('day', at) of a timestamptz in the session's zone: the GROUP BY of every dashboard.
+void BM_DateTruncDayInZone(benchmark::State& state) {
+  auto expression =
+      timestampFunction(ScalarFunction::kTimestampTrunc, LogicalType::timestampTz(), TimestampField::kDay);
+  runExpression(state, *expression);
+}
+
+// EXTRACT(hour FROM at) in the session's zone.
+void BM_ExtractHourInZone(benchmark::State& state) {
+  auto expression =
+      timestampFunction(ScalarFunction::kTimestampPart, LogicalType::decimal(20, 6), TimestampField::kHour);
+  runExpression(state, *expression);
+}
+
+// round(price, 1): numeric rounding half away from zero.
+void BM_RoundNumeric(benchmark::State& state) {
+  auto expression = binary(ScalarFunction::kRound, LogicalType::decimal(15, 1), column(1, LogicalType::decimal(15, 2)),
+                           std::make_unique<ConstantExpression>(Value::integer(1)));
+  runExpression(state, *expression);
+}
+
 BENCHMARK(BM_IntegerAdd);
+BENCHMARK(BM_DateTruncDayInZone);
+BENCHMARK(BM_ExtractHourInZone);
+BENCHMARK(BM_RoundNumeric);
 BENCHMARK(BM_DecimalMultiply);
 BENCHMARK(BM_IntegerCompare);
 BENCHMARK(BM_StringEquality);

@@ -26,6 +26,8 @@ struct SqlState {
   static constexpr std::string_view kInvalidTimeZoneDisplacementValue = "22009";
   static constexpr std::string_view kSubstringError = "22011";
   static constexpr std::string_view kDivisionByZero = "22012";
+  static constexpr std::string_view kInvalidArgumentForLogarithm = "2201E";
+  static constexpr std::string_view kInvalidArgumentForPowerFunction = "2201F";
   static constexpr std::string_view kInvalidParameterValue = "22023";
   static constexpr std::string_view kInvalidEscapeSequence = "22025";
   static constexpr std::string_view kInvalidRegularExpression = "2201B";

@@ -45,7 +45,12 @@ ActivityReporter::ActivityReporter(SessionRegistry& registry, int32_t processId,
     : registry_(registry), processId_(processId), socket_(socket), backendStart_(SessionRegistry::nowMicros()) {}
 
 ActivityReporter::~ActivityReporter() {
+  closed();
+}
+
+void ActivityReporter::closed() {
   if (registered_) registry_.remove(processId_);
+  registered_ = false;
 }
 
 void ActivityReporter::opened(Session& session, const std::string& database) {

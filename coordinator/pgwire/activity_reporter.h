@@ -24,6 +24,8 @@ class ActivityReporter {
   void started(Session& session, std::string query);
   /// The session waits for its client (ReadyForQuery).
   void waiting(Session& session);
+  /// The connection ended: the session is gone at once (the connection object itself goes later).
+  void closed();
 
  private:
   SessionRegistry& registry_;

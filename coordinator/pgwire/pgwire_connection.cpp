@@ -164,6 +164,10 @@ bool PgwireConnection::readMessage(char& type, std::vector<uint8_t>& body) {
 }
 
 void PgwireConnection::run() {
+  struct LeaveActivity {
+    ActivityReporter& activity;
+    ~LeaveActivity() { activity.closed(); }
+  } leaveActivity{activity_};
   try {
     if (runStartup() != StartupResult::kReady) return;
     std::vector<uint8_t> body;

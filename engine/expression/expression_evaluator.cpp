@@ -12,6 +12,7 @@
 #include "engine/expression/infallible.h"
 #include "engine/expression/json_functions.h"
 #include "engine/expression/like_matcher.h"
+#include "engine/expression/math_functions.h"
 #include "engine/expression/quote_functions.h"
 #include "engine/expression/regex_matcher.h"
 #include "engine/expression/string_functions.h"
@@ -330,6 +331,21 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kTimestampTrunc:
     case ScalarFunction::kTimestampAddInterval:
       return evaluateTimestampFunction(function, value(0));
+    case ScalarFunction::kAbs:
+    case ScalarFunction::kSign:
+    case ScalarFunction::kCeil:
+    case ScalarFunction::kFloor:
+    case ScalarFunction::kSqrt:
+    case ScalarFunction::kCbrt:
+    case ScalarFunction::kExp:
+    case ScalarFunction::kLn:
+    case ScalarFunction::kLog10:
+      return evaluateMathFunction(function.function(), value(0), function.type());
+    case ScalarFunction::kRound:
+    case ScalarFunction::kTrunc:
+      return evaluateRounding(function.function(), value(0), constantArgument(function, 1).asInt32(), function.type());
+    case ScalarFunction::kPower:
+      return evaluatePower(value(0), value(1));
     case ScalarFunction::kSubstring:
       return evaluateSubstring(value(0), value(1), arguments.size() > 2 ? &value(2) : nullptr);
     case ScalarFunction::kDateAddMonths:

@@ -116,6 +116,30 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "date_trunc";
     case ScalarFunction::kTimestampAddInterval:
       return "timestamp_add_interval";
+    case ScalarFunction::kAbs:
+      return "abs";
+    case ScalarFunction::kSign:
+      return "sign";
+    case ScalarFunction::kCeil:
+      return "ceil";
+    case ScalarFunction::kFloor:
+      return "floor";
+    case ScalarFunction::kRound:
+      return "round";
+    case ScalarFunction::kTrunc:
+      return "trunc";
+    case ScalarFunction::kSqrt:
+      return "sqrt";
+    case ScalarFunction::kCbrt:
+      return "cbrt";
+    case ScalarFunction::kExp:
+      return "exp";
+    case ScalarFunction::kLn:
+      return "ln";
+    case ScalarFunction::kLog10:
+      return "log10";
+    case ScalarFunction::kPower:
+      return "power";
   }
   return "?";
 }
@@ -152,6 +176,18 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kTimestampPart:
     case ScalarFunction::kTimestampTrunc:
     case ScalarFunction::kTimestampAddInterval:
+    case ScalarFunction::kAbs:
+    case ScalarFunction::kSign:
+    case ScalarFunction::kCeil:
+    case ScalarFunction::kFloor:
+    case ScalarFunction::kRound:
+    case ScalarFunction::kTrunc:
+    case ScalarFunction::kSqrt:
+    case ScalarFunction::kCbrt:
+    case ScalarFunction::kExp:
+    case ScalarFunction::kLn:
+    case ScalarFunction::kLog10:
+    case ScalarFunction::kPower:
       return false;
     default:
       return true;

@@ -98,10 +98,25 @@ enum class ScalarFunction {
   kTimestampTrunc,
   // value + interval: (value, months, days, microseconds), BIGINT constants -> the value's type.
   kTimestampAddInterval,
+  // Mathematical functions (math_functions.h), of one argument of the result type's family.
+  kAbs,
+  kSign,
+  kCeil,
+  kFloor,
+  // round and trunc: (value, digits) with digits an INTEGER constant (0 for double precision).
+  kRound,
+  kTrunc,
+  kSqrt,
+  kCbrt,
+  kExp,
+  kLn,
+  kLog10,
+  // power(double, double) -> double.
+  kPower,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kTimestampAddInterval;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kPower;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -43,6 +43,9 @@ std::optional<engine::ScalarFunction> regexFunction(std::string_view op);
 
 engine::ExpressionPtr combineBalanced(engine::ScalarFunction function, std::vector<engine::ExpressionPtr> terms);
 
+/// Whether `name` is one of the mathematical functions ExpressionBinder::bindMathFunction binds.
+bool isMathFunction(std::string_view name);
+
 /// Turns parse-tree expressions into typed engine expressions, resolving
 /// column names through the caller's scope, inferring parameter types from
 /// context and inserting PostgreSQL's implicit casts. Errors carry the
@@ -190,6 +193,10 @@ class ExpressionBinder {
   /// EXTRACT(unit FROM timestamp) (numeric at the unit's scale) and date_part (double precision).
   engine::ExpressionPtr bindTimestampPart(const std::string& unit, engine::ExpressionPtr source, bool asDouble,
                                           int location);
+  /// PostgreSQL's mathematical functions (math_function_binding.cpp), with their arguments bound;
+  /// `undefined` fails with 42883 for a signature PostgreSQL does not have.
+  engine::ExpressionPtr bindMathFunction(std::string_view name, std::vector<engine::ExpressionPtr>& arguments,
+                                         int location, const std::function<void()>& undefined);
   /// date_trunc(unit, timestamp [, zone]).
   engine::ExpressionPtr bindDateTrunc(const pg_query::FuncCall& call);
   /// date +/- interval literal, or nullptr when `node` is not of that shape.

@@ -98,6 +98,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
                                    "explicit type casts."));
   };
   auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
+  if (isMathFunction(name)) return bindMathFunction(name, arguments, call.location(), undefined);
   if (isDescriptionFunction(name)) {
     // obj_description(oid [, catalog]), col_description(oid, integer), shobj_description(oid, catalog).
     const bool twoArguments = name != "obj_description" || arguments.size() == 2;

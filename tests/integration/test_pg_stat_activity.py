@@ -9,6 +9,7 @@ import time
 import psycopg
 import pytest
 
+from cluster import wait_until
 from postgres_oracle import answer
 
 # A cross join of seconds on 2 cores: long enough to be seen running.
@@ -60,7 +61,9 @@ def test_idle_sessions_show_their_last_query_and_open_transactions(cluster):
         assert aborted[0] == "idle in transaction (aborted)" and aborted[9] == began
         dashboard.execute("ROLLBACK")
         assert activity(shoal_conninfo(cluster), pid)[0] == "idle"
-    assert activity(shoal_conninfo(cluster), pid) is None, "a closed session still shows"
+    # The server notices the Terminate message a moment after the client sent it.
+    assert wait_until(lambda: activity(shoal_conninfo(cluster), pid) is None, 5) is not None, \
+        "a closed session still shows"
 
 
 def test_a_running_query_is_active_while_it_runs(cluster):

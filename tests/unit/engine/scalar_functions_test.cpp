@@ -714,6 +714,19 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kTimestampTrunc, LogicalType::timestampTz(), t(), field(), zone()));
   examples.push_back(call(ScalarFunction::kTimestampAddInterval, LogicalType::timestampTz(), t(), bigint(1), bigint(2),
                           bigint(3), zone()));
+  auto price = [] { return ref(4, LogicalType::decimal(38, 2), "p"); };
+  auto real = [] { return constant(Value::doublePrecision(2.5)); };
+  examples.push_back(call(ScalarFunction::kAbs, LogicalType::integer(), n()));
+  examples.push_back(call(ScalarFunction::kSign, LogicalType::decimal(1, 0), price()));
+  examples.push_back(call(ScalarFunction::kCeil, LogicalType::decimal(37, 0), price()));
+  examples.push_back(call(ScalarFunction::kFloor, LogicalType::doublePrecision(), real()));
+  examples.push_back(call(ScalarFunction::kRound, LogicalType::decimal(38, 1), price(), integer(1)));
+  examples.push_back(call(ScalarFunction::kTrunc, LogicalType::doublePrecision(), real(), integer(0)));
+  for (auto function : {ScalarFunction::kSqrt, ScalarFunction::kCbrt, ScalarFunction::kExp, ScalarFunction::kLn,
+                        ScalarFunction::kLog10}) {
+    examples.push_back(call(function, LogicalType::doublePrecision(), real()));
+  }
+  examples.push_back(call(ScalarFunction::kPower, LogicalType::doublePrecision(), real(), real()));
   return examples;
 }
 
@@ -727,7 +740,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "timestamp_add_interval(t, 1, 2, 3, 'Asia/Kolkata')");
+  ASSERT_EQ(examples.back()->toString(), "power(2.5, 2.5)");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
