@@ -37,6 +37,10 @@ void appendJsonValue(const Value& value, std::string& out) {
         out += value.toString();
       }
       return;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      // PostgreSQL writes them in ISO 8601 ('T', and the session's zone), which this text is not.
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "timestamps in JSON are not supported yet: cast them to text");
     case TypeId::kArray: {
       out += '[';
       bool first = true;

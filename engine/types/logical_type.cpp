@@ -31,6 +31,10 @@ LogicalType LogicalType::array(const LogicalType& element) {
   if (element.isArray()) {
     SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "arrays of arrays are not supported: {}[]", element.toString());
   }
+  if (element.id() == TypeId::kTimestampTz) {
+    // Their text would need the session's TimeZone, which array output does not carry yet.
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "arrays of timestamp with time zone are not supported yet");
+  }
   LogicalType type = element.id() == TypeId::kUnknown ? text() : element;
   type.elementId_ = type.id_;
   type.id_ = TypeId::kArray;

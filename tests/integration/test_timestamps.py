@@ -222,3 +222,13 @@ def answer_in_zone(conninfo, sql, zone):
     with psycopg.connect(conninfo, autocommit=True) as connection:
         connection.execute(f"SET TIME ZONE '{zone}'")
         return connection.execute(sql).fetchall()
+
+
+def test_what_would_show_in_the_wrong_zone_is_refused(both):
+    """Arrays of timestamptz and timestamps inside JSON would print without the session's TimeZone (PostgreSQL
+    prints them in it): Shoal refuses them with 0A000 rather than answer wrongly."""
+    shoal, _ = both
+    for sql in ["SELECT ARRAY[atz] FROM events", "SELECT array_agg(atz) FROM events",
+                "SELECT '{2024-01-01}'::timestamptz[]", "SELECT json_build_object('t', at) FROM events",
+                "SELECT json_build_object('t', now())"]:
+        assert session_answers(shoal, ["SET TIME ZONE 'Asia/Kolkata'", sql])[1] == (sql, "error", "0A000"), sql
