@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "coordinator/query/plan_executor.h"
+#include "coordinator/query/session_registry.h"
 #include "coordinator/query/table_commands.h"
 #include "coordinator/query/tpch_loader.h"
 #include "engine/expression/cast.h"
@@ -145,8 +146,7 @@ void Session::addPrepared(const std::string& name, std::shared_ptr<const Prepare
 }
 
 void Session::startStatementClock() {
-  const auto sinceEpoch = std::chrono::system_clock::now().time_since_epoch();
-  clock_.statementStart = std::chrono::duration_cast<std::chrono::microseconds>(sinceEpoch).count();
+  clock_.statementStart = SessionRegistry::nowMicros();
   if (transactionState_ == TransactionState::kIdle) clock_.transactionStart = clock_.statementStart;
 }
 

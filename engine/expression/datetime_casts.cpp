@@ -11,20 +11,15 @@ bool isInfinite(int64_t micros) {
   return micros == kTimestampInfinity || micros == kTimestampMinusInfinity;
 }
 
-/// Days since 1970-01-01 of a local time, rounding down (before 1970 too).
-int32_t dayOf(int64_t localMicros) {
-  int64_t days = localMicros / kMicrosPerDay;
-  if (localMicros % kMicrosPerDay < 0) --days;
-  return static_cast<int32_t>(days);
-}
+}  // namespace
 
 int32_t dateOfTimestamp(int64_t localMicros) {
   // Shoal's dates have no infinity: PostgreSQL's would be 'infinity'::date.
   if (isInfinite(localMicros)) SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range");
-  return dayOf(localMicros);
+  int64_t days = localMicros / kMicrosPerDay;
+  if (localMicros % kMicrosPerDay < 0) --days;
+  return static_cast<int32_t>(days);
 }
-
-}  // namespace
 
 int64_t roundTimestampToPrecision(int64_t micros, int precision) {
   if (isInfinite(micros) || precision >= 6 || precision < 0) return micros;

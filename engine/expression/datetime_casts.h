@@ -13,6 +13,10 @@ bool isDateTimeCast(const LogicalType& from, const LogicalType& to);
 /// timestamptz; infinity stays infinity; a timestamp outside the date range fails with 22008.
 void castDateTime(const Vector& input, Vector& out, const TimeZone& zone);
 
+/// The date of a local time (days since 1970-01-01, rounding down before 1970 too); 22008 for infinity,
+/// which Shoal's dates cannot hold.
+int32_t dateOfTimestamp(int64_t localMicros);
+
 /// A timestamp rounded to `precision` (0..6) fractional digits, halves away from zero, as PostgreSQL
 /// rounds timestamp(p) and CURRENT_TIMESTAMP(p); infinity stays.
 int64_t roundTimestampToPrecision(int64_t micros, int precision);

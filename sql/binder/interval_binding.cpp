@@ -9,6 +9,7 @@
 #include "engine/expression/cast.h"
 #include "engine/types/date.h"
 #include "engine/types/text_format.h"
+#include "engine/types/time_zone.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/expression_builders.h"
@@ -41,8 +42,8 @@ constexpr int kHourField = 1 << 10;
 constexpr int kMinuteField = 1 << 11;
 constexpr int kSecondField = 1 << 12;
 
-constexpr int64_t kMicrosPerSecond = 1'000'000;
-constexpr int64_t kMicrosPerDay = 86'400 * kMicrosPerSecond;
+using engine::kMicrosPerDay;
+using engine::kMicrosPerSecond;
 
 bool isDigit(char c) {
   return c >= '0' && c <= '9';

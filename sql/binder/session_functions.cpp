@@ -1,6 +1,7 @@
 #include "sql/binder/session_functions.h"
 
 #include "common/status.h"
+#include "engine/expression/datetime_casts.h"
 #include "engine/types/array_value.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
@@ -55,8 +56,7 @@ engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArgum
         const engine::TimeZone& zone = engine::TimeZone::named(session->setting("TimeZone"));
         const int64_t local = instant + zone.offsetAt(instant) * engine::kMicrosPerSecond;
         if (name == "localtimestamp") return std::make_unique<ConstantExpression>(Value::timestamp(local));
-        int64_t days = local / engine::kMicrosPerDay - (local % engine::kMicrosPerDay < 0 ? 1 : 0);
-        return std::make_unique<ConstantExpression>(Value::date(static_cast<int32_t>(days)));
+        return std::make_unique<ConstantExpression>(Value::date(engine::dateOfTimestamp(local)));
       }
       return std::make_unique<ConstantExpression>(Value::timestampTz(instant));
     }
