@@ -69,7 +69,7 @@ void ActivityReporter::opened(Session& session, const std::string& database) {
 void ActivityReporter::started(Session& session, std::string query) {
   const bool inBlock = session.transactionState() != Session::TransactionState::kIdle;
   registry_.startQuery(processId_, std::move(query),
-                       inBlock ? session.transactionStart() : SessionRegistry::nowMicros());
+                       inBlock ? std::optional<int64_t>(session.transactionStart()) : std::nullopt);
 }
 
 void ActivityReporter::waiting(Session& session) {

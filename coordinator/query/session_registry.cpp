@@ -20,7 +20,7 @@ void SessionRegistry::remove(int32_t processId) {
   sessions_.erase(processId);
 }
 
-void SessionRegistry::startQuery(int32_t processId, std::string query, int64_t transactionStart) {
+void SessionRegistry::startQuery(int32_t processId, std::string query, std::optional<int64_t> transactionStart) {
   const int64_t now = nowMicros();
   std::lock_guard lock(mutex_);
   auto found = sessions_.find(processId);
@@ -28,7 +28,7 @@ void SessionRegistry::startQuery(int32_t processId, std::string query, int64_t t
   SessionActivity& activity = found->second;
   activity.query = std::move(query);
   activity.queryStart = now;
-  activity.transactionStart = transactionStart;
+  activity.transactionStart = transactionStart.value_or(now);
   if (activity.state != "active") activity.stateChange = now;
   activity.state = "active";
 }

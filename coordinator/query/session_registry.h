@@ -37,8 +37,8 @@ class SessionRegistry {
   void add(SessionActivity activity);
   void remove(int32_t processId);
   /// A statement starts: the session is active, running `query` since now (its transaction since
-  /// `transactionStart`).
-  void startQuery(int32_t processId, std::string query, int64_t transactionStart);
+  /// `transactionStart`, or since the same now when the statement is its own transaction).
+  void startQuery(int32_t processId, std::string query, std::optional<int64_t> transactionStart);
   /// The session waits for its client again (ReadyForQuery): `state`, with `transactionStart` while a
   /// transaction block is open, and its application_name as it now stands.
   void becomeIdle(int32_t processId, std::string state, std::optional<int64_t> transactionStart,
