@@ -2,6 +2,24 @@
 
 namespace shoal::scheduler {
 
+namespace {
+
+/// Runs `chunk` through the pipeline's operators from `first` on, into its sink. An operator may pass on
+/// several chunks; each is checked for cancellation before the next step.
+void pushThroughOperators(const engine::Pipeline& pipeline, size_t first, engine::Chunk& chunk,
+                          engine::LocalSinkState& local, WorkerContext& context) {
+  context.checkCancelled();
+  if (chunk.size() == 0) return;
+  if (first == pipeline.operators.size()) {
+    pipeline.sink->consume(chunk, local);
+    return;
+  }
+  pipeline.operators[first]->stream(
+      chunk, [&](engine::Chunk& output) { pushThroughOperators(pipeline, first + 1, output, local, context); });
+}
+
+}  // namespace
+
 std::shared_ptr<QueryExecution> PipelineRunner::start(std::vector<engine::Pipeline> pipelines, uint32_t priority,
                                                       uint64_t memoryLimitBytes) {
   std::vector<PipelineJob> jobs;
@@ -26,12 +44,7 @@ std::shared_ptr<QueryExecution> PipelineRunner::start(std::vector<engine::Pipeli
       auto& local = (*localStates)[context.threadIndex()];
       if (!local) local = pipeline->sink->makeLocalState();
       pipeline->source->produce(morsel.index, [&](engine::Chunk& chunk) {
-        context.checkCancelled();
-        for (const auto& op : pipeline->operators) {
-          if (chunk.size() == 0) return;
-          op->execute(chunk);
-        }
-        if (chunk.size() > 0) pipeline->sink->consume(chunk, *local);
+        pushThroughOperators(*pipeline, 0, chunk, *local, context);
       });
     };
     job.finish = [pipeline, localStates] {

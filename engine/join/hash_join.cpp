@@ -393,57 +393,45 @@ class HashJoinProbe final : public ChunkOperator {
  public:
   explicit HashJoinProbe(HashJoin& join) : join_(join) {}
 
+  /// Inner and build-outer joins pass their pairs on in chunks of at most kVectorSize: a probe chunk whose
+  /// keys each match thousands of build rows would otherwise become one chunk of millions of rows.
+  void stream(Chunk& chunk, const std::function<void(Chunk&)>& emit) const override {
+    const auto& options = join_.options_;
+    if (options.type != HashJoinType::kInner && options.type != HashJoinType::kBuildOuter) {
+      ChunkOperator::stream(chunk, emit);
+      return;
+    }
+    const ProbeKeys keys = probeKeys(chunk);
+    std::vector<uint32_t> pairProbe;
+    std::vector<const HashJoin::Entry*> pairBuild;
+    ProbeCursor cursor;
+    while (cursor.row < chunk.size()) {
+      pairProbe.clear();
+      pairBuild.clear();
+      collectPairs(chunk, keys, cursor, kVectorSize, pairProbe, pairBuild);
+      if (options.residual && !pairProbe.empty()) {
+        keepPairs(chunk, *options.residual, pairProbe, pairBuild, nullptr);
+      }
+      if (options.type == HashJoinType::kBuildOuter) markMatched(pairBuild);
+      if (pairProbe.empty()) continue;
+      Chunk output = pairChunk(chunk, pairProbe, pairBuild, false);
+      emit(output);
+    }
+  }
+
   void execute(Chunk& chunk) const override {
     const auto& options = join_.options_;
     const size_t probeRows = chunk.size();
-    // Candidate pairs by key, then the residual condition over them.
     const HashJoin::BuildSide& build = *join_.build_;
+    // Candidate pairs by key, then the residual condition over them.
+    const ProbeKeys keys = probeKeys(chunk);
+    const std::vector<uint8_t>& probeKeyNull = keys.isNull;
     std::vector<uint32_t> pairProbe;
     std::vector<const HashJoin::Entry*> pairBuild;
-    std::vector<uint64_t> hashes;
-    std::vector<uint8_t> probeKeyNull;
-    hashKeys(chunk, options.probeKeys, hashes, probeKeyNull);
-    const size_t numKeys = options.numKeys;
-    // One integer key on both sides: its 64-bit hash is a bijection of the (widened) value, so equal hashes are
-    // equal keys and the build row need not be read.
-    const bool hashIsKey =
-        numKeys == 1 && isIntegerKey(chunk.column(options.probeKeys[0]).type()) && isIntegerKey(options.buildTypes[0]);
-    // A large directory misses the cache per probe (bucket, then entry): start those loads for a batch of
-    // rows ahead, so that they overlap.
-    constexpr size_t kPrefetchBatch = 256;
-    // Joins that only mark build rows need no pair with a row already marked; joins that only ask
-    // whether a probe row matches (no condition beyond the keys) need its first match alone.
-    const bool marksBuildRows = options.type == HashJoinType::kBuildSemi || options.type == HashJoinType::kBuildAnti;
-    const bool firstMatchDecides = !options.residual && !options.nullAwareComparison &&
-                                   (options.type == HashJoinType::kSemi || options.type == HashJoinType::kAnti ||
-                                    options.type == HashJoinType::kMark || marksBuildRows);
     pairProbe.reserve(probeRows);
     pairBuild.reserve(probeRows);
-    for (size_t row = 0; row < probeRows; ++row) {
-      if (row % kPrefetchBatch == 0) {
-        size_t end = std::min(probeRows, row + kPrefetchBatch);
-        for (size_t j = row; j < end; ++j) __builtin_prefetch(&build.directory[hashes[j] & build.mask]);
-        for (size_t j = row; j < end; ++j) {
-          if (const auto* entry = build.candidates(hashes[j])) __builtin_prefetch(entry);
-        }
-      }
-      if (probeKeyNull[row]) continue;
-      const uint64_t hash = hashes[row];
-      for (const auto* entry = build.candidates(hash); entry != nullptr; entry = entry->next) {
-        if (entry->hash != hash) continue;
-        if (marksBuildRows && __atomic_load_n(&entry->matched, __ATOMIC_RELAXED) != 0) continue;
-        bool same = true;
-        for (size_t k = 0; k < numKeys && same && !hashIsKey; ++k) {
-          same = sameKey(chunk.column(options.probeKeys[k]), row, rowBytes(entry) + build.layout.offsets[k],
-                         build.layout.physicals[k]);
-        }
-        if (same) {
-          pairProbe.push_back(static_cast<uint32_t>(row));
-          pairBuild.push_back(entry);
-          if (firstMatchDecides && !marksBuildRows) break;
-        }
-      }
-    }
+    ProbeCursor cursor;
+    collectPairs(chunk, keys, cursor, SIZE_MAX, pairProbe, pairBuild);
     if (options.residual && !pairProbe.empty()) {
       keepPairs(chunk, *options.residual, pairProbe, pairBuild, nullptr);
     }
@@ -474,9 +462,7 @@ class HashJoinProbe final : public ChunkOperator {
       case HashJoinType::kBuildSemi:
       case HashJoinType::kBuildAnti:
       case HashJoinType::kBuildOuter:
-        for (const auto* entry : pairBuild) {
-          __atomic_store_n(&const_cast<HashJoin::Entry*>(entry)->matched, 1, __ATOMIC_RELAXED);
-        }
+        markMatched(pairBuild);
         if (options.type == HashJoinType::kBuildOuter) {
           chunk = pairChunk(chunk, pairProbe, pairBuild, false);
         } else {
@@ -536,6 +522,87 @@ class HashJoinProbe final : public ChunkOperator {
   }
 
  private:
+  /// The probe chunk's key hashes, and which rows have a NULL key (they match nothing).
+  struct ProbeKeys {
+    std::vector<uint64_t> hashes;
+    std::vector<uint8_t> isNull;
+    /// One integer key on both sides: its 64-bit hash is a bijection of the (widened) value, so equal
+    /// hashes are equal keys and the build row need not be read.
+    bool hashIsKey = false;
+  };
+
+  /// Where pair collection stopped: the probe row, and the entry of its chain to go on from.
+  struct ProbeCursor {
+    size_t row = 0;
+    const HashJoin::Entry* entry = nullptr;  // null: the row's first candidate
+    size_t prefetchedEnd = 0;
+  };
+
+  ProbeKeys probeKeys(const Chunk& chunk) const {
+    const auto& options = join_.options_;
+    ProbeKeys keys;
+    hashKeys(chunk, options.probeKeys, keys.hashes, keys.isNull);
+    keys.hashIsKey = options.numKeys == 1 && isIntegerKey(chunk.column(options.probeKeys[0]).type()) &&
+                     isIntegerKey(options.buildTypes[0]);
+    return keys;
+  }
+
+  /// Appends the (probe row, build entry) pairs with equal keys from `cursor` on, and stops once
+  /// `maxPairs` are collected, leaving `cursor` where the next call goes on.
+  void collectPairs(const Chunk& chunk, const ProbeKeys& keys, ProbeCursor& cursor, size_t maxPairs,
+                    std::vector<uint32_t>& pairProbe, std::vector<const HashJoin::Entry*>& pairBuild) const {
+    const auto& options = join_.options_;
+    const HashJoin::BuildSide& build = *join_.build_;
+    const size_t numKeys = options.numKeys;
+    // A large directory misses the cache per probe (bucket, then entry): start those loads for a batch of
+    // rows ahead, so that they overlap.
+    constexpr size_t kPrefetchBatch = 256;
+    // Joins that only mark build rows need no pair with a row already marked; joins that only ask
+    // whether a probe row matches (no condition beyond the keys) need its first match alone.
+    const bool marksBuildRows = options.type == HashJoinType::kBuildSemi || options.type == HashJoinType::kBuildAnti;
+    const bool firstMatchDecides = !options.residual && !options.nullAwareComparison &&
+                                   (options.type == HashJoinType::kSemi || options.type == HashJoinType::kAnti ||
+                                    options.type == HashJoinType::kMark || marksBuildRows);
+    const size_t probeRows = chunk.size();
+    for (; cursor.row < probeRows; ++cursor.row, cursor.entry = nullptr) {
+      const size_t row = cursor.row;
+      if (row >= cursor.prefetchedEnd) {
+        cursor.prefetchedEnd = std::min(probeRows, row + kPrefetchBatch);
+        for (size_t j = row; j < cursor.prefetchedEnd; ++j) __builtin_prefetch(&build.directory[keys.hashes[j] & build.mask]);
+        for (size_t j = row; j < cursor.prefetchedEnd; ++j) {
+          if (const auto* entry = build.candidates(keys.hashes[j])) __builtin_prefetch(entry);
+        }
+      }
+      if (keys.isNull[row]) continue;
+      const uint64_t hash = keys.hashes[row];
+      const auto* entry = cursor.entry != nullptr ? cursor.entry : build.candidates(hash);
+      for (; entry != nullptr; entry = entry->next) {
+        if (pairProbe.size() >= maxPairs) {
+          cursor.entry = entry;
+          return;
+        }
+        if (entry->hash != hash) continue;
+        if (marksBuildRows && __atomic_load_n(&entry->matched, __ATOMIC_RELAXED) != 0) continue;
+        bool same = true;
+        for (size_t k = 0; k < numKeys && same && !keys.hashIsKey; ++k) {
+          same = sameKey(chunk.column(options.probeKeys[k]), row, rowBytes(entry) + build.layout.offsets[k],
+                         build.layout.physicals[k]);
+        }
+        if (same) {
+          pairProbe.push_back(static_cast<uint32_t>(row));
+          pairBuild.push_back(entry);
+          if (firstMatchDecides && !marksBuildRows) break;
+        }
+      }
+    }
+  }
+
+  static void markMatched(const std::vector<const HashJoin::Entry*>& entries) {
+    for (const auto* entry : entries) {
+      __atomic_store_n(&const_cast<HashJoin::Entry*>(entry)->matched, 1, __ATOMIC_RELAXED);
+    }
+  }
+
   /// Keeps the pairs for which `condition` is TRUE; with `unknown`, marks the probe rows of pairs where it is NULL.
   void keepPairs(const Chunk& chunk, const Expression& condition, std::vector<uint32_t>& pairProbe,
                  std::vector<const HashJoin::Entry*>& pairBuild, std::vector<uint8_t>* unknown) const {

@@ -44,6 +44,13 @@ class ChunkOperator {
  public:
   virtual ~ChunkOperator() = default;
   virtual void execute(Chunk& chunk) const = 0;
+  /// Rewrites `chunk` and passes on what is left. An operator whose output can be far larger than its
+  /// input (a join on a key that many build rows share) overrides this to pass it on in chunks of about
+  /// kVectorSize rows, so that memory stays bounded and a cancelled query stops between them.
+  virtual void stream(Chunk& chunk, const std::function<void(Chunk&)>& emit) const {
+    execute(chunk);
+    if (chunk.size() > 0) emit(chunk);
+  }
 };
 
 /// Where a pipeline ends (a pipeline breaker): every thread consumes into its
