@@ -105,6 +105,57 @@ void BM_RegexMatch(benchmark::State& state) {
   runExpression(state, *expression);
 }
 
+ExpressionPtr call(ScalarFunction function, LogicalType type, std::vector<ExpressionPtr> arguments) {
+  return std::make_unique<FunctionExpression>(function, std::move(arguments), type);
+}
+
+ExpressionPtr text(std::string value) {
+  return std::make_unique<ConstantExpression>(Value::varchar(std::move(value)));
+}
+
+// name ILIKE '%MER#%1': LIKE over both sides in lower case, as PostgreSQL computes it.
+void BM_ILikeContains(benchmark::State& state) {
+  auto expression = binary(ScalarFunction::kLike, LogicalType::boolean(),
+                           call(ScalarFunction::kLower, LogicalType::text(),
+                                [] {
+                                  std::vector<ExpressionPtr> arguments;
+                                  arguments.push_back(column(2, LogicalType::text()));
+                                  return arguments;
+                                }()),
+                           text("%mer#%1"));
+  runExpression(state, *expression);
+}
+
+// regexp_replace(name, '[0-9]+', '#', 'g'): every run of digits replaced, the ETL clean-up shape.
+void BM_RegexReplaceGlobal(benchmark::State& state) {
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(column(2, LogicalType::text()));
+  arguments.push_back(text("[0-9]+"));
+  arguments.push_back(text("#"));
+  arguments.push_back(text("g"));
+  auto expression = call(ScalarFunction::kRegexReplace, LogicalType::text(), std::move(arguments));
+  runExpression(state, *expression);
+}
+
+// split_part(name, '#', 2) and lpad(name, 20, '*'): the cutting and padding of codes.
+void BM_SplitPart(benchmark::State& state) {
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(column(2, LogicalType::text()));
+  arguments.push_back(text("#"));
+  arguments.push_back(std::make_unique<ConstantExpression>(Value::integer(2)));
+  auto expression = call(ScalarFunction::kSplitPart, LogicalType::text(), std::move(arguments));
+  runExpression(state, *expression);
+}
+
+void BM_LeftPad(benchmark::State& state) {
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(column(2, LogicalType::text()));
+  arguments.push_back(std::make_unique<ConstantExpression>(Value::integer(20)));
+  arguments.push_back(text("*"));
+  auto expression = call(ScalarFunction::kLeftPad, LogicalType::text(), std::move(arguments));
+  runExpression(state, *expression);
+}
+
 // date_trunc('day', at) of a timestamptz in the session's zone: the GROUP BY of every dashboard.
 void BM_DateTruncDayInZone(benchmark::State& state) {
   auto expression =
@@ -135,6 +186,10 @@ BENCHMARK(BM_IntegerCompare);
 BENCHMARK(BM_StringEquality);
 BENCHMARK(BM_LikeContains);
 BENCHMARK(BM_RegexMatch);
+BENCHMARK(BM_ILikeContains);
+BENCHMARK(BM_RegexReplaceGlobal);
+BENCHMARK(BM_SplitPart);
+BENCHMARK(BM_LeftPad);
 
 }  // namespace
 

@@ -43,9 +43,8 @@ std::shared_ptr<QueryExecution> PipelineRunner::start(std::vector<engine::Pipeli
     job.runMorsel = [pipeline, localStates](const Morsel& morsel, WorkerContext& context) {
       auto& local = (*localStates)[context.threadIndex()];
       if (!local) local = pipeline->sink->makeLocalState();
-      pipeline->source->produce(morsel.index, [&](engine::Chunk& chunk) {
-        pushThroughOperators(*pipeline, 0, chunk, *local, context);
-      });
+      pipeline->source->produce(
+          morsel.index, [&](engine::Chunk& chunk) { pushThroughOperators(*pipeline, 0, chunk, *local, context); });
     };
     job.finish = [pipeline, localStates] {
       for (auto& local : *localStates) {

@@ -27,19 +27,11 @@ constexpr int32_t kCancelRequestCode = 80877102;
 // PostgreSQL's own limit on startup packets; anything larger is garbage or an attack.
 constexpr int32_t kMaxStartupPacketBytes = 10000;
 constexpr std::string_view kInvalidAuthorization = "28000";
-constexpr std::string_view kDuplicateCursor = "42P03";
 // Results are flushed every so often, so that a large one never sits whole in the buffer.
 constexpr size_t kFlushBytes = 256 * 1024;
 
 /// Thrown to end the connection after a protocol violation has been reported.
 struct ConnectionEnded {};
-
-/// CommandComplete's tag for a statement that returned `rows` rows: SHOW and EXPLAIN keep theirs, FETCH and
-/// queries carry the count, as PostgreSQL's do.
-std::string resultTag(const std::string& commandTag, size_t rows) {
-  if (commandTag == "SHOW" || commandTag == "EXPLAIN") return commandTag;
-  return (commandTag == "FETCH" ? "FETCH " : "SELECT ") + std::to_string(rows);
-}
 
 /// COPY FROM STDIN's input: the client's CopyData messages until CopyDone.
 class PgwireCopyIn final : public CopyInput {
@@ -87,24 +79,6 @@ class PgwireCopyIn final : public CopyInput {
   bool done_ = false;
 };
 
-std::vector<WireFormat> readFormats(MessageReader& reader) {
-  int16_t count = reader.readInt16();
-  if (count < 0) SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid format code count {}", count);
-  std::vector<WireFormat> formats;
-  for (int16_t i = 0; i < count; ++i) {
-    int16_t code = reader.readInt16();
-    if (code != 0 && code != 1) SHOAL_USER_FAIL(SqlState::kProtocolViolation, "unsupported format code: {}", code);
-    formats.push_back(static_cast<WireFormat>(code));
-  }
-  return formats;
-}
-
-/// pgwire's format lists: none means all text, one applies to all, else one each.
-WireFormat formatFor(const std::vector<WireFormat>& formats, size_t index) {
-  if (formats.empty()) return WireFormat::kText;
-  return formats.size() == 1 ? formats[0] : formats[index];
-}
-
 }  // namespace
 
 PgwireConnection::PgwireConnection(int socket, PgwireServer& server)
@@ -117,6 +91,11 @@ PgwireConnection::PgwireConnection(int socket, PgwireServer& server)
 }
 
 PgwireConnection::~PgwireConnection() = default;
+
+std::string PgwireConnection::resultTag(const std::string& commandTag, size_t rows) {
+  if (commandTag == "SHOW" || commandTag == "EXPLAIN") return commandTag;
+  return (commandTag == "FETCH" ? "FETCH " : "SELECT ") + std::to_string(rows);
+}
 
 bool PgwireConnection::readExact(void* buffer, size_t size) {
   auto* cursor = static_cast<uint8_t*>(buffer);
@@ -401,30 +380,20 @@ std::unique_ptr<CopyInput> PgwireConnection::openCopyIn(size_t numColumns, bool 
       [this](char& type, std::vector<uint8_t>& body) { return readMessage(type, body); });
 }
 
-namespace {
-
-/// How shoal_queries names the end of a statement that failed.
-std::string_view failedState(const ShoalError& error) {
+std::string_view PgwireConnection::failedState(const ShoalError& error) {
   return error.status().sqlState() == SqlState::kQueryCanceled ? "cancelled" : "failed";
 }
 
-std::string textOf(const PreparedStatement& statement) {
+std::string PgwireConnection::textOf(const PreparedStatement& statement) {
   return std::string(statement.script->statementText(statement.statementIndex));
 }
 
-}  // namespace
-
-namespace {
-
-/// Rethrows `error`, saying why when it is the cancel that statement_timeout caused.
-[[noreturn]] void throwAsTimeoutIfItWas(const StatementTimer& timer, const ShoalError& error) {
+void PgwireConnection::throwAsTimeoutIfItWas(const StatementTimer& timer, const ShoalError& error) {
   if (timer.fired() && error.status().sqlState() == SqlState::kQueryCanceled) {
     throw ShoalError(Status(SqlState::kQueryCanceled, "canceling statement due to statement timeout"));
   }
   throw error;
 }
-
-}  // namespace
 
 void PgwireConnection::runAndSendAll(const PreparedStatement& statement) {
   activity_.started(*session_, textOf(statement));
@@ -474,195 +443,6 @@ void PgwireConnection::sendOutcomeMessages(const StatementOutcome& outcome) {
     writer_.writeString(value);
     writer_.end();
   }
-}
-
-void PgwireConnection::handleParse(std::span<const uint8_t> body) {
-  MessageReader reader(body);
-  std::string name(reader.readString());
-  std::string text(reader.readString());
-  int16_t numTypes = reader.readInt16();
-  std::vector<engine::LogicalType> declaredTypes;
-  for (int16_t i = 0; i < numTypes; ++i) {
-    declaredTypes.push_back(engine::logicalTypeFromPostgresOid(static_cast<uint32_t>(reader.readInt32())));
-  }
-  if (!name.empty() && session_->findPrepared(name)) {
-    SHOAL_USER_FAIL(SqlState::kDuplicatePreparedStatement, "prepared statement \"{}\" already exists", name);
-  }
-  auto script = std::make_shared<const sql::ParsedScript>(sql::ParsedScript::parse(std::move(text)));
-  if (script->numStatements() > 1) {
-    SHOAL_USER_FAIL(SqlState::kSyntaxError, "cannot insert multiple commands into a prepared statement");
-  }
-  session_->addPrepared(name, session_->prepare(script, 0, std::move(declaredTypes)));
-  writer_.begin('1');  // ParseComplete
-  writer_.end();
-}
-
-void PgwireConnection::handleBind(std::span<const uint8_t> body) {
-  MessageReader reader(body);
-  std::string portalName(reader.readString());
-  std::string statementName(reader.readString());
-  std::shared_ptr<const PreparedStatement> statement = session_->findPrepared(statementName);
-  if (!statement) {
-    SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", statementName);
-  }
-  std::vector<WireFormat> parameterFormats = readFormats(reader);
-  int16_t numParameters = reader.readInt16();
-  size_t expected = statement->bound ? statement->bound->parameterTypes.size() : 0;
-  if (numParameters < 0 || static_cast<size_t>(numParameters) != expected) {
-    SHOAL_USER_FAIL(SqlState::kProtocolViolation,
-                    "bind message supplies {} parameters, but prepared statement \"{}\" requires {}", numParameters,
-                    statementName, expected);
-  }
-  if (parameterFormats.size() > 1 && parameterFormats.size() != expected) {
-    SHOAL_USER_FAIL(SqlState::kProtocolViolation, "bind message has {} parameter formats but {} parameters",
-                    parameterFormats.size(), expected);
-  }
-  Portal portal;
-  portal.statement = statement;
-  for (int16_t i = 0; i < numParameters; ++i) {
-    int32_t length = reader.readInt32();
-    const auto& type = statement->bound->parameterTypes[i];
-    if (length == -1) {
-      portal.parameters.push_back(engine::Value::null(type));
-      continue;
-    }
-    if (length < 0) SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid parameter length {}", length);
-    auto bytes = reader.readBytes(static_cast<size_t>(length));
-    portal.parameters.push_back(
-        decodeParameter(bytes, formatFor(parameterFormats, i), type, &session_->settings().timeZone()));
-  }
-  portal.resultFormats = readFormats(reader);
-  if (portal.resultFormats.size() > 1 && portal.resultFormats.size() != statement->resultColumns.size()) {
-    SHOAL_USER_FAIL(SqlState::kProtocolViolation, "bind message has {} result formats but query has {} columns",
-                    portal.resultFormats.size(), statement->resultColumns.size());
-  }
-  if (!portalName.empty() && portals_.contains(portalName)) {
-    SHOAL_USER_FAIL(kDuplicateCursor, "cursor \"{}\" already exists", portalName);
-  }
-  portals_[portalName] = std::move(portal);
-  writer_.begin('2');  // BindComplete
-  writer_.end();
-}
-
-void PgwireConnection::handleDescribe(std::span<const uint8_t> body) {
-  MessageReader reader(body);
-  char kind = static_cast<char>(reader.readByte());
-  std::string name(reader.readString());
-  if (kind == 'S') {
-    std::shared_ptr<const PreparedStatement> found = session_->findPrepared(name);
-    if (!found) {
-      SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", name);
-    }
-    const auto& statement = *found;
-    writer_.begin('t');  // ParameterDescription
-    const auto* types = statement.bound ? &statement.bound->parameterTypes : nullptr;
-    writer_.writeInt16(static_cast<int16_t>(types ? types->size() : 0));
-    if (types) {
-      for (const auto& type : *types) writer_.writeInt32(static_cast<int32_t>(type.postgresOid()));
-    }
-    writer_.end();
-    if (statement.resultColumns.empty()) {
-      writer_.begin('n');  // NoData
-      writer_.end();
-    } else {
-      sendRowDescription(statement.resultColumns, {});
-    }
-    return;
-  }
-  if (kind != 'P') SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid DESCRIBE message subtype {}", kind);
-  auto found = portals_.find(name);
-  if (found == portals_.end()) {
-    // A cursor that DECLARE opened is a portal too (psycopg describes its named cursors so).
-    if (auto columns = session_->cursorColumns(name)) {
-      sendRowDescription(*columns, {});
-      return;
-    }
-    SHOAL_USER_FAIL(SqlState::kInvalidCursorName, "portal \"{}\" does not exist", name);
-  }
-  const Portal& portal = found->second;
-  if (portal.statement->resultColumns.empty()) {
-    writer_.begin('n');
-    writer_.end();
-  } else {
-    sendRowDescription(portal.statement->resultColumns, portal.resultFormats);
-  }
-}
-
-void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
-  MessageReader reader(body);
-  std::string name(reader.readString());
-  int32_t maxRows = reader.readInt32();
-  auto found = portals_.find(name);
-  if (found == portals_.end()) SHOAL_USER_FAIL(SqlState::kInvalidCursorName, "portal \"{}\" does not exist", name);
-  Portal& portal = found->second;
-  if (!portal.statement->bound) {
-    writer_.begin('I');  // EmptyQueryResponse
-    writer_.end();
-    return;
-  }
-  if (!portal.query) {
-    activity_.started(*session_, textOf(*portal.statement));
-    portal.query.emplace(session_->queryLog().start(textOf(*portal.statement)));
-  }
-  session_->clearCancelRequest();
-  StatementTimer timer(session_->settings().statementTimeout(), [this] { session_->requestCancel(); });
-  try {
-    executePortal(portal, maxRows);
-  } catch (const ShoalError& error) {
-    portal.query->finish(failedState(error));
-    // The portal is spent: a later Execute of it fails (34000) rather than reporting an empty success.
-    portals_.erase(found);
-    throwAsTimeoutIfItWas(timer, error);
-  }
-}
-
-void PgwireConnection::executePortal(Portal& portal, int32_t maxRows) {
-  if (!portal.outcome) {
-    portal.outcome = session_->execute(*portal.statement, portal.parameters,
-                                       [this](size_t n, bool binary) { return openCopyIn(n, binary); });
-    sendOutcomeMessages(*portal.outcome);
-    if (portal.outcome->result) {
-      portal.query->addShuffle(portal.outcome->result->bytesShuffled, portal.outcome->result->messagesShuffled);
-    }
-  }
-  StatementOutcome& outcome = *portal.outcome;
-  std::string tag = outcome.commandTag;
-  if (outcome.copyOut) {
-    size_t sent = sendCopyOut(*outcome.result, *outcome.copyOut);  // whole, whatever maxRows says
-    portal.query->addRows(sent);
-    tag = "COPY " + std::to_string(sent);
-  } else if (outcome.result) {
-    bool exhausted = false;
-    size_t sent = sendDataRows(*outcome.result, maxRows > 0 ? static_cast<size_t>(maxRows) : 0, portal.resultFormats,
-                               portal.partialChunk, portal.partialRow, exhausted);
-    portal.rowsSent += sent;
-    portal.query->addRows(sent);
-    if (!exhausted) {
-      writer_.begin('s');  // PortalSuspended
-      writer_.end();
-      return;
-    }
-    tag = resultTag(outcome.commandTag, sent);
-  }
-  portal.query->finish("done");
-  writer_.begin('C');
-  writer_.writeString(tag);
-  writer_.end();
-}
-
-void PgwireConnection::handleClose(std::span<const uint8_t> body) {
-  MessageReader reader(body);
-  char kind = static_cast<char>(reader.readByte());
-  std::string name(reader.readString());
-  if (kind == 'S') {
-    session_->dropPrepared(name);
-  } else if (kind == 'P') {
-    portals_.erase(name);
-  } else {
-    SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid CLOSE message subtype {}", kind);
-  }
-  writer_.begin('3');  // CloseComplete
-  writer_.end();
 }
 
 void PgwireConnection::sendRowDescription(const std::vector<ResultColumn>& columns,

@@ -16,6 +16,7 @@
 namespace shoal::coordinator {
 
 class PgwireServer;
+class StatementTimer;
 
 /// One client connection speaking the PostgreSQL v3 protocol: startup, the
 /// simple and the extended query protocols, errors with SQLSTATE and
@@ -75,6 +76,14 @@ class PgwireConnection {
   /// Sends the notices and setting changes.
   void sendOutcomeMessages(const StatementOutcome& outcome);
   void sendRowDescription(const std::vector<ResultColumn>& columns, const std::vector<WireFormat>& formats);
+  /// CommandComplete's tag for a statement that returned `rows` rows: SHOW and EXPLAIN keep theirs, FETCH and
+  /// queries carry the count, as PostgreSQL's do.
+  static std::string resultTag(const std::string& commandTag, size_t rows);
+  /// How shoal_queries names the end of a statement that failed.
+  static std::string_view failedState(const ShoalError& error);
+  static std::string textOf(const PreparedStatement& statement);
+  /// Rethrows `error`, saying why when it is the cancel that statement_timeout caused.
+  [[noreturn]] static void throwAsTimeoutIfItWas(const StatementTimer& timer, const ShoalError& error);
   /// Sends rows [begin, end) of the result; returns how many it sent.
   /// Sends up to `maxRows` rows (0: all) of `result` as DataRows, taking its chunks as they come
   /// (a streamed result's rows are sent while the worker still computes the rest). A chunk cut

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "coordinator/pgwire/message_writer.h"
 #include "engine/types/value.h"
@@ -11,6 +12,12 @@ namespace shoal::coordinator {
 
 /// pgwire's two value formats.
 enum class WireFormat : int16_t { kText = 0, kBinary = 1 };
+
+/// pgwire's format lists: none means all text, one applies to all, else one each.
+inline WireFormat formatFor(const std::vector<WireFormat>& formats, size_t index) {
+  if (formats.empty()) return WireFormat::kText;
+  return formats.size() == 1 ? formats[0] : formats[index];
+}
 
 /// Appends the value at `row` of `column` as one DataRow field: its length,
 /// then its bytes in `format` (-1 and nothing for NULL). Text shows timestamptz in `zone` (nullptr: UTC).

@@ -16,6 +16,7 @@
 #include "engine/expression/quote_functions.h"
 #include "engine/expression/regex_matcher.h"
 #include "engine/expression/string_functions.h"
+#include "engine/expression/text_functions.h"
 #include "engine/expression/timestamp_functions.h"
 #include "engine/expression/vector_loops.h"
 #include "engine/types/array_value.h"
@@ -387,6 +388,30 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateFormat(argumentVectors);
     case ScalarFunction::kJsonBuildObject:
       return evaluateJsonBuildObject(argumentVectors, input.size());
+    case ScalarFunction::kConcatValues:
+    case ScalarFunction::kConcatWithSeparator:
+    case ScalarFunction::kLeftPad:
+    case ScalarFunction::kRightPad:
+    case ScalarFunction::kTrimBoth:
+    case ScalarFunction::kTrimLeading:
+    case ScalarFunction::kTrimTrailing:
+    case ScalarFunction::kSplitPart:
+    case ScalarFunction::kStrpos:
+    case ScalarFunction::kInitcap:
+    case ScalarFunction::kReverse:
+    case ScalarFunction::kMd5:
+    case ScalarFunction::kRepeat:
+    case ScalarFunction::kStartsWith:
+    case ScalarFunction::kLeft:
+    case ScalarFunction::kRight:
+    case ScalarFunction::kAscii:
+    case ScalarFunction::kChr:
+    case ScalarFunction::kToHex:
+      return evaluateTextFunction(function.function(), argumentVectors, input.size());
+    case ScalarFunction::kRegexReplace:
+      return evaluateRegexReplace(value(0), value(1), value(2), value(3));
+    case ScalarFunction::kRegexMatchArray:
+      return evaluateRegexMatchArray(value(0), value(1), value(2));
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

@@ -140,6 +140,48 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "log10";
     case ScalarFunction::kPower:
       return "power";
+    case ScalarFunction::kConcatValues:
+      return "concat";
+    case ScalarFunction::kConcatWithSeparator:
+      return "concat_ws";
+    case ScalarFunction::kLeftPad:
+      return "lpad";
+    case ScalarFunction::kRightPad:
+      return "rpad";
+    case ScalarFunction::kTrimBoth:
+      return "btrim";
+    case ScalarFunction::kTrimLeading:
+      return "ltrim";
+    case ScalarFunction::kTrimTrailing:
+      return "rtrim";
+    case ScalarFunction::kSplitPart:
+      return "split_part";
+    case ScalarFunction::kStrpos:
+      return "strpos";
+    case ScalarFunction::kInitcap:
+      return "initcap";
+    case ScalarFunction::kReverse:
+      return "reverse";
+    case ScalarFunction::kMd5:
+      return "md5";
+    case ScalarFunction::kRepeat:
+      return "repeat";
+    case ScalarFunction::kStartsWith:
+      return "starts_with";
+    case ScalarFunction::kLeft:
+      return "left";
+    case ScalarFunction::kRight:
+      return "right";
+    case ScalarFunction::kAscii:
+      return "ascii";
+    case ScalarFunction::kChr:
+      return "chr";
+    case ScalarFunction::kToHex:
+      return "to_hex";
+    case ScalarFunction::kRegexReplace:
+      return "regexp_replace";
+    case ScalarFunction::kRegexMatchArray:
+      return "regexp_match";
   }
   return "?";
 }
@@ -188,6 +230,27 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kLn:
     case ScalarFunction::kLog10:
     case ScalarFunction::kPower:
+    case ScalarFunction::kConcatValues:
+    case ScalarFunction::kConcatWithSeparator:
+    case ScalarFunction::kLeftPad:
+    case ScalarFunction::kRightPad:
+    case ScalarFunction::kTrimBoth:
+    case ScalarFunction::kTrimLeading:
+    case ScalarFunction::kTrimTrailing:
+    case ScalarFunction::kSplitPart:
+    case ScalarFunction::kStrpos:
+    case ScalarFunction::kInitcap:
+    case ScalarFunction::kReverse:
+    case ScalarFunction::kMd5:
+    case ScalarFunction::kRepeat:
+    case ScalarFunction::kStartsWith:
+    case ScalarFunction::kLeft:
+    case ScalarFunction::kRight:
+    case ScalarFunction::kAscii:
+    case ScalarFunction::kChr:
+    case ScalarFunction::kToHex:
+    case ScalarFunction::kRegexReplace:
+    case ScalarFunction::kRegexMatchArray:
       return false;
     default:
       return true;

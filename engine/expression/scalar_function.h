@@ -113,10 +113,43 @@ enum class ScalarFunction {
   kLog10,
   // power(double, double) -> double.
   kPower,
+  // PostgreSQL's string library (text_functions.h), over TEXT unless said otherwise.
+  // concat(value, ...) and concat_ws(separator, value, ...), the values as TEXT: NULL values are skipped.
+  kConcatValues,
+  kConcatWithSeparator,
+  // lpad and rpad: (text, length INTEGER, fill).
+  kLeftPad,
+  kRightPad,
+  // btrim, ltrim and rtrim: (text, characters to remove).
+  kTrimBoth,
+  kTrimLeading,
+  kTrimTrailing,
+  // split_part(text, delimiter, field INTEGER).
+  kSplitPart,
+  // strpos(text, substring) -> INTEGER, 0 when absent.
+  kStrpos,
+  kInitcap,
+  kReverse,
+  kMd5,
+  // repeat(text, count INTEGER).
+  kRepeat,
+  // starts_with(text, prefix) -> BOOLEAN.
+  kStartsWith,
+  // left and right: (text, count INTEGER).
+  kLeft,
+  kRight,
+  // ascii(text) -> INTEGER; chr(INTEGER) -> TEXT; to_hex(INTEGER or BIGINT) -> TEXT.
+  kAscii,
+  kChr,
+  kToHex,
+  // regexp_replace(text, pattern, replacement, flags) -> TEXT and regexp_match(text, pattern, flags) -> TEXT[]
+  // (regex_matcher.h).
+  kRegexReplace,
+  kRegexMatchArray,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kPower;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kRegexMatchArray;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

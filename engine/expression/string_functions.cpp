@@ -1,10 +1,10 @@
 #include "engine/expression/string_functions.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 
 #include "common/status.h"
+#include "engine/expression/text_functions.h"
 #include "engine/expression/vector_loops.h"
 #include "engine/types/utf8.h"
 
@@ -91,10 +91,11 @@ Vector evaluateStringFunction(ScalarFunction function, const Vector& input) {
   std::string converted;
   for (size_t row = 0; row < input.size(); ++row) {
     if (input.isNull(row)) continue;
-    converted.assign(strings[row].view());
-    for (char& c : converted) {
-      c = static_cast<char>(function == ScalarFunction::kLower ? std::tolower(static_cast<unsigned char>(c))
-                                                               : std::toupper(static_cast<unsigned char>(c)));
+    converted.clear();
+    if (function == ScalarFunction::kLower) {
+      appendLowerCase(strings[row].view(), converted);
+    } else {
+      appendUpperCase(strings[row].view(), converted);
     }
     out.setString(row, converted);
   }

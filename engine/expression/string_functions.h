@@ -12,7 +12,7 @@ Vector evaluateConcat(const Vector& left, const Vector& right);
 /// `from` leaves the text as it is. NULL when any argument is.
 Vector evaluateReplace(const Vector& text, const Vector& from, const Vector& to);
 
-/// lower, upper (ASCII letters; other bytes pass through) and char_length (UTF-8 characters).
+/// lower, upper (ASCII letters, as under the C locale; other bytes pass through) and char_length (UTF-8 characters).
 Vector evaluateStringFunction(ScalarFunction function, const Vector& input);
 
 /// substring(text, start [, length]) as TEXT, PostgreSQL's semantics: positions count

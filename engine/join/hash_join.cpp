@@ -568,7 +568,8 @@ class HashJoinProbe final : public ChunkOperator {
       const size_t row = cursor.row;
       if (row >= cursor.prefetchedEnd) {
         cursor.prefetchedEnd = std::min(probeRows, row + kPrefetchBatch);
-        for (size_t j = row; j < cursor.prefetchedEnd; ++j) __builtin_prefetch(&build.directory[keys.hashes[j] & build.mask]);
+        for (size_t j = row; j < cursor.prefetchedEnd; ++j)
+          __builtin_prefetch(&build.directory[keys.hashes[j] & build.mask]);
         for (size_t j = row; j < cursor.prefetchedEnd; ++j) {
           if (const auto* entry = build.candidates(keys.hashes[j])) __builtin_prefetch(entry);
         }

@@ -196,6 +196,10 @@ ExpressionPtr ExpressionBinder::bind(const pg_query::Node& node) {
       return bindCase(node);
     case pg_query::Node::kCoalesceExpr:
       return bindCoalesce(node);
+    case pg_query::Node::kMinMaxExpr:
+      return bindGreatestOrLeast(node.min_max_expr());
+    case pg_query::Node::kBooleanTest:
+      return bindBooleanTest(node.boolean_test());
     case pg_query::Node::kSubLink:
       return bindSubLink(node);
     case pg_query::Node::kSqlvalueFunction:
@@ -208,9 +212,10 @@ ExpressionPtr ExpressionBinder::bind(const pg_query::Node& node) {
       return bindSubscript(node.a_indirection());
     default: {
       static const std::map<std::string, std::string, std::less<>> kNames = {
-          {"MinMaxExpr", "GREATEST and LEAST are"},  {"RowExpr", "row constructors are"},
-          {"GroupingFunc", "GROUPING() is"},         {"SQLValueFunction", "CURRENT_DATE and friends are"},
-          {"BooleanTest", "IS TRUE / IS FALSE are"}, {"XmlExpr", "XML functions are"}};
+          {"RowExpr", "row constructors are"},
+          {"GroupingFunc", "GROUPING() is"},
+          {"SQLValueFunction", "CURRENT_DATE and friends are"},
+          {"XmlExpr", "XML functions are"}};
       const auto* field = node.GetDescriptor()->FindFieldByNumber(node.node_case());
       std::string nodeName = field ? field->message_type()->name() : "?";
       auto found = kNames.find(nodeName);
@@ -705,6 +710,19 @@ int columnNameWithStrength(const pg_query::Node& node, std::string& name) {
     case pg_query::Node::kAArrayExpr:
       name = "array";
       return 2;
+    case pg_query::Node::kCoalesceExpr:
+      name = "coalesce";
+      return 2;
+    case pg_query::Node::kMinMaxExpr:
+      name = node.min_max_expr().op() == pg_query::IS_GREATEST ? "greatest" : "least";
+      return 2;
+    case pg_query::Node::kCaseExpr: {
+      // Named as its ELSE result is, when that names it strongly.
+      const auto& expression = node.case_expr();
+      if (expression.has_defresult() && columnNameWithStrength(expression.defresult(), name) > 1) return 2;
+      name = "case";
+      return 1;
+    }
     case pg_query::Node::kAIndirection:  // x[i] is named as x is
       return columnNameWithStrength(node.a_indirection().arg(), name);
     case pg_query::Node::kSubLink: {
@@ -797,20 +815,6 @@ ExpressionPtr ExpressionBinder::bindCase(const pg_query::Node& node) {
   }
   arguments.push_back(coerce(std::move(values.back()), type, location));
   return functionOf(ScalarFunction::kCase, type, std::move(arguments));
-}
-
-ExpressionPtr ExpressionBinder::bindCoalesce(const pg_query::Node& node) {
-  const auto& coalesce = node.coalesce_expr();
-  std::vector<ExpressionPtr> arguments;
-  std::vector<LogicalType> types;
-  for (const auto& argument : coalesce.args()) {
-    arguments.push_back(bind(argument));
-    types.push_back(arguments.back()->type());
-  }
-  LogicalType type = commonType(types, "COALESCE", coalesce.location());
-  for (auto& argument : arguments) argument = coerce(std::move(argument), type, coalesce.location());
-  if (arguments.size() == 1) return std::move(arguments[0]);
-  return functionOf(ScalarFunction::kCoalesce, type, std::move(arguments));
 }
 
 ExpressionPtr ExpressionBinder::bindSubLink(const pg_query::Node& node) {

@@ -45,6 +45,8 @@ engine::ExpressionPtr combineBalanced(engine::ScalarFunction function, std::vect
 
 /// Whether `name` is one of the mathematical functions ExpressionBinder::bindMathFunction binds.
 bool isMathFunction(std::string_view name);
+/// Whether `name` is one of the string functions ExpressionBinder::bindStringLibraryFunction binds.
+bool isStringLibraryFunction(std::string_view name);
 
 /// Turns parse-tree expressions into typed engine expressions, resolving
 /// column names through the caller's scope, inferring parameter types from
@@ -186,7 +188,13 @@ class ExpressionBinder {
                                           const engine::Expression& argument, const engine::Expression* delimiter);
   engine::ExpressionPtr bindSpecialOperator(const pg_query::Node& node);
   engine::ExpressionPtr bindCase(const pg_query::Node& node);
+  // conditional_binding.cpp: COALESCE, GREATEST and LEAST, IS [NOT] TRUE/FALSE/UNKNOWN, num_nulls.
   engine::ExpressionPtr bindCoalesce(const pg_query::Node& node);
+  engine::ExpressionPtr bindGreatestOrLeast(const pg_query::MinMaxExpr& expression);
+  engine::ExpressionPtr bindBooleanTest(const pg_query::BooleanTest& test);
+  /// num_nulls(...) and num_nonnulls(...) over bound arguments of any type.
+  engine::ExpressionPtr bindNullCount(std::string_view name, std::vector<engine::ExpressionPtr>& arguments,
+                                      int location);
   engine::ExpressionPtr bindSubLink(const pg_query::Node& node);
   engine::ExpressionPtr bindExtract(const pg_query::Node& node);
   engine::ExpressionPtr bindSubstring(const pg_query::Node& node);
@@ -197,6 +205,13 @@ class ExpressionBinder {
   /// `undefined` fails with 42883 for a signature PostgreSQL does not have.
   engine::ExpressionPtr bindMathFunction(std::string_view name, std::vector<engine::ExpressionPtr>& arguments,
                                          int location, const std::function<void()>& undefined);
+  /// PostgreSQL's string library (string_function_binding.cpp): concat, lpad, btrim, split_part, regexp_replace
+  /// and the rest of text_functions.h, with their arguments bound.
+  engine::ExpressionPtr bindStringLibraryFunction(std::string_view name, std::vector<engine::ExpressionPtr>& arguments,
+                                                  int location, const std::function<void()>& undefined);
+  /// `text` as TEXT; a CHAR(n) value keeps its padding to n characters, which its cast to text strips: how
+  /// PostgreSQL's output function (concat) and bpchar operators (ILIKE) see it.
+  engine::ExpressionPtr paddedText(engine::ExpressionPtr text, int location);
   /// date_trunc(unit, timestamp [, zone]).
   engine::ExpressionPtr bindDateTrunc(const pg_query::FuncCall& call);
   /// date +/- interval literal, or nullptr when `node` is not of that shape.

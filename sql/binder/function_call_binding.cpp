@@ -99,6 +99,11 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   };
   auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
   if (isMathFunction(name)) return bindMathFunction(name, arguments, call.location(), undefined);
+  if (isStringLibraryFunction(name)) return bindStringLibraryFunction(name, arguments, call.location(), undefined);
+  if (name == "num_nulls" || name == "num_nonnulls") {
+    if (arguments.empty()) undefined();
+    return bindNullCount(name, arguments, call.location());
+  }
   if (isDescriptionFunction(name)) {
     // obj_description(oid [, catalog]), col_description(oid, integer), shobj_description(oid, catalog).
     const bool twoArguments = name != "obj_description" || arguments.size() == 2;
@@ -256,9 +261,31 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
   if (!aggregateSink_) {
     fail(SqlState::kGroupingError, call.location(), fmt::format("aggregate functions are not allowed in {}", clause_));
   }
+  // FILTER (WHERE c): the aggregate sees NULL where c is not true, which every aggregate but array_agg
+  // ignores (count(*) becomes a count of a constant).
+  ExpressionPtr filter;
   if (call.has_agg_filter()) {
-    fail(SqlState::kFeatureNotSupported, call.location(), "FILTER in aggregates is not supported yet");
+    if (function == engine::AggregateFunction::kArrayAgg) {
+      fail(SqlState::kFeatureNotSupported, call.location(), "FILTER on array_agg is not supported yet");
+    }
+    insideAggregate_ = true;
+    filter = bind(call.agg_filter());
+    insideAggregate_ = false;
+    if (isUnknown(filter)) filter = coerce(std::move(filter), LogicalType::boolean(), call.location());
+    if (filter->type().id() != TypeId::kBoolean) {
+      fail(SqlState::kDatatypeMismatch, call.location(),
+           fmt::format("argument of FILTER must be type boolean, not type {}", filter->type().toString()));
+    }
   }
+  auto filtered = [&filter](ExpressionPtr argument) {
+    if (!filter) return argument;
+    const LogicalType type = argument->type();
+    std::vector<ExpressionPtr> branches;
+    branches.push_back(std::move(filter));
+    branches.push_back(std::move(argument));
+    branches.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::null(type)));
+    return functionOf(ScalarFunction::kCase, type, std::move(branches));
+  };
   AggregateCall aggregate;
   aggregate.name = name;
   aggregate.distinct = call.agg_distinct();
@@ -267,6 +294,10 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
       fail(SqlState::kSyntaxError, call.location(), fmt::format("{}(*) is not valid; only count(*) is", name));
     }
     aggregate.function = engine::AggregateFunction::kCountStar;
+    if (filter) {
+      aggregate.function = engine::AggregateFunction::kCount;
+      aggregate.argument = filtered(std::make_unique<engine::ConstantExpression>(engine::Value::integer(1)));
+    }
   } else {
     const int expectedArguments = function == engine::AggregateFunction::kStringAgg ? 2 : 1;
     if (call.args_size() != expectedArguments) {
@@ -320,7 +351,7 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
            fmt::format("function {}({}) does not exist", name, type.toString()));
     }
     aggregate.function = function;
-    aggregate.argument = std::move(argument);
+    aggregate.argument = filtered(std::move(argument));
   }
   LogicalType argumentType = aggregate.argument ? aggregate.argument->type() : LogicalType::bigInt();
   aggregate.resultType = engine::aggregateResultType(aggregate.function, argumentType);

@@ -77,7 +77,8 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
       }
       return combineBalanced(negated ? ScalarFunction::kAnd : ScalarFunction::kOr, std::move(terms));
     }
-    case pg_query::AEXPR_LIKE: {
+    case pg_query::AEXPR_LIKE:
+    case pg_query::AEXPR_ILIKE: {
       ExpressionPtr pattern;
       if (expr.rexpr().has_func_call() && lastName(expr.rexpr().func_call().funcname()) == "like_escape" &&
           expr.rexpr().func_call().args_size() == 2) {
@@ -95,7 +96,17 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
       } else {
         pattern = bind(expr.rexpr());
       }
-      return bindPatternMatch(op == "!~~" ? ScalarFunction::kNotLike : ScalarFunction::kLike, op, bind(expr.lexpr()),
+      ExpressionPtr text = bind(expr.lexpr());
+      const bool negated = op == "!~~" || op == "!~~*";
+      if (expr.kind() == pg_query::AEXPR_ILIKE) {
+        // ILIKE is LIKE over both sides in lower case, as PostgreSQL computes it in a multi-byte encoding.
+        auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
+        if (!textual(text) || !textual(pattern)) failNoOperator(op, text->type(), pattern->type(), location);
+        text = makeFunction(ScalarFunction::kLower, LogicalType::text(), paddedText(std::move(text), location));
+        pattern = makeFunction(ScalarFunction::kLower, LogicalType::text(),
+                               coerce(std::move(pattern), LogicalType::text(), location));
+      }
+      return bindPatternMatch(negated ? ScalarFunction::kNotLike : ScalarFunction::kLike, op, std::move(text),
                               std::move(pattern), location);
     }
     case pg_query::AEXPR_BETWEEN:
@@ -149,7 +160,6 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
       [[fallthrough]];
     default: {
       static const std::map<pg_query::A_Expr_Kind, std::string_view> kNames = {
-          {pg_query::AEXPR_ILIKE, "ILIKE"},
           {pg_query::AEXPR_SIMILAR, "SIMILAR TO"},
           {pg_query::AEXPR_OP_ANY, "op ANY (array)"},
           {pg_query::AEXPR_OP_ALL, "op ALL (array)"},

@@ -727,6 +727,28 @@ std::vector<ExpressionPtr> newFunctionExamples() {
     examples.push_back(call(function, LogicalType::doublePrecision(), real()));
   }
   examples.push_back(call(ScalarFunction::kPower, LogicalType::doublePrecision(), real(), real()));
+  examples.push_back(call(ScalarFunction::kConcatValues, LogicalType::text(), a(), text("-"), a()));
+  examples.push_back(call(ScalarFunction::kConcatWithSeparator, LogicalType::text(), text(","), a(), a()));
+  for (auto function : {ScalarFunction::kLeftPad, ScalarFunction::kRightPad}) {
+    examples.push_back(call(function, LogicalType::text(), a(), n(), text("*")));
+  }
+  for (auto function : {ScalarFunction::kTrimBoth, ScalarFunction::kTrimLeading, ScalarFunction::kTrimTrailing,
+                        ScalarFunction::kStrpos, ScalarFunction::kStartsWith}) {
+    examples.push_back(call(function, LogicalType::text(), a(), text("x")));
+  }
+  examples.push_back(call(ScalarFunction::kSplitPart, LogicalType::text(), a(), text("@"), n()));
+  for (auto function :
+       {ScalarFunction::kInitcap, ScalarFunction::kReverse, ScalarFunction::kMd5, ScalarFunction::kAscii}) {
+    examples.push_back(call(function, LogicalType::text(), a()));
+  }
+  for (auto function : {ScalarFunction::kRepeat, ScalarFunction::kLeft, ScalarFunction::kRight}) {
+    examples.push_back(call(function, LogicalType::text(), a(), n()));
+  }
+  examples.push_back(call(ScalarFunction::kChr, LogicalType::text(), n()));
+  examples.push_back(call(ScalarFunction::kToHex, LogicalType::text(), n()));
+  examples.push_back(call(ScalarFunction::kRegexReplace, LogicalType::text(), a(), text("b+"), text("\\&"), text("g")));
+  examples.push_back(
+      call(ScalarFunction::kRegexMatchArray, LogicalType::array(LogicalType::text()), a(), text("(b)"), text("")));
   return examples;
 }
 
@@ -740,7 +762,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "power(2.5, 2.5)");
+  ASSERT_EQ(examples.back()->toString(), "regexp_match(a, '(b)', '')");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
