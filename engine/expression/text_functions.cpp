@@ -38,25 +38,36 @@ void checkLength(size_t bytes) {
   if (bytes > kMaxResultBytes) SHOAL_USER_FAIL(SqlState::kProgramLimitExceeded, "requested length too large");
 }
 
-/// lpad and rpad: `value` cut or filled with `fill` (repeated, cut at the last whole character) to
+/// Returns the byte offset just past the first `characters` characters of `value` (its size when it has fewer).
+size_t prefixBytes(std::string_view value, int64_t characters) {
+  size_t offset = 0;
+  for (; characters > 0 && offset < value.size(); --characters) offset = utf8NextCharacter(value, offset);
+  return offset;
+}
+
+/// lpad and rpad into `out`: `value` cut or filled with `fill` (repeated, cut at the last whole character) to
 /// `length` characters.
-std::string pad(std::string_view value, int64_t length, std::string_view fill, bool left) {
-  if (length <= 0) return {};
+void pad(std::string_view value, int64_t length, std::string_view fill, bool left, std::string& out) {
+  out.clear();
+  if (length <= 0) return;
   // PostgreSQL refuses a length whose worst case (4 bytes a character) passes the limit, before allocating.
   if (length > static_cast<int64_t>(kMaxResultBytes / 4)) checkLength(kMaxResultBytes + 1);
-  std::vector<size_t> offsets = characterOffsets(value);
-  const auto characters = static_cast<int64_t>(offsets.size() - 1);
-  if (characters >= length || fill.empty()) return std::string(value.substr(0, offsets[std::min(characters, length)]));
-  std::string filling;
-  std::vector<size_t> fillOffsets = characterOffsets(fill);
-  const size_t fillCharacters = fillOffsets.size() - 1;
-  for (int64_t missing = length - characters; missing > 0;) {
-    const auto take = static_cast<size_t>(std::min<int64_t>(missing, static_cast<int64_t>(fillCharacters)));
-    filling.append(fill.substr(0, fillOffsets[take]));
-    missing -= static_cast<int64_t>(take);
+  const auto characters = static_cast<int64_t>(utf8CharacterCount(value));
+  if (characters >= length || fill.empty()) {
+    out.append(value.substr(0, prefixBytes(value, length)));
+    return;
   }
-  checkLength(filling.size() + value.size());
-  return left ? filling.append(value) : std::string(value).append(filling);
+  if (!left) out.append(value);
+  const int64_t missing = length - characters;
+  if (fill.size() == 1) {
+    out.append(static_cast<size_t>(missing), fill[0]);
+  } else {
+    const auto fillCharacters = static_cast<int64_t>(utf8CharacterCount(fill));
+    for (int64_t done = 0; done < missing; done += fillCharacters) {
+      out.append(fill.substr(0, prefixBytes(fill, missing - done)));
+    }
+  }
+  if (left) out.append(value);
 }
 
 /// btrim, ltrim and rtrim: the characters of `set` removed from the chosen ends.
@@ -86,18 +97,24 @@ std::string_view trim(std::string_view value, std::string_view set, bool leading
 std::string_view splitPart(std::string_view value, std::string_view delimiter, int64_t field) {
   if (field == 0) SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "field position must not be zero");
   if (delimiter.empty()) return field == 1 || field == -1 ? value : std::string_view();
-  std::vector<std::string_view> pieces;
-  for (size_t start = 0;;) {
-    size_t found = value.find(delimiter, start);
-    pieces.push_back(value.substr(start, found == std::string_view::npos ? std::string_view::npos : found - start));
-    if (found == std::string_view::npos) break;
+  if (value.empty()) return {};
+  if (field < 0) {
+    // Counting from the end: the number of pieces is one more than the delimiters found.
+    int64_t pieces = 1;
+    for (size_t found = value.find(delimiter); found != std::string_view::npos;
+         found = value.find(delimiter, found + delimiter.size())) {
+      ++pieces;
+    }
+    field += pieces + 1;
+    if (field <= 0) return {};
+  }
+  size_t start = 0;
+  for (int64_t piece = 1;; ++piece) {
+    const size_t found = value.find(delimiter, start);
+    if (piece == field) return value.substr(start, found == std::string_view::npos ? found : found - start);
+    if (found == std::string_view::npos) return {};
     start = found + delimiter.size();
   }
-  if (value.empty()) return {};
-  const auto count = static_cast<int64_t>(pieces.size());
-  const int64_t index = field > 0 ? field - 1 : count + field;
-  if (index < 0 || index >= count) return {};
-  return pieces[static_cast<size_t>(index)];
 }
 
 /// left(text, n) and right(text, n): the first or last n characters; a negative n drops |n| from the other end.
@@ -265,8 +282,8 @@ Vector evaluateTextFunction(ScalarFunction function, std::span<const Vector* con
         break;
       case ScalarFunction::kLeftPad:
       case ScalarFunction::kRightPad:
-        out.setString(row,
-                      pad(argument(0), integer(*arguments[1], row), argument(2), function == ScalarFunction::kLeftPad));
+        pad(argument(0), integer(*arguments[1], row), argument(2), function == ScalarFunction::kLeftPad, buffer);
+        out.setString(row, buffer);
         break;
       case ScalarFunction::kTrimBoth:
       case ScalarFunction::kTrimLeading:
