@@ -5,6 +5,7 @@
 
 #include "engine/expression/expression_evaluator.h"
 #include "engine/expression/timestamp_functions.h"
+#include "engine/types/array_value.h"
 #include "engine/types/decimal.h"
 
 namespace {
@@ -156,6 +157,16 @@ void BM_LeftPad(benchmark::State& state) {
   runExpression(state, *expression);
 }
 
+// x IN (20,000 constants): one hash set probe a row (the set is built once, on the first chunk).
+void BM_InListOf20000(benchmark::State& state) {
+  std::vector<Value> constants;
+  for (int32_t i = 0; i < 20000; ++i) constants.push_back(Value::integer(i * 2));
+  auto expression = binary(
+      ScalarFunction::kInSet, LogicalType::boolean(), column(0, LogicalType::integer()),
+      std::make_unique<ConstantExpression>(makeArrayValue(constants, LogicalType::array(LogicalType::integer()))));
+  runExpression(state, *expression);
+}
+
 // date_trunc('day', at) of a timestamptz in the session's zone: the GROUP BY of every dashboard.
 void BM_DateTruncDayInZone(benchmark::State& state) {
   auto expression =
@@ -190,6 +201,7 @@ BENCHMARK(BM_ILikeContains);
 BENCHMARK(BM_RegexReplaceGlobal);
 BENCHMARK(BM_SplitPart);
 BENCHMARK(BM_LeftPad);
+BENCHMARK(BM_InListOf20000);
 
 }  // namespace
 

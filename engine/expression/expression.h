@@ -1,6 +1,8 @@
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -93,9 +95,19 @@ class FunctionExpression final : public Expression {
   const std::vector<ExpressionPtr>& arguments() const { return arguments_; }
   std::string toString() const override;
 
+  /// State that evaluation derives once from constant arguments (kInSet's hash set): built by the first
+  /// thread that asks, then shared by every thread that evaluates this expression.
+  template <typename State>
+  const State& prepared(const std::function<std::shared_ptr<const State>()>& build) const {
+    std::call_once(prepareOnce_, [&] { prepared_ = build(); });
+    return *static_cast<const State*>(prepared_.get());
+  }
+
  private:
   ScalarFunction function_;
   std::vector<ExpressionPtr> arguments_;
+  mutable std::once_flag prepareOnce_;
+  mutable std::shared_ptr<const void> prepared_;
 };
 
 /// Marks in `used` (growing it as needed) the input columns that `expression` reads.

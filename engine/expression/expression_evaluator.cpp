@@ -9,6 +9,7 @@
 #include "engine/expression/comparison.h"
 #include "engine/expression/conditional.h"
 #include "engine/expression/date_functions.h"
+#include "engine/expression/in_set.h"
 #include "engine/expression/infallible.h"
 #include "engine/expression/json_functions.h"
 #include "engine/expression/like_matcher.h"
@@ -247,6 +248,14 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     if (auto compared = evaluateColumnConstantComparison(function, input)) return std::move(*compared);
   }
   switch (function.function()) {
+    case ScalarFunction::kInSet: {
+      // The set is built once per expression, by the first thread that reaches it; the list is never a vector.
+      const InSet& set = function.prepared<InSet>([&] {
+        const Value& list = constantArgument(function, 1);
+        return std::make_shared<const InSet>(decodeArray(list.asString(), list.type()), list.type().elementType());
+      });
+      return set.probe(evaluate(*function.arguments()[0], input));
+    }
     case ScalarFunction::kCase:
       return evaluateCase(*this, function, input);
     case ScalarFunction::kCoalesce:
@@ -412,6 +421,8 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateRegexReplace(value(0), value(1), value(2), value(3));
     case ScalarFunction::kRegexMatchArray:
       return evaluateRegexMatchArray(value(0), value(1), value(2));
+    case ScalarFunction::kInSet:
+      break;  // evaluated above, without its list
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

@@ -182,6 +182,8 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "regexp_replace";
     case ScalarFunction::kRegexMatchArray:
       return "regexp_match";
+    case ScalarFunction::kInSet:
+      return "in_set";
   }
   return "?";
 }
@@ -251,6 +253,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kToHex:
     case ScalarFunction::kRegexReplace:
     case ScalarFunction::kRegexMatchArray:
+    case ScalarFunction::kInSet:
       return false;
     default:
       return true;

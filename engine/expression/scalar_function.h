@@ -146,10 +146,13 @@ enum class ScalarFunction {
   // (regex_matcher.h).
   kRegexReplace,
   kRegexMatchArray,
+  // value IN (c1, c2, ...) over a long list of constants: (value, array constant) -> BOOLEAN, a probe of a hash
+  // set of the array's elements (in_set.h); NULL for a NULL value, or for no match when the list holds a NULL.
+  kInSet,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kRegexMatchArray;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kInSet;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -8,11 +8,14 @@
 
 #include "common/status.h"
 #include "engine/expression/cast.h"
+#include "engine/expression/in_set.h"
+#include "engine/types/array_value.h"
 #include "engine/types/text_format.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/expression_builders.h"
 #include "sql/binder/type_coercion.h"
+#include "sql/optimizer/constant_folder.h"
 #include "sql/parser/parsed_script.h"
 #include "sql/plan/expression_rewriting.h"
 
@@ -23,6 +26,47 @@ using engine::ExpressionPtr;
 using engine::LogicalType;
 using engine::ScalarFunction;
 using engine::Value;
+
+namespace {
+
+/// Below this many constants an IN list stays a tree of ORs, which zone maps can read.
+constexpr size_t kInSetThreshold = 16;
+
+/// `x IN (c1, ..., cn)` bound as `x = c1 OR ...` (`terms`, the `x <> ci` of NOT IN when `negated`): as one
+/// kInSet probe when there are many terms, each comparing the same x with a constant of x's type; null
+/// otherwise (a list that mixes types, or holds expressions).
+ExpressionPtr asInSet(const std::vector<ExpressionPtr>& terms, bool negated) {
+  if (terms.size() < kInSetThreshold) return nullptr;
+  const ScalarFunction comparison = negated ? ScalarFunction::kNotEqual : ScalarFunction::kEqual;
+  const engine::Expression* value = nullptr;
+  std::string valueText;
+  std::vector<Value> elements;
+  for (const auto& term : terms) {
+    if (term->kind() != engine::ExpressionKind::kFunction) return nullptr;
+    const auto& function = static_cast<const engine::FunctionExpression&>(*term);
+    if (function.function() != comparison || function.arguments().size() != 2) return nullptr;
+    // A literal cast to the value's type (an integer beside a bigint column) is a constant once folded.
+    ExpressionPtr folded = foldConstants(*function.arguments()[1]);
+    const engine::Expression& constant = *folded;
+    if (constant.kind() != engine::ExpressionKind::kConstant) return nullptr;
+    const engine::Expression& left = *function.arguments()[0];
+    if (value == nullptr) {
+      value = &left;
+      valueText = left.toString();
+      if (!engine::InSet::supports(left.type())) return nullptr;
+    } else if (left.type() != value->type() || left.toString() != valueText) {
+      return nullptr;
+    }
+    if (constant.type() != value->type()) return nullptr;
+    elements.push_back(static_cast<const ConstantExpression&>(constant).value());
+  }
+  const LogicalType arrayType = LogicalType::array(value->type());
+  ExpressionPtr set = makeFunction(ScalarFunction::kInSet, LogicalType::boolean(), copyExpression(*value),
+                                   std::make_unique<ConstantExpression>(engine::makeArrayValue(elements, arrayType)));
+  return negated ? makeFunction(ScalarFunction::kNot, LogicalType::boolean(), std::move(set)) : std::move(set);
+}
+
+}  // namespace
 
 std::optional<ExpressionPtr> ExpressionBinder::bindArrayComparison(const pg_query::A_Expr& expr) {
   // x op ANY (ARRAY[a, b]) is x op a OR x op b; ALL joins them with AND: the same NULL semantics.
@@ -47,6 +91,13 @@ std::optional<ExpressionPtr> ExpressionBinder::bindArrayComparison(const pg_quer
     } else {
       terms.push_back(bindComparisonOperator(op, copyExpression(*left), std::move(right), expr.location()));
     }
+  }
+  // x = ANY (ARRAY[...]) is x IN (...), and x <> ALL (ARRAY[...]) is x NOT IN (...).
+  if (expr.kind() == pg_query::AEXPR_OP_ANY && op == "=") {
+    if (ExpressionPtr set = asInSet(terms, false)) return set;
+  }
+  if (expr.kind() == pg_query::AEXPR_OP_ALL && op == "<>") {
+    if (ExpressionPtr set = asInSet(terms, true)) return set;
   }
   return combineBalanced(expr.kind() == pg_query::AEXPR_OP_ANY ? ScalarFunction::kOr : ScalarFunction::kAnd,
                          std::move(terms));
@@ -75,6 +126,7 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
         terms.push_back(bindComparison(negated ? ScalarFunction::kNotEqual : ScalarFunction::kEqual,
                                        copyExpression(*left), bind(*item), location));
       }
+      if (ExpressionPtr set = asInSet(terms, negated)) return set;
       return combineBalanced(negated ? ScalarFunction::kAnd : ScalarFunction::kOr, std::move(terms));
     }
     case pg_query::AEXPR_LIKE:

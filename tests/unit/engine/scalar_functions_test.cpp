@@ -749,6 +749,7 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kRegexReplace, LogicalType::text(), a(), text("b+"), text("\\&"), text("g")));
   examples.push_back(
       call(ScalarFunction::kRegexMatchArray, LogicalType::array(LogicalType::text()), a(), text("(b)"), text("")));
+  examples.push_back(call(ScalarFunction::kInSet, LogicalType::boolean(), n(), arr()));
   return examples;
 }
 
@@ -762,7 +763,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "regexp_match(a, '(b)', '')");
+  ASSERT_EQ(examples.back()->toString(), "in_set(x, arr)");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
