@@ -232,6 +232,8 @@ class ExpressionBinder {
   const CatalogReader* catalog_ = nullptr;
   std::span<const engine::Value> parameterValues_;
   bool insideAggregate_ = false;
+  /// Binding an aggregate's FILTER condition, where PostgreSQL names a nested aggregate's error after FILTER.
+  bool insideFilter_ = false;
   std::vector<std::pair<ColumnId, int>> bareColumnReferences_;
 };
 

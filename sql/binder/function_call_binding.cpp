@@ -256,7 +256,8 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
   const auto& call = node.func_call();
   std::string name(engine::aggregateFunctionName(function));
   if (insideAggregate_) {
-    fail(SqlState::kGroupingError, call.location(), "aggregate function calls cannot be nested");
+    fail(SqlState::kGroupingError, call.location(),
+         insideFilter_ ? "aggregate functions are not allowed in FILTER" : "aggregate function calls cannot be nested");
   }
   if (!aggregateSink_) {
     fail(SqlState::kGroupingError, call.location(), fmt::format("aggregate functions are not allowed in {}", clause_));
@@ -268,9 +269,9 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
     if (function == engine::AggregateFunction::kArrayAgg) {
       fail(SqlState::kFeatureNotSupported, call.location(), "FILTER on array_agg is not supported yet");
     }
-    insideAggregate_ = true;
+    insideAggregate_ = insideFilter_ = true;
     filter = bind(call.agg_filter());
-    insideAggregate_ = false;
+    insideAggregate_ = insideFilter_ = false;
     if (isUnknown(filter)) filter = coerce(std::move(filter), LogicalType::boolean(), call.location());
     if (filter->type().id() != TypeId::kBoolean) {
       fail(SqlState::kDatatypeMismatch, call.location(),

@@ -46,6 +46,7 @@ QUERIES = [
     "regexp_replace(E'one\\ntwo', '^t', 'T', 'gn'), regexp_replace(E'one\\ntwo', '^t', 'T', 'g')",
     "SELECT id FROM people WHERE name ILIKE '%ZOLA%' OR email ILIKE 'ADA@%' OR name ILIKE 'straSSe%' ORDER BY id",
     "SELECT id, name NOT ILIKE '%É%', name ILIKE '%é%', code ILIKE 'c_33' FROM people ORDER BY id",
+    "SELECT 'A_B' ILIKE 'a#_b' ESCAPE '#', 'AXB' ILIKE 'a#_b' ESCAPE '#', 'A%' NOT ILIKE 'a!%' ESCAPE '!'",
     "SELECT split_part(email, '@', 2) AS domain, count(*), string_agg(initcap(name), ', ' ORDER BY id) "
     "FROM people GROUP BY 1 ORDER BY 1",
     "SELECT pg_typeof(strpos('a', 'b')), pg_typeof(lpad('a', 2)), pg_typeof(regexp_match('a', 'a')), "
