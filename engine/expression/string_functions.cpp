@@ -11,14 +11,6 @@
 namespace shoal::engine {
 namespace {
 
-/// Returns the byte offset just past the first `characters` characters of `text` (its size when it has fewer).
-size_t skipCharacters(std::string_view text, size_t offset, int64_t characters) {
-  for (; characters > 0 && offset < text.size(); --characters) {
-    offset = utf8NextCharacter(text, offset);
-  }
-  return offset;
-}
-
 /// PostgreSQL's text_substr: characters [start, start + length) of `text`, clipped to the text.
 std::string_view substring(std::string_view text, int64_t start, std::optional<int64_t> length) {
   if (length.has_value() && *length < 0) {
@@ -26,11 +18,11 @@ std::string_view substring(std::string_view text, int64_t start, std::optional<i
   }
   // Positions before the first character still use up the length: the end stays at start + length.
   int64_t first = std::max<int64_t>(start, 1);
-  size_t begin = skipCharacters(text, 0, first - 1);
+  size_t begin = utf8SkipCharacters(text, 0, first - 1);
   if (!length.has_value()) return text.substr(begin);
   int64_t count = start + *length - first;
   if (count <= 0) return {};
-  return text.substr(begin, skipCharacters(text, begin, count) - begin);
+  return text.substr(begin, utf8SkipCharacters(text, begin, count) - begin);
 }
 
 }  // namespace

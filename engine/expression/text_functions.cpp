@@ -38,13 +38,6 @@ void checkLength(size_t bytes) {
   if (bytes > kMaxResultBytes) SHOAL_USER_FAIL(SqlState::kProgramLimitExceeded, "requested length too large");
 }
 
-/// Returns the byte offset just past the first `characters` characters of `value` (its size when it has fewer).
-size_t prefixBytes(std::string_view value, int64_t characters) {
-  size_t offset = 0;
-  for (; characters > 0 && offset < value.size(); --characters) offset = utf8NextCharacter(value, offset);
-  return offset;
-}
-
 /// lpad and rpad into `out`: `value` cut or filled with `fill` (repeated, cut at the last whole character) to
 /// `length` characters.
 void pad(std::string_view value, int64_t length, std::string_view fill, bool left, std::string& out) {
@@ -54,7 +47,7 @@ void pad(std::string_view value, int64_t length, std::string_view fill, bool lef
   if (length > static_cast<int64_t>(kMaxResultBytes / 4)) checkLength(kMaxResultBytes + 1);
   const auto characters = static_cast<int64_t>(utf8CharacterCount(value));
   if (characters >= length || fill.empty()) {
-    out.append(value.substr(0, prefixBytes(value, length)));
+    out.append(value.substr(0, utf8SkipCharacters(value, 0, length)));
     return;
   }
   if (!left) out.append(value);
@@ -64,7 +57,7 @@ void pad(std::string_view value, int64_t length, std::string_view fill, bool lef
   } else {
     const auto fillCharacters = static_cast<int64_t>(utf8CharacterCount(fill));
     for (int64_t done = 0; done < missing; done += fillCharacters) {
-      out.append(fill.substr(0, prefixBytes(fill, missing - done)));
+      out.append(fill.substr(0, utf8SkipCharacters(fill, 0, missing - done)));
     }
   }
   if (left) out.append(value);

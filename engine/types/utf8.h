@@ -27,6 +27,12 @@ inline size_t utf8NextCharacter(std::string_view text, size_t offset) {
   return next < text.size() ? next : text.size();
 }
 
+/// Returns the byte offset `characters` characters past `offset` (the text's size when it has fewer).
+inline size_t utf8SkipCharacters(std::string_view text, size_t offset, int64_t characters) {
+  for (; characters > 0 && offset < text.size(); --characters) offset = utf8NextCharacter(text, offset);
+  return offset;
+}
+
 /// Returns the number of UTF-8 characters in `text` (bytes that are not continuation bytes).
 inline size_t utf8CharacterCount(std::string_view text) {
   size_t characters = 0;
