@@ -1,6 +1,7 @@
 #include "multiplexer/multiplexer.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <spdlog/spdlog.h>
 
@@ -360,7 +361,9 @@ void Multiplexer::networkThreadMain() {
       break;
     }
     bool moreWork = wakePending_.load() || (anySendable() && !stopRequested_.load());
-    int timeoutMs = options_.busyPoll ? 0 : (moreWork ? 0 : 50);
+    // Idle, the thread sleeps until the next timer is due rather than on a fixed tick: a connected idle
+    // cluster wakes for its heartbeats only.
+    int timeoutMs = options_.busyPoll || moreWork ? 0 : millisecondsUntilNextTimer();
     if (stopRequested_.load()) timeoutMs = std::min(timeoutMs, 10);
     loop_.runOnce(timeoutMs);
     if (options_.busyPoll) {
@@ -535,6 +538,22 @@ void Multiplexer::runTimers() {
       peer.connectVia->connect(peer.id);
     }
   }
+}
+
+int Multiplexer::millisecondsUntilNextTimer() const {
+  auto now = Clock::now();
+  auto next = now + std::chrono::seconds(1);
+  for (const Peer& peer : peers_) {
+    if (peer.id == options_.self) continue;
+    if (peer.link != nullptr) {
+      next = std::min({next, peer.lastSent + options_.heartbeatInterval, peer.lastHeard + options_.peerTimeout});
+    } else if (isConnector(peer.id) && !peer.connectPending && !stopRequested_.load()) {
+      next = std::min(next, peer.nextConnectAttempt);
+    }
+  }
+  // Round up, so that a timer due in 0.4 ms is not polled for with zero timeouts.
+  auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - now).count();
+  return static_cast<int>(std::clamp<int64_t>(wait, 0, 1000));
 }
 
 void Multiplexer::failSendQueue(Peer& peer) {

@@ -161,6 +161,8 @@ class Multiplexer final : private LinkEvents {
   void pumpRoundRobin();
   bool sendQueued(Peer& peer, uint32_t limit);
   void runTimers();
+  /// How long the network thread may sleep before a timer (heartbeat, peer timeout, reconnect) is due.
+  int millisecondsUntilNextTimer() const;
   /// Whether some connected peer has queued messages and credits to take them.
   bool anySendable() const;
   bool allSendsDone();
