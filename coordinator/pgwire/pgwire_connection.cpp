@@ -356,11 +356,7 @@ void PgwireConnection::handleSimpleQuery(std::string_view text) {
       writer_.begin('I');  // EmptyQueryResponse
       writer_.end();
     }
-    for (size_t index = 0; index < script->numStatements(); ++index) {
-      auto statement = session_->prepare(script, index);
-      if (statement->bound && !statement->bound->parameterTypes.empty()) failUnsuppliedParameter(*script);
-      runAndSendAll(*statement);
-    }
+    for (size_t index = 0; index < script->numStatements(); ++index) prepareAndRun(script, index);
   } catch (ShoalError& error) {
     sendError(error.status());
     session_->recordError();
@@ -395,12 +391,17 @@ void PgwireConnection::throwAsTimeoutIfItWas(const StatementTimer& timer, const 
   throw error;
 }
 
-void PgwireConnection::runAndSendAll(const PreparedStatement& statement) {
-  activity_.started(*session_, textOf(statement));
-  QueryLog::Handle query = session_->queryLog().start(textOf(statement));
+void PgwireConnection::prepareAndRun(const std::shared_ptr<const sql::ParsedScript>& script, size_t index) {
+  const std::string text(script->statementText(index));
+  activity_.started(*session_, text);
+  QueryLog::Handle query = session_->queryLog().start(text);
+  // Binding and planning count against statement_timeout too: a pathological query can take long to plan.
+  session_->clearCancelRequest();
   StatementTimer timer(session_->settings().statementTimeout(), [this] { session_->requestCancel(); });
   try {
-    runAndSendAll(statement, query);
+    auto statement = session_->prepare(script, index);
+    if (statement->bound && !statement->bound->parameterTypes.empty()) failUnsuppliedParameter(*script);
+    runAndSendAll(*statement, query);
     query.finish("done");
   } catch (const ShoalError& error) {
     query.finish(failedState(error));

@@ -69,7 +69,8 @@ class PgwireConnection {
   void executePortal(Portal& portal, int32_t maxRows);
   void handleClose(std::span<const uint8_t> body);
 
-  void runAndSendAll(const PreparedStatement& statement);
+  /// Binds, plans and runs statement `index` of a simple query under one statement_timeout.
+  void prepareAndRun(const std::shared_ptr<const sql::ParsedScript>& script, size_t index);
   void runAndSendAll(const PreparedStatement& statement, QueryLog::Handle& query);
   /// Enters copy-in mode (CopyInResponse) and returns the CopyData stream as COPY's input.
   std::unique_ptr<CopyInput> openCopyIn(size_t numColumns, bool binary);

@@ -9,6 +9,7 @@
 #include "common/check.h"
 #include "common/status.h"
 #include "engine/aggregate/aggregate_function.h"
+#include "engine/aggregate/moments.h"
 #include "engine/vector/vector.h"
 #include "sql/plan/expression_rewriting.h"
 #include "sql/plan/plan_walker.h"
@@ -760,6 +761,28 @@ class Planner {
         case AggregateFunction::kArrayAgg:
         case AggregateFunction::kStringAgg:
           SHOAL_UNREACHABLE("collecting aggregates are never split into phases");
+        default: {
+          // The statistics: each node's moments travel as one encoded state, combined in the final phase.
+          SHOAL_CHECK(engine::isMomentAggregate(call.function), "{} cannot be split into phases",
+                      engine::aggregateFunctionName(call.function));
+          const ColumnId partialId = freshId();
+          partial->aggregates.push_back(sql::AggregateCall{AggregateFunction::kMoments,
+                                                           std::move(call.argument),
+                                                           call.distinct,
+                                                           LogicalType::text(),
+                                                           partialId,
+                                                           call.name,
+                                                           std::move(call.secondArgument),
+                                                           {}});
+          sql::AggregateCall combine{
+              call.function, sql::columnRef(PlanColumn{partialId, LogicalType::text(), call.name}),
+              false,         call.resultType,
+              call.id,       call.name,
+              nullptr,       {}};
+          combine.combinesPartials = true;
+          final->aggregates.push_back(std::move(combine));
+          break;
+        }
       }
     }
     const double groups = aggregate.estimatedRows;

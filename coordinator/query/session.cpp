@@ -88,15 +88,15 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
 
 void Session::describe(PreparedStatement& prepared) {
   if (auto* query = std::get_if<sql::BoundQuery>(&prepared.bound->command)) {
-    sql::optimize(query->plan);
+    sql::optimize(query->plan, &cancelRequested_);
     std::vector<sql::PlanColumn> outputs = query->plan.root->outputColumns();
     for (size_t i = 0; i < outputs.size(); ++i) {
       prepared.resultColumns.push_back(ResultColumn{query->plan.columnNames[i], outputs[i].type});
     }
   } else if (auto* copyTo = std::get_if<sql::CopyTo>(&prepared.bound->command)) {
-    sql::optimize(copyTo->plan);
+    sql::optimize(copyTo->plan, &cancelRequested_);
   } else if (auto* explain = std::get_if<sql::Explain>(&prepared.bound->command)) {
-    sql::optimize(explain->plan);
+    sql::optimize(explain->plan, &cancelRequested_);
     if (!explain->analyze) explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
     prepared.resultColumns.push_back(ResultColumn{"QUERY PLAN", engine::LogicalType::text()});
   } else if (auto* show = std::get_if<sql::ShowVariable>(&prepared.bound->command)) {
@@ -125,9 +125,9 @@ sql::BoundStatement Session::bindWithValues(const PreparedStatement& statement,
       statement.insidePrepare
           ? binder.bindPrepared(script, statement.statementIndex, statement.bound->parameterTypes, parameters)
           : binder.bind(script, statement.statementIndex, statement.bound->parameterTypes, parameters);
-  if (auto* query = std::get_if<sql::BoundQuery>(&bound.command)) sql::optimize(query->plan);
+  if (auto* query = std::get_if<sql::BoundQuery>(&bound.command)) sql::optimize(query->plan, &cancelRequested_);
   if (auto* explain = std::get_if<sql::Explain>(&bound.command)) {
-    sql::optimize(explain->plan);
+    sql::optimize(explain->plan, &cancelRequested_);
     if (!explain->analyze) explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
   }
   return bound;

@@ -21,6 +21,46 @@ std::string_view aggregateFunctionName(AggregateFunction function) {
       return "array_agg";
     case AggregateFunction::kStringAgg:
       return "string_agg";
+    case AggregateFunction::kVarPop:
+      return "var_pop";
+    case AggregateFunction::kVarSamp:
+      return "var_samp";
+    case AggregateFunction::kStddevPop:
+      return "stddev_pop";
+    case AggregateFunction::kStddevSamp:
+      return "stddev_samp";
+    case AggregateFunction::kRegrCount:
+      return "regr_count";
+    case AggregateFunction::kCovarPop:
+      return "covar_pop";
+    case AggregateFunction::kCovarSamp:
+      return "covar_samp";
+    case AggregateFunction::kCorr:
+      return "corr";
+    case AggregateFunction::kRegrSxx:
+      return "regr_sxx";
+    case AggregateFunction::kRegrSyy:
+      return "regr_syy";
+    case AggregateFunction::kRegrSxy:
+      return "regr_sxy";
+    case AggregateFunction::kRegrAvgX:
+      return "regr_avgx";
+    case AggregateFunction::kRegrAvgY:
+      return "regr_avgy";
+    case AggregateFunction::kRegrR2:
+      return "regr_r2";
+    case AggregateFunction::kRegrSlope:
+      return "regr_slope";
+    case AggregateFunction::kRegrIntercept:
+      return "regr_intercept";
+    case AggregateFunction::kMoments:
+      return "moments";
+    case AggregateFunction::kPercentileCont:
+      return "percentile_cont";
+    case AggregateFunction::kPercentileDisc:
+      return "percentile_disc";
+    case AggregateFunction::kMode:
+      return "mode";
   }
   return "?";
 }
@@ -49,6 +89,15 @@ LogicalType aggregateResultType(AggregateFunction function, const LogicalType& a
       return LogicalType::array(argument);
     case AggregateFunction::kStringAgg:
       return LogicalType::text();
+    case AggregateFunction::kRegrCount:
+      return LogicalType::bigInt();
+    case AggregateFunction::kMoments:
+      return LogicalType::text();  // encoded Moments
+    case AggregateFunction::kPercentileDisc:
+    case AggregateFunction::kMode:
+      return argument;
+    default:
+      return LogicalType::doublePrecision();  // the float8 statistics
   }
   return argument;
 }

@@ -8,12 +8,52 @@
 
 namespace shoal::engine {
 
-/// The aggregate functions the engine computes.
-enum class AggregateFunction { kCountStar, kCount, kSum, kAvg, kMin, kMax, kArrayAgg, kStringAgg };
+/// The aggregate functions the engine computes. The order is part of the plan's wire format: append only.
+enum class AggregateFunction {
+  kCountStar,
+  kCount,
+  kSum,
+  kAvg,
+  kMin,
+  kMax,
+  kArrayAgg,
+  kStringAgg,
+  // PostgreSQL's float8 statistics over Moments (engine/aggregate/moments.h), from kVarPop to kMoments.
+  kVarPop,
+  kVarSamp,
+  kStddevPop,
+  kStddevSamp,
+  // The two-variable ones, (y, x), from kCovarPop to kRegrIntercept.
+  kCovarPop,
+  kCovarSamp,
+  kCorr,
+  kRegrCount,
+  kRegrSxx,
+  kRegrSyy,
+  kRegrSxy,
+  kRegrAvgX,
+  kRegrAvgY,
+  kRegrR2,
+  kRegrSlope,
+  kRegrIntercept,
+  /// The partial state of any of them, as one column of encoded Moments, for the next phase to combine.
+  kMoments,
+  // The ordered-set aggregates, `percentile_cont(f) WITHIN GROUP (ORDER BY x)`: x is the argument, f the
+  // second argument, and the direction is the ORDER BY's (CollectedValues keeps the group's values).
+  kPercentileCont,
+  kPercentileDisc,
+  kMode,
+};
+
+/// Whether `function` is an ordered-set aggregate (percentile_cont, percentile_disc, mode).
+inline bool isOrderedSetAggregate(AggregateFunction function) {
+  return function >= AggregateFunction::kPercentileCont && function <= AggregateFunction::kMode;
+}
 
 /// Whether `function` keeps every value it sees (see CollectedValues) instead of a fixed-size state.
 inline bool isCollectingAggregate(AggregateFunction function) {
-  return function == AggregateFunction::kArrayAgg || function == AggregateFunction::kStringAgg;
+  return function == AggregateFunction::kArrayAgg || function == AggregateFunction::kStringAgg ||
+         (function >= AggregateFunction::kPercentileCont && function <= AggregateFunction::kMode);
 }
 
 /// One key of an aggregate's ORDER BY (`array_agg(x ORDER BY y DESC)`): an input column and its direction.
@@ -25,15 +65,18 @@ struct AggregateOrderKey {
 
 /// One aggregate of a GROUP BY: its function, whether over DISTINCT values,
 /// and which input columns hold its argument (none for COUNT(*)), string_agg's
-/// delimiter and the keys of its ORDER BY.
+/// delimiter or second argument and the keys of its ORDER BY.
 struct GroupedAggregate {
   AggregateFunction function;
   bool distinct = false;
   std::optional<size_t> argumentColumn;
   LogicalType argumentType;
   LogicalType resultType;
-  std::optional<size_t> delimiterColumn = std::nullopt;
+  /// string_agg's delimiter, or the x of a two-variable statistic (`regr_slope(y, x)`).
+  std::optional<size_t> secondArgumentColumn = std::nullopt;
   std::vector<AggregateOrderKey> orderBy = {};
+  /// The argument is a column of kMoments partial states from the previous phase, to combine (not values).
+  bool combinesPartials = false;
 };
 
 std::string_view aggregateFunctionName(AggregateFunction function);
@@ -42,7 +85,9 @@ std::string_view aggregateFunctionName(AggregateFunction function);
 /// COUNT is bigint; SUM of integer is bigint, of bigint numeric(38,0), of
 /// numeric(p,s) numeric(38,s); AVG of integers or numerics is numeric; MIN
 /// and MAX keep the argument's type; double stays double; array_agg makes an
-/// array of the argument's type and string_agg text.
+/// array of the argument's type and string_agg text; the float8 statistics are
+/// double precision (regr_count bigint), and their partial state (kMoments) text; percentile_cont is double
+/// precision, percentile_disc and mode keep the argument's type.
 LogicalType aggregateResultType(AggregateFunction function, const LogicalType& argument);
 
 }  // namespace shoal::engine

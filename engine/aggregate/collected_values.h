@@ -24,6 +24,10 @@ class CollectedValues {
   Value finish(const GroupedAggregate& spec);
 
  private:
+  /// percentile_cont, percentile_disc and mode over the kept values (NULLs were skipped), as PostgreSQL's
+  /// orderedsetaggs.c computes them. Fails with 22003 for a fraction outside [0, 1].
+  Value finishOrderedSet(const GroupedAggregate& spec);
+
   struct Row {
     Value argument;
     Value delimiter;

@@ -202,9 +202,8 @@ Value ScalarAggregate::finalize() const {
       quotient = quotient >= 0 ? (quotient + 5) / 10 : (quotient - 5) / 10;
       return Value::decimal(resultType_, quotient);
     }
-    case AggregateFunction::kArrayAgg:
-    case AggregateFunction::kStringAgg:
-      break;  // keep their rows: HashAggregation computes them (CollectedValues)
+    default:
+      break;  // collecting aggregates and statistics: HashAggregation computes them
   }
   SHOAL_CHECK(false, "{} has no scalar-state implementation", aggregateFunctionName(function_));
   return Value::null(resultType_);

@@ -14,6 +14,7 @@
 #include "engine/expression/json_functions.h"
 #include "engine/expression/like_matcher.h"
 #include "engine/expression/math_functions.h"
+#include "engine/expression/numeric_variance.h"
 #include "engine/expression/quote_functions.h"
 #include "engine/expression/regex_matcher.h"
 #include "engine/expression/string_functions.h"
@@ -423,6 +424,10 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateRegexMatchArray(value(0), value(1), value(2));
     case ScalarFunction::kInSet:
       break;  // evaluated above, without its list
+    case ScalarFunction::kNumericVariance:
+      return evaluateNumericVariance(value(0), value(1), value(2),
+                                     static_cast<VarianceKind>(constantArgument(function, 3).asInt32()),
+                                     function.type());
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

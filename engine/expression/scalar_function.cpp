@@ -184,6 +184,8 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "regexp_match";
     case ScalarFunction::kInSet:
       return "in_set";
+    case ScalarFunction::kNumericVariance:
+      return "numeric_variance";
   }
   return "?";
 }
@@ -254,6 +256,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kRegexReplace:
     case ScalarFunction::kRegexMatchArray:
     case ScalarFunction::kInSet:
+    case ScalarFunction::kNumericVariance:
       return false;
     default:
       return true;

@@ -149,10 +149,13 @@ enum class ScalarFunction {
   // value IN (c1, c2, ...) over a long list of constants: (value, array constant) -> BOOLEAN, a probe of a hash
   // set of the array's elements (in_set.h); NULL for a NULL value, or for no match when the list holds a NULL.
   kInSet,
+  // The final step of stddev and variance of integers or decimals: (count BIGINT, sum, sum of squares,
+  // VarianceKind INTEGER constant) -> NUMERIC, exact (numeric_variance.h).
+  kNumericVariance,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kInSet;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kNumericVariance;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

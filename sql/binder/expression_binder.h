@@ -181,6 +181,16 @@ class ExpressionBinder {
   engine::ExpressionPtr bindFunctionCall(const pg_query::Node& node);
   engine::ExpressionPtr bindSqlValueFunction(const pg_query::Node& node);
   engine::ExpressionPtr bindAggregate(const pg_query::Node& node, engine::AggregateFunction function);
+  /// stddev, variance, covar, corr and regr_* (statistical_aggregate_binding.cpp).
+  engine::ExpressionPtr bindStatisticalAggregate(const pg_query::Node& node, engine::AggregateFunction function);
+  /// percentile_cont, percentile_disc and mode WITHIN GROUP (ORDER BY x) (statistical_aggregate_binding.cpp).
+  engine::ExpressionPtr bindOrderedSetAggregate(const pg_query::Node& node, engine::AggregateFunction function);
+  /// Refuses an aggregate inside another, in FILTER, or in a clause without aggregates (42803).
+  void checkAggregateAllowed(const pg_query::FuncCall& call);
+  /// An aggregate's FILTER (WHERE c) condition, bound; null without one.
+  engine::ExpressionPtr bindAggregateFilter(const pg_query::FuncCall& call);
+  /// `argument` where `filter` holds, else NULL (the argument itself without a filter).
+  engine::ExpressionPtr filteredArgument(engine::ExpressionPtr filter, engine::ExpressionPtr argument);
   /// A set-returning function in the select list (unnest, generate_series, generate_subscripts).
   engine::ExpressionPtr bindSetFunction(const pg_query::Node& node);
   /// An aggregate's own ORDER BY (array_agg(x ORDER BY y)); under DISTINCT its keys must be its arguments.

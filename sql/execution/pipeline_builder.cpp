@@ -270,6 +270,7 @@ class Builder {
       engine::GroupedAggregate grouped;
       grouped.function = call.function;
       grouped.distinct = call.distinct;
+      grouped.combinesPartials = call.combinesPartials;
       grouped.argumentType = engine::LogicalType::bigInt();
       grouped.resultType = call.resultType;
       auto addInput = [&](const engine::Expression& input) {
@@ -281,7 +282,7 @@ class Builder {
         grouped.argumentColumn = addInput(*call.argument);
         grouped.argumentType = call.argument->type();
       }
-      if (call.delimiter) grouped.delimiterColumn = addInput(*call.delimiter);
+      if (call.secondArgument) grouped.secondArgumentColumn = addInput(*call.secondArgument);
       for (const auto& key : call.orderBy) {
         grouped.orderBy.push_back({addInput(*key.expression), key.ascending, key.nullsFirst});
       }

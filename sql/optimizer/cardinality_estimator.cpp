@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/types/decimal.h"
+#include "sql/optimizer/interrupts.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
@@ -294,6 +295,7 @@ double CardinalityEstimator::estimateJoin(LogicalJoin& join, double leftRows, do
 }
 
 double CardinalityEstimator::estimate(LogicalOperator& op) {
+  checkForInterrupts();
   std::vector<double> childRows;
   for (auto& child : op.children) childRows.push_back(estimate(*child));
   double rows = 1;

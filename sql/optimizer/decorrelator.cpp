@@ -36,15 +36,12 @@ using decorrelation::unsupported;
 namespace {
 
 bool readsAny(const Expression& expression, const std::set<ColumnId>& ids) {
-  for (ColumnId id : columnsOf(expression)) {
-    if (ids.contains(id)) return true;
-  }
-  return false;
+  return readsAnyOf(expression, ids);
 }
 
 bool readsAny(const LogicalOperator& op, const std::set<ColumnId>& ids) {
   bool found = false;
-  forEachExpression(op, [&](const Expression& expression) { found = found || readsAny(expression, ids); });
+  forEachExpression(op, [&](const Expression& expression) { found = found || readsAnyOf(expression, ids); });
   return found;
 }
 

@@ -4,6 +4,7 @@
 #include "sql/optimizer/cardinality_estimator.h"
 #include "sql/optimizer/constant_folder.h"
 #include "sql/optimizer/decorrelator.h"
+#include "sql/optimizer/interrupts.h"
 #include "sql/optimizer/join_order_optimizer.h"
 #include "sql/optimizer/predicate_pushdown.h"
 #include "sql/optimizer/projection_pruner.h"
@@ -11,14 +12,19 @@
 
 namespace shoal::sql {
 
-void optimize(LogicalPlan& plan) {
+void optimize(LogicalPlan& plan, const std::atomic<bool>* cancelRequested) {
+  InterruptScope interrupts(cancelRequested);
   ColumnIdGenerator ids(nextFreeColumnId(*plan.root));
   plan.root = Decorrelator(ids).run(std::move(plan.root));
+  checkForInterrupts();
   foldConstants(*plan.root);
   plan.root = PredicatePushdown().run(std::move(plan.root));
+  checkForInterrupts();
   plan.root = JoinOrderOptimizer().run(std::move(plan.root));
+  checkForInterrupts();
   plan.root = pushSemiJoinsDown(std::move(plan.root));
   pruneColumns(*plan.root);
+  checkForInterrupts();
   removeRedundantProjections(plan);
   CardinalityEstimator().estimate(*plan.root);
 }

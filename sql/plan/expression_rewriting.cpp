@@ -88,6 +88,22 @@ void collectColumns(const Expression& expression, std::set<ColumnId>& ids) {
   }
 }
 
+bool readsAnyOf(const Expression& expression, const std::set<ColumnId>& ids) {
+  switch (expression.kind()) {
+    case ExpressionKind::kColumnRef:
+      return ids.contains(static_cast<ColumnId>(static_cast<const ColumnRefExpression&>(expression).columnIndex()));
+    case ExpressionKind::kCast:
+      return readsAnyOf(static_cast<const CastExpression&>(expression).child(), ids);
+    case ExpressionKind::kFunction:
+      for (const auto& argument : static_cast<const FunctionExpression&>(expression).arguments()) {
+        if (readsAnyOf(*argument, ids)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
 std::set<ColumnId> columnsOf(const Expression& expression) {
   std::set<ColumnId> ids;
   collectColumns(expression, ids);

@@ -33,6 +33,8 @@ engine::ExpressionPtr remapColumns(const engine::Expression& expression,
 /// Adds the ids of every column `expression` reads.
 void collectColumns(const engine::Expression& expression, std::set<ColumnId>& ids);
 std::set<ColumnId> columnsOf(const engine::Expression& expression);
+/// Whether `expression` reads any of `ids` (without collecting its columns).
+bool readsAnyOf(const engine::Expression& expression, const std::set<ColumnId>& ids);
 
 /// True when every column `expression` reads is in `available`.
 bool readsOnly(const engine::Expression& expression, const std::set<ColumnId>& available);

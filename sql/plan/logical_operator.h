@@ -196,8 +196,9 @@ struct AggregateCall {
   engine::LogicalType resultType;
   ColumnId id;
   std::string name;
-  engine::ExpressionPtr delimiter;  // string_agg's second argument
-  std::vector<SortKey> orderBy;     // array_agg(x ORDER BY y): the order the values are collected in
+  engine::ExpressionPtr secondArgument;  // string_agg's delimiter, or the x of regr_slope(y, x)
+  std::vector<SortKey> orderBy;          // array_agg(x ORDER BY y): the order the values are collected in
+  bool combinesPartials = false;         // the argument holds kMoments partial states of an earlier phase
 };
 
 /// Groups by `groups` (none: one row over everything) and computes `aggregates`.

@@ -94,7 +94,8 @@ LogicalOperatorPtr copyNode(const LogicalOperator& op) {
       copy->groupNames = aggregate.groupNames;
       for (const auto& call : aggregate.aggregates) {
         copy->aggregates.push_back({call.function, copyOrNull(call.argument), call.distinct, call.resultType, call.id,
-                                    call.name, copyOrNull(call.delimiter), copyKeys(call.orderBy)});
+                                    call.name, copyOrNull(call.secondArgument), copyKeys(call.orderBy),
+                                    call.combinesPartials});
       }
       return copy;
     }

@@ -28,8 +28,9 @@ std::string expressionList(const Range& expressions) {
 std::string aggregateText(const AggregateCall& call) {
   std::string name(engine::aggregateFunctionName(call.function));
   if (call.function == engine::AggregateFunction::kCountStar) return "count(*)";
-  std::string text = name + "(" + (call.distinct ? "DISTINCT " : "") + call.argument->toString();
-  if (call.delimiter) text += ", " + call.delimiter->toString();
+  std::string text = name + "(" + (call.distinct ? "DISTINCT " : "") + (call.combinesPartials ? "PARTIALS " : "") +
+                     call.argument->toString();
+  if (call.secondArgument) text += ", " + call.secondArgument->toString();
   for (size_t i = 0; i < call.orderBy.size(); ++i) {
     const SortKey& key = call.orderBy[i];
     text += (i == 0 ? " ORDER BY " : ", ") + key.expression->toString() + (key.ascending ? "" : " DESC");

@@ -4,6 +4,7 @@
 
 #include "common/check.h"
 #include "common/status.h"
+#include "engine/aggregate/moments.h"
 #include "proto/plan_codec.h"
 
 namespace shoal::sql {
@@ -83,7 +84,10 @@ class Encoder {
           if (call.argument) *encoded.mutable_call()->mutable_argument() = expression(*call.argument);
           *encoded.mutable_call()->mutable_result_type() = proto::encodeType(call.resultType);
           encoded.mutable_call()->set_distinct(call.distinct);
-          if (call.delimiter) *encoded.mutable_call()->mutable_delimiter() = expression(*call.delimiter);
+          if (call.secondArgument) {
+            *encoded.mutable_call()->mutable_second_argument() = expression(*call.secondArgument);
+          }
+          encoded.mutable_call()->set_combines_partials(call.combinesPartials);
           for (const auto& key : call.orderBy) {
             auto& out = *encoded.mutable_call()->add_order_by();
             *out.mutable_expression() = expression(*key.expression);
@@ -251,7 +255,7 @@ class Decoder {
           aggregate->groupNames.push_back(in.group_names(i));
         }
         for (const auto& call : in.aggregates()) {
-          if (call.call().function() > static_cast<uint32_t>(engine::AggregateFunction::kStringAgg)) {
+          if (call.call().function() > static_cast<uint32_t>(engine::AggregateFunction::kMode)) {
             corrupt("an unknown aggregate function");
           }
           AggregateCall decoded;
@@ -261,8 +265,16 @@ class Decoder {
             corrupt("an aggregate with the wrong arguments");
           }
           decoded.distinct = call.call().distinct();
-          if (call.call().has_delimiter()) decoded.delimiter = expression(call.call().delimiter());
-          if ((decoded.function == engine::AggregateFunction::kStringAgg) != (decoded.delimiter != nullptr)) {
+          if (call.call().has_second_argument()) decoded.secondArgument = expression(call.call().second_argument());
+          decoded.combinesPartials = call.call().combines_partials();
+          // kMoments takes x alone or (y, x).
+          const engine::AggregateFunction function = decoded.function;
+          const bool takesSecond = function == engine::AggregateFunction::kStringAgg ||
+                                   function == engine::AggregateFunction::kPercentileCont ||
+                                   function == engine::AggregateFunction::kPercentileDisc ||
+                                   (engine::takesTwoVariables(function) && !decoded.combinesPartials);
+          if ((takesSecond != (decoded.secondArgument != nullptr) && function != engine::AggregateFunction::kMoments) ||
+              (decoded.combinesPartials && !engine::isMomentAggregate(function))) {
             corrupt("an aggregate with the wrong arguments");
           }
           for (const auto& key : call.call().order_by()) {

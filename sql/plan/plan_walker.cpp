@@ -45,7 +45,7 @@ void forEachExpression(LogicalOperator& op, const std::function<void(engine::Exp
 
 void forEachAggregateInput(AggregateCall& call, const std::function<void(engine::ExpressionPtr&)>& visit) {
   if (call.argument) visit(call.argument);
-  if (call.delimiter) visit(call.delimiter);
+  if (call.secondArgument) visit(call.secondArgument);
   for (auto& key : call.orderBy) visit(key.expression);
 }
 
@@ -58,8 +58,9 @@ bool sameAggregateCall(const AggregateCall& a, const AggregateCall& b) {
   auto same = [](const engine::ExpressionPtr& x, const engine::ExpressionPtr& y) {
     return (x == nullptr) == (y == nullptr) && (x == nullptr || sameExpression(*x, *y));
   };
-  if (a.function != b.function || a.distinct != b.distinct || !same(a.argument, b.argument) ||
-      !same(a.delimiter, b.delimiter) || a.orderBy.size() != b.orderBy.size()) {
+  if (a.function != b.function || a.distinct != b.distinct || a.combinesPartials != b.combinesPartials ||
+      !same(a.argument, b.argument) || !same(a.secondArgument, b.secondArgument) ||
+      a.orderBy.size() != b.orderBy.size()) {
     return false;
   }
   for (size_t i = 0; i < a.orderBy.size(); ++i) {

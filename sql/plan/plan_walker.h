@@ -12,7 +12,7 @@ namespace shoal::sql {
 void forEachExpression(LogicalOperator& op, const std::function<void(engine::ExpressionPtr&)>& visit);
 void forEachExpression(const LogicalOperator& op, const std::function<void(const engine::Expression&)>& visit);
 
-/// Calls `visit` on each expression an aggregate call reads: its argument, delimiter and ORDER BY keys.
+/// Calls `visit` on each expression an aggregate call reads: its arguments and ORDER BY keys.
 void forEachAggregateInput(AggregateCall& call, const std::function<void(engine::ExpressionPtr&)>& visit);
 void forEachAggregateInput(const AggregateCall& call, const std::function<void(const engine::Expression&)>& visit);
 

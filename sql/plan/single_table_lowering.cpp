@@ -4,6 +4,7 @@
 
 #include "common/check.h"
 #include "common/status.h"
+#include "engine/aggregate/moments.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
@@ -52,7 +53,9 @@ bool isSingleTableSelect(const LogicalPlan& plan) {
     const auto& aggregate = static_cast<const LogicalAggregate&>(*op);
     if (!aggregate.groups.empty()) return false;
     for (const auto& call : aggregate.aggregates) {
-      if (call.distinct || engine::isCollectingAggregate(call.function)) return false;
+      if (call.distinct || engine::isCollectingAggregate(call.function) || engine::isMomentAggregate(call.function)) {
+        return false;
+      }
     }
     op = op->children[0].get();
   }

@@ -324,6 +324,11 @@ def summarize(tap, backend, returncode, seconds, tmp_path):
     with open(tmp_path / "sqlsmith-errors.jsonl", "w") as out:
         for statement in errors:
             out.write(json.dumps(statement) + "\n")
+    # The statements that outlived the timeout in full, to reproduce them.
+    with open(tmp_path / "sqlsmith-slow.jsonl", "w") as out:
+        for statement in statements:
+            if statement["seconds"] > STATEMENT_TIMEOUT_S + HANG_MARGIN_S:
+                out.write(json.dumps(statement) + "\n")
     print(f"sqlsmith summary ({tmp_path / 'sqlsmith-summary.json'}):\n{json.dumps(summary, indent=2)}")
     return sessions, statements, summary
 

@@ -750,6 +750,10 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(
       call(ScalarFunction::kRegexMatchArray, LogicalType::array(LogicalType::text()), a(), text("(b)"), text("")));
   examples.push_back(call(ScalarFunction::kInSet, LogicalType::boolean(), n(), arr()));
+  examples.push_back(call(ScalarFunction::kNumericVariance, LogicalType::decimal(38, 16),
+                          ref(5, LogicalType::bigInt(), "count"), ref(4, LogicalType::decimal(38, 2), "sum"),
+                          ref(4, LogicalType::decimal(38, 2), "squares"),
+                          std::make_unique<engine::ConstantExpression>(engine::Value::integer(3))));
   return examples;
 }
 
@@ -763,7 +767,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "in_set(x, arr)");
+  ASSERT_EQ(examples.back()->toString(), "numeric_variance(count, sum, squares, 3)");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});

@@ -1,0 +1,428 @@
+#include "engine/aggregate/aggregate_states.h"
+
+#include <set>
+#include <string>
+
+#include "common/status.h"
+#include "engine/aggregate/scalar_aggregate.h"
+#include "engine/types/decimal.h"
+#include "engine/vector/key_bytes.h"
+
+namespace shoal::engine::aggregation {
+namespace {
+
+template <class T>
+void addIntegers(const Vector& argument, const Window& window, size_t offset) {
+  const T* values = argument.data<T>();
+  forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+    AggregateState& state = stateAt(group, offset);
+    ++state.count;
+    if (__builtin_add_overflow(state.integer, static_cast<__int128>(values[row]), &state.integer)) state.overflow = 1;
+  });
+}
+
+template <class T>
+void integerExtremes(const Vector& argument, const Window& window, size_t offset, bool minimum) {
+  const T* values = argument.data<T>();
+  forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+    AggregateState& state = stateAt(group, offset);
+    ++state.count;
+    auto value = static_cast<__int128>(values[row]);
+    if (!state.hasValue || (minimum ? value < state.integer : value > state.integer)) state.integer = value;
+    state.hasValue = 1;
+  });
+}
+
+/// The moments of a group's statistical aggregate, created on first use.
+Moments& momentsOf(AggregateState& state, GroupStore& store) {
+  if (state.sideIndex == 0) {
+    store.moments.emplace_back();
+    state.sideIndex = static_cast<uint32_t>(store.moments.size());
+  }
+  return store.moments[state.sideIndex - 1];
+}
+
+/// Folds one chunk into the moments of a statistical aggregate: values (x, or y and x, where both are not
+/// NULL), or the partial states of an earlier phase.
+void updateMoments(const GroupedAggregate& spec, const Chunk& chunk, const Window& window, size_t offset,
+                   GroupStore& store) {
+  const Vector& argument = chunk.column(*spec.argumentColumn);
+  if (spec.combinesPartials) {
+    const StringRef* states = argument.data<StringRef>();
+    forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+      momentsOf(stateAt(group, offset), store).merge(Moments::decode(states[row].view()));
+    });
+    return;
+  }
+  const double* ys = argument.data<double>();
+  if (!spec.secondArgumentColumn) {
+    forValidRows(argument, window,
+                 [&](size_t row, uint8_t* group) { momentsOf(stateAt(group, offset), store).add(ys[row]); });
+    return;
+  }
+  const Vector& second = chunk.column(*spec.secondArgumentColumn);
+  const double* xs = second.data<double>();
+  forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+    if (!second.isNull(row)) momentsOf(stateAt(group, offset), store).add(ys[row], xs[row]);
+  });
+}
+
+}  // namespace
+
+void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window& window, size_t offset,
+                  GroupStore& store) {
+  if (spec.function == AggregateFunction::kCountStar) {
+    for (size_t i = 0; i < window.count; ++i) ++stateAt(window.groups[i], offset).count;
+    return;
+  }
+  if (isCollectingAggregate(spec.function)) {
+    for (size_t i = 0; i < window.count; ++i) {
+      AggregateState& state = stateAt(window.groups[i], offset);
+      if (state.sideIndex == 0) {
+        store.collections.emplace_back();
+        state.sideIndex = static_cast<uint32_t>(store.collections.size());
+      }
+      ++state.count;
+      store.collections[state.sideIndex - 1].add(spec, chunk, window.first + i);
+    }
+    return;
+  }
+  const Vector& argument = chunk.column(*spec.argumentColumn);
+  PhysicalType physical = argument.type().physicalType();
+  if (spec.distinct) {
+    std::string bytes;
+    forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+      AggregateState& state = stateAt(group, offset);
+      if (state.sideIndex == 0) {
+        store.distinctSets.emplace_back();
+        state.sideIndex = static_cast<uint32_t>(store.distinctSets.size());
+      }
+      bytes.clear();
+      appendKeyBytes(argument, row, bytes);
+      store.distinctSets[state.sideIndex - 1].insert(bytes);
+    });
+    return;
+  }
+  if (isMomentAggregate(spec.function)) return updateMoments(spec, chunk, window, offset, store);
+  switch (spec.function) {
+    case AggregateFunction::kCount:
+      forValidRows(argument, window, [&](size_t, uint8_t* group) { ++stateAt(group, offset).count; });
+      return;
+    case AggregateFunction::kSum:
+    case AggregateFunction::kAvg:
+      switch (physical) {
+        case PhysicalType::kInt32:
+          return addIntegers<int32_t>(argument, window, offset);
+        case PhysicalType::kInt64:
+          return addIntegers<int64_t>(argument, window, offset);
+        case PhysicalType::kInt128:
+          return addIntegers<__int128>(argument, window, offset);
+        case PhysicalType::kBool:
+          return addIntegers<uint8_t>(argument, window, offset);
+        case PhysicalType::kDouble: {
+          const double* values = argument.data<double>();
+          forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+            AggregateState& state = stateAt(group, offset);
+            ++state.count;
+            state.real += values[row];
+          });
+          return;
+        }
+        case PhysicalType::kString:
+          break;
+      }
+      break;
+    case AggregateFunction::kMin:
+    case AggregateFunction::kMax: {
+      const bool minimum = spec.function == AggregateFunction::kMin;
+      switch (physical) {
+        case PhysicalType::kBool:
+          return integerExtremes<uint8_t>(argument, window, offset, minimum);
+        case PhysicalType::kInt32:
+          return integerExtremes<int32_t>(argument, window, offset, minimum);
+        case PhysicalType::kInt64:
+          return integerExtremes<int64_t>(argument, window, offset, minimum);
+        case PhysicalType::kInt128:
+          return integerExtremes<__int128>(argument, window, offset, minimum);
+        case PhysicalType::kDouble: {
+          const double* values = argument.data<double>();
+          forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+            AggregateState& state = stateAt(group, offset);
+            ++state.count;
+            double value = values[row];
+            if (!state.hasValue || (minimum ? doubleLess(value, state.real) : doubleLess(state.real, value))) {
+              state.real = value;
+            }
+            state.hasValue = 1;
+          });
+          return;
+        }
+        case PhysicalType::kString: {
+          const StringRef* values = argument.data<StringRef>();
+          forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+            AggregateState& state = stateAt(group, offset);
+            ++state.count;
+            const StringRef& value = values[row];
+            if (state.hasValue) {
+              int order = compare(value, loadText(state));
+              if (minimum ? order >= 0 : order <= 0) return;
+            }
+            storeText(state, value.isInline() ? value : store.heap.add(value.view()));
+            state.hasValue = 1;
+          });
+          return;
+        }
+      }
+      break;
+    }
+    default:  // counted (count(*)) or collected (array_agg, string_agg) above
+      break;
+  }
+  SHOAL_CHECK(false, "aggregate {} over {} has no grouped implementation", aggregateFunctionName(spec.function),
+              argument.type().toString());
+}
+
+namespace {
+
+/// Moves the side state (DISTINCT set, collection) a source state points to into the target's list,
+/// or folds it into the one the target already points to.
+template <class Side, class Fold>
+void mergeSide(std::vector<Side>& targetSides, std::vector<Side>& sourceSides, AggregateState& target,
+               const AggregateState& source, Fold&& fold) {
+  if (source.sideIndex == 0) return;
+  Side& from = sourceSides[source.sideIndex - 1];
+  if (target.sideIndex == 0) {
+    targetSides.push_back(std::move(from));
+    target.sideIndex = static_cast<uint32_t>(targetSides.size());
+  } else {
+    fold(targetSides[target.sideIndex - 1], from);
+  }
+}
+
+}  // namespace
+
+void mergeState(const GroupedAggregate& spec, AggregateState& target, const AggregateState& source,
+                GroupStore& targetStore, GroupStore& sourceStore) {
+  target.count += source.count;
+  if (isCollectingAggregate(spec.function)) {
+    return mergeSide(targetStore.collections, sourceStore.collections, target, source,
+                     [](CollectedValues& into, CollectedValues& from) { into.append(std::move(from)); });
+  }
+  if (spec.distinct) {
+    return mergeSide(targetStore.distinctSets, sourceStore.distinctSets, target, source,
+                     [](std::set<std::string>& into, std::set<std::string>& from) { into.merge(from); });
+  }
+  if (isMomentAggregate(spec.function)) {
+    return mergeSide(targetStore.moments, sourceStore.moments, target, source,
+                     [](Moments& into, const Moments& from) { into.merge(from); });
+  }
+  PhysicalType physical =
+      spec.function == AggregateFunction::kCountStar ? PhysicalType::kInt64 : spec.argumentType.physicalType();
+  switch (spec.function) {
+    case AggregateFunction::kCountStar:
+    case AggregateFunction::kCount:
+    default:  // counts were added above; collections, sets and moments merged above
+      return;
+    case AggregateFunction::kSum:
+    case AggregateFunction::kAvg:
+      if (physical == PhysicalType::kDouble) {
+        target.real += source.real;
+      } else if (source.overflow || __builtin_add_overflow(target.integer, source.integer, &target.integer)) {
+        target.overflow = 1;
+      }
+      return;
+    case AggregateFunction::kMin:
+    case AggregateFunction::kMax: {
+      if (!source.hasValue) return;
+      const bool minimum = spec.function == AggregateFunction::kMin;
+      bool replace = !target.hasValue;
+      if (!replace) {
+        if (physical == PhysicalType::kDouble) {
+          replace = minimum ? doubleLess(source.real, target.real) : doubleLess(target.real, source.real);
+        } else if (physical == PhysicalType::kString) {
+          int order = compare(loadText(source), loadText(target));
+          replace = minimum ? order < 0 : order > 0;
+        } else {
+          replace = minimum ? source.integer < target.integer : source.integer > target.integer;
+        }
+      }
+      if (replace) {
+        // String extremes keep pointing into the source table's heap, which lives as long as the aggregation.
+        std::memcpy(target.text, source.text, sizeof(target.text));
+        target.hasValue = 1;
+      }
+      return;
+    }
+  }
+}
+
+namespace {
+
+/// The extreme a state holds, as a Value of `type`.
+Value extremeValue(const AggregateState& state, const LogicalType& type) {
+  if (!state.hasValue) return Value::null(type);
+  switch (type.physicalType()) {
+    case PhysicalType::kBool:
+      return Value::boolean(state.integer != 0);
+    case PhysicalType::kInt32:
+      return Value::ofInt32(type, static_cast<int32_t>(state.integer));
+    case PhysicalType::kInt64:
+      return type.id() == TypeId::kDecimal ? Value::decimal(type, state.integer)
+                                           : Value::ofInt64(type, static_cast<int64_t>(state.integer));
+    case PhysicalType::kInt128:
+      return Value::decimal(type, state.integer);
+    case PhysicalType::kDouble:
+      return Value::doublePrecision(state.real);
+    case PhysicalType::kString:
+      return Value::varchar(std::string(loadText(state).view()), type);
+  }
+  return Value::null(type);
+}
+
+/// The values a DISTINCT aggregate saw, decoded from their key bytes into a vector.
+Vector distinctValues(const LogicalType& type, const std::set<std::string>& seen) {
+  Vector values(type, std::max<size_t>(seen.size(), 1));
+  values.resize(seen.size());
+  size_t row = 0;
+  for (const std::string& bytes : seen) {
+    const char* value = bytes.data();
+    switch (type.physicalType()) {
+      case PhysicalType::kBool:
+        std::memcpy(values.data<uint8_t>() + row, value, 1);
+        break;
+      case PhysicalType::kInt32: {
+        int64_t widened;  // key bytes widen INTEGER to 64 bits
+        std::memcpy(&widened, value, sizeof(widened));
+        values.data<int32_t>()[row] = static_cast<int32_t>(widened);
+        break;
+      }
+      case PhysicalType::kInt64:
+        std::memcpy(values.data<int64_t>() + row, value, 8);
+        break;
+      case PhysicalType::kInt128:
+        std::memcpy(values.data<__int128>() + row, value, 16);
+        break;
+      case PhysicalType::kDouble:
+        std::memcpy(values.data<double>() + row, value, 8);
+        break;
+      case PhysicalType::kString: {
+        uint32_t length;
+        std::memcpy(&length, value, sizeof(length));
+        values.setString(row, std::string_view(value + sizeof(length), length));
+        break;
+      }
+    }
+    values.setNull(row, false);
+    ++row;
+  }
+  return values;
+}
+
+[[noreturn]] void sumOutOfRange(const GroupedAggregate& spec) {
+  SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "{} out of range in {}", spec.resultType.toString(),
+                  aggregateFunctionName(spec.function));
+}
+
+/// Writes a statistical aggregate's value (or, for kMoments, its partial state) into row `row` of `out`.
+void writeMoments(AggregateFunction function, const Moments& moments, Vector& out, size_t row) {
+  if (function == AggregateFunction::kMoments) {
+    out.setString(row, moments.encode());
+    out.setNull(row, false);
+    return;
+  }
+  std::optional<double> value = finishMoments(function, moments);
+  out.setNull(row, !value);
+  if (!value) return;
+  if (function == AggregateFunction::kRegrCount) {
+    out.data<int64_t>()[row] = static_cast<int64_t>(*value);
+  } else {
+    out.data<double>()[row] = *value;
+  }
+}
+
+}  // namespace
+
+void writeFinal(const GroupedAggregate& spec, const AggregateState& state, GroupStore& store, Vector& out, size_t row) {
+  if (isCollectingAggregate(spec.function)) {
+    out.setValue(
+        row, state.sideIndex == 0 ? Value::null(spec.resultType) : store.collections[state.sideIndex - 1].finish(spec));
+    return;
+  }
+  if (isMomentAggregate(spec.function)) {
+    Moments moments;
+    if (spec.distinct && state.sideIndex != 0) {
+      Vector values = distinctValues(spec.argumentType, store.distinctSets[state.sideIndex - 1]);
+      for (size_t i = 0; i < values.size(); ++i) moments.add(values.data<double>()[i]);
+    } else if (!spec.distinct && state.sideIndex != 0) {
+      moments = store.moments[state.sideIndex - 1];
+    }
+    return writeMoments(spec.function, moments, out, row);
+  }
+  if (spec.distinct) {
+    ScalarAggregate finisher(spec.function, spec.argumentType, spec.resultType);
+    if (state.sideIndex != 0) {
+      Vector values = distinctValues(spec.argumentType, store.distinctSets[state.sideIndex - 1]);
+      finisher.update(&values, values.size());
+    }
+    out.setValue(row, finisher.finalize());
+    return;
+  }
+  switch (spec.function) {
+    case AggregateFunction::kCountStar:
+    case AggregateFunction::kCount:
+      out.data<int64_t>()[row] = state.count;
+      out.setNull(row, false);
+      return;
+    case AggregateFunction::kSum:
+      if (state.count == 0) {
+        out.setNull(row, true);
+        return;
+      }
+      if (state.overflow) sumOutOfRange(spec);
+      out.setNull(row, false);
+      switch (out.type().physicalType()) {
+        case PhysicalType::kDouble:
+          out.data<double>()[row] = state.real;
+          return;
+        case PhysicalType::kInt64:
+          if (state.integer > std::numeric_limits<int64_t>::max() ||
+              state.integer < std::numeric_limits<int64_t>::min() ||
+              (spec.resultType.id() == TypeId::kDecimal &&
+               !fitsPrecision(state.integer, spec.resultType.precision()))) {
+            sumOutOfRange(spec);
+          }
+          out.data<int64_t>()[row] = static_cast<int64_t>(state.integer);
+          return;
+        case PhysicalType::kInt128:
+          if (!fitsPrecision(state.integer, spec.resultType.precision())) sumOutOfRange(spec);
+          out.data<__int128>()[row] = state.integer;
+          return;
+        default:
+          break;
+      }
+      break;
+    default:
+      break;
+  }
+  // AVG, MIN and MAX: the scalar aggregate's finishing rules (rounding, result types).
+  ScalarAggregate finisher(spec.function, spec.argumentType, spec.resultType);
+  Value extreme = extremeValue(state, spec.argumentType);
+  finisher.mergeState(state.count, state.integer, state.overflow != 0,
+                      spec.argumentType.physicalType() == PhysicalType::kDouble ? state.real : 0, extreme, extreme);
+  out.setValue(row, finisher.finalize());
+}
+
+void adoptSideState(const GroupedAggregate& spec, AggregateState& target, const AggregateState& source,
+                    GroupStore& targetStore, GroupStore& sourceStore) {
+  auto neverFolded = [](auto&, auto&) {};  // the target is a fresh copy without a side state
+  target.sideIndex = 0;
+  if (isCollectingAggregate(spec.function)) {
+    mergeSide(targetStore.collections, sourceStore.collections, target, source, neverFolded);
+  } else if (spec.distinct) {
+    mergeSide(targetStore.distinctSets, sourceStore.distinctSets, target, source, neverFolded);
+  } else if (isMomentAggregate(spec.function)) {
+    mergeSide(targetStore.moments, sourceStore.moments, target, source, neverFolded);
+  }
+}
+
+}  // namespace shoal::engine::aggregation

@@ -1,0 +1,196 @@
+// ExpressionBinder's statistical aggregates: stddev and variance (and their _samp and _pop forms), covar_pop,
+// covar_samp, corr and the regr_* family, with PostgreSQL's argument types and results; and the ordered-set
+// aggregates percentile_cont, percentile_disc and mode, `WITHIN GROUP (ORDER BY x)`, which keep the group's
+// values (engine/aggregate/collected_values.h) and so run where the whole group is, like array_agg.
+//
+// Over double precision, and always for the two-variable ones, they are engine aggregates over Youngs-Cramer
+// moments (engine/aggregate/moments.h), as PostgreSQL's float8 versions are. Over integers and decimals,
+// PostgreSQL computes stddev and variance exactly over numeric sums; here they become count(x), sum(x) and
+// sum(x * x), which distribute like any sum, finished by an exact kNumericVariance (numeric_variance.h).
+
+#include <fmt/format.h>
+
+#include "common/status.h"
+#include "engine/aggregate/moments.h"
+#include "engine/expression/numeric_variance.h"
+#include "sql/binder/expression_binder.h"
+#include "sql/binder/expression_builders.h"
+#include "sql/plan/expression_rewriting.h"
+
+namespace shoal::sql {
+
+using engine::AggregateFunction;
+using engine::ExpressionPtr;
+using engine::LogicalType;
+using engine::ScalarFunction;
+using engine::TypeId;
+
+namespace {
+
+engine::VarianceKind varianceKind(AggregateFunction function) {
+  switch (function) {
+    case AggregateFunction::kVarPop:
+      return engine::VarianceKind::kVarPop;
+    case AggregateFunction::kVarSamp:
+      return engine::VarianceKind::kVarSamp;
+    case AggregateFunction::kStddevPop:
+      return engine::VarianceKind::kStddevPop;
+    default:
+      return engine::VarianceKind::kStddevSamp;
+  }
+}
+
+}  // namespace
+
+ExpressionPtr ExpressionBinder::bindStatisticalAggregate(const pg_query::Node& node, AggregateFunction function) {
+  const auto& call = node.func_call();
+  const std::string spelled = lastName(call.funcname());
+  checkAggregateAllowed(call);
+  ExpressionPtr filter = bindAggregateFilter(call);
+  const bool twoVariables = engine::takesTwoVariables(function);
+  if (call.agg_star() || call.args_size() != (twoVariables ? 2 : 1)) {
+    fail(SqlState::kUndefinedFunction, call.location(),
+         fmt::format("function {}({}) does not exist", spelled, call.agg_star() ? "*" : "..."),
+         "No function matches the given name and argument types. You might need to add explicit type casts.");
+  }
+  insideAggregate_ = true;
+  std::vector<ExpressionPtr> arguments;
+  for (const auto& argument : call.args()) arguments.push_back(bind(argument));
+  insideAggregate_ = false;
+  std::string types;  // as written, for the error (the arguments are moved on below)
+  for (const auto& argument : arguments) {
+    types += (types.empty() ? "" : ", ") + (isUnknown(argument) ? "unknown" : argument->type().toString());
+  }
+  auto noSuchFunction = [&]() {
+    fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function {}({}) does not exist", spelled, types),
+         "No function matches the given name and argument types. You might need to add explicit type casts.");
+  };
+  AggregateCall aggregate;
+  aggregate.name = spelled;
+  aggregate.distinct = call.agg_distinct();
+  aggregate.function = function;
+  aggregate.resultType = engine::aggregateResultType(function, LogicalType::doublePrecision());
+  if (twoVariables) {
+    // PostgreSQL has them over double precision only: numbers and untyped literals are cast to it.
+    for (auto& argument : arguments) {
+      if (!isUnknown(argument) && !argument->type().isNumeric()) noSuchFunction();
+      argument = coerce(std::move(argument), LogicalType::doublePrecision(), call.location());
+    }
+    if (aggregate.distinct) {
+      fail(SqlState::kFeatureNotSupported, call.location(),
+           fmt::format("DISTINCT in {}() is not supported yet", spelled));
+    }
+    aggregate.argument = filteredArgument(std::move(filter), std::move(arguments[0]));
+    aggregate.secondArgument = std::move(arguments[1]);
+    return aggregateSink_(std::move(aggregate));
+  }
+  ExpressionPtr argument = std::move(arguments[0]);
+  // An untyped literal takes the numeric category's preferred type, as PostgreSQL resolves it.
+  if (isUnknown(argument)) argument = coerce(std::move(argument), LogicalType::doublePrecision(), call.location());
+  const LogicalType type = argument->type();
+  if (!type.isNumeric()) noSuchFunction();
+  if (type.id() == TypeId::kDouble) {
+    aggregate.argument = filteredArgument(std::move(filter), std::move(argument));
+    return aggregateSink_(std::move(aggregate));
+  }
+  // Integers and decimals: exact sums at the argument's scale s, squares at 2s. (Not under DISTINCT: x and -x
+  // have one square, so the distinct squares are not the squares of the distinct values.)
+  if (aggregate.distinct) {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         fmt::format("DISTINCT in {}() of {} is not supported yet: cast the argument to double precision", spelled,
+                     type.toString()));
+  }
+  const int scale = type.id() == TypeId::kDecimal ? type.scale() : 0;
+  if (2 * scale > LogicalType::kMaxDecimalPrecision) {
+    fail(SqlState::kNumericValueOutOfRange, call.location(),
+         fmt::format("{}() of a numeric with more than {} fraction digits is not supported", spelled,
+                     LogicalType::kMaxDecimalPrecision / 2));
+  }
+  const LogicalType wide = LogicalType::decimal(LogicalType::kMaxDecimalPrecision, scale);
+  const LogicalType squareType = LogicalType::decimal(LogicalType::kMaxDecimalPrecision, 2 * scale);
+  ExpressionPtr value = coerce(std::move(argument), wide, call.location());
+  ExpressionPtr square =
+      makeFunction(ScalarFunction::kMultiply, squareType, copyExpression(*value), copyExpression(*value));
+  auto partial = [&](AggregateFunction which, ExpressionPtr input, const std::string& suffix) {
+    AggregateCall part;
+    part.function = which;
+    part.name = spelled + suffix;
+    part.resultType = engine::aggregateResultType(which, input->type());
+    part.argument = filteredArgument(filter ? copyExpression(*filter) : nullptr, std::move(input));
+    return aggregateSink_(std::move(part));
+  };
+  std::vector<ExpressionPtr> parts;
+  parts.push_back(partial(AggregateFunction::kCount, copyExpression(*value), "_count"));
+  parts.push_back(partial(AggregateFunction::kSum, std::move(value), "_sum"));
+  parts.push_back(partial(AggregateFunction::kSum, std::move(square), "_squares"));
+  parts.push_back(std::make_unique<engine::ConstantExpression>(
+      engine::Value::integer(static_cast<int32_t>(varianceKind(function)))));
+  // PostgreSQL keeps at least 16 fraction digits here, as for AVG (and more for small results: see
+  // tests/sql/logic/known_bugs_numeric_scale.test).
+  constexpr int kMinimumScale = 16;
+  const LogicalType resultType =
+      LogicalType::decimal(LogicalType::kMaxDecimalPrecision, std::max(kMinimumScale, 2 * scale));
+  return functionOf(ScalarFunction::kNumericVariance, resultType, std::move(parts));
+}
+
+ExpressionPtr ExpressionBinder::bindOrderedSetAggregate(const pg_query::Node& node, AggregateFunction function) {
+  const auto& call = node.func_call();
+  const std::string spelled = lastName(call.funcname());
+  checkAggregateAllowed(call);
+  const int directArguments = function == AggregateFunction::kMode ? 0 : 1;
+  if (!call.agg_within_group() || call.agg_order_size() != 1 || call.args_size() != directArguments) {
+    fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function {}(...) does not exist", spelled),
+         "No function matches the given name and argument types. You might need to add explicit type casts.");
+  }
+  if (call.agg_distinct()) {
+    fail(SqlState::kSyntaxError, call.location(), "cannot use DISTINCT with WITHIN GROUP");
+  }
+  ExpressionPtr filter = bindAggregateFilter(call);
+  // The direct argument (the fraction) is one value per group: a constant or parameter here.
+  ExpressionPtr fraction;
+  if (directArguments == 1) {
+    fraction = bind(call.args(0));
+    if (!columnsOf(*fraction).empty()) {
+      fail(SqlState::kFeatureNotSupported, locationOf(call.args(0)),
+           fmt::format("a {} fraction that reads columns is not supported yet", spelled));
+    }
+    if (fraction->type().isArray()) {
+      fail(SqlState::kFeatureNotSupported, locationOf(call.args(0)),
+           fmt::format("{} of an array of fractions is not supported yet", spelled));
+    }
+    if (!isUnknown(fraction) && !fraction->type().isNumeric()) {
+      fail(SqlState::kUndefinedFunction, call.location(),
+           fmt::format("function {}({}, ...) does not exist", spelled, fraction->type().toString()));
+    }
+    fraction = coerce(std::move(fraction), LogicalType::doublePrecision(), call.location());
+  }
+  const auto& sortBy = call.agg_order(0).sort_by();
+  const int location = locationOf(sortBy.node());
+  if (sortBy.sortby_dir() == pg_query::SORTBY_USING) {
+    fail(SqlState::kFeatureNotSupported, location, "ORDER BY ... USING is not supported");
+  }
+  insideAggregate_ = true;
+  ExpressionPtr value = resolveUnknown(bind(sortBy.node()), location);
+  insideAggregate_ = false;
+  if (function == AggregateFunction::kPercentileCont) {
+    // PostgreSQL has it over double precision (and interval): numbers are cast.
+    if (!value->type().isNumeric()) {
+      fail(SqlState::kUndefinedFunction, call.location(),
+           fmt::format("function {}(double precision, {}) does not exist", spelled, value->type().toString()));
+    }
+    value = coerce(std::move(value), LogicalType::doublePrecision(), location);
+  } else if (value->type().isArray()) {
+    fail(SqlState::kFeatureNotSupported, location, "ordering by an array is not supported");
+  }
+  AggregateCall aggregate;
+  aggregate.function = function;
+  aggregate.name = spelled;
+  aggregate.resultType = engine::aggregateResultType(function, value->type());
+  const bool ascending = sortBy.sortby_dir() != pg_query::SORTBY_DESC;
+  aggregate.orderBy.push_back({copyExpression(*value), ascending, !ascending});
+  aggregate.argument = filteredArgument(std::move(filter), std::move(value));
+  aggregate.secondArgument = std::move(fraction);
+  return aggregateSink_(std::move(aggregate));
+}
+
+}  // namespace shoal::sql
