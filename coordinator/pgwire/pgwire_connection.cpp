@@ -396,7 +396,6 @@ void PgwireConnection::prepareAndRun(const std::shared_ptr<const sql::ParsedScri
   activity_.started(*session_, text);
   QueryLog::Handle query = session_->queryLog().start(text);
   // Binding and planning count against statement_timeout too: a pathological query can take long to plan.
-  session_->clearCancelRequest();
   StatementTimer timer(session_->settings().statementTimeout(), [this] { session_->requestCancel(); });
   try {
     auto statement = session_->prepare(script, index);

@@ -50,6 +50,8 @@ Session::Session(ClusterContext& cluster, sql::SessionInfo session)
 
 std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const sql::ParsedScript> script, size_t index,
                                                           std::vector<engine::LogicalType> declaredTypes) {
+  // Planning checks the cancel flag: a cancel that came after the previous statement ended is not this one's.
+  cancelRequested_.store(false);
   auto prepared = std::make_shared<PreparedStatement>();
   prepared->script = script;
   prepared->statementIndex = index;
@@ -119,6 +121,7 @@ void Session::describe(PreparedStatement& prepared) {
 
 sql::BoundStatement Session::bindWithValues(const PreparedStatement& statement,
                                             std::span<const engine::Value> parameters) {
+  cancelRequested_.store(false);  // as in prepare(): a late cancel of the previous statement is not this one's
   sql::Binder binder(catalog_);
   const sql::ParsedScript& script = *statement.script;
   sql::BoundStatement bound =
