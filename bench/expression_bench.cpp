@@ -157,6 +157,16 @@ void BM_LeftPad(benchmark::State& state) {
   runExpression(state, *expression);
 }
 
+// to_char(at, 'YYYY-MM-DD HH24:MI') in New York time: a dashboard's bucket label.
+void BM_ToCharTimestampTz(benchmark::State& state) {
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(column(3, LogicalType::timestampTz()));
+  arguments.push_back(text("YYYY-MM-DD HH24:MI"));
+  arguments.push_back(text("America/New_York"));
+  auto expression = call(ScalarFunction::kDateTimeToChar, LogicalType::text(), std::move(arguments));
+  runExpression(state, *expression);
+}
+
 // x IN (20,000 constants): one hash set probe a row (the set is built once, on the first chunk).
 void BM_InListOf20000(benchmark::State& state) {
   std::vector<Value> constants;
@@ -202,6 +212,7 @@ BENCHMARK(BM_RegexReplaceGlobal);
 BENCHMARK(BM_SplitPart);
 BENCHMARK(BM_LeftPad);
 BENCHMARK(BM_InListOf20000);
+BENCHMARK(BM_ToCharTimestampTz);
 
 }  // namespace
 

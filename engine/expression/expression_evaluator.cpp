@@ -9,6 +9,7 @@
 #include "engine/expression/comparison.h"
 #include "engine/expression/conditional.h"
 #include "engine/expression/date_functions.h"
+#include "engine/expression/datetime_to_char.h"
 #include "engine/expression/in_set.h"
 #include "engine/expression/infallible.h"
 #include "engine/expression/json_functions.h"
@@ -424,6 +425,8 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateRegexMatchArray(value(0), value(1), value(2));
     case ScalarFunction::kInSet:
       break;  // evaluated above, without its list
+    case ScalarFunction::kDateTimeToChar:
+      return evaluateDateTimeToChar(value(0), value(1), TimeZone::named(constantArgument(function, 2).asString()));
     case ScalarFunction::kNumericVariance:
       return evaluateNumericVariance(value(0), value(1), value(2),
                                      static_cast<VarianceKind>(constantArgument(function, 3).asInt32()),

@@ -186,6 +186,8 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "in_set";
     case ScalarFunction::kNumericVariance:
       return "numeric_variance";
+    case ScalarFunction::kDateTimeToChar:
+      return "to_char";
   }
   return "?";
 }
@@ -257,6 +259,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kRegexMatchArray:
     case ScalarFunction::kInSet:
     case ScalarFunction::kNumericVariance:
+    case ScalarFunction::kDateTimeToChar:
       return false;
     default:
       return true;

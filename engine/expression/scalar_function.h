@@ -152,10 +152,13 @@ enum class ScalarFunction {
   // The final step of stddev and variance of integers or decimals: (count BIGINT, sum, sum of squares,
   // VarianceKind INTEGER constant) -> NUMERIC, exact (numeric_variance.h).
   kNumericVariance,
+  // to_char(timestamp or timestamptz, format TEXT, the session's TimeZone as a TEXT constant) -> TEXT
+  // (datetime_to_char.h).
+  kDateTimeToChar,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kNumericVariance;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kDateTimeToChar;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -224,6 +224,8 @@ class ExpressionBinder {
   engine::ExpressionPtr paddedText(engine::ExpressionPtr text, int location);
   /// date_trunc(unit, timestamp [, zone]).
   engine::ExpressionPtr bindDateTrunc(const pg_query::FuncCall& call);
+  /// to_char(timestamp, timestamptz or date, format) (datetime_to_char.h).
+  engine::ExpressionPtr bindToChar(const pg_query::FuncCall& call);
   /// date +/- interval literal, or nullptr when `node` is not of that shape.
   engine::ExpressionPtr bindIntervalArithmetic(const pg_query::Node& node);
 

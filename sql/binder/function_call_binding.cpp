@@ -124,6 +124,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     return bindSubstring(node);
   }
   if (name == "date_trunc") return bindDateTrunc(call);
+  if (name == "to_char") return bindToChar(call);
   std::vector<ExpressionPtr> arguments;
   for (const auto& argument : call.args()) {
     arguments.push_back(bind(argument));
@@ -598,6 +599,36 @@ ExpressionPtr ExpressionBinder::bindDateTrunc(const pg_query::FuncCall& call) {
       std::make_unique<engine::ConstantExpression>(engine::Value::integer(static_cast<int32_t>(*field))));
   truncArguments.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::varchar(zone)));
   return functionOf(ScalarFunction::kTimestampTrunc, type, std::move(truncArguments));
+}
+
+ExpressionPtr ExpressionBinder::bindToChar(const pg_query::FuncCall& call) {
+  std::vector<ExpressionPtr> arguments;
+  for (const auto& argument : call.args()) arguments.push_back(bind(argument));
+  if (arguments.size() != 2) {
+    fail(SqlState::kUndefinedFunction, call.location(), "function to_char takes a value and a format");
+  }
+  ExpressionPtr source = std::move(arguments[0]);
+  // Dates (and untyped literals) become timestamptz, PostgreSQL's preferred date/time type.
+  if (isUnknown(source) || source->type().id() == TypeId::kDate) {
+    source = coerce(std::move(source), LogicalType::timestampTz(), call.location());
+  }
+  const LogicalType type = source->type();
+  if (type.isNumeric()) {
+    fail(SqlState::kFeatureNotSupported, call.location(), "to_char of a number is not supported yet");
+  }
+  ExpressionPtr format = std::move(arguments[1]);
+  if ((type.id() != TypeId::kTimestamp && type.id() != TypeId::kTimestampTz) ||
+      !(isUnknown(format) || format->type().isString())) {
+    fail(SqlState::kUndefinedFunction, call.location(),
+         fmt::format("function to_char({}, {}) does not exist", type.toString(),
+                     isUnknown(format) ? "unknown" : format->type().toString()),
+         "No function matches the given name and argument types. You might need to add explicit type casts.");
+  }
+  std::vector<ExpressionPtr> toCharArguments;
+  toCharArguments.push_back(std::move(source));
+  toCharArguments.push_back(coerce(std::move(format), LogicalType::text(), call.location()));
+  toCharArguments.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::varchar(timeZoneSetting())));
+  return functionOf(ScalarFunction::kDateTimeToChar, LogicalType::text(), std::move(toCharArguments));
 }
 
 }  // namespace shoal::sql

@@ -754,6 +754,8 @@ std::vector<ExpressionPtr> newFunctionExamples() {
                           ref(5, LogicalType::bigInt(), "count"), ref(4, LogicalType::decimal(38, 2), "sum"),
                           ref(4, LogicalType::decimal(38, 2), "squares"),
                           std::make_unique<engine::ConstantExpression>(engine::Value::integer(3))));
+  examples.push_back(call(ScalarFunction::kDateTimeToChar, LogicalType::text(),
+                          ref(7, LogicalType::timestampTz(), "at"), text("YYYY-MM"), text("UTC")));
   return examples;
 }
 
@@ -767,7 +769,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "numeric_variance(count, sum, squares, 3)");
+  ASSERT_EQ(examples.back()->toString(), "to_char(at, 'YYYY-MM', 'UTC')");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
