@@ -1,7 +1,8 @@
 """Query results of the SQL engine against PostgreSQL 15's, through psycopg: sqllogictest-style files.
 
-Runs every tests/sql/logic/*.test file against the shared cluster, each on one autocommit connection, its records in
-order. The format is the one sql_test_files.py reads (shared with test_sql_errors.py):
+Runs every tests/sql/logic/*.test file twice, on a cluster of 1 worker and on one of 3 workers (each started once
+for this module), each run on one autocommit connection, its records in order. The format is the one
+sql_test_files.py reads (shared with test_sql_errors.py):
 
     statement ok
     CREATE TABLE lg_t (a integer, b text)
@@ -23,15 +24,20 @@ order. The format is the one sql_test_files.py reads (shared with test_sql_error
   queries without an ORDER BY that fixes the order. Values are rendered by `sql_test_files.render_value`: NULL,
   booleans t/f, decimals with their exact scale (1.50), ISO dates, strings without trailing spaces (CHAR(n) pads
   them) and `(empty)` for an empty string; columns are joined with `|`. No rows: `----` then a blank line.
-- `onlyif`/`skipif` `shoal`/`postgresql`. The expected answers are PostgreSQL 15's. Only a deliberate, documented
-  limitation of Shoal (FULL JOIN not executed yet, date ± interval being a date) may hold a Shoal answer
-  of its own under `onlyif shoal`, beside PostgreSQL's under `onlyif postgresql`.
+- `onlyif`/`skipif` `shoal`/`postgresql`. The expected answers are PostgreSQL 15's, written by
+  tests/sql/generate_expected.py and never by hand: it starts a scratch PostgreSQL 15 (Debian's postgresql-15),
+  runs each file's records in order and rewrites their expected blocks in place, leaving records under
+  `onlyif shoal` alone (`.venv/bin/python tests/sql/generate_expected.py tests/sql/logic/<file>.test ...`; run
+  again, it changes nothing). Only a deliberate, documented limitation of Shoal (FULL JOIN not executed yet,
+  date ± interval being a date) may hold a Shoal answer of its own under `onlyif shoal`, beside PostgreSQL's
+  under `onlyif postgresql`.
 - A wrong answer of Shoal keeps PostgreSQL's expected result and lives in a `known_bugs_*.test` file, whose test is
   marked xfail(strict=True) by KNOWN_BUGS below, which lists the failing records. So the other files pass outright;
   a failing record that is not listed still fails its known-bugs file's test; and once every listed bug is fixed
   the strict xfail fails, asking to move the records to the file of their theme.
-- Strings compare and sort byte-wise in Shoal, so the PostgreSQL database must use the C collation (for example
-  `initdb --locale=C.UTF-8`, or `CREATE DATABASE ... TEMPLATE template0 LC_COLLATE 'C'`).
+- Strings compare and sort byte-wise in Shoal, and upper, lower and initcap change ASCII letters only, so the
+  PostgreSQL database must use the C locale (`initdb --locale=C`, as generate_expected.py and the scratch server
+  do, or `CREATE DATABASE ... TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'`).
 
 With SHOAL_SQL_LOGIC_POSTGRES_DSN set (for example `host=127.0.0.1 port=5432 user=postgres dbname=postgres`),
 test_file_against_postgresql runs the same files against that PostgreSQL server as database `postgresql`, to
@@ -43,6 +49,7 @@ import os
 import psycopg
 import pytest
 
+from cluster import LocalCluster
 from sql_test_files import SQL_DIR, STATEMENT_TIMEOUT_S, FormatError, Watchdog, execute, parse_file, render_row
 
 LOGIC_DIR = SQL_DIR / "logic"
@@ -60,6 +67,17 @@ KNOWN_BUGS = {
     "known_bugs_in_subqueries.test": (
         "a row-valued IN subquery fails with 42601",
         [40, 45]),
+    "known_bugs_datetime.test": (
+        "dates of 4714 BC rejected; a date past the timestamp range wraps when cast; date_part of a date is bigint; "
+        "date input '20240506', 'May 6, 2024' and 'epoch' rejected; SET TIME ZONE INTERVAL with the sign reversed; "
+        "to_char of BC years astronomical; to_char ignores RM and FF1-FF6",
+        [24, 30, 36, 42, 51, 60, 66]),
+    "known_bugs_functions.test": (
+        "float8::numeric keeps 17 digits; RE2's messages for bad patterns; NaN::integer's message; float8 underflow "
+        "gives 0; unconstrained numeric columns and text::numeric have a fixed scale; '42'::date is 22007; varchar(n) "
+        "rejects trailing spaces; COALESCE/GREATEST of date and timestamp is 42804; CASE's 42804 names the types in "
+        "reverse; an exactly-zero numeric variance has scale 16",
+        [41, 47, 53, 59, 65, 73, 81, 87, 91, 100, 106]),
     "known_bugs_numeric_scale.test": (
         "numeric division and AVG keep 16 fractional digits, not PostgreSQL's 16 significant ones; CASE, COALESCE "
         "and UNION pad values to one scale; n / 3 and avg(n) of numeric(38,0) overflow",
@@ -191,9 +209,20 @@ def shoal_case(path):
     return pytest.param(path, id=path.name)
 
 
+WORKER_COUNTS = (1, 3)
+
+
+@pytest.fixture(scope="module", params=WORKER_COUNTS, ids=[f"{count}-worker" for count in WORKER_COUNTS])
+def logic_cluster(request, tmp_path_factory):
+    """A cluster of 1 and one of 3 workers, each started once for this module: every file runs on both."""
+    local = LocalCluster(tmp_path_factory.mktemp(f"logic-{request.param}-workers"), workers=request.param).start()
+    yield local
+    assert local.stop() == 0, "shoal local should exit 0 on SIGTERM"
+
+
 @pytest.mark.parametrize("path", [shoal_case(path) for path in TEST_FILES])
-def test_file_against_shoal(cluster, path):
-    check_file(cluster.conninfo(), path, "shoal")
+def test_file_against_shoal(logic_cluster, path):
+    check_file(logic_cluster.conninfo(), path, "shoal")
 
 
 POSTGRES_DSN = os.environ.get("SHOAL_SQL_LOGIC_POSTGRES_DSN")
@@ -201,6 +230,6 @@ POSTGRES_DSN = os.environ.get("SHOAL_SQL_LOGIC_POSTGRES_DSN")
 
 @pytest.mark.parametrize("path", TEST_FILES, ids=[path.name for path in TEST_FILES])
 def test_file_against_postgresql(postgres, path):
-    """The expected results are PostgreSQL's: the scratch PostgreSQL 15 (or the one SHOAL_SQL_LOGIC_POSTGRES_DSN names) gives
-    them too."""
+    """The expected results are PostgreSQL's: the scratch PostgreSQL 15 (or the one SHOAL_SQL_LOGIC_POSTGRES_DSN
+    names) gives them too."""
     check_file(POSTGRES_DSN or postgres.conninfo(), path, "postgresql")
