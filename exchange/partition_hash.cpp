@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/hashing.h"
+#include "engine/types/interval.h"
 
 namespace shoal::exchange {
 
@@ -41,7 +42,10 @@ std::vector<uint32_t> hashRows(const engine::Chunk& chunk, std::span<const size_
         break;
       case PhysicalType::kInt128:
         each([&](size_t row, uint32_t seed) {
-          return crc32Hash(&column.data<engine::int128_t>()[row], sizeof(engine::int128_t), seed);
+          engine::int128_t value = column.data<engine::int128_t>()[row];
+          // Equal intervals ('1 mon', '30 days') go to one partition: by their span.
+          if (column.type().id() == engine::TypeId::kInterval) value = engine::intervalSpan(value);
+          return crc32Hash(&value, sizeof(value), seed);
         });
         break;
       case PhysicalType::kDouble:

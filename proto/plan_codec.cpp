@@ -80,7 +80,10 @@ Value decodeValue(const ValueProto& proto) {
           return mismatch();
       }
     case ValueProto::kInt128: {
-      if (type.id() != TypeId::kDecimal || proto.int128().size() != sizeof(engine::int128_t)) return mismatch();
+      if ((type.id() != TypeId::kDecimal && type.id() != TypeId::kInterval) ||
+          proto.int128().size() != sizeof(engine::int128_t)) {
+        return mismatch();
+      }
       engine::int128_t unscaled;
       std::memcpy(&unscaled, proto.int128().data(), sizeof(unscaled));
       return Value::decimal(type, unscaled);

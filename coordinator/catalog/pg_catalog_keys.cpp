@@ -35,7 +35,7 @@ constexpr OperatorClass kOperatorClasses[] = {
     {1978, "int4_ops", 1976, 23},         {1979, "int2_ops", 1976, 21},       {3122, "date_ops", 434, 1082},
     {3123, "float8_ops", 1970, 701},      {3124, "int8_ops", 1976, 20},       {3125, "numeric_ops", 1988, 1700},
     {3126, "text_ops", 1994, 25},         {10003, "bool_ops", 424, 16},       {10004, "bpchar_ops", 426, 1042},
-    {3127, "timestamptz_ops", 434, 1184}, {3128, "timestamp_ops", 434, 1114},
+    {3127, "timestamptz_ops", 434, 1184}, {3128, "timestamp_ops", 434, 1114}, {10022, "interval_ops", 1982, 1186},
 };
 
 /// The OID of the default btree operator class of a column type.

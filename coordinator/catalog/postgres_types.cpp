@@ -10,7 +10,7 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 28> kTypes{{
+constexpr std::array<PostgresTypeFacts, 29> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
     {20, "int8", "bigint", 8, true, 'N', false, 1016, 'd', 'p', false, "int8in", "int8out", "int8recv", "int8send", "-",
@@ -63,6 +63,8 @@ constexpr std::array<PostgresTypeFacts, 28> kTypes{{
      "timestamptz_out", "timestamptz_recv", "timestamptz_send", "timestamptztypmodin", "timestamptztypmodout"},
     {1185, "_timestamptz", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "timestamptztypmodin", "timestamptztypmodout", 1184},
+    {1186, "interval", "interval", 16, false, 'T', true, 0, 'd', 'p', false, "interval_in", "interval_out",
+     "interval_recv", "interval_send", "intervaltypmodin", "intervaltypmodout"},
     {1231, "_numeric", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "numerictypmodin", "numerictypmodout", 1700},
     {1700, "numeric", "numeric", -1, false, 'N', false, 1231, 'i', 'm', false, "numeric_in", "numeric_out",
@@ -167,6 +169,7 @@ InformationSchemaSizes informationSchemaSizes(const engine::LogicalType& type) {
       return sizes;
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kInterval:
       sizes.datetimePrecision = 6;
       return sizes;
     case TypeId::kVarchar:

@@ -6,6 +6,7 @@
 #include "common/status.h"
 #include "coordinator/pgwire/message_reader.h"
 #include "engine/types/array_value.h"
+#include "engine/types/interval.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
 
@@ -247,6 +248,15 @@ void writeField(const engine::Vector& column, size_t row, WireFormat format, Mes
     case TypeId::kArray:
       writeArrayBinary(column, row, writer);
       break;
+    case TypeId::kInterval: {
+      // interval_send: the microseconds, then days, then months.
+      const engine::Interval interval = engine::unpackInterval(column.data<engine::int128_t>()[row]);
+      writer.writeInt32(16);
+      writer.writeInt64(interval.micros);
+      writer.writeInt32(interval.days);
+      writer.writeInt32(interval.months);
+      break;
+    }
     default:
       SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "binary output of type {} is not supported", type.toString());
   }
@@ -290,6 +300,15 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
     case TypeId::kDate:
       if (bytes.size() != 4) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary date");
       return Value::date(reader.readInt32() + kPostgresEpochOffsetDays);
+    case TypeId::kInterval: {
+      if (bytes.size() != 16) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary interval");
+      engine::Interval interval;
+      interval.micros = readBinaryInteger(bytes.first(8));
+      MessageReader tail(bytes.subspan(8));
+      interval.days = tail.readInt32();
+      interval.months = tail.readInt32();
+      return Value::interval(engine::packInterval(interval));
+    }
     case TypeId::kDecimal:
       return engine::parseValue(numericBinaryToText(bytes), type);
     case TypeId::kVarchar:

@@ -90,6 +90,8 @@ size_t fixedWidth(const engine::LogicalType& type) {
     case engine::TypeId::kTimestamp:
     case engine::TypeId::kTimestampTz:
       return 8;
+    case engine::TypeId::kInterval:
+      return 16;
     default:
       return 0;
   }

@@ -6,6 +6,7 @@
 #include "common/status.h"
 #include "engine/aggregate/scalar_aggregate.h"
 #include "engine/types/decimal.h"
+#include "engine/types/interval.h"
 #include "engine/vector/key_bytes.h"
 
 namespace shoal::engine::aggregation {
@@ -29,6 +30,19 @@ void integerExtremes(const Vector& argument, const Window& window, size_t offset
     ++state.count;
     auto value = static_cast<__int128>(values[row]);
     if (!state.hasValue || (minimum ? value < state.integer : value > state.integer)) state.integer = value;
+    state.hasValue = 1;
+  });
+}
+
+/// min and max of intervals: by span, keeping the packed interval.
+void intervalExtremes(const Vector& argument, const Window& window, size_t offset, bool minimum) {
+  const __int128* values = argument.data<__int128>();
+  forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+    AggregateState& state = stateAt(group, offset);
+    ++state.count;
+    const __int128 span = intervalSpan(values[row]);
+    const __int128 best = intervalSpan(state.integer);
+    if (!state.hasValue || (minimum ? span < best : span > best)) state.integer = values[row];
     state.hasValue = 1;
   });
 }
@@ -143,6 +157,7 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
         case PhysicalType::kInt64:
           return integerExtremes<int64_t>(argument, window, offset, minimum);
         case PhysicalType::kInt128:
+          if (argument.type().id() == TypeId::kInterval) return intervalExtremes(argument, window, offset, minimum);
           return integerExtremes<__int128>(argument, window, offset, minimum);
         case PhysicalType::kDouble: {
           const double* values = argument.data<double>();

@@ -12,6 +12,7 @@
 #include "engine/aggregate/aggregate_states.h"
 #include "engine/aggregate/group_store.h"
 #include "engine/pipeline/query_memory.h"
+#include "engine/types/interval.h"
 #include "engine/vector/vector_hash.h"
 
 namespace shoal::engine {
@@ -38,6 +39,7 @@ struct HashAggregation::Layout {
       size_t width = physicalTypeWidth(physical);
       offset = alignUp(offset, std::min<size_t>(width, 16));
       keyPhysical.push_back(physical);
+      keyIsInterval.push_back(type.id() == TypeId::kInterval);
       keyOffsets.push_back(offset);
       offset += width;
     }
@@ -51,6 +53,7 @@ struct HashAggregation::Layout {
   }
 
   std::vector<PhysicalType> keyPhysical;
+  std::vector<uint8_t> keyIsInterval;  // intervals are equal by span: '1 mon' = '30 days'
   std::vector<size_t> keyOffsets;
   std::vector<size_t> stateOffsets;
   size_t statesOffset = 0;
@@ -78,8 +81,13 @@ bool keyEquals(const Vector& column, size_t row, PhysicalType physical, const ui
       return std::memcmp(column.data<int32_t>() + row, groupValue, 4) == 0;
     case PhysicalType::kInt64:
       return std::memcmp(column.data<int64_t>() + row, groupValue, 8) == 0;
-    case PhysicalType::kInt128:
-      return std::memcmp(column.data<__int128>() + row, groupValue, 16) == 0;
+    case PhysicalType::kInt128: {
+      if (column.type().id() != TypeId::kInterval)
+        return std::memcmp(column.data<__int128>() + row, groupValue, 16) == 0;
+      __int128 stored;
+      std::memcpy(&stored, groupValue, sizeof(stored));
+      return intervalSpan(column.data<__int128>()[row]) == intervalSpan(stored);
+    }
     case PhysicalType::kDouble: {
       double value = normalizedDouble(column.data<double>()[row]);
       return std::memcmp(&value, groupValue, 8) == 0;
@@ -141,6 +149,12 @@ bool rowKeysEqual(const Layout& layout, const uint8_t* a, const uint8_t* b) {
       std::memcpy(&left, x, sizeof(left));
       std::memcpy(&right, y, sizeof(right));
       if (!(left == right)) return false;
+    } else if (layout.keyIsInterval[k]) {
+      __int128 left;
+      __int128 right;
+      std::memcpy(&left, x, sizeof(left));
+      std::memcpy(&right, y, sizeof(right));
+      if (intervalSpan(left) != intervalSpan(right)) return false;
     } else if (std::memcmp(x, y, physicalTypeWidth(layout.keyPhysical[k])) != 0) {
       return false;
     }

@@ -6,6 +6,7 @@
 
 #include "common/status.h"
 #include "engine/types/decimal.h"
+#include "engine/types/interval.h"
 
 namespace shoal::engine {
 namespace {
@@ -42,6 +43,11 @@ void scan(const Vector& vector, size_t numRows, int64_t& count, std::optional<T>
 }  // namespace
 
 int compareValues(const Value& a, const Value& b) {
+  if (a.type().id() == TypeId::kInterval && !a.isNull() && !b.isNull()) {
+    const int128_t left = intervalSpan(a.asDecimal());
+    const int128_t right = intervalSpan(b.asDecimal());
+    return left < right ? -1 : (left > right ? 1 : 0);
+  }
   return std::visit(
       [&](const auto& left) -> int {
         using T = std::decay_t<decltype(left)>;
@@ -107,6 +113,16 @@ void ScalarAggregate::update(const Vector* argument, size_t numRows) {
       });
       break;
     case PhysicalType::kInt128:
+      if (argumentType_.id() == TypeId::kInterval) {
+        // min and max of intervals: by span (sum and avg of intervals are not aggregates Shoal has yet).
+        const auto* values = argument->data<__int128>();
+        for (size_t row = 0; row < numRows; ++row) {
+          if (argument->isNull(row)) continue;
+          ++count_;
+          if (wantMinMax) mergeMinMax(Value::interval(values[row]), Value::interval(values[row]));
+        }
+        break;
+      }
       run(__int128{}, [&](__int128 v) { return Value::decimal(argumentType_, v); });
       break;
     case PhysicalType::kDouble:

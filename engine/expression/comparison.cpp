@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/expression/vector_loops.h"
+#include "engine/vector/interval_spans.h"
 
 namespace shoal::engine {
 namespace {
@@ -77,6 +78,9 @@ Vector evaluateComparison(ScalarFunction function, const Vector& left, const Vec
               right.type().toString());
   SHOAL_CHECK(left.type().id() != TypeId::kDecimal || left.type().scale() == right.type().scale(),
               "decimal comparison across scales {} and {}", left.type().scale(), right.type().scale());
+  if (left.type().id() == TypeId::kInterval) {
+    return evaluateComparison(function, intervalSpans(left), intervalSpans(right));
+  }
   Vector out(LogicalType::boolean(), left.size());
   switch (left.type().physicalType()) {
     case PhysicalType::kBool:
@@ -141,6 +145,9 @@ Vector evaluateComparisonWithConstant(ScalarFunction function, const Vector& col
               column.type().toString(), constant.type().toString());
   SHOAL_CHECK(column.type().id() != TypeId::kDecimal || column.type().scale() == constant.type().scale(),
               "decimal comparison across scales {} and {}", column.type().scale(), constant.type().scale());
+  if (column.type().id() == TypeId::kInterval) {
+    return evaluateComparisonWithConstant(function, intervalSpans(column), intervalSpans(constant));
+  }
   const size_t numRows = column.size();
   Vector out(LogicalType::boolean(), numRows);
   if (constant.isNull(0)) {

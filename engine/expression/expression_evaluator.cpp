@@ -12,6 +12,7 @@
 #include "engine/expression/datetime_to_char.h"
 #include "engine/expression/in_set.h"
 #include "engine/expression/infallible.h"
+#include "engine/expression/interval_functions.h"
 #include "engine/expression/json_functions.h"
 #include "engine/expression/like_matcher.h"
 #include "engine/expression/math_functions.h"
@@ -165,27 +166,29 @@ const Value& constantArgument(const FunctionExpression& function, size_t index) 
   return value;
 }
 
-/// timestamp_part, date_trunc and timestamp + interval: the timestamps, then constants (timestamp_functions.h).
+/// The enumerator at argument `index`, an INTEGER constant the binder placed; XX001 past `last`.
+template <class Enum>
+Enum enumArgument(const FunctionExpression& function, size_t index, Enum last) {
+  const int32_t code = constantArgument(function, index).asInt32();
+  if (code < 0 || code > static_cast<int32_t>(last)) {
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "{} argument {} out of range: {}",
+                    scalarFunctionName(function.function()), index, code);
+  }
+  return static_cast<Enum>(code);
+}
+
+TimestampField fieldArgument(const FunctionExpression& function, size_t index) {
+  return enumArgument(function, index, TimestampField::kTimezoneMinute);
+}
+
+/// timestamp_part and date_trunc: the timestamps, then constants (timestamp_functions.h).
 Vector evaluateTimestampFunction(const FunctionExpression& function, const Vector& values) {
   const size_t numArguments = function.arguments().size();
   const TimeZone& zone = TimeZone::named(constantArgument(function, numArguments - 1).asString());
-  auto field = [&] {
-    const int32_t code = constantArgument(function, 1).asInt32();
-    if (code < 0 || code > static_cast<int32_t>(TimestampField::kTimezoneMinute)) {
-      SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown timestamp field {}", code);
-    }
-    return static_cast<TimestampField>(code);
-  };
-  switch (function.function()) {
-    case ScalarFunction::kTimestampPart:
-      return evaluateTimestampPart(values, field(), zone);
-    case ScalarFunction::kTimestampTrunc:
-      return evaluateTimestampTrunc(values, field(), zone);
-    default:
-      return evaluateTimestampAddInterval(values, constantArgument(function, 1).asInt64(),
-                                          constantArgument(function, 2).asInt64(),
-                                          constantArgument(function, 3).asInt64(), zone);
+  if (function.function() == ScalarFunction::kTimestampPart) {
+    return evaluateTimestampPart(values, fieldArgument(function, 1), zone);
   }
+  return evaluateTimestampTrunc(values, fieldArgument(function, 1), zone);
 }
 
 }  // namespace
@@ -341,8 +344,10 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateExtract(function.function(), value(0));
     case ScalarFunction::kTimestampPart:
     case ScalarFunction::kTimestampTrunc:
-    case ScalarFunction::kTimestampAddInterval:
       return evaluateTimestampFunction(function, value(0));
+    case ScalarFunction::kTimestampAddInterval:
+      return evaluateTimestampAddInterval(value(0), value(1),
+                                          TimeZone::named(constantArgument(function, 2).asString()));
     case ScalarFunction::kAbs:
     case ScalarFunction::kSign:
     case ScalarFunction::kCeil:
@@ -431,6 +436,36 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateNumericVariance(value(0), value(1), value(2),
                                      static_cast<VarianceKind>(constantArgument(function, 3).asInt32()),
                                      function.type());
+    case ScalarFunction::kIntervalAdd:
+    case ScalarFunction::kIntervalSubtract:
+    case ScalarFunction::kIntervalMultiply:
+    case ScalarFunction::kIntervalDivide:
+      return evaluateIntervalArithmetic(function.function(), value(0), &value(1));
+    case ScalarFunction::kIntervalNegate:
+      return evaluateIntervalArithmetic(function.function(), value(0), nullptr);
+    case ScalarFunction::kTimestampDifference:
+      return evaluateTimestampDifference(value(0), value(1));
+    case ScalarFunction::kTimestampAge:
+      return evaluateTimestampAge(value(0), value(1), TimeZone::named(constantArgument(function, 2).asString()));
+    case ScalarFunction::kIntervalJustify:
+      return evaluateIntervalJustify(value(0), enumArgument(function, 1, IntervalJustification::kBoth));
+    case ScalarFunction::kMakeInterval:
+      return evaluateMakeInterval(argumentVectors);
+    case ScalarFunction::kIntervalPart:
+    case ScalarFunction::kIntervalTrunc: {
+      const TimestampField field = fieldArgument(function, 1);
+      const bool part = function.function() == ScalarFunction::kIntervalPart;
+      if (part ? !extractsFromInterval(field) : !truncatesInterval(field)) {
+        SHOAL_USER_FAIL(SqlState::kDataCorrupted, "interval field {} in {}", static_cast<int>(field),
+                        scalarFunctionName(function.function()));
+      }
+      if (!part) return evaluateIntervalTrunc(value(0), field);
+      return evaluateIntervalPart(value(0), field, function.type().id() == TypeId::kDouble);
+    }
+    case ScalarFunction::kIntervalComponent:
+      return evaluateIntervalComponent(value(0), enumArgument(function, 1, IntervalComponent::kMicroseconds));
+    case ScalarFunction::kIntervalFromComponents:
+      return evaluateIntervalFromComponents(value(0), value(1), value(2));
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

@@ -19,7 +19,7 @@ uint64_t InSet::doubleKey(double value) {
 }
 
 InSet::InSet(const std::vector<Value>& elements, const LogicalType& type)
-    : physical_(type.physicalType()), elements_(type, elements.size()) {
+    : physical_(type.physicalType()), interval_(type.id() == TypeId::kInterval), elements_(type, elements.size()) {
   SHOAL_CHECK(supports(type), "IN list of {} as a set", type.toString());
   for (size_t row = 0; row < elements.size(); ++row) elements_.setValue(row, elements[row]);
   for (size_t row = 0; row < elements.size(); ++row) {
@@ -35,7 +35,7 @@ InSet::InSet(const std::vector<Value>& elements, const LogicalType& type)
         integers_.insert(elements_.data<int64_t>()[row]);
         break;
       case PhysicalType::kInt128:
-        wideIntegers_.insert(elements_.data<__int128>()[row]);
+        wideIntegers_.insert(wideKey(elements_.data<__int128>()[row]));
         break;
       case PhysicalType::kDouble:
         doubles_.insert(doubleKey(elements_.data<double>()[row]));
@@ -65,7 +65,7 @@ Vector InSet::probe(const Vector& values) const {
         found = integers_.contains(values.data<int64_t>()[row]);
         break;
       case PhysicalType::kInt128:
-        found = wideIntegers_.contains(values.data<__int128>()[row]);
+        found = wideIntegers_.contains(wideKey(values.data<__int128>()[row]));
         break;
       case PhysicalType::kDouble:
         found = doubles_.contains(doubleKey(values.data<double>()[row]));

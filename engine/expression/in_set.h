@@ -5,6 +5,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "engine/types/interval.h"
 #include "engine/types/value.h"
 #include "engine/vector/vector.h"
 
@@ -37,8 +38,11 @@ class InSet {
   };
 
   static uint64_t doubleKey(double value);
+  /// An int128 value as the set keeps it: an interval by its span ('1 mon' = '30 days').
+  __int128 wideKey(__int128 value) const { return interval_ ? intervalSpan(value) : value; }
 
   PhysicalType physical_;
+  bool interval_;
   bool holdsNull_ = false;
   /// The elements as a vector: the strings' bytes live in its heap.
   Vector elements_;

@@ -188,6 +188,30 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "numeric_variance";
     case ScalarFunction::kDateTimeToChar:
       return "to_char";
+    case ScalarFunction::kIntervalAdd:
+      return "+";
+    case ScalarFunction::kIntervalSubtract:
+    case ScalarFunction::kIntervalNegate:
+    case ScalarFunction::kTimestampDifference:
+      return "-";
+    case ScalarFunction::kIntervalMultiply:
+      return "*";
+    case ScalarFunction::kIntervalDivide:
+      return "/";
+    case ScalarFunction::kTimestampAge:
+      return "age";
+    case ScalarFunction::kIntervalJustify:
+      return "justify";
+    case ScalarFunction::kMakeInterval:
+      return "make_interval";
+    case ScalarFunction::kIntervalPart:
+      return "interval_part";
+    case ScalarFunction::kIntervalTrunc:
+      return "date_trunc";
+    case ScalarFunction::kIntervalComponent:
+      return "interval_component";
+    case ScalarFunction::kIntervalFromComponents:
+      return "interval_from_components";
   }
   return "?";
 }
@@ -260,6 +284,13 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kInSet:
     case ScalarFunction::kNumericVariance:
     case ScalarFunction::kDateTimeToChar:
+    case ScalarFunction::kTimestampAge:
+    case ScalarFunction::kIntervalJustify:
+    case ScalarFunction::kMakeInterval:
+    case ScalarFunction::kIntervalPart:
+    case ScalarFunction::kIntervalTrunc:
+    case ScalarFunction::kIntervalComponent:
+    case ScalarFunction::kIntervalFromComponents:
       return false;
     default:
       return true;

@@ -96,7 +96,8 @@ enum class ScalarFunction {
   kTimestampPart,
   // date_trunc: (value, field) -> the value's type.
   kTimestampTrunc,
-  // value + interval: (value, months, days, microseconds), BIGINT constants -> the value's type.
+  // timestamp or timestamptz + interval: (value, interval, the session's TimeZone as a TEXT constant) -> the
+  // value's type.
   kTimestampAddInterval,
   // Mathematical functions (math_functions.h), of one argument of the result type's family.
   kAbs,
@@ -155,10 +156,35 @@ enum class ScalarFunction {
   // to_char(timestamp or timestamptz, format TEXT, the session's TimeZone as a TEXT constant) -> TEXT
   // (datetime_to_char.h).
   kDateTimeToChar,
+  // INTERVAL (interval_functions.h): interval + interval, interval - interval, -interval, and interval * or /
+  // double precision.
+  kIntervalAdd,
+  kIntervalSubtract,
+  kIntervalNegate,
+  kIntervalMultiply,
+  kIntervalDivide,
+  // timestamp - timestamp, or timestamptz - timestamptz -> interval (timestamp_mi).
+  kTimestampDifference,
+  // age(a, b, the session's TimeZone as a TEXT constant) -> interval: years, months and days apart.
+  kTimestampAge,
+  // justify_hours, justify_days, justify_interval: (interval, IntervalJustification INTEGER constant).
+  kIntervalJustify,
+  // make_interval(years, months, weeks, days, hours, mins INTEGER, secs DOUBLE PRECISION) -> interval.
+  kMakeInterval,
+  // EXTRACT(field FROM interval): (interval, TimestampField INTEGER constant) -> numeric(38,6), the value
+  // scaled by 10^6 as kTimestampPart's; or -> double precision for date_part.
+  kIntervalPart,
+  // date_trunc(field, interval): (interval, TimestampField INTEGER constant) -> interval.
+  kIntervalTrunc,
+  // sum(interval) sums each field apart: (interval, IntervalComponent INTEGER constant) -> BIGINT.
+  kIntervalComponent,
+  // ... and joins the sums again: (months, days, microseconds as NUMERIC sums) -> interval, 22008 if they do not
+  // fit.
+  kIntervalFromComponents,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kDateTimeToChar;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kIntervalFromComponents;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

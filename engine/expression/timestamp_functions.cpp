@@ -6,6 +6,7 @@
 #include "common/status.h"
 #include "engine/expression/vector_loops.h"
 #include "engine/types/date.h"
+#include "engine/types/interval.h"
 #include "engine/types/time_zone.h"
 #include "engine/types/timestamp_text.h"
 
@@ -331,12 +332,15 @@ Vector evaluateTimestampTrunc(const Vector& values, TimestampField field, const 
   return out;
 }
 
-Vector evaluateTimestampAddInterval(const Vector& values, int64_t months, int64_t days, int64_t micros,
-                                    const TimeZone& zone) {
+Vector evaluateTimestampAddInterval(const Vector& values, const Vector& intervals, const TimeZone& zone) {
   Vector out(values.type(), values.size());
   const bool zoned = values.type().id() == TypeId::kTimestampTz;
-  unaryLoop<int64_t, int64_t>(values, out, [&](int64_t value) {
+  binaryLoop<int64_t, int128_t, int64_t>(values, intervals, out, [&](int64_t value, int128_t packed) {
     if (isInfinite(value)) return value;
+    const Interval interval = unpackInterval(packed);
+    const int64_t months = interval.months;
+    const int64_t days = interval.days;
+    const int64_t micros = interval.micros;
     int64_t local = zoned ? value + int64_t{zone.offsetAt(value)} * kMicrosPerSecond : value;
     if (months != 0 || days != 0) {
       if (months != 0) {

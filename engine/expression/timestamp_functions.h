@@ -54,9 +54,8 @@ Vector evaluateTimestampPart(const Vector& values, TimestampField field, const T
 /// local time for timestamptz.
 Vector evaluateTimestampTrunc(const Vector& values, TimestampField field, const TimeZone& zone);
 
-/// value + interval (months, days, microseconds), as timestamp_pl_interval: months first (the day
-/// clamped to the month's end), then days, both in local time for timestamptz, then the microseconds.
-Vector evaluateTimestampAddInterval(const Vector& values, int64_t months, int64_t days, int64_t micros,
-                                    const TimeZone& zone);
+/// value + interval, as timestamp_pl_interval: months first (the day clamped to the month's end), then days,
+/// both in local time for timestamptz, then the microseconds.
+Vector evaluateTimestampAddInterval(const Vector& values, const Vector& intervals, const TimeZone& zone);
 
 }  // namespace shoal::engine

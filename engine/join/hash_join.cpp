@@ -9,6 +9,7 @@
 #include "common/status.h"
 #include "engine/expression/expression_evaluator.h"
 #include "engine/pipeline/query_memory.h"
+#include "engine/types/interval.h"
 #include "engine/vector/key_bytes.h"
 #include "engine/vector/vector_hash.h"
 
@@ -106,8 +107,14 @@ bool sameKey(const Vector& probe, size_t row, const uint8_t* stored, PhysicalTyp
   switch (physical) {
     case PhysicalType::kBool:
       return probe.data<uint8_t>()[row] == *stored;
-    case PhysicalType::kInt128:
-      return std::memcmp(probe.data<__int128>() + row, stored, sizeof(__int128)) == 0;
+    case PhysicalType::kInt128: {
+      if (probe.type().id() != TypeId::kInterval) {
+        return std::memcmp(probe.data<__int128>() + row, stored, sizeof(__int128)) == 0;
+      }
+      __int128 storedInterval;
+      std::memcpy(&storedInterval, stored, sizeof(storedInterval));
+      return intervalSpan(probe.data<__int128>()[row]) == intervalSpan(storedInterval);
+    }
     case PhysicalType::kDouble: {
       double x = probe.data<double>()[row];
       double y;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/pipeline/query_memory.h"
+#include "engine/types/interval.h"
 
 namespace shoal::engine {
 
@@ -30,6 +31,9 @@ int compareAt(const Vector& a, size_t rowA, const Vector& b, size_t rowB) {
     case PhysicalType::kInt64:
       return threeWay(a.data<int64_t>()[rowA], b.data<int64_t>()[rowB]);
     case PhysicalType::kInt128:
+      if (a.type().id() == TypeId::kInterval) {
+        return threeWay(intervalSpan(a.data<__int128>()[rowA]), intervalSpan(b.data<__int128>()[rowB]));
+      }
       return threeWay(a.data<__int128>()[rowA], b.data<__int128>()[rowB]);
     case PhysicalType::kDouble: {
       double x = a.data<double>()[rowA];

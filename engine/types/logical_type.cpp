@@ -35,6 +35,9 @@ LogicalType LogicalType::array(const LogicalType& element) {
     // Their text would need the session's TimeZone, which array output does not carry yet.
     SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "arrays of timestamp with time zone are not supported yet");
   }
+  if (element.id() == TypeId::kInterval) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "arrays of interval are not supported yet");
+  }
   LogicalType type = element.id() == TypeId::kUnknown ? text() : element;
   type.elementId_ = type.id_;
   type.id_ = TypeId::kArray;
@@ -84,7 +87,7 @@ LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t sca
     }
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad json type id {}", id);
   }
-  if (id > static_cast<uint32_t>(TypeId::kTimestampTz)) {
+  if (id > static_cast<uint32_t>(TypeId::kInterval)) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown type id {}", id);
   }
   switch (static_cast<TypeId>(id)) {
@@ -142,6 +145,8 @@ std::string LogicalType::toString() const {
       return "timestamp without time zone";
     case TypeId::kTimestampTz:
       return "timestamp with time zone";
+    case TypeId::kInterval:
+      return "interval";
     case TypeId::kVarchar:
       if (json_) return "json";
       return maxLength_ == 0 ? "text" : fmt::format("character varying({})", maxLength_);
@@ -176,6 +181,8 @@ uint32_t LogicalType::postgresOid() const {
       return pg_oid::kTimestamp;
     case TypeId::kTimestampTz:
       return pg_oid::kTimestampTz;
+    case TypeId::kInterval:
+      return pg_oid::kInterval;
     case TypeId::kVarchar:
       if (json_) return pg_oid::kJson;
       return maxLength_ == 0 ? pg_oid::kText : pg_oid::kVarchar;
@@ -251,6 +258,8 @@ int16_t LogicalType::postgresTypeLength() const {
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
       return 8;
+    case TypeId::kInterval:
+      return 16;
     default:
       return -1;
   }
@@ -282,6 +291,8 @@ LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
       return LogicalType::timestamp();
     case pg_oid::kTimestampTz:
       return LogicalType::timestampTz();
+    case pg_oid::kInterval:
+      return LogicalType::interval();
     case pg_oid::kOid:
       return LogicalType::bigInt();  // Shoal keeps OIDs as BIGINT
     default:

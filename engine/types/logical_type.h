@@ -5,7 +5,7 @@
 
 namespace shoal::engine {
 
-/// SQL-level types. INTERVAL and friends arrive with the issues that need them.
+/// SQL-level types.
 enum class TypeId : uint8_t {
   kUnknown,  // an untyped literal ('abc', NULL) or parameter, before the binder resolves it
   kBoolean,
@@ -20,12 +20,13 @@ enum class TypeId : uint8_t {
   kSmallInt,     // appended: type ids are kept in catalogs and plans
   kTimestamp,    // microseconds since 1970-01-01 00:00, no time zone
   kTimestampTz,  // microseconds since 1970-01-01 00:00 UTC, shown in the session's TimeZone
+  kInterval,     // months, days and microseconds (interval.h), packed into an int128
 };
 
 /// How a type's values sit in memory. DECIMAL(p,s) is a scaled integer: int64
 /// up to p = 18, int128 above. DATE is days since 1970-01-01 in an int32, the
 /// timestamps microseconds since 1970-01-01 in an int64 (infinity is INT64_MAX), and
-/// SMALLINT an int32 kept within its 16-bit range. An
+/// SMALLINT an int32 kept within its 16-bit range, an INTERVAL its three fields packed into an int128. An
 /// array is a string of bytes: its elements encoded as array_value.h says.
 enum class PhysicalType : uint8_t { kBool, kInt32, kInt64, kInt128, kDouble, kString };
 
@@ -48,6 +49,7 @@ class LogicalType {
   static LogicalType date() { return LogicalType(TypeId::kDate); }
   static LogicalType timestamp() { return LogicalType(TypeId::kTimestamp); }
   static LogicalType timestampTz() { return LogicalType(TypeId::kTimestampTz); }
+  static LogicalType interval() { return LogicalType(TypeId::kInterval); }
   /// maxLength 0 means unbounded: TEXT.
   static LogicalType varchar(uint32_t maxLength = 0);
   static LogicalType text() { return varchar(0); }
@@ -136,6 +138,7 @@ inline constexpr uint32_t kVarchar = 1043;
 inline constexpr uint32_t kDate = 1082;
 inline constexpr uint32_t kTimestamp = 1114;
 inline constexpr uint32_t kTimestampTz = 1184;
+inline constexpr uint32_t kInterval = 1186;
 inline constexpr uint32_t kNumeric = 1700;
 inline constexpr uint32_t kOid = 26;
 inline constexpr uint32_t kInt2Vector = 22;
@@ -175,6 +178,8 @@ inline PhysicalType LogicalType::physicalType() const {
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
       return PhysicalType::kInt64;
+    case TypeId::kInterval:
+      return PhysicalType::kInt128;
     case TypeId::kDecimal:
       return precision_ <= kMaxInt64DecimalPrecision ? PhysicalType::kInt64 : PhysicalType::kInt128;
     case TypeId::kDouble:

@@ -11,6 +11,7 @@
 #include "engine/types/array_value.h"
 #include "engine/types/date.h"
 #include "engine/types/decimal.h"
+#include "engine/types/interval.h"
 #include "engine/types/json_text.h"
 #include "engine/types/time_zone.h"
 #include "engine/types/timestamp_text.h"
@@ -441,6 +442,8 @@ Value parseValue(std::string_view text, const LogicalType& type, const TimeZone*
       return Value::timestamp(parseTimestamp(text));
     case TypeId::kTimestampTz:
       return Value::timestampTz(parseTimestampTz(text, zone ? *zone : TimeZone::utc()));
+    case TypeId::kInterval:
+      return Value::interval(packInterval(parseInterval(text)));
     case TypeId::kVarchar:
       if (type.maxLength() > 0 && text.size() > type.maxLength()) {
         SHOAL_USER_FAIL(SqlState::kStringDataRightTruncation, "value too long for type character varying({})",

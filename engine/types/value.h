@@ -29,6 +29,8 @@ class Value {
   static Value date(int32_t daysSinceEpoch) { return Value(LogicalType::date(), daysSinceEpoch); }
   static Value timestamp(int64_t micros) { return Value(LogicalType::timestamp(), micros); }
   static Value timestampTz(int64_t utcMicros) { return Value(LogicalType::timestampTz(), utcMicros); }
+  /// An interval packed as interval.h's packInterval does.
+  static Value interval(int128_t packed) { return Value(LogicalType::interval(), packed); }
   /// A decimal from its unscaled integer: decimal(LogicalType::decimal(5,2), 12345) is 123.45.
   static Value decimal(LogicalType type, int128_t unscaled);
   static Value varchar(std::string text, LogicalType type = LogicalType::text()) {

@@ -42,6 +42,8 @@ Value readValueBytes(ByteReader& reader, const LogicalType& type) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
       return Value::ofInt64(type, reader.read<int64_t>());
+    case TypeId::kInterval:
+      return Value::interval(reader.read<int128_t>());
     case TypeId::kDecimal:
       if (type.physicalType() == PhysicalType::kInt64) return Value::decimal(type, reader.read<int64_t>());
       return Value::decimal(type, reader.read<int128_t>());

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/types/interval.h"
+
 namespace shoal::engine {
 
 void appendKeyBytes(const Vector& vector, size_t row, std::string& out) {
@@ -18,7 +20,9 @@ void appendKeyBytes(const Vector& vector, size_t row, std::string& out) {
       raw(vector.data<int64_t>()[row]);
       break;
     case PhysicalType::kInt128:
-      raw(vector.data<__int128>()[row]);
+      // Intervals of one span are one key ('1 mon' = '30 days').
+      raw(vector.type().id() == TypeId::kInterval ? intervalSpan(vector.data<__int128>()[row])
+                                                  : vector.data<__int128>()[row]);
       break;
     case PhysicalType::kDouble: {
       double value = vector.data<double>()[row];

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "engine/types/array_value.h"
+#include "engine/types/interval.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
 #include "engine/types/timestamp_text.h"
@@ -105,6 +106,8 @@ Value Vector::getValue(size_t row) const {
       return Value::timestamp(data<int64_t>()[row]);
     case TypeId::kTimestampTz:
       return Value::timestampTz(data<int64_t>()[row]);
+    case TypeId::kInterval:
+      return Value::interval(data<int128_t>()[row]);
     case TypeId::kDecimal:
       return Value::decimal(
           type_, type_.physicalType() == PhysicalType::kInt64 ? data<int64_t>()[row] : data<int128_t>()[row]);
@@ -148,6 +151,9 @@ void Vector::appendText(size_t row, std::string& out, const TimeZone* zone) cons
       break;
     case TypeId::kTimestampTz:
       appendTimestampTzText(data<int64_t>()[row], zone ? *zone : TimeZone::utc(), out);
+      break;
+    case TypeId::kInterval:
+      appendIntervalText(unpackInterval(data<int128_t>()[row]), out);
       break;
     case TypeId::kUnknown:
     case TypeId::kVarchar:

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/types/interval.h"
+
 namespace shoal::engine {
 
 namespace {
@@ -56,12 +58,20 @@ void hashVector(const Vector& vector, size_t firstRow, size_t numRows, uint64_t*
       hashTyped<int64_t>(vector, firstRow, numRows, hashes, combine,
                          [](int64_t v) { return mixHash(static_cast<uint64_t>(v)); });
       break;
-    case PhysicalType::kInt128:
-      hashTyped<__int128>(vector, firstRow, numRows, hashes, combine, [](__int128 v) {
+    case PhysicalType::kInt128: {
+      auto hashWide = [](__int128 v) {
         auto bits = static_cast<unsigned __int128>(v);
         return fold(mixHash(static_cast<uint64_t>(bits)), static_cast<uint64_t>(bits >> 64));
-      });
+      };
+      if (vector.type().id() == TypeId::kInterval) {
+        // Equal intervals ('1 mon', '30 days') hash alike: by their span.
+        hashTyped<__int128>(vector, firstRow, numRows, hashes, combine,
+                            [&](__int128 v) { return hashWide(intervalSpan(v)); });
+      } else {
+        hashTyped<__int128>(vector, firstRow, numRows, hashes, combine, hashWide);
+      }
       break;
+    }
     case PhysicalType::kDouble:
       hashTyped<double>(vector, firstRow, numRows, hashes, combine, [](double v) {
         if (v == 0) v = 0;                    // -0.0 is 0.0

@@ -335,14 +335,14 @@ ExpressionPtr ExpressionBinder::bindOperator(const pg_query::Node& node) {
   if (expr.kind() != pg_query::AEXPR_OP) {
     return bindSpecialOperator(node);
   }
-  if (ExpressionPtr interval = bindIntervalArithmetic(node)) {
-    return interval;
-  }
   std::string op = lastName(expr.name());
   if (!expr.has_lexpr()) {
     ExpressionPtr operand = bind(expr.rexpr());
     if (isUnknown(operand)) {
       fail(SqlState::kUndefinedFunction, location, fmt::format("operator is not unique: {} unknown", op));
+    }
+    if (op == "-" && operand->type().id() == TypeId::kInterval) {
+      return makeFunction(ScalarFunction::kIntervalNegate, LogicalType::interval(), std::move(operand));
     }
     if ((op != "-" && op != "+") || !operand->type().isNumeric()) {
       fail(SqlState::kUndefinedFunction, location,
@@ -387,10 +387,19 @@ ExpressionPtr ExpressionBinder::bindArithmetic(char op, ExpressionPtr left, Expr
   if (isUnknown(left) && isUnknown(right)) {
     fail(SqlState::kUndefinedFunction, location, fmt::format("operator is not unique: unknown {} unknown", op));
   }
-  // An untyped side takes the other side's type (a date's partner is a day count).
-  auto partnerType = [](const LogicalType& type) { return type.id() == TypeId::kDate ? LogicalType::integer() : type; };
+  // An untyped side takes the other side's type, as PostgreSQL resolves these operators: a date's partner is a
+  // day count, a timestamp's an interval to add or a timestamp to subtract, an interval's a factor or an interval.
+  auto partnerType = [op](const LogicalType& type) {
+    if (type.id() == TypeId::kDate) return LogicalType::integer();
+    if ((type.id() == TypeId::kTimestamp || type.id() == TypeId::kTimestampTz) && op == '+') {
+      return LogicalType::interval();
+    }
+    if (type.id() == TypeId::kInterval && (op == '*' || op == '/')) return LogicalType::doublePrecision();
+    return type;
+  };
   if (isUnknown(left)) left = coerce(std::move(left), partnerType(right->type()), location);
   if (isUnknown(right)) right = coerce(std::move(right), partnerType(left->type()), location);
+  if (ExpressionPtr dateTime = bindDateTimeArithmetic(op, left, right, location)) return dateTime;
   LogicalType leftType = left->type();
   LogicalType rightType = right->type();
 
@@ -580,10 +589,7 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
       return name == "timestamp" ? LogicalType::timestamp() : LogicalType::timestampTz();
     }
     if (name == "json") return LogicalType::json();
-    if (name == "interval") {
-      fail(SqlState::kFeatureNotSupported, typeName.location(),
-           "type interval is supported only in date arithmetic (date + interval '3' month)");
-    }
+    if (name == "interval") return LogicalType::interval();  // its fields and precision restrict literals only
     if (name == "bool" || name == "boolean") return LogicalType::boolean();
   } catch (ShoalError& error) {
     fail(error.status().sqlState(), typeName.location(), error.status().message());
@@ -595,6 +601,7 @@ ExpressionPtr ExpressionBinder::bindTypeCast(const pg_query::Node& node) {
   const auto& cast = node.type_cast();
   if (auto type = objectIdentifierCast(node)) return bindObjectIdentifierCast(cast, *type);
   LogicalType target = typeFromName(cast.type_name());
+  if (target.id() == TypeId::kInterval) return bindIntervalCast(cast);
   if (target.isString()) {
     // A reg* value cast to text is its name (c.oid::regclass::text).
     auto inner = objectIdentifierCast(cast.arg());

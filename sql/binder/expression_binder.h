@@ -226,8 +226,25 @@ class ExpressionBinder {
   engine::ExpressionPtr bindDateTrunc(const pg_query::FuncCall& call);
   /// to_char(timestamp, timestamptz or date, format) (datetime_to_char.h).
   engine::ExpressionPtr bindToChar(const pg_query::FuncCall& call);
-  /// date +/- interval literal, or nullptr when `node` is not of that shape.
-  engine::ExpressionPtr bindIntervalArithmetic(const pg_query::Node& node);
+  /// make_interval(...), its arguments positional or named (days => 10).
+  engine::ExpressionPtr bindMakeInterval(const pg_query::FuncCall& call);
+  /// age, justify_hours, justify_days and justify_interval, or nullptr for another name.
+  engine::ExpressionPtr bindIntervalFunction(const std::string& name, std::vector<engine::ExpressionPtr>& arguments,
+                                             int location, const std::function<void()>& undefined);
+  /// EXTRACT(unit FROM interval) or date_part(unit, interval).
+  engine::ExpressionPtr bindIntervalPart(const std::string& unit, engine::ExpressionPtr source, bool asDouble,
+                                         int location);
+  /// date_trunc(unit, interval).
+  engine::ExpressionPtr bindIntervalTrunc(const std::string& unit, engine::ExpressionPtr source, int location);
+  /// sum(interval) and avg(interval), from sums of the intervals' fields.
+  engine::ExpressionPtr bindIntervalSum(engine::AggregateFunction function, engine::ExpressionPtr argument,
+                                        engine::ExpressionPtr filter, bool distinct, int location);
+  /// `value`::interval, interval 'text' [fields] [(precision)]: a literal is read once, here.
+  engine::ExpressionPtr bindIntervalCast(const pg_query::TypeCast& cast);
+  /// + - * / over intervals and timestamps (interval_functions.h), or nullptr when neither operand is an
+  /// interval or a timestamp; the operands are consumed only when an expression is returned.
+  engine::ExpressionPtr bindDateTimeArithmetic(char op, engine::ExpressionPtr& left, engine::ExpressionPtr& right,
+                                               int location);
 
   [[noreturn]] void failNoOperator(std::string_view op, const engine::LogicalType& left,
                                    const engine::LogicalType& right, int location) const;

@@ -125,6 +125,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   }
   if (name == "date_trunc") return bindDateTrunc(call);
   if (name == "to_char") return bindToChar(call);
+  if (name == "make_interval") return bindMakeInterval(call);
   std::vector<ExpressionPtr> arguments;
   for (const auto& argument : call.args()) {
     arguments.push_back(bind(argument));
@@ -145,6 +146,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   };
   auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
   if (isMathFunction(name)) return bindMathFunction(name, arguments, call.location(), undefined);
+  if (ExpressionPtr interval = bindIntervalFunction(name, arguments, call.location(), undefined)) return interval;
   if (isStringLibraryFunction(name)) return bindStringLibraryFunction(name, arguments, call.location(), undefined);
   if (name == "num_nulls" || name == "num_nonnulls") {
     if (arguments.empty()) undefined();
@@ -401,6 +403,11 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
     if (!engine::isCollectingAggregate(function)) aggregate.orderBy.clear();
     insideAggregate_ = false;
     const LogicalType& type = argument->type();
+    const bool sumOrAverage =
+        function == engine::AggregateFunction::kSum || function == engine::AggregateFunction::kAvg;
+    if (sumOrAverage && type.id() == TypeId::kInterval) {
+      return bindIntervalSum(function, std::move(argument), std::move(filter), aggregate.distinct, call.location());
+    }
     bool numeric = type.isNumeric();
     if ((function == engine::AggregateFunction::kSum || function == engine::AggregateFunction::kAvg) && !numeric) {
       fail(SqlState::kUndefinedFunction, call.location(),
@@ -477,9 +484,12 @@ ExpressionPtr ExpressionBinder::bindExtract(const pg_query::Node& node) {
   std::transform(field.begin(), field.end(), field.begin(), [](unsigned char c) { return std::tolower(c); });
   ExpressionPtr source = bind(call.args(1));
   if (isUnknown(source)) source = coerce(std::move(source), LogicalType::date(), call.location());
+  const bool asDouble = lastName(call.funcname()) == "date_part";
   if (source->type().id() == TypeId::kTimestamp || source->type().id() == TypeId::kTimestampTz) {
-    return bindTimestampPart(field, std::move(source), lastName(call.funcname()) == "date_part", call.location());
+    return bindTimestampPart(field, std::move(source), asDouble, call.location());
   }
+  if (source->type().id() == TypeId::kInterval)
+    return bindIntervalPart(field, std::move(source), asDouble, call.location());
   if (source->type().id() != TypeId::kDate) {
     fail(SqlState::kUndefinedFunction, call.location(),
          fmt::format("function extract(unknown, {}) does not exist", source->type().toString()));
@@ -567,6 +577,9 @@ ExpressionPtr ExpressionBinder::bindDateTrunc(const pg_query::FuncCall& call) {
   std::string unit = unitValue->toString();
   std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
   ExpressionPtr source = std::move(arguments[1]);
+  if (source->type().id() == TypeId::kInterval && arguments.size() == 2) {
+    return bindIntervalTrunc(unit, std::move(source), call.location());
+  }
   // Unknown text and dates become timestamptz, PostgreSQL's preferred date/time type.
   if (isUnknown(source) || source->type().id() == TypeId::kDate) {
     source = coerce(std::move(source), LogicalType::timestampTz(), call.location());

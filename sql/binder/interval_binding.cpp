@@ -1,25 +1,25 @@
-// ExpressionBinder's binding of date arithmetic with interval literals (date + interval '3' month).
+// ExpressionBinder's binding of INTERVAL: literals with fields (interval '3' month), and the arithmetic of
+// intervals with numbers, dates and timestamps.
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 
+#include "common/check.h"
 #include "common/status.h"
-#include "engine/expression/cast.h"
-#include "engine/types/date.h"
-#include "engine/types/text_format.h"
-#include "engine/types/time_zone.h"
+#include "engine/aggregate/aggregate_function.h"
+#include "engine/expression/interval_functions.h"
+#include "engine/types/interval.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/expression_builders.h"
+#include "sql/binder/session_functions.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/parser/parsed_script.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
 
-using engine::ConstantExpression;
 using engine::ExpressionPtr;
 using engine::LogicalType;
 using engine::ScalarFunction;
@@ -28,202 +28,236 @@ using engine::Value;
 
 namespace {
 
-struct IntervalValue {
-  int64_t months = 0;
-  int64_t days = 0;
-  int64_t micros = 0;
-};
-
-/// PostgreSQL's INTERVAL_MASK bits of the fields in `interval '3' month`.
-constexpr int kMonthField = 1 << 1;
-constexpr int kYearField = 1 << 2;
-constexpr int kDayField = 1 << 3;
-constexpr int kHourField = 1 << 10;
-constexpr int kMinuteField = 1 << 11;
-constexpr int kSecondField = 1 << 12;
-
-using engine::kMicrosPerDay;
-using engine::kMicrosPerSecond;
-
-bool isDigit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-/// A signed decimal amount: whole units plus millionths (both carry the sign).
-struct Amount {
-  int64_t whole = 0;
-  int64_t millionths = 0;
-};
-
-/// Reads [+-]digits[.digits] at `position`; nullopt when there is no number or it is too long.
-std::optional<Amount> readAmount(const std::string& text, size_t& position) {
-  bool negative = false;
-  if (position < text.size() && (text[position] == '-' || text[position] == '+')) {
-    negative = text[position++] == '-';
-  }
-  const size_t digitsStart = position;
-  Amount amount;
-  while (position < text.size() && isDigit(text[position])) {
-    if (amount.whole > 100'000'000'000) return std::nullopt;
-    amount.whole = amount.whole * 10 + (text[position++] - '0');
-  }
-  bool anyDigit = position > digitsStart;
-  if (position < text.size() && text[position] == '.') {
-    ++position;
-    int64_t scale = 100'000;
-    while (position < text.size() && isDigit(text[position])) {
-      amount.millionths += (text[position++] - '0') * scale;
-      scale /= 10;
-      anyDigit = true;
-    }
-  }
-  if (!anyDigit) return std::nullopt;
-  if (negative) amount = {-amount.whole, -amount.millionths};
-  return amount;
-}
-
-/// Parses PostgreSQL's common interval spellings: '3 months', '1 year 2 days', '1.5 hours', '90' (seconds, or
-/// the field of `interval '3' month`), '1 day 02:03:04.5', '-01:30'; nullopt when malformed.
-std::optional<IntervalValue> parseInterval(const std::string& text, int fieldMask) {
-  IntervalValue interval;
-  size_t position = 0;
-  auto skipSpaces = [&] {
-    while (position < text.size() && std::isspace(static_cast<unsigned char>(text[position]))) ++position;
-  };
-  bool any = false;
-  while (true) {
-    skipSpaces();
-    if (position == text.size()) break;
-    std::optional<Amount> amount = readAmount(text, position);
-    if (!amount) return std::nullopt;
-    if (position < text.size() && text[position] == ':') {
-      // [-]HH:MM[:SS[.ffffff]]
-      if (amount->millionths != 0) return std::nullopt;
-      const int64_t sign = text[0] == '-' || amount->whole < 0 ? -1 : 1;
-      ++position;
-      std::optional<Amount> minutes = readAmount(text, position);
-      if (!minutes || minutes->whole < 0 || minutes->millionths != 0) return std::nullopt;
-      Amount seconds;
-      if (position < text.size() && text[position] == ':') {
-        ++position;
-        auto read = readAmount(text, position);
-        if (!read || read->whole < 0) return std::nullopt;
-        seconds = *read;
-      }
-      interval.micros +=
-          sign * (((std::abs(amount->whole) * 60 + minutes->whole) * 60 + seconds.whole) * kMicrosPerSecond +
-                  seconds.millionths);
-      any = true;
-      continue;
-    }
-    skipSpaces();
-    size_t unitStart = position;
-    while (position < text.size() && std::isalpha(static_cast<unsigned char>(text[position]))) ++position;
-    std::string unit = text.substr(unitStart, position - unitStart);
-    std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (unit.empty()) {
-      // A bare number counts the smallest field the type names (interval '3' month, '90' day to hour), or
-      // seconds.
-      unit = "second";
-      for (auto [mask, name] : {std::pair{kSecondField, "second"},
-                                {kMinuteField, "minute"},
-                                {kHourField, "hour"},
-                                {kDayField, "day"},
-                                {kMonthField, "month"},
-                                {kYearField, "year"}}) {
-        if (fieldMask & mask) {
-          unit = name;
-          break;
-        }
-      }
-    }
-    // A fraction of a unit spills into the next smaller one, as in PostgreSQL (1.5 months: 1 month 15 days).
-    auto addDays = [&](int64_t whole, int64_t millionths) {
-      interval.days += whole;
-      interval.micros += millionths * (kMicrosPerDay / kMicrosPerSecond);
-    };
-    auto addMicros = [&](int64_t unitMicros) {
-      interval.micros += amount->whole * unitMicros + amount->millionths * unitMicros / kMicrosPerSecond;
-    };
-    if (unit == "year" || unit == "years" || unit == "y" || unit == "yr" || unit == "yrs") {
-      interval.months += amount->whole * 12 + amount->millionths * 12 / kMicrosPerSecond;
-    } else if (unit == "month" || unit == "months" || unit == "mon" || unit == "mons") {
-      interval.months += amount->whole;
-      const int64_t dayMillionths = amount->millionths * 30;
-      addDays(dayMillionths / kMicrosPerSecond, dayMillionths % kMicrosPerSecond);
-    } else if (unit == "week" || unit == "weeks" || unit == "w") {
-      const int64_t dayMillionths = amount->millionths * 7;
-      addDays(amount->whole * 7 + dayMillionths / kMicrosPerSecond, dayMillionths % kMicrosPerSecond);
-    } else if (unit == "day" || unit == "days" || unit == "d") {
-      addDays(amount->whole, amount->millionths);
-    } else if (unit == "hour" || unit == "hours" || unit == "h" || unit == "hr" || unit == "hrs") {
-      addMicros(3600 * kMicrosPerSecond);
-    } else if (unit == "minute" || unit == "minutes" || unit == "m" || unit == "min" || unit == "mins") {
-      addMicros(60 * kMicrosPerSecond);
-    } else if (unit == "second" || unit == "seconds" || unit == "s" || unit == "sec" || unit == "secs") {
-      addMicros(kMicrosPerSecond);
-    } else if (unit == "millisecond" || unit == "milliseconds" || unit == "ms" || unit == "msec" || unit == "msecs") {
-      addMicros(1000);
-    } else if (unit == "microsecond" || unit == "microseconds" || unit == "us" || unit == "usec" || unit == "usecs") {
-      addMicros(1);
-    } else {
-      return std::nullopt;
-    }
-    any = true;
-  }
-  if (!any) return std::nullopt;
-  return interval;
+bool isTimestamp(const LogicalType& type) {
+  return type.id() == TypeId::kTimestamp || type.id() == TypeId::kTimestampTz;
 }
 
 }  // namespace
 
-ExpressionPtr ExpressionBinder::bindIntervalArithmetic(const pg_query::Node& node) {
-  const auto& expr = node.a_expr();
-  std::string op = lastName(expr.name());
-  auto isInterval = [](const pg_query::Node& side) {
-    return side.has_type_cast() && lastName(side.type_cast().type_name().names()) == "interval";
-  };
-  if ((op != "+" && op != "-") || !expr.has_lexpr() || !expr.has_rexpr()) return nullptr;
-  bool leftInterval = isInterval(expr.lexpr());
-  bool rightInterval = isInterval(expr.rexpr());
-  if (leftInterval == rightInterval || (leftInterval && op == "-")) return nullptr;
-  const auto& cast = (leftInterval ? expr.lexpr() : expr.rexpr()).type_cast();
-  int location = cast.location();
-  if (!cast.arg().has_a_const() || !cast.arg().a_const().has_sval()) {
-    fail(SqlState::kFeatureNotSupported, location, "only interval literals are supported");
-  }
-  // The first modifier is the fields (a mask), a second one the seconds' precision.
-  int fieldMask = 0;
+ExpressionPtr ExpressionBinder::bindIntervalCast(const pg_query::TypeCast& cast) {
+  // interval '3' month names fields (a mask of interval_fields) in the first modifier; interval(2) or
+  // interval second(2) names the seconds' precision last.
+  int fields = engine::interval_fields::kFullRange;
+  int precision = engine::interval_fields::kFullPrecision;
   const auto& modifiers = cast.type_name().typmods();
-  if (!modifiers.empty() && modifiers[0].has_a_const() && modifiers[0].a_const().has_ival()) {
-    fieldMask = modifiers[0].a_const().ival().ival();
+  auto modifier = [&](int index) -> std::optional<int> {
+    const auto& node = modifiers[index];
+    if (node.has_a_const() && node.a_const().has_ival()) return node.a_const().ival().ival();
+    return std::nullopt;
+  };
+  if (modifiers.size() >= 1) fields = modifier(0).value_or(fields);
+  if (modifiers.size() >= 2) precision = modifier(1).value_or(precision);
+  if (precision != engine::interval_fields::kFullPrecision && (precision < 0 || precision > 6)) {
+    fail(SqlState::kInvalidParameterValue, cast.location(),
+         fmt::format("INTERVAL({}) precision must be between 0 and 6", precision));
   }
-  constexpr int kFullRange = 0x7FFF;  // INTERVAL_FULL_RANGE: no fields named
-  if (fieldMask == kFullRange) fieldMask = 0;
-  std::string text = cast.arg().a_const().sval().sval();
-  auto interval = parseInterval(text, fieldMask);
-  if (!interval) {
-    fail(SqlState::kInvalidDatetimeFormat, cast.arg().a_const().location(),
-         fmt::format("invalid input syntax for type interval: \"{}\"", text));
+  if (cast.arg().has_a_const() && cast.arg().a_const().has_sval()) {
+    const std::string& text = cast.arg().a_const().sval().sval();
+    try {
+      return constantOf(Value::interval(engine::packInterval(engine::parseInterval(text, fields, precision))));
+    } catch (ShoalError& error) {
+      fail(error.status().sqlState(), cast.arg().a_const().location(), error.status().message());
+    }
   }
-  ExpressionPtr date = bind(leftInterval ? expr.rexpr() : expr.lexpr());
-  if (isUnknown(date)) date = coerce(std::move(date), LogicalType::date(), expr.location());
-  if (!date->type().isDateTime()) {
-    fail(SqlState::kUndefinedFunction, expr.location(),
-         fmt::format("operator does not exist: {} {} interval", date->type().toString(), op));
+  // Other values are read in full; the fields and precision restrict literals only.
+  return coerce(bind(cast.arg()), LogicalType::interval(), cast.location());
+}
+
+ExpressionPtr ExpressionBinder::bindDateTimeArithmetic(char op, ExpressionPtr& left, ExpressionPtr& right,
+                                                       int location) {
+  const LogicalType leftType = left->type();
+  const LogicalType rightType = right->type();
+  const bool leftInterval = leftType.id() == TypeId::kInterval;
+  const bool rightInterval = rightType.id() == TypeId::kInterval;
+  if (!leftInterval && !rightInterval && !isTimestamp(leftType) && !isTimestamp(rightType)) return nullptr;
+  const std::string opName(1, op);
+  if (leftInterval && rightInterval) {
+    if (op != '+' && op != '-') failNoOperator(opName, leftType, rightType, location);
+    return makeFunction(op == '+' ? ScalarFunction::kIntervalAdd : ScalarFunction::kIntervalSubtract,
+                        LogicalType::interval(), std::move(left), std::move(right));
   }
-  int64_t sign = op == "-" ? -1 : 1;
-  // date + interval is a timestamp, as in PostgreSQL; the optimizer compares a date column with such a
-  // constant as dates again (constant_folder.cpp).
-  if (date->type().id() == TypeId::kDate) date = coerce(std::move(date), LogicalType::timestamp(), expr.location());
-  const LogicalType type = date->type();
-  std::vector<ExpressionPtr> arguments;
-  arguments.push_back(std::move(date));
-  for (int64_t part : {interval->months, interval->days, interval->micros}) {
-    arguments.push_back(std::make_unique<ConstantExpression>(Value::bigInt(sign * part)));
+  if (leftInterval || rightInterval) {
+    ExpressionPtr interval = std::move(leftInterval ? left : right);
+    ExpressionPtr other = std::move(leftInterval ? right : left);
+    const LogicalType& otherType = other->type();
+    // interval * number, number * interval, interval / number: the number as double precision.
+    if (otherType.isNumeric() && (op == '*' || (op == '/' && leftInterval))) {
+      return makeFunction(op == '*' ? ScalarFunction::kIntervalMultiply : ScalarFunction::kIntervalDivide,
+                          LogicalType::interval(), std::move(interval),
+                          coerce(std::move(other), LogicalType::doublePrecision(), location));
+    }
+    // date or timestamp + interval, interval + date or timestamp, date or timestamp - interval: a timestamp (a
+    // date becomes one at midnight).
+    if (otherType.isDateTime() && (op == '+' || (op == '-' && rightInterval))) {
+      if (otherType.id() == TypeId::kDate) other = coerce(std::move(other), LogicalType::timestamp(), location);
+      if (op == '-') {
+        interval = makeFunction(ScalarFunction::kIntervalNegate, LogicalType::interval(), std::move(interval));
+      }
+      const LogicalType type = other->type();
+      std::vector<ExpressionPtr> arguments;
+      arguments.push_back(std::move(other));
+      arguments.push_back(std::move(interval));
+      arguments.push_back(constantOf(Value::varchar(timeZoneSetting())));
+      return functionOf(ScalarFunction::kTimestampAddInterval, type, std::move(arguments));
+    }
+    failNoOperator(opName, leftType, rightType, location);
   }
-  arguments.push_back(std::make_unique<ConstantExpression>(Value::varchar(timeZoneSetting())));
-  return functionOf(ScalarFunction::kTimestampAddInterval, type, std::move(arguments));
+  // timestamp - timestamp, in the wider of the two types (date < timestamp < timestamptz).
+  if (op == '-' && leftType.isDateTime() && rightType.isDateTime()) {
+    const LogicalType common = *comparisonType(leftType, rightType);
+    return makeFunction(ScalarFunction::kTimestampDifference, LogicalType::interval(),
+                        coerce(std::move(left), common, location), coerce(std::move(right), common, location));
+  }
+  failNoOperator(opName, leftType, rightType, location);
+}
+
+ExpressionPtr ExpressionBinder::bindMakeInterval(const pg_query::FuncCall& call) {
+  // make_interval(years, months, weeks, days, hours, mins integer, secs double precision), each defaulting to 0
+  // and each nameable: make_interval(days => 10).
+  static constexpr std::string_view kNames[] = {"years", "months", "weeks", "days", "hours", "mins", "secs"};
+  constexpr size_t kArguments = std::size(kNames);
+  std::vector<ExpressionPtr> slots(kArguments);
+  std::string signature;
+  bool named = false;
+  bool unknownName = false;
+  for (int index = 0; index < call.args_size(); ++index) {
+    const pg_query::Node& node = call.args(index);
+    const pg_query::Node* valueNode = &node;
+    size_t slot = static_cast<size_t>(index);
+    std::string label;
+    if (node.has_named_arg_expr()) {
+      named = true;
+      const std::string& name = node.named_arg_expr().name();
+      valueNode = &node.named_arg_expr().arg();
+      slot = static_cast<size_t>(std::find(std::begin(kNames), std::end(kNames), name) - std::begin(kNames));
+      label = name + " => ";
+      unknownName = unknownName || slot == kArguments;
+      if (slot < kArguments && slots[slot]) {
+        fail(SqlState::kSyntaxError, locationOf(node), fmt::format("argument name \"{}\" used more than once", name));
+      }
+    } else if (named) {
+      fail(SqlState::kSyntaxError, locationOf(node), "positional argument cannot follow named argument");
+    }
+    ExpressionPtr value = bind(*valueNode);
+    signature += (signature.empty() ? "" : ", ") + label + (isUnknown(value) ? "unknown" : value->type().toString());
+    const bool fits = slot < kArguments &&
+                      (isUnknown(value) || value->type().id() == TypeId::kSmallInt ||
+                       value->type().id() == TypeId::kInteger || (slot == kArguments - 1 && value->type().isNumeric()));
+    if (!fits) unknownName = true;
+    if (slot < kArguments) slots[slot] = std::move(value);
+  }
+  if (unknownName) {
+    fail(SqlState::kUndefinedFunction, call.location(),
+         fmt::format("function make_interval({}) does not exist", signature),
+         "No function matches the given name and argument types. You might need to add explicit type casts.");
+  }
+  for (size_t slot = 0; slot < kArguments; ++slot) {
+    const LogicalType type = slot == kArguments - 1 ? LogicalType::doublePrecision() : LogicalType::integer();
+    if (!slots[slot]) slots[slot] = constantOf(Value::integer(0));
+    slots[slot] = coerce(std::move(slots[slot]), type, call.location());
+  }
+  return functionOf(ScalarFunction::kMakeInterval, LogicalType::interval(), std::move(slots));
+}
+
+ExpressionPtr ExpressionBinder::bindIntervalFunction(const std::string& name, std::vector<ExpressionPtr>& arguments,
+                                                     int location, const std::function<void()>& undefined) {
+  if (name == "justify_hours" || name == "justify_days" || name == "justify_interval") {
+    if (arguments.size() != 1) undefined();
+    ExpressionPtr value = std::move(arguments[0]);
+    if (isUnknown(value)) value = coerce(std::move(value), LogicalType::interval(), location);
+    if (value->type().id() != TypeId::kInterval) undefined();
+    const auto justification = name == "justify_hours"  ? engine::IntervalJustification::kHours
+                               : name == "justify_days" ? engine::IntervalJustification::kDays
+                                                        : engine::IntervalJustification::kBoth;
+    return makeFunction(ScalarFunction::kIntervalJustify, LogicalType::interval(), std::move(value),
+                        constantOf(Value::integer(static_cast<int32_t>(justification))));
+  }
+  if (name != "age") return nullptr;
+  if (arguments.empty() || arguments.size() > 2) undefined();
+  // age(x) is age from today's midnight; untyped text and dates are timestamps of the preferred type.
+  if (arguments.size() == 1) {
+    const bool zoned = arguments[0]->type().id() == TypeId::kTimestampTz || isUnknown(arguments[0]);
+    ExpressionPtr today = bindSessionFunction("current_date", 0, session_, catalog_);
+    SHOAL_CHECK(today != nullptr, "current_date is a session function");
+    arguments.insert(arguments.begin(),
+                     coerce(std::move(today), zoned ? LogicalType::timestampTz() : LogicalType::timestamp(), location));
+  }
+  for (auto& argument : arguments) {
+    if (isUnknown(argument)) argument = coerce(std::move(argument), LogicalType::timestampTz(), location);
+    if (argument->type().id() == TypeId::kDate)
+      argument = coerce(std::move(argument), LogicalType::timestamp(), location);
+    if (!isTimestamp(argument->type())) undefined();
+  }
+  if (arguments[0]->type() != arguments[1]->type()) {
+    const LogicalType common = LogicalType::timestampTz();
+    for (auto& argument : arguments) argument = coerce(std::move(argument), common, location);
+  }
+  arguments.push_back(constantOf(Value::varchar(timeZoneSetting())));
+  return functionOf(ScalarFunction::kTimestampAge, LogicalType::interval(), std::move(arguments));
+}
+
+ExpressionPtr ExpressionBinder::bindIntervalPart(const std::string& unit, ExpressionPtr source, bool asDouble,
+                                                 int location) {
+  std::optional<engine::TimestampField> field = engine::timestampFieldNamed(unit);
+  if (!field) {
+    fail(SqlState::kInvalidParameterValue, location, fmt::format("unit \"{}\" not recognized for type interval", unit));
+  }
+  if (!engine::extractsFromInterval(*field)) {
+    fail(SqlState::kFeatureNotSupported, location, fmt::format("unit \"{}\" not supported for type interval", unit));
+  }
+  // EXTRACT gives numeric at the field's own scale (86400.000000 for an epoch, 3 for days); date_part a double.
+  ExpressionPtr part = makeFunction(
+      ScalarFunction::kIntervalPart,
+      asDouble ? LogicalType::doublePrecision() : LogicalType::decimal(LogicalType::kMaxDecimalPrecision, 6),
+      std::move(source), constantOf(Value::integer(static_cast<int32_t>(*field))));
+  if (asDouble) return part;
+  return coerce(std::move(part), LogicalType::decimal(LogicalType::kMaxDecimalPrecision, engine::extractScale(*field)),
+                location);
+}
+
+ExpressionPtr ExpressionBinder::bindIntervalTrunc(const std::string& unit, ExpressionPtr source, int location) {
+  std::optional<engine::TimestampField> field = engine::timestampFieldNamed(unit);
+  if (!field) {
+    fail(SqlState::kInvalidParameterValue, location, fmt::format("unit \"{}\" not recognized for type interval", unit));
+  }
+  if (!engine::truncatesInterval(*field)) {
+    Status status(SqlState::kFeatureNotSupported, fmt::format("unit \"{}\" not supported for type interval", unit));
+    if (*field != engine::TimestampField::kWeek) throw ShoalError(std::move(status));
+    throw ShoalError(std::move(status).withDetail("Months usually have fractional weeks."));
+  }
+  return makeFunction(ScalarFunction::kIntervalTrunc, LogicalType::interval(), std::move(source),
+                      constantOf(Value::integer(static_cast<int32_t>(*field))));
+}
+
+ExpressionPtr ExpressionBinder::bindIntervalSum(engine::AggregateFunction function, ExpressionPtr argument,
+                                                ExpressionPtr filter, bool distinct, int location) {
+  if (distinct) {
+    fail(SqlState::kFeatureNotSupported, location,
+         fmt::format("{}(DISTINCT interval) is not supported yet", engine::aggregateFunctionName(function)));
+  }
+  // sum(interval) sums its months, days and microseconds apart, in two phases like any sum; avg divides that by
+  // the count as interval_div does.
+  auto aggregateOf = [&](engine::AggregateFunction which, ExpressionPtr value) {
+    AggregateCall aggregate;
+    aggregate.function = which;
+    aggregate.name = engine::aggregateFunctionName(which);
+    aggregate.argument = filteredArgument(filter ? copyExpression(*filter) : nullptr, std::move(value));
+    aggregate.resultType = engine::aggregateResultType(which, aggregate.argument->type());
+    return aggregateSink_(std::move(aggregate));
+  };
+  std::vector<ExpressionPtr> sums;
+  for (auto component : {engine::IntervalComponent::kMonths, engine::IntervalComponent::kDays,
+                         engine::IntervalComponent::kMicroseconds}) {
+    sums.push_back(
+        aggregateOf(engine::AggregateFunction::kSum,
+                    makeFunction(ScalarFunction::kIntervalComponent, LogicalType::bigInt(), copyExpression(*argument),
+                                 constantOf(Value::integer(static_cast<int32_t>(component))))));
+  }
+  ExpressionPtr sum = functionOf(ScalarFunction::kIntervalFromComponents, LogicalType::interval(), std::move(sums));
+  if (function == engine::AggregateFunction::kSum) return sum;
+  ExpressionPtr count = aggregateOf(engine::AggregateFunction::kCount, std::move(argument));
+  return makeFunction(ScalarFunction::kIntervalDivide, LogicalType::interval(), std::move(sum),
+                      coerce(std::move(count), LogicalType::doublePrecision(), location));
 }
 
 }  // namespace shoal::sql

@@ -34,6 +34,7 @@ std::span<const std::pair<int64_t, std::string_view>> baseTypeNames() {
       {1082, "date"},
       {1114, "timestamp without time zone"},
       {1184, "timestamp with time zone"},
+      {1186, "interval"},
       {1700, "numeric"},
       {22, "int2vector"},
       {114, "json"},

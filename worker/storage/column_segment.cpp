@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "common/hashing.h"
+#include "engine/types/interval.h"
 
 namespace shoal::worker {
 
@@ -609,6 +610,13 @@ void ColumnSegment::computeZoneMap() {
       break;
     case engine::TypeId::kArray:
       break;  // tables cannot have array columns (CREATE TABLE refuses them): no zone map
+    case engine::TypeId::kInterval:
+      // Intervals order by their span ('1 mon' = '30 days'), not by their packed bits.
+      fill(
+          engine::int128_t{},
+          [](engine::int128_t a, engine::int128_t b) { return engine::intervalSpan(a) < engine::intervalSpan(b); },
+          [](engine::int128_t v) { return engine::Value::interval(v); });
+      break;
     case engine::TypeId::kVarchar:
     case engine::TypeId::kChar:
     case engine::TypeId::kUnknown: {

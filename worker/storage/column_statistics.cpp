@@ -13,6 +13,7 @@
 #include "common/hashing.h"
 #include "common/status.h"
 #include "common/varint.h"
+#include "engine/types/interval.h"
 #include "engine/types/string_ref.h"
 #include "engine/types/value_bytes.h"
 #include "engine/vector/vector.h"
@@ -47,6 +48,8 @@ bool valueLess(const LogicalType& type, const Value& a, const Value& b) {
       return a.asInt32() < b.asInt32();
     case PhysicalType::kInt64:
     case PhysicalType::kInt128:
+      if (type.id() == TypeId::kInterval)
+        return engine::intervalSpan(a.asDecimal()) < engine::intervalSpan(b.asDecimal());
       return type.id() == TypeId::kDecimal ? a.asDecimal() < b.asDecimal() : a.asInt64() < b.asInt64();
     case PhysicalType::kDouble:
       return doubleLess(a.asDouble(), b.asDouble());
@@ -220,6 +223,15 @@ void ColumnStatistics::scan(const engine::Vector& vector, size_t numRows, bool t
     }
     case TypeId::kArray:
       SHOAL_UNREACHABLE("statistics of an array column: tables cannot have them");
+    case TypeId::kInterval: {
+      // Intervals order and count by their span ('1 mon' = '30 days'), not by their packed bits.
+      auto range = scanColumn(
+          vector.data<engine::int128_t>(), validity, numRows, trackRange, sketch_, nullCount_, identity,
+          [](engine::int128_t a, engine::int128_t b) { return engine::intervalSpan(a) < engine::intervalSpan(b); },
+          [](engine::int128_t v) { return hash64Int128(engine::intervalSpan(v)); });
+      absorb(range, [](engine::int128_t v) { return Value::interval(v); });
+      break;
+    }
     case TypeId::kVarchar:
     case TypeId::kChar:
     case TypeId::kUnknown: {

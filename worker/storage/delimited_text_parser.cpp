@@ -16,6 +16,7 @@
 #include "common/status.h"
 #include "engine/types/date.h"
 #include "engine/types/decimal.h"
+#include "engine/types/interval.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
 #include "engine/types/timestamp_text.h"
@@ -287,6 +288,7 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
         break;
       case TypeId::kTimestamp:
       case TypeId::kTimestampTz:
+      case TypeId::kInterval:
         column.kind = Kind::kTimestamp;  // the exact path only
         break;
       case TypeId::kVarchar:
@@ -526,6 +528,9 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
         return;
       case TypeId::kTimestampTz:
         reinterpret_cast<int64_t*>(values)[row_] = engine::parseTimestampTz(text, *timeZone_);
+        return;
+      case TypeId::kInterval:
+        reinterpret_cast<engine::int128_t*>(values)[row_] = engine::packInterval(engine::parseInterval(text));
         return;
       case TypeId::kBoolean:
         reinterpret_cast<uint8_t*>(values)[row_] = engine::parseBoolean(text);

@@ -12,6 +12,7 @@
 #include "engine/expression/expression_evaluator.h"
 #include "engine/expression/like_matcher.h"
 #include "engine/expression/timestamp_functions.h"
+#include "engine/types/interval.h"
 #include "engine/types/text_format.h"
 #include "engine/types/utf8.h"
 #include "proto/plan_codec.h"
@@ -712,10 +713,10 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   auto bigint = [](int64_t value) { return constant(Value::bigInt(value)); };
   examples.push_back(call(ScalarFunction::kTimestampPart, LogicalType::decimal(20, 6), t(), field(), zone()));
   examples.push_back(call(ScalarFunction::kTimestampTrunc, LogicalType::timestampTz(), t(), field(), zone()));
-  examples.push_back(call(ScalarFunction::kTimestampAddInterval, LogicalType::timestampTz(), t(), bigint(1), bigint(2),
-                          bigint(3), zone()));
-  auto price = [] { return ref(4, LogicalType::decimal(38, 2), "p"); };
+  auto interval = [] { return constant(Value::interval(engine::packInterval(engine::Interval{1, 2, 3}))); };
   auto real = [] { return constant(Value::doublePrecision(2.5)); };
+  examples.push_back(call(ScalarFunction::kTimestampAddInterval, LogicalType::timestampTz(), t(), interval(), zone()));
+  auto price = [] { return ref(4, LogicalType::decimal(38, 2), "p"); };
   examples.push_back(call(ScalarFunction::kAbs, LogicalType::integer(), n()));
   examples.push_back(call(ScalarFunction::kSign, LogicalType::decimal(1, 0), price()));
   examples.push_back(call(ScalarFunction::kCeil, LogicalType::decimal(37, 0), price()));
@@ -756,6 +757,21 @@ std::vector<ExpressionPtr> newFunctionExamples() {
                           std::make_unique<engine::ConstantExpression>(engine::Value::integer(3))));
   examples.push_back(call(ScalarFunction::kDateTimeToChar, LogicalType::text(),
                           ref(7, LogicalType::timestampTz(), "at"), text("YYYY-MM"), text("UTC")));
+  examples.push_back(call(ScalarFunction::kIntervalAdd, LogicalType::interval(), interval(), interval()));
+  examples.push_back(call(ScalarFunction::kIntervalSubtract, LogicalType::interval(), interval(), interval()));
+  examples.push_back(call(ScalarFunction::kIntervalNegate, LogicalType::interval(), interval()));
+  examples.push_back(call(ScalarFunction::kIntervalMultiply, LogicalType::interval(), interval(), real()));
+  examples.push_back(call(ScalarFunction::kIntervalDivide, LogicalType::interval(), interval(), real()));
+  examples.push_back(call(ScalarFunction::kTimestampDifference, LogicalType::interval(), t(), t()));
+  examples.push_back(call(ScalarFunction::kTimestampAge, LogicalType::interval(), t(), t(), zone()));
+  examples.push_back(call(ScalarFunction::kIntervalJustify, LogicalType::interval(), interval(), integer(2)));
+  examples.push_back(call(ScalarFunction::kMakeInterval, LogicalType::interval(), integer(1), integer(2), integer(3),
+                          integer(4), integer(5), integer(6), real()));
+  examples.push_back(call(ScalarFunction::kIntervalPart, LogicalType::decimal(38, 6), interval(), field()));
+  examples.push_back(call(ScalarFunction::kIntervalTrunc, LogicalType::interval(), interval(), field()));
+  examples.push_back(call(ScalarFunction::kIntervalComponent, LogicalType::bigInt(), interval(), integer(1)));
+  examples.push_back(
+      call(ScalarFunction::kIntervalFromComponents, LogicalType::interval(), bigint(1), bigint(2), bigint(3)));
   return examples;
 }
 
@@ -769,7 +785,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "to_char(at, 'YYYY-MM', 'UTC')");
+  ASSERT_EQ(examples.back()->toString(), "interval_from_components(1, 2, 3)");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
