@@ -80,7 +80,7 @@ Value decodeValue(const ValueProto& proto) {
           return mismatch();
       }
     case ValueProto::kInt128: {
-      if ((type.id() != TypeId::kDecimal && type.id() != TypeId::kInterval) ||
+      if ((type.id() != TypeId::kDecimal && type.id() != TypeId::kInterval && type.id() != TypeId::kUuid) ||
           proto.int128().size() != sizeof(engine::int128_t)) {
         return mismatch();
       }
@@ -93,6 +93,7 @@ Value decodeValue(const ValueProto& proto) {
     case ValueProto::kText:
       if (type.id() == TypeId::kUnknown) return Value::unknownLiteral(proto.text());
       if (type.isArray()) return Value::array(type, proto.text());
+      if (type.id() == TypeId::kBytea) return Value::bytea(proto.text());
       return type.isString() ? Value::varchar(proto.text(), type) : mismatch();
   }
   return mismatch();

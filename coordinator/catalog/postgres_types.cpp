@@ -10,9 +10,11 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 29> kTypes{{
+constexpr std::array<PostgresTypeFacts, 31> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
+    {17, "bytea", "bytea", -1, false, 'U', false, 0, 'i', 'x', false, "byteain", "byteaout", "bytearecv", "byteasend",
+     "-", "-"},
     {20, "int8", "bigint", 8, true, 'N', false, 1016, 'd', 'p', false, "int8in", "int8out", "int8recv", "int8send", "-",
      "-"},
     {21, "int2", "smallint", 2, true, 'N', false, 1005, 's', 'p', false, "int2in", "int2out", "int2recv", "int2send",
@@ -69,6 +71,8 @@ constexpr std::array<PostgresTypeFacts, 29> kTypes{{
      "array_send", "numerictypmodin", "numerictypmodout", 1700},
     {1700, "numeric", "numeric", -1, false, 'N', false, 1231, 'i', 'm', false, "numeric_in", "numeric_out",
      "numeric_recv", "numeric_send", "numerictypmodin", "numerictypmodout"},
+    {2950, "uuid", "uuid", 16, false, 'U', false, 0, 'c', 'p', false, "uuid_in", "uuid_out", "uuid_recv", "uuid_send",
+     "-", "-"},
 }};
 
 // PostgreSQL 15's pseudo-types (typtype 'p'): no value has them, but routines' signatures name them
@@ -184,6 +188,8 @@ InformationSchemaSizes informationSchemaSizes(const engine::LogicalType& type) {
     case TypeId::kBoolean:
     case TypeId::kUnknown:
     case TypeId::kArray:
+    case TypeId::kUuid:
+    case TypeId::kBytea:
       return sizes;
   }
   return sizes;

@@ -9,6 +9,7 @@
 #include "engine/types/interval.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
+#include "engine/types/uuid_value.h"
 
 namespace shoal::coordinator {
 
@@ -248,6 +249,19 @@ void writeField(const engine::Vector& column, size_t row, WireFormat format, Mes
     case TypeId::kArray:
       writeArrayBinary(column, row, writer);
       break;
+    case TypeId::kBytea: {
+      const std::string_view bytes = column.data<engine::StringRef>()[row].view();
+      writer.writeInt32(static_cast<int32_t>(bytes.size()));
+      writer.writeBytes(bytes.data(), bytes.size());
+      break;
+    }
+    case TypeId::kUuid: {
+      uint8_t bytes[16];
+      engine::uuidToBytes(column.data<engine::int128_t>()[row], bytes);
+      writer.writeInt32(16);
+      writer.writeBytes(bytes, sizeof(bytes));
+      break;
+    }
     case TypeId::kInterval: {
       // interval_send: the microseconds, then days, then months.
       const engine::Interval interval = engine::unpackInterval(column.data<engine::int128_t>()[row]);
@@ -300,6 +314,11 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
     case TypeId::kDate:
       if (bytes.size() != 4) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary date");
       return Value::date(reader.readInt32() + kPostgresEpochOffsetDays);
+    case TypeId::kBytea:
+      return Value::bytea(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    case TypeId::kUuid:
+      if (bytes.size() != 16) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary uuid");
+      return Value::uuid(engine::uuidFromBytes(bytes.data()));
     case TypeId::kInterval: {
       if (bytes.size() != 16) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary interval");
       engine::Interval interval;

@@ -91,6 +91,7 @@ size_t fixedWidth(const engine::LogicalType& type) {
     case engine::TypeId::kTimestampTz:
       return 8;
     case engine::TypeId::kInterval:
+    case engine::TypeId::kUuid:
       return 16;
     default:
       return 0;

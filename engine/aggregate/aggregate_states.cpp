@@ -257,6 +257,10 @@ void mergeState(const GroupedAggregate& spec, AggregateState& target, const Aggr
         } else if (physical == PhysicalType::kString) {
           int order = compare(loadText(source), loadText(target));
           replace = minimum ? order < 0 : order > 0;
+        } else if (spec.argumentType.id() == TypeId::kInterval) {
+          const __int128 sourceSpan = intervalSpan(source.integer);
+          const __int128 targetSpan = intervalSpan(target.integer);
+          replace = minimum ? sourceSpan < targetSpan : sourceSpan > targetSpan;
         } else {
           replace = minimum ? source.integer < target.integer : source.integer > target.integer;
         }

@@ -9,6 +9,7 @@
 #include "engine/expression/comparison.h"
 #include "engine/expression/conditional.h"
 #include "engine/expression/date_functions.h"
+#include "engine/expression/datetime_constructors.h"
 #include "engine/expression/datetime_to_char.h"
 #include "engine/expression/in_set.h"
 #include "engine/expression/infallible.h"
@@ -320,7 +321,7 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kIsNotNull:
       return evaluateNullTest(function.function() == ScalarFunction::kIsNull, value(0));
     case ScalarFunction::kConcat:
-      return evaluateConcat(value(0), value(1));
+      return evaluateConcat(value(0), value(1), function.type());
     case ScalarFunction::kLower:
     case ScalarFunction::kUpper:
     case ScalarFunction::kCharLength:
@@ -466,6 +467,12 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateIntervalComponent(value(0), enumArgument(function, 1, IntervalComponent::kMicroseconds));
     case ScalarFunction::kIntervalFromComponents:
       return evaluateIntervalFromComponents(value(0), value(1), value(2));
+    case ScalarFunction::kMakeDate:
+      return evaluateMakeDate(value(0), value(1), value(2));
+    case ScalarFunction::kMakeTimestamp:
+      return evaluateMakeTimestamp(std::span(argumentVectors).first(6), arguments.size() > 6 ? &value(6) : nullptr);
+    case ScalarFunction::kToTimestamp:
+      return evaluateToTimestamp(value(0));
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

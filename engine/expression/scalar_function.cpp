@@ -212,6 +212,12 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "interval_component";
     case ScalarFunction::kIntervalFromComponents:
       return "interval_from_components";
+    case ScalarFunction::kMakeDate:
+      return "make_date";
+    case ScalarFunction::kMakeTimestamp:
+      return "make_timestamp";
+    case ScalarFunction::kToTimestamp:
+      return "to_timestamp";
   }
   return "?";
 }
@@ -291,6 +297,9 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kIntervalTrunc:
     case ScalarFunction::kIntervalComponent:
     case ScalarFunction::kIntervalFromComponents:
+    case ScalarFunction::kMakeDate:
+    case ScalarFunction::kMakeTimestamp:
+    case ScalarFunction::kToTimestamp:
       return false;
     default:
       return true;

@@ -181,10 +181,17 @@ enum class ScalarFunction {
   // ... and joins the sums again: (months, days, microseconds as NUMERIC sums) -> interval, 22008 if they do not
   // fit.
   kIntervalFromComponents,
+  // make_date(year, month, day INTEGER) -> DATE (datetime_constructors.h).
+  kMakeDate,
+  // make_timestamp(year, month, day, hour, min INTEGER, sec DOUBLE PRECISION) -> TIMESTAMP; with a seventh TEXT
+  // argument, the zone the local time is read in, make_timestamptz -> TIMESTAMPTZ.
+  kMakeTimestamp,
+  // to_timestamp(seconds since 1970 DOUBLE PRECISION) -> TIMESTAMPTZ.
+  kToTimestamp,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kIntervalFromComponents;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kToTimestamp;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -52,9 +52,9 @@ Vector evaluateReplace(const Vector& text, const Vector& from, const Vector& to)
   return out;
 }
 
-Vector evaluateConcat(const Vector& left, const Vector& right) {
+Vector evaluateConcat(const Vector& left, const Vector& right, const LogicalType& type) {
   SHOAL_CHECK_EQ(left.size(), right.size());
-  Vector out(LogicalType::text(), left.size());
+  Vector out(type, left.size());
   out.validity() = left.validity();
   out.validity().intersect(right.validity());
   const StringRef* leftData = left.data<StringRef>();

@@ -5,8 +5,8 @@
 
 namespace shoal::engine {
 
-/// text || text.
-Vector evaluateConcat(const Vector& left, const Vector& right);
+/// text || text, or bytea || bytea (`type`: the result's).
+Vector evaluateConcat(const Vector& left, const Vector& right, const LogicalType& type = LogicalType::text());
 
 /// replace(text, from, to): every occurrence of `from`, left to right, replaced by `to`; an empty
 /// `from` leaves the text as it is. NULL when any argument is.

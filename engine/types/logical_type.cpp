@@ -35,8 +35,8 @@ LogicalType LogicalType::array(const LogicalType& element) {
     // Their text would need the session's TimeZone, which array output does not carry yet.
     SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "arrays of timestamp with time zone are not supported yet");
   }
-  if (element.id() == TypeId::kInterval) {
-    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "arrays of interval are not supported yet");
+  if (element.id() == TypeId::kInterval || element.id() == TypeId::kUuid || element.id() == TypeId::kBytea) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "arrays of {} are not supported yet", element.toString());
   }
   LogicalType type = element.id() == TypeId::kUnknown ? text() : element;
   type.elementId_ = type.id_;
@@ -87,7 +87,7 @@ LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t sca
     }
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad json type id {}", id);
   }
-  if (id > static_cast<uint32_t>(TypeId::kInterval)) {
+  if (id > static_cast<uint32_t>(TypeId::kBytea)) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown type id {}", id);
   }
   switch (static_cast<TypeId>(id)) {
@@ -147,6 +147,10 @@ std::string LogicalType::toString() const {
       return "timestamp with time zone";
     case TypeId::kInterval:
       return "interval";
+    case TypeId::kUuid:
+      return "uuid";
+    case TypeId::kBytea:
+      return "bytea";
     case TypeId::kVarchar:
       if (json_) return "json";
       return maxLength_ == 0 ? "text" : fmt::format("character varying({})", maxLength_);
@@ -183,6 +187,10 @@ uint32_t LogicalType::postgresOid() const {
       return pg_oid::kTimestampTz;
     case TypeId::kInterval:
       return pg_oid::kInterval;
+    case TypeId::kUuid:
+      return pg_oid::kUuid;
+    case TypeId::kBytea:
+      return pg_oid::kBytea;
     case TypeId::kVarchar:
       if (json_) return pg_oid::kJson;
       return maxLength_ == 0 ? pg_oid::kText : pg_oid::kVarchar;
@@ -259,6 +267,7 @@ int16_t LogicalType::postgresTypeLength() const {
     case TypeId::kTimestampTz:
       return 8;
     case TypeId::kInterval:
+    case TypeId::kUuid:
       return 16;
     default:
       return -1;
@@ -293,6 +302,10 @@ LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
       return LogicalType::timestampTz();
     case pg_oid::kInterval:
       return LogicalType::interval();
+    case pg_oid::kUuid:
+      return LogicalType::uuid();
+    case pg_oid::kBytea:
+      return LogicalType::bytea();
     case pg_oid::kOid:
       return LogicalType::bigInt();  // Shoal keeps OIDs as BIGINT
     default:

@@ -21,12 +21,15 @@ enum class TypeId : uint8_t {
   kTimestamp,    // microseconds since 1970-01-01 00:00, no time zone
   kTimestampTz,  // microseconds since 1970-01-01 00:00 UTC, shown in the session's TimeZone
   kInterval,     // months, days and microseconds (interval.h), packed into an int128
+  kUuid,         // 16 bytes in an int128 whose signed order is theirs (uuid_value.h)
+  kBytea,        // bytes, in a string (bytea_text.h)
 };
 
 /// How a type's values sit in memory. DECIMAL(p,s) is a scaled integer: int64
 /// up to p = 18, int128 above. DATE is days since 1970-01-01 in an int32, the
 /// timestamps microseconds since 1970-01-01 in an int64 (infinity is INT64_MAX), and
-/// SMALLINT an int32 kept within its 16-bit range, an INTERVAL its three fields packed into an int128. An
+/// SMALLINT an int32 kept within its 16-bit range, an INTERVAL its three fields packed into an int128, a UUID its
+/// bytes in an int128. An
 /// array is a string of bytes: its elements encoded as array_value.h says.
 enum class PhysicalType : uint8_t { kBool, kInt32, kInt64, kInt128, kDouble, kString };
 
@@ -50,6 +53,8 @@ class LogicalType {
   static LogicalType timestamp() { return LogicalType(TypeId::kTimestamp); }
   static LogicalType timestampTz() { return LogicalType(TypeId::kTimestampTz); }
   static LogicalType interval() { return LogicalType(TypeId::kInterval); }
+  static LogicalType uuid() { return LogicalType(TypeId::kUuid); }
+  static LogicalType bytea() { return LogicalType(TypeId::kBytea); }
   /// maxLength 0 means unbounded: TEXT.
   static LogicalType varchar(uint32_t maxLength = 0);
   static LogicalType text() { return varchar(0); }
@@ -139,6 +144,8 @@ inline constexpr uint32_t kDate = 1082;
 inline constexpr uint32_t kTimestamp = 1114;
 inline constexpr uint32_t kTimestampTz = 1184;
 inline constexpr uint32_t kInterval = 1186;
+inline constexpr uint32_t kUuid = 2950;
+inline constexpr uint32_t kBytea = 17;
 inline constexpr uint32_t kNumeric = 1700;
 inline constexpr uint32_t kOid = 26;
 inline constexpr uint32_t kInt2Vector = 22;
@@ -179,6 +186,7 @@ inline PhysicalType LogicalType::physicalType() const {
     case TypeId::kTimestampTz:
       return PhysicalType::kInt64;
     case TypeId::kInterval:
+    case TypeId::kUuid:
       return PhysicalType::kInt128;
     case TypeId::kDecimal:
       return precision_ <= kMaxInt64DecimalPrecision ? PhysicalType::kInt64 : PhysicalType::kInt128;
@@ -188,6 +196,7 @@ inline PhysicalType LogicalType::physicalType() const {
     case TypeId::kVarchar:
     case TypeId::kChar:
     case TypeId::kArray:
+    case TypeId::kBytea:
       return PhysicalType::kString;
   }
   return PhysicalType::kString;

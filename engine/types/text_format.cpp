@@ -9,12 +9,14 @@
 
 #include "common/status.h"
 #include "engine/types/array_value.h"
+#include "engine/types/bytea_text.h"
 #include "engine/types/date.h"
 #include "engine/types/decimal.h"
 #include "engine/types/interval.h"
 #include "engine/types/json_text.h"
 #include "engine/types/time_zone.h"
 #include "engine/types/timestamp_text.h"
+#include "engine/types/uuid_value.h"
 
 namespace shoal::engine {
 namespace {
@@ -444,6 +446,10 @@ Value parseValue(std::string_view text, const LogicalType& type, const TimeZone*
       return Value::timestampTz(parseTimestampTz(text, zone ? *zone : TimeZone::utc()));
     case TypeId::kInterval:
       return Value::interval(packInterval(parseInterval(text)));
+    case TypeId::kUuid:
+      return Value::uuid(parseUuid(text));
+    case TypeId::kBytea:
+      return Value::bytea(parseBytea(text));
     case TypeId::kVarchar:
       if (type.maxLength() > 0 && text.size() > type.maxLength()) {
         SHOAL_USER_FAIL(SqlState::kStringDataRightTruncation, "value too long for type character varying({})",

@@ -31,6 +31,9 @@ class Value {
   static Value timestampTz(int64_t utcMicros) { return Value(LogicalType::timestampTz(), utcMicros); }
   /// An interval packed as interval.h's packInterval does.
   static Value interval(int128_t packed) { return Value(LogicalType::interval(), packed); }
+  /// A uuid as uuid_value.h keeps it.
+  static Value uuid(int128_t value) { return Value(LogicalType::uuid(), value); }
+  static Value bytea(std::string bytes) { return Value(LogicalType::bytea(), std::move(bytes)); }
   /// A decimal from its unscaled integer: decimal(LogicalType::decimal(5,2), 12345) is 123.45.
   static Value decimal(LogicalType type, int128_t unscaled);
   static Value varchar(std::string text, LogicalType type = LogicalType::text()) {

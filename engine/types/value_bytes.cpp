@@ -44,6 +44,8 @@ Value readValueBytes(ByteReader& reader, const LogicalType& type) {
       return Value::ofInt64(type, reader.read<int64_t>());
     case TypeId::kInterval:
       return Value::interval(reader.read<int128_t>());
+    case TypeId::kUuid:
+      return Value::uuid(reader.read<int128_t>());
     case TypeId::kDecimal:
       if (type.physicalType() == PhysicalType::kInt64) return Value::decimal(type, reader.read<int64_t>());
       return Value::decimal(type, reader.read<int128_t>());
@@ -58,6 +60,10 @@ Value readValueBytes(ByteReader& reader, const LogicalType& type) {
     case TypeId::kArray: {
       const uint64_t length = reader.readVarint();
       return Value::array(type, std::string(reader.take(length)));
+    }
+    case TypeId::kBytea: {
+      const uint64_t length = reader.readVarint();
+      return Value::bytea(std::string(reader.take(length)));
     }
   }
   reader.fail("a value of no known type");

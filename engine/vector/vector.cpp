@@ -3,10 +3,12 @@
 #include <cstring>
 
 #include "engine/types/array_value.h"
+#include "engine/types/bytea_text.h"
 #include "engine/types/interval.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
 #include "engine/types/timestamp_text.h"
+#include "engine/types/uuid_value.h"
 
 namespace shoal::engine {
 
@@ -108,6 +110,10 @@ Value Vector::getValue(size_t row) const {
       return Value::timestampTz(data<int64_t>()[row]);
     case TypeId::kInterval:
       return Value::interval(data<int128_t>()[row]);
+    case TypeId::kUuid:
+      return Value::uuid(data<int128_t>()[row]);
+    case TypeId::kBytea:
+      return Value::bytea(std::string(data<StringRef>()[row].view()));
     case TypeId::kDecimal:
       return Value::decimal(
           type_, type_.physicalType() == PhysicalType::kInt64 ? data<int64_t>()[row] : data<int128_t>()[row]);
@@ -154,6 +160,12 @@ void Vector::appendText(size_t row, std::string& out, const TimeZone* zone) cons
       break;
     case TypeId::kInterval:
       appendIntervalText(unpackInterval(data<int128_t>()[row]), out);
+      break;
+    case TypeId::kUuid:
+      appendUuidText(data<int128_t>()[row], out);
+      break;
+    case TypeId::kBytea:
+      appendByteaText(data<StringRef>()[row].view(), out);
       break;
     case TypeId::kUnknown:
     case TypeId::kVarchar:

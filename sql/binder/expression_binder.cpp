@@ -499,6 +499,14 @@ ExpressionPtr ExpressionBinder::bindComparison(ScalarFunction function, Expressi
 }
 
 ExpressionPtr ExpressionBinder::bindConcat(ExpressionPtr left, ExpressionPtr right, int location) {
+  // bytea || bytea joins the bytes (an untyped side is bytea too).
+  auto isBytes = [](const ExpressionPtr& e) { return e->type().id() == TypeId::kBytea || isUnknown(e); };
+  if ((left->type().id() == TypeId::kBytea || right->type().id() == TypeId::kBytea) && isBytes(left) &&
+      isBytes(right)) {
+    return makeFunction(ScalarFunction::kConcat, LogicalType::bytea(),
+                        coerce(std::move(left), LogicalType::bytea(), location),
+                        coerce(std::move(right), LogicalType::bytea(), location));
+  }
   auto isTextual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
   if (!isTextual(left) && !isTextual(right)) {
     failNoOperator("||", left->type(), right->type(), location);
@@ -589,7 +597,9 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
       return name == "timestamp" ? LogicalType::timestamp() : LogicalType::timestampTz();
     }
     if (name == "json") return LogicalType::json();
-    if (name == "interval") return LogicalType::interval();  // its fields and precision restrict literals only
+    if (name == "interval") return LogicalType::interval();
+    if (name == "uuid") return LogicalType::uuid();
+    if (name == "bytea") return LogicalType::bytea();  // its fields and precision restrict literals only
     if (name == "bool" || name == "boolean") return LogicalType::boolean();
   } catch (ShoalError& error) {
     fail(error.status().sqlState(), typeName.location(), error.status().message());

@@ -228,9 +228,14 @@ class ExpressionBinder {
   engine::ExpressionPtr bindToChar(const pg_query::FuncCall& call);
   /// make_interval(...), its arguments positional or named (days => 10).
   engine::ExpressionPtr bindMakeInterval(const pg_query::FuncCall& call);
+  /// make_date, make_timestamp, make_timestamptz and to_timestamp(seconds), or nullptr for another name.
+  engine::ExpressionPtr bindDateTimeConstructor(const std::string& name, std::vector<engine::ExpressionPtr>& arguments,
+                                                int location, const std::function<void()>& undefined);
   /// age, justify_hours, justify_days and justify_interval, or nullptr for another name.
   engine::ExpressionPtr bindIntervalFunction(const std::string& name, std::vector<engine::ExpressionPtr>& arguments,
                                              int location, const std::function<void()>& undefined);
+  /// EXTRACT(unit FROM date) (numeric) or date_part(unit, date) (double precision, of the date's midnight).
+  engine::ExpressionPtr bindDatePart(const std::string& unit, engine::ExpressionPtr date, bool asDouble, int location);
   /// EXTRACT(unit FROM interval) or date_part(unit, interval).
   engine::ExpressionPtr bindIntervalPart(const std::string& unit, engine::ExpressionPtr source, bool asDouble,
                                          int location);

@@ -147,6 +147,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
   if (isMathFunction(name)) return bindMathFunction(name, arguments, call.location(), undefined);
   if (ExpressionPtr interval = bindIntervalFunction(name, arguments, call.location(), undefined)) return interval;
+  if (ExpressionPtr made = bindDateTimeConstructor(name, arguments, call.location(), undefined)) return made;
   if (isStringLibraryFunction(name)) return bindStringLibraryFunction(name, arguments, call.location(), undefined);
   if (name == "num_nulls" || name == "num_nonnulls") {
     if (arguments.empty()) undefined();
@@ -371,10 +372,12 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
       argument = coerce(std::move(argument), LogicalType::boolean(), call.location());
     }
     argument = resolveUnknown(std::move(argument), call.location());
-    // bool_and and friends take booleans only; min and max take anything but booleans (as in PostgreSQL).
+    // bool_and and friends take booleans only; min and max take anything but booleans, uuids and byteas (as in
+    // PostgreSQL 15).
     const bool boolean = argument->type().id() == TypeId::kBoolean;
     const bool extreme = function == engine::AggregateFunction::kMin || function == engine::AggregateFunction::kMax;
-    if (booleanAggregate ? !boolean : extreme && boolean) {
+    const bool unordered = argument->type().id() == TypeId::kUuid || argument->type().id() == TypeId::kBytea;
+    if (booleanAggregate ? !boolean : extreme && (boolean || unordered)) {
       fail(SqlState::kUndefinedFunction, call.location(),
            fmt::format("function {}({}) does not exist", spelled, argument->type().toString()),
            "No function matches the given name and argument types. You might need to add explicit type casts.");
@@ -494,26 +497,39 @@ ExpressionPtr ExpressionBinder::bindExtract(const pg_query::Node& node) {
     fail(SqlState::kUndefinedFunction, call.location(),
          fmt::format("function extract(unknown, {}) does not exist", source->type().toString()));
   }
-  ScalarFunction function;
-  if (field == "year") {
-    function = ScalarFunction::kExtractYear;
-  } else if (field == "month") {
-    function = ScalarFunction::kExtractMonth;
-  } else if (field == "day") {
-    function = ScalarFunction::kExtractDay;
-  } else {
-    static const std::set<std::string, std::less<>> kPostgresUnits = {
-        "century", "decade",   "dow",          "doy",           "epoch",          "hour",   "isodow",
-        "isoyear", "julian",   "microseconds", "millennium",    "milliseconds",   "minute", "quarter",
-        "second",  "timezone", "week",         "timezone_hour", "timezone_minute"};
-    if (!kPostgresUnits.contains(field)) {
-      fail(SqlState::kInvalidParameterValue, call.location(),
-           fmt::format("unit \"{}\" not recognized for type date", field));
-    }
-    fail(SqlState::kFeatureNotSupported, call.location(),
-         fmt::format("EXTRACT({} FROM date) is not supported; YEAR, MONTH and DAY are", field));
+  return bindDatePart(field, std::move(source), asDouble, call.location());
+}
+
+ExpressionPtr ExpressionBinder::bindDatePart(const std::string& unit, ExpressionPtr date, bool asDouble, int location) {
+  // date_part(unit, date) is date_part of the date's midnight as a timestamp, as PostgreSQL casts it.
+  // EXTRACT(unit FROM date) is numeric of scale 0, and has no time-of-day or zone fields.
+  std::optional<engine::TimestampField> field = engine::timestampFieldNamed(unit);
+  ExpressionPtr part;
+  // Year, month and day have kernels of their own over the days, without a timestamp.
+  static constexpr std::pair<engine::TimestampField, ScalarFunction> kDirect[] = {
+      {engine::TimestampField::kYear, ScalarFunction::kExtractYear},
+      {engine::TimestampField::kMonth, ScalarFunction::kExtractMonth},
+      {engine::TimestampField::kDay, ScalarFunction::kExtractDay}};
+  for (const auto& [directField, function] : kDirect) {
+    if (field == directField) part = makeFunction(function, LogicalType::bigInt(), std::move(date));
   }
-  return makeFunction(function, LogicalType::bigInt(), std::move(source));
+  if (part) {
+    return coerce(std::move(part), asDouble ? LogicalType::doublePrecision() : LogicalType::decimal(20, 0), location);
+  }
+  if (asDouble) {
+    return bindTimestampPart(unit, coerce(std::move(date), LogicalType::timestamp(), location), true, location);
+  }
+  if (!field) {
+    fail(SqlState::kInvalidParameterValue, location, fmt::format("unit \"{}\" not recognized for type date", unit));
+  }
+  using engine::TimestampField;
+  const bool timeOfDay = *field <= TimestampField::kHour || *field == TimestampField::kTimezone ||
+                         *field == TimestampField::kTimezoneHour || *field == TimestampField::kTimezoneMinute;
+  if (timeOfDay) {
+    fail(SqlState::kFeatureNotSupported, location, fmt::format("unit \"{}\" not supported for type date", unit));
+  }
+  part = bindTimestampPart(unit, coerce(std::move(date), LogicalType::timestamp(), location), false, location);
+  return coerce(std::move(part), LogicalType::decimal(20, 0), location);
 }
 
 ExpressionPtr ExpressionBinder::bindSubstring(const pg_query::Node& node) {

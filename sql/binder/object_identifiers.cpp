@@ -24,6 +24,7 @@ using engine::Value;
 std::span<const std::pair<int64_t, std::string_view>> baseTypeNames() {
   static constexpr std::pair<int64_t, std::string_view> kNames[] = {
       {16, "boolean"},
+      {17, "bytea"},
       {20, "bigint"},
       {21, "smallint"},
       {23, "integer"},
@@ -35,6 +36,7 @@ std::span<const std::pair<int64_t, std::string_view>> baseTypeNames() {
       {1114, "timestamp without time zone"},
       {1184, "timestamp with time zone"},
       {1186, "interval"},
+      {2950, "uuid"},
       {1700, "numeric"},
       {22, "int2vector"},
       {114, "json"},

@@ -56,6 +56,16 @@ ExpressionPtr QueryBinder::bindSubquery(const pg_query::SubLink& link, Expressio
   };
   switch (link.sub_link_type()) {
     case pg_query::EXISTS_SUBLINK: {
+      // EXISTS reads no column of its subquery (PostgreSQL drops the select list too): a projection on top, one
+      // row for each row below it, becomes one constant, so that outer columns named only in the select list
+      // neither correlate the subquery nor widen what the decorrelator would join.
+      if (subquery.plan->kind() == LogicalOperatorKind::kProject) {
+        auto& project = static_cast<LogicalProject&>(*subquery.plan);
+        project.expressions.clear();
+        project.expressions.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::integer(1)));
+        project.ids = {ids_.next()};
+        project.names = {"exists"};
+      }
       PlanColumn mark = markColumn("exists");
       pending.push_back(std::move(subquery));
       return columnRef(mark);

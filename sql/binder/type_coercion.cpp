@@ -93,8 +93,8 @@ std::optional<LogicalType> comparisonType(const LogicalType& left, const Logical
   if (left.isString() && right.isString()) {
     return LogicalType::text();
   }
-  if (left.id() == right.id() &&
-      (left.id() == TypeId::kBoolean || left.id() == TypeId::kInterval || left.isDateTime())) {
+  if (left.id() == right.id() && (left.id() == TypeId::kBoolean || left.id() == TypeId::kInterval ||
+                                  left.id() == TypeId::kUuid || left.id() == TypeId::kBytea || left.isDateTime())) {
     return left;
   }
   if (left.isDateTime() && right.isDateTime()) {

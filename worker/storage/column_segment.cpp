@@ -610,6 +610,9 @@ void ColumnSegment::computeZoneMap() {
       break;
     case engine::TypeId::kArray:
       break;  // tables cannot have array columns (CREATE TABLE refuses them): no zone map
+    case engine::TypeId::kUuid:
+      fill(engine::int128_t{}, less, [](engine::int128_t v) { return engine::Value::uuid(v); });
+      break;
     case engine::TypeId::kInterval:
       // Intervals order by their span ('1 mon' = '30 days'), not by their packed bits.
       fill(
@@ -619,6 +622,7 @@ void ColumnSegment::computeZoneMap() {
       break;
     case engine::TypeId::kVarchar:
     case engine::TypeId::kChar:
+    case engine::TypeId::kBytea:
     case engine::TypeId::kUnknown: {
       auto stringLess = [](const StringRef& a, const StringRef& b) { return compare(a, b) < 0; };
       auto toValue = [&](const StringRef& v) { return engine::Value::varchar(std::string(v.view()), type_); };

@@ -48,6 +48,7 @@ bool valueLess(const LogicalType& type, const Value& a, const Value& b) {
       return a.asInt32() < b.asInt32();
     case PhysicalType::kInt64:
     case PhysicalType::kInt128:
+      if (type.id() == TypeId::kUuid) return a.asDecimal() < b.asDecimal();
       if (type.id() == TypeId::kInterval)
         return engine::intervalSpan(a.asDecimal()) < engine::intervalSpan(b.asDecimal());
       return type.id() == TypeId::kDecimal ? a.asDecimal() < b.asDecimal() : a.asInt64() < b.asInt64();
@@ -223,6 +224,12 @@ void ColumnStatistics::scan(const engine::Vector& vector, size_t numRows, bool t
     }
     case TypeId::kArray:
       SHOAL_UNREACHABLE("statistics of an array column: tables cannot have them");
+    case TypeId::kUuid: {
+      auto range = scanColumn(vector.data<engine::int128_t>(), validity, numRows, trackRange, sketch_, nullCount_,
+                              identity, less, [](engine::int128_t v) { return hash64Int128(v); });
+      absorb(range, [](engine::int128_t v) { return Value::uuid(v); });
+      break;
+    }
     case TypeId::kInterval: {
       // Intervals order and count by their span ('1 mon' = '30 days'), not by their packed bits.
       auto range = scanColumn(
@@ -234,6 +241,7 @@ void ColumnStatistics::scan(const engine::Vector& vector, size_t numRows, bool t
     }
     case TypeId::kVarchar:
     case TypeId::kChar:
+    case TypeId::kBytea:
     case TypeId::kUnknown: {
       // Views into the vector's heap: the batch's min and max are copied out before update() returns.
       auto hashText = [](std::string_view text) { return hash64(text); };

@@ -14,12 +14,14 @@
 #endif
 
 #include "common/status.h"
+#include "engine/types/bytea_text.h"
 #include "engine/types/date.h"
 #include "engine/types/decimal.h"
 #include "engine/types/interval.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
 #include "engine/types/timestamp_text.h"
+#include "engine/types/uuid_value.h"
 
 namespace shoal::worker {
 
@@ -289,6 +291,8 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
       case TypeId::kTimestamp:
       case TypeId::kTimestampTz:
       case TypeId::kInterval:
+      case TypeId::kUuid:
+      case TypeId::kBytea:
         column.kind = Kind::kTimestamp;  // the exact path only
         break;
       case TypeId::kVarchar:
@@ -531,6 +535,12 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
         return;
       case TypeId::kInterval:
         reinterpret_cast<engine::int128_t*>(values)[row_] = engine::packInterval(engine::parseInterval(text));
+        return;
+      case TypeId::kUuid:
+        reinterpret_cast<engine::int128_t*>(values)[row_] = engine::parseUuid(text);
+        return;
+      case TypeId::kBytea:
+        reinterpret_cast<StringRef*>(values)[row_] = columns_[index].heap->add(engine::parseBytea(text));
         return;
       case TypeId::kBoolean:
         reinterpret_cast<uint8_t*>(values)[row_] = engine::parseBoolean(text);

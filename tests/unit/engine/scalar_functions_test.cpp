@@ -772,6 +772,10 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kIntervalComponent, LogicalType::bigInt(), interval(), integer(1)));
   examples.push_back(
       call(ScalarFunction::kIntervalFromComponents, LogicalType::interval(), bigint(1), bigint(2), bigint(3)));
+  examples.push_back(call(ScalarFunction::kMakeDate, LogicalType::date(), integer(2024), integer(2), integer(29)));
+  examples.push_back(call(ScalarFunction::kMakeTimestamp, LogicalType::timestampTz(), integer(2024), integer(2),
+                          integer(29), integer(1), integer(2), real(), zone()));
+  examples.push_back(call(ScalarFunction::kToTimestamp, LogicalType::timestampTz(), real()));
   return examples;
 }
 
@@ -785,7 +789,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "interval_from_components(1, 2, 3)");
+  ASSERT_EQ(examples.back()->toString(), "to_timestamp(2.5)");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});

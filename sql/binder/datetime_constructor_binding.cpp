@@ -1,0 +1,54 @@
+// ExpressionBinder's binding of the functions that build dates and timestamps from numbers: make_date,
+// make_timestamp, make_timestamptz and to_timestamp(double precision) (datetime_constructors.h).
+
+#include <fmt/format.h>
+
+#include "common/status.h"
+#include "sql/binder/expression_binder.h"
+#include "sql/binder/expression_builders.h"
+
+namespace shoal::sql {
+
+using engine::ExpressionPtr;
+using engine::LogicalType;
+using engine::ScalarFunction;
+using engine::TypeId;
+using engine::Value;
+
+ExpressionPtr ExpressionBinder::bindDateTimeConstructor(const std::string& name, std::vector<ExpressionPtr>& arguments,
+                                                        int location, const std::function<void()>& undefined) {
+  if (name == "to_timestamp") {
+    if (arguments.size() == 2) {
+      fail(SqlState::kFeatureNotSupported, location, "to_timestamp(text, format) is not supported yet");
+    }
+    if (arguments.size() != 1 || !(isUnknown(arguments[0]) || arguments[0]->type().isNumeric())) undefined();
+    return makeFunction(ScalarFunction::kToTimestamp, LogicalType::timestampTz(),
+                        coerce(std::move(arguments[0]), LogicalType::doublePrecision(), location));
+  }
+  const bool date = name == "make_date";
+  const bool zoned = name == "make_timestamptz";
+  if (!date && !zoned && name != "make_timestamp") return nullptr;
+  // make_date(year, month, day); make_timestamp(year, month, day, hour, min, sec); make_timestamptz(..., zone).
+  const size_t parts = date ? 3 : 6;
+  if (arguments.size() != parts && !(zoned && arguments.size() == parts + 1)) undefined();
+  for (size_t index = 0; index < arguments.size(); ++index) {
+    ExpressionPtr& argument = arguments[index];
+    const LogicalType& type = argument->type();
+    LogicalType target = LogicalType::integer();
+    bool fits = isUnknown(argument) || type.id() == TypeId::kSmallInt || type.id() == TypeId::kInteger;
+    if (!date && index == parts - 1) {
+      target = LogicalType::doublePrecision();
+      fits = isUnknown(argument) || type.isNumeric();
+    } else if (index == parts) {
+      target = LogicalType::text();
+      fits = isUnknown(argument) || type.isString();
+    }
+    if (!fits) undefined();
+    argument = coerce(std::move(argument), target, location);
+  }
+  if (zoned && arguments.size() == parts) arguments.push_back(constantOf(Value::varchar(timeZoneSetting())));
+  const LogicalType result = date ? LogicalType::date() : zoned ? LogicalType::timestampTz() : LogicalType::timestamp();
+  return functionOf(date ? ScalarFunction::kMakeDate : ScalarFunction::kMakeTimestamp, result, std::move(arguments));
+}
+
+}  // namespace shoal::sql
