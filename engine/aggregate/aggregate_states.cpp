@@ -89,6 +89,18 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
     for (size_t i = 0; i < window.count; ++i) ++stateAt(window.groups[i], offset).count;
     return;
   }
+  if (isOrderedSetAggregate(spec.function)) {
+    for (size_t i = 0; i < window.count; ++i) {
+      AggregateState& state = stateAt(window.groups[i], offset);
+      if (state.sideIndex == 0) {
+        store.orderedSets.emplace_back();
+        state.sideIndex = static_cast<uint32_t>(store.orderedSets.size());
+      }
+      ++state.count;
+      store.orderedSets[state.sideIndex - 1].add(spec, chunk, window.first + i);
+    }
+    return;
+  }
   if (isCollectingAggregate(spec.function)) {
     for (size_t i = 0; i < window.count; ++i) {
       AggregateState& state = stateAt(window.groups[i], offset);
@@ -219,6 +231,10 @@ void mergeSide(std::vector<Side>& targetSides, std::vector<Side>& sourceSides, A
 void mergeState(const GroupedAggregate& spec, AggregateState& target, const AggregateState& source,
                 GroupStore& targetStore, GroupStore& sourceStore) {
   target.count += source.count;
+  if (isOrderedSetAggregate(spec.function)) {
+    return mergeSide(targetStore.orderedSets, sourceStore.orderedSets, target, source,
+                     [](OrderedSetValues& into, OrderedSetValues& from) { into.append(std::move(from)); });
+  }
   if (isCollectingAggregate(spec.function)) {
     return mergeSide(targetStore.collections, sourceStore.collections, target, source,
                      [](CollectedValues& into, CollectedValues& from) { into.append(std::move(from)); });
@@ -362,6 +378,11 @@ void writeMoments(AggregateFunction function, const Moments& moments, Vector& ou
 }  // namespace
 
 void writeFinal(const GroupedAggregate& spec, const AggregateState& state, GroupStore& store, Vector& out, size_t row) {
+  if (isOrderedSetAggregate(spec.function)) {
+    out.setValue(
+        row, state.sideIndex == 0 ? Value::null(spec.resultType) : store.orderedSets[state.sideIndex - 1].finish(spec));
+    return;
+  }
   if (isCollectingAggregate(spec.function)) {
     out.setValue(
         row, state.sideIndex == 0 ? Value::null(spec.resultType) : store.collections[state.sideIndex - 1].finish(spec));
@@ -435,7 +456,9 @@ void adoptSideState(const GroupedAggregate& spec, AggregateState& target, const 
                     GroupStore& targetStore, GroupStore& sourceStore) {
   auto neverFolded = [](auto&, auto&) {};  // the target is a fresh copy without a side state
   target.sideIndex = 0;
-  if (isCollectingAggregate(spec.function)) {
+  if (isOrderedSetAggregate(spec.function)) {
+    mergeSide(targetStore.orderedSets, sourceStore.orderedSets, target, source, neverFolded);
+  } else if (isCollectingAggregate(spec.function)) {
     mergeSide(targetStore.collections, sourceStore.collections, target, source, neverFolded);
   } else if (spec.distinct) {
     mergeSide(targetStore.distinctSets, sourceStore.distinctSets, target, source, neverFolded);

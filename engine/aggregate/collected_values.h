@@ -8,7 +8,7 @@
 
 namespace shoal::engine {
 
-/// The rows one group of a collecting aggregate has seen: each row's argument, delimiter and ORDER BY
+/// The rows one group of array_agg or string_agg has seen: each row's argument, delimiter and ORDER BY
 /// keys. Such aggregates cannot be folded into a fixed-size state: their result depends on every value
 /// and on the values' order, so the rows are kept until the group is finished, then sorted by the
 /// aggregate's ORDER BY (stably: rows tied on it keep their input order, as PostgreSQL's sort does for
@@ -24,10 +24,6 @@ class CollectedValues {
   Value finish(const GroupedAggregate& spec);
 
  private:
-  /// percentile_cont, percentile_disc and mode over the kept values (NULLs were skipped), as PostgreSQL's
-  /// orderedsetaggs.c computes them. Fails with 22003 for a fraction outside [0, 1].
-  Value finishOrderedSet(const GroupedAggregate& spec);
-
   struct Row {
     Value argument;
     Value delimiter;

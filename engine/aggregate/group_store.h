@@ -14,6 +14,7 @@
 
 #include "engine/aggregate/collected_values.h"
 #include "engine/aggregate/moments.h"
+#include "engine/aggregate/ordered_set_values.h"
 #include "engine/pipeline/query_memory.h"
 #include "engine/types/string_heap.h"
 #include "engine/vector/vector.h"
@@ -32,7 +33,8 @@ struct AggregateState {
   };
   int64_t count;       // non-NULL values seen
   uint32_t sideIndex;  // 1-based index of the table's side state (DISTINCT: its set of seen values;
-                       // array_agg, string_agg: its CollectedValues); 0: none yet
+                       // array_agg, string_agg: its CollectedValues; ordered-set aggregates: its
+                       // OrderedSetValues); 0: none yet
   uint8_t hasValue;    // an extreme has been seen
   uint8_t overflow;    // the integer sum overflowed 128 bits
 };
@@ -166,6 +168,8 @@ struct GroupStore {
   std::vector<std::set<std::string>> distinctSets;
   /// Collecting aggregates' rows, by AggregateState::sideIndex - 1.
   std::vector<CollectedValues> collections;
+  /// Ordered-set aggregates' values, by AggregateState::sideIndex - 1.
+  std::vector<OrderedSetValues> orderedSets;
   /// Statistical aggregates' moments, by AggregateState::sideIndex - 1.
   std::vector<Moments> moments;
 };

@@ -261,7 +261,19 @@ const TimeZone* cachedZone(std::string_view kind, std::string_view text) {
 }  // namespace
 
 TimeZone::TimeZone(std::string name, const date::time_zone* tzdb, std::unique_ptr<PosixZoneRule> rule)
-    : name_(std::move(name)), tzdb_(tzdb), rule_(std::move(rule)) {}
+    : name_(std::move(name)), tzdb_(tzdb), rule_(std::move(rule)) {
+  if (tzdb_ == nullptr) return;
+  // From before the earliest timestamp (4714 BC) to the open-ended last period.
+  int64_t at = -300'000'000'000;
+  while (true) {
+    date::sys_info info = tzdb_->get_info(date::sys_seconds{std::chrono::seconds{at}});
+    int64_t end = info.end.time_since_epoch().count();
+    history_.push_back({history_.empty() ? std::numeric_limits<int64_t>::min() : at, end,
+                        static_cast<int32_t>(info.offset.count()), info.abbrev});
+    if (end >= kFarFutureSeconds || end <= at) break;
+    at = end;
+  }
+}
 
 TimeZone::~TimeZone() = default;
 
@@ -288,12 +300,12 @@ const TimeZone& TimeZone::utc() {
 
 TimeZone::Period TimeZone::periodAt(int64_t utcSeconds) const {
   if (tzdb_ != nullptr) {
-    date::sys_info info = tzdb_->get_info(date::sys_seconds{std::chrono::seconds{utcSeconds}});
-    int64_t end = info.end.time_since_epoch().count();
-    bool lastPeriod = end >= kFarFutureSeconds;
+    auto after = std::upper_bound(history_.begin(), history_.end(), utcSeconds,
+                                  [](int64_t seconds, const HistoryPeriod& period) { return seconds < period.begin; });
+    const HistoryPeriod& period = *(after - 1);  // the first period begins at INT64_MIN
+    bool lastPeriod = period.end >= kFarFutureSeconds;
     if (!lastPeriod || rule_ == nullptr || !rule_->hasDst) {
-      return Period{lastPeriod ? std::numeric_limits<int64_t>::max() : end, static_cast<int32_t>(info.offset.count()),
-                    info.abbrev};
+      return Period{lastPeriod ? std::numeric_limits<int64_t>::max() : period.end, period.offset, period.abbreviation};
     }
   }
   const PosixZoneRule& rule = *rule_;
@@ -324,7 +336,7 @@ int32_t TimeZone::offsetAt(int64_t utcMicros) const {
 }
 
 std::string TimeZone::abbreviationAt(int64_t utcMicros) const {
-  return periodAt(floorDivide(utcMicros, kMicrosPerSecond)).abbreviation;
+  return std::string(periodAt(floorDivide(utcMicros, kMicrosPerSecond)).abbreviation);
 }
 
 int64_t TimeZone::localToUtc(int64_t localMicros) const {

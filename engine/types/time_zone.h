@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace date {
 class time_zone;
@@ -58,13 +59,24 @@ class TimeZone {
   struct Period {
     int64_t end;
     int32_t offset;
-    std::string abbreviation;
+    std::string_view abbreviation;  // into history_ or rule_
   };
   Period periodAt(int64_t utcSeconds) const;
+
+  /// One period of tzdata's history, from `begin` (inclusive) to the next one's.
+  struct HistoryPeriod {
+    int64_t begin;
+    int64_t end;
+    int32_t offset;
+    std::string abbreviation;
+  };
 
   std::string name_;
   const date::time_zone* tzdb_;          // tzdata history; nullptr for POSIX strings and offsets
   std::unique_ptr<PosixZoneRule> rule_;  // the whole zone, or tzdata's rule past its last transition
+  // tzdb_'s periods read once, in order: a per-row lookup is a binary search, not a tzdata query that
+  // allocates (date_trunc of a date converts through the session's zone several times per row).
+  std::vector<HistoryPeriod> history_;
 };
 
 }  // namespace shoal::engine
