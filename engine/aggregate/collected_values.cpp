@@ -1,12 +1,9 @@
 #include "engine/aggregate/collected_values.h"
 
 #include <algorithm>
-#include <cmath>
+#include <array>
 #include <iterator>
 #include <span>
-
-#include "common/status.h"
-#include "engine/types/text_format.h"
 
 #include "engine/aggregate/scalar_aggregate.h"
 #include "engine/pipeline/query_memory.h"
@@ -38,64 +35,84 @@ bool sameValue(const Value& a, const Value& b) {
 }  // namespace
 
 void CollectedValues::add(const GroupedAggregate& spec, const Chunk& chunk, size_t row) {
-  Row kept;
-  kept.argument = chunk.column(*spec.argumentColumn).getValue(row);
+  const Vector& argumentColumn = chunk.column(*spec.argumentColumn);
   // string_agg skips NULLs; array_agg keeps them as elements.
-  if (spec.function == AggregateFunction::kStringAgg && kept.argument.isNull()) return;
-  size_t bytes = sizeof(Row) + heapBytes(kept.argument);
-  if (spec.secondArgumentColumn) {
-    kept.delimiter = chunk.column(*spec.secondArgumentColumn).getValue(row);
-    bytes += heapBytes(kept.delimiter);
+  if (spec.function == AggregateFunction::kStringAgg && argumentColumn.isNull(row)) return;
+  if (values_.empty()) {
+    stride_ = 1 + (spec.secondArgumentColumn ? 1 : 0) + spec.orderBy.size();
+    values_.reserve(4 * stride_);  // most groups are small: grow once for them, not three times
   }
-  kept.keys.reserve(spec.orderBy.size());
-  for (const auto& key : spec.orderBy) {
-    kept.keys.push_back(chunk.column(key.column).getValue(row));
-    bytes += sizeof(Value) + heapBytes(kept.keys.back());
-  }
+  size_t bytes = stride_ * sizeof(Value);
+  auto keep = [&](const Vector& column) {
+    values_.push_back(column.getValue(row));
+    bytes += heapBytes(values_.back());
+  };
+  keep(argumentColumn);
+  if (spec.secondArgumentColumn) keep(chunk.column(*spec.secondArgumentColumn));
+  for (const auto& key : spec.orderBy) keep(chunk.column(key.column));
   reserveQueryMemory(bytes);
-  rows_.push_back(std::move(kept));
 }
 
 void CollectedValues::append(CollectedValues&& other) {
-  if (rows_.empty()) {
-    rows_ = std::move(other.rows_);
+  if (values_.empty()) {
+    stride_ = other.stride_;
+    values_ = std::move(other.values_);
     return;
   }
-  rows_.insert(rows_.end(), std::make_move_iterator(other.rows_.begin()), std::make_move_iterator(other.rows_.end()));
-  other.rows_.clear();
+  values_.insert(values_.end(), std::make_move_iterator(other.values_.begin()),
+                 std::make_move_iterator(other.values_.end()));
+  other.values_.clear();
+}
+
+bool CollectedValues::rowLess(const GroupedAggregate& spec, size_t a, size_t b) const {
+  const size_t firstKey = spec.secondArgumentColumn ? 2 : 1;
+  for (size_t k = 0; k < spec.orderBy.size(); ++k) {
+    const auto& key = spec.orderBy[k];
+    int order = compareKey(values_[a * stride_ + firstKey + k], values_[b * stride_ + firstKey + k], key.ascending,
+                           key.nullsFirst);
+    if (order != 0) return order < 0;
+  }
+  // DISTINCT without ORDER BY: PostgreSQL sorts the values to find the duplicates, so they come out ascending.
+  if (spec.distinct && spec.orderBy.empty()) return compareKey(argument(a), argument(b), true, false) < 0;
+  return false;
 }
 
 Value CollectedValues::finish(const GroupedAggregate& spec) {
-  const bool distinct = spec.distinct;
   const LogicalType& resultType = spec.resultType;
-  if (rows_.empty()) return Value::null(resultType);
-  std::stable_sort(rows_.begin(), rows_.end(), [&](const Row& a, const Row& b) {
-    for (size_t k = 0; k < spec.orderBy.size(); ++k) {
-      int order = compareKey(a.keys[k], b.keys[k], spec.orderBy[k].ascending, spec.orderBy[k].nullsFirst);
-      if (order != 0) return order < 0;
-    }
-    // DISTINCT without ORDER BY: PostgreSQL sorts the values to find the duplicates, so they come out ascending.
-    if (distinct && spec.orderBy.empty()) return compareKey(a.argument, b.argument, true, false) < 0;
-    return false;
-  });
-  if (distinct) {
+  const size_t rows = stride_ == 0 ? 0 : values_.size() / stride_;
+  if (rows == 0) return Value::null(resultType);
+  // The rows in the ORDER BY's order, stably (ties keep their input order). Input often arrives in order
+  // already (string_agg(x ORDER BY line number)); then nothing moves.
+  constexpr size_t kInlineRows = 16;
+  std::array<uint32_t, kInlineRows> inlineOrder;
+  std::vector<uint32_t> heapOrder(rows > kInlineRows ? rows : 0);
+  std::span<uint32_t> order = rows > kInlineRows ? std::span<uint32_t>(heapOrder) : std::span(inlineOrder).first(rows);
+  for (size_t i = 0; i < rows; ++i) order[i] = static_cast<uint32_t>(i);
+  bool sorted = true;
+  for (size_t i = 1; i < rows && sorted; ++i) sorted = !rowLess(spec, i, i - 1);
+  if (!sorted) {
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return rowLess(spec, a, b); });
+  }
+  if (spec.distinct) {
     // ORDER BY of a DISTINCT aggregate names its arguments only, so equal values are now adjacent.
-    auto last = std::unique(rows_.begin(), rows_.end(), [](const Row& a, const Row& b) {
-      return sameValue(a.argument, b.argument) && sameValue(a.delimiter, b.delimiter);
+    auto last = std::unique(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const Value* delimiterA = delimiter(spec, a);
+      return sameValue(argument(a), argument(b)) && (!delimiterA || sameValue(*delimiterA, *delimiter(spec, b)));
     });
-    rows_.erase(last, rows_.end());
+    order = order.first(static_cast<size_t>(last - order.begin()));
   }
   if (spec.function == AggregateFunction::kArrayAgg) {
     std::vector<Value> elements;
-    elements.reserve(rows_.size());
-    for (auto& row : rows_) elements.push_back(std::move(row.argument));
+    elements.reserve(order.size());
+    for (uint32_t row : order) elements.push_back(std::move(values_[row * stride_]));
     return makeArrayValue(elements, resultType);
   }
   // string_agg: each value after the first is preceded by its own row's delimiter (none when NULL).
   std::string joined;
-  for (size_t i = 0; i < rows_.size(); ++i) {
-    if (i > 0 && !rows_[i].delimiter.isNull()) joined += rows_[i].delimiter.asString();
-    joined += rows_[i].argument.asString();
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Value* separator = delimiter(spec, order[i]);
+    if (i > 0 && separator && !separator->isNull()) joined += separator->asString();
+    joined += argument(order[i]).asString();
   }
   return Value::varchar(std::move(joined), resultType);
 }

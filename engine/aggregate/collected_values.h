@@ -24,12 +24,18 @@ class CollectedValues {
   Value finish(const GroupedAggregate& spec);
 
  private:
-  struct Row {
-    Value argument;
-    Value delimiter;
-    std::vector<Value> keys;
-  };
-  std::vector<Row> rows_;
+  /// The ORDER BY keys (and, under DISTINCT, the argument) decide the order of rows a and b.
+  bool rowLess(const GroupedAggregate& spec, size_t a, size_t b) const;
+  const Value& argument(size_t row) const { return values_[row * stride_]; }
+  const Value* delimiter(const GroupedAggregate& spec, size_t row) const {
+    return spec.secondArgumentColumn ? &values_[row * stride_ + 1] : nullptr;
+  }
+
+  // Every row's values side by side, `stride_` per row: the argument, string_agg's delimiter, then the
+  // ORDER BY keys. One allocation per group, not one per row: string_agg over 1.5M small groups spent
+  // most of its time in malloc and free.
+  size_t stride_ = 0;
+  std::vector<Value> values_;
 };
 
 }  // namespace shoal::engine
