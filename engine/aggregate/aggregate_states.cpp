@@ -90,14 +90,18 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
     return;
   }
   if (isOrderedSetAggregate(spec.function)) {
-    for (size_t i = 0; i < window.count; ++i) {
+    // Runs of rows of one group (all of them without GROUP BY) are kept in one call.
+    for (size_t i = 0; i < window.count;) {
+      size_t end = i + 1;
+      while (end < window.count && window.groups[end] == window.groups[i]) ++end;
       AggregateState& state = stateAt(window.groups[i], offset);
       if (state.sideIndex == 0) {
         store.orderedSets.emplace_back();
         state.sideIndex = static_cast<uint32_t>(store.orderedSets.size());
       }
-      ++state.count;
-      store.orderedSets[state.sideIndex - 1].add(spec, chunk, window.first + i);
+      state.count += static_cast<int64_t>(end - i);
+      store.orderedSets[state.sideIndex - 1].add(spec, chunk, window.first + i, end - i);
+      i = end;
     }
     return;
   }

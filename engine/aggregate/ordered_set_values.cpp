@@ -45,10 +45,10 @@ void accountGrowth(const std::vector<T>& values, size_t& reservedBytes) {
 
 }  // namespace
 
-void OrderedSetValues::add(const GroupedAggregate& spec, const Chunk& chunk, size_t row) {
+void OrderedSetValues::add(const GroupedAggregate& spec, const Chunk& chunk, size_t firstRow, size_t count) {
   const Vector& argument = chunk.column(*spec.argumentColumn);
-  if (argument.isNull(row)) return;
-  if (storage_ == Storage::kUnset) {
+  for (size_t row = firstRow; row < firstRow + count && storage_ == Storage::kUnset; ++row) {
+    if (argument.isNull(row)) continue;
     // The fraction is a direct argument: a constant, so the first row's is the group's.
     if (spec.secondArgumentColumn) fraction_ = chunk.column(*spec.secondArgumentColumn).getValue(row);
     switch (argument.type().physicalType()) {
@@ -63,18 +63,35 @@ void OrderedSetValues::add(const GroupedAggregate& spec, const Chunk& chunk, siz
         storage_ = Storage::kValues;
     }
   }
+  auto keepValid = [&](auto&& keep) {
+    for (size_t row = firstRow; row < firstRow + count; ++row) {
+      if (!argument.isNull(row)) keep(row);
+    }
+  };
   switch (storage_) {
-    case Storage::kDoubles:
-      doubles_.push_back(argument.data<double>()[row]);
+    case Storage::kUnset:
+      return;  // only NULLs so far
+    case Storage::kDoubles: {
+      const double* values = argument.data<double>();
+      keepValid([&](size_t row) { doubles_.push_back(values[row]); });
       return accountGrowth(doubles_, reservedBytes_);
+    }
     case Storage::kIntegers:
-      integers_.push_back(argument.type().physicalType() == PhysicalType::kInt32 ? argument.data<int32_t>()[row]
-                                                                                 : argument.data<int64_t>()[row]);
+      if (argument.type().physicalType() == PhysicalType::kInt32) {
+        const int32_t* values = argument.data<int32_t>();
+        keepValid([&](size_t row) { integers_.push_back(values[row]); });
+      } else {
+        const int64_t* values = argument.data<int64_t>();
+        keepValid([&](size_t row) { integers_.push_back(values[row]); });
+      }
       return accountGrowth(integers_, reservedBytes_);
-    default: {
-      values_.push_back(argument.getValue(row));
-      const Value& kept = values_.back();
-      const size_t heapBytes = kept.type().physicalType() == PhysicalType::kString ? kept.asString().size() : 0;
+    case Storage::kValues: {
+      size_t heapBytes = 0;
+      keepValid([&](size_t row) {
+        values_.push_back(argument.getValue(row));
+        if (values_.back().type().physicalType() == PhysicalType::kString)
+          heapBytes += values_.back().asString().size();
+      });
       reserveQueryMemory(heapBytes);
       return accountGrowth(values_, reservedBytes_);
     }

@@ -15,8 +15,9 @@ namespace shoal::engine {
 /// (text, wide decimals, uuids, intervals) are kept as Values and sorted.
 class OrderedSetValues {
  public:
-  /// Keeps row `row` of `chunk`'s argument, and the group's fraction from its first row.
-  void add(const GroupedAggregate& spec, const Chunk& chunk, size_t row);
+  /// Keeps the argument of `chunk`'s rows [firstRow, firstRow + count), all of this group, and the group's
+  /// fraction from its first non-NULL row.
+  void add(const GroupedAggregate& spec, const Chunk& chunk, size_t firstRow, size_t count);
   /// Takes over the values of `other` (another thread's values of the same group).
   void append(OrderedSetValues&& other);
   /// The aggregate's value, as PostgreSQL's orderedsetaggs.c computes it; NULL when no value was kept.
