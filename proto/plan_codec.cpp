@@ -22,12 +22,13 @@ TypeProto encodeType(const LogicalType& type) {
   proto.set_vector(type.isVector());
   proto.set_zero_based(type.isZeroBased());
   proto.set_json(type.isJson());
+  proto.set_jsonb(type.isJsonb());
   return proto;
 }
 
 LogicalType decodeType(const TypeProto& proto) {
   return LogicalType::fromParts(proto.id(), proto.precision(), proto.scale(), proto.max_length(), proto.element_id(),
-                                proto.vector(), proto.zero_based(), proto.json());
+                                proto.vector(), proto.zero_based(), proto.json(), proto.jsonb());
 }
 
 ValueProto encodeValue(const Value& value) {

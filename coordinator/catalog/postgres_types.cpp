@@ -10,7 +10,7 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 31> kTypes{{
+constexpr std::array<PostgresTypeFacts, 33> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
     {17, "bytea", "bytea", -1, false, 'U', false, 0, 'i', 'x', false, "byteain", "byteaout", "bytearecv", "byteasend",
@@ -73,6 +73,10 @@ constexpr std::array<PostgresTypeFacts, 31> kTypes{{
      "numeric_recv", "numeric_send", "numerictypmodin", "numerictypmodout"},
     {2950, "uuid", "uuid", 16, false, 'U', false, 0, 'c', 'p', false, "uuid_in", "uuid_out", "uuid_recv", "uuid_send",
      "-", "-"},
+    {3802, "jsonb", "jsonb", -1, false, 'U', false, 3807, 'i', 'x', false, "jsonb_in", "jsonb_out", "jsonb_recv",
+     "jsonb_send", "-", "-"},
+    {3807, "_jsonb", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 3802},
 }};
 
 // PostgreSQL 15's pseudo-types (typtype 'p'): no value has them, but routines' signatures name them
@@ -157,6 +161,7 @@ const PostgresTypeFacts& postgresTypeFacts(const engine::LogicalType& type) {
 
 InformationSchemaSizes informationSchemaSizes(const engine::LogicalType& type) {
   InformationSchemaSizes sizes;
+  if (type.isJson()) return sizes;  // json and jsonb have no length
   switch (type.id()) {
     case TypeId::kSmallInt:
       return {std::nullopt, std::nullopt, 16, 2, 0, std::nullopt};

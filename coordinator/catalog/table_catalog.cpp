@@ -46,12 +46,17 @@ json typeToJson(const engine::LogicalType& type) {
   return json{{"id", static_cast<uint32_t>(type.id())},
               {"precision", type.precision()},
               {"scale", type.scale()},
-              {"max_length", type.maxLength()}};
+              {"max_length", type.maxLength()},
+              {"json", type.isJsonb()  ? 2
+                       : type.isJson() ? 1
+                                       : 0}};
 }
 
 engine::LogicalType typeFromJson(const json& value) {
+  // "json" came later: 1 for json, 2 for jsonb; catalogs written before it have none.
+  const int jsonKind = value.value("json", 0);
   return engine::LogicalType::fromParts(value.at("id"), value.at("precision"), value.at("scale"),
-                                        value.at("max_length"));
+                                        value.at("max_length"), 0, false, false, jsonKind != 0, jsonKind == 2);
 }
 
 json entryToJson(const TableEntry& entry) {

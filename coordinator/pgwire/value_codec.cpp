@@ -203,6 +203,8 @@ void writeField(const engine::Vector& column, size_t row, WireFormat format, Mes
   if (format == WireFormat::kText || type.isString() || type.id() == TypeId::kUnknown) {
     size_t lengthPosition = writer.reserveInt32();
     size_t start = writer.size();
+    // jsonb's binary form is a version byte (1) before the text.
+    if (format == WireFormat::kBinary && type.isJsonb() && !type.isArray()) writer.writeByte(1);
     std::string text;
     column.appendText(row, text, zone);
     writer.writeBytes(text.data(), text.size());
@@ -331,6 +333,14 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
     case TypeId::kDecimal:
       return engine::parseValue(numericBinaryToText(bytes), type);
     case TypeId::kVarchar:
+      if (type.isJsonb()) {
+        if (bytes.empty() || bytes[0] != 1) {
+          SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "unsupported jsonb version number {}",
+                          bytes.empty() ? 0 : int{bytes[0]});
+        }
+        bytes = bytes.subspan(1);
+      }
+      [[fallthrough]];
     case TypeId::kChar:
     case TypeId::kUnknown:
       return engine::parseValue(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), type);

@@ -8,6 +8,7 @@
 #include "engine/types/array_value.h"
 #include "engine/types/decimal.h"
 #include "engine/types/json_text.h"
+#include "engine/types/jsonb_text.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
 
@@ -238,7 +239,12 @@ Vector castVector(const Vector& input, const LogicalType& target, const TimeZone
   Vector out(target, input.size());
   if (target.isString()) {
     castToText(input, out, zone);
-    if (target.isJson() && !from.isJson()) {
+    if (target.isJsonb() && !from.isJsonb() && !target.isArray()) {
+      // Into the text jsonb keeps (which also checks it).
+      for (size_t row = 0; row < out.size(); ++row) {
+        if (!out.isNull(row)) out.setString(row, jsonbFromText(out.data<StringRef>()[row].view()));
+      }
+    } else if (target.isJson() && !from.isJson()) {
       for (size_t row = 0; row < out.size(); ++row) {
         if (!out.isNull(row)) requireValidJson(out.data<StringRef>()[row].view());
       }

@@ -405,6 +405,12 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateFormat(argumentVectors);
     case ScalarFunction::kJsonBuildObject:
       return evaluateJsonBuildObject(argumentVectors, input.size());
+    case ScalarFunction::kJsonGet:
+    case ScalarFunction::kJsonGetText:
+    case ScalarFunction::kJsonPath:
+    case ScalarFunction::kJsonPathText:
+    case ScalarFunction::kJsonTypeOf:
+      return evaluateJsonAccess(function.function(), function.type(), argumentVectors, input.size());
     case ScalarFunction::kConcatValues:
     case ScalarFunction::kConcatWithSeparator:
     case ScalarFunction::kLeftPad:

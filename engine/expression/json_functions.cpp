@@ -1,9 +1,12 @@
 #include "engine/expression/json_functions.h"
 
 #include <cmath>
+#include <optional>
+#include <string_view>
 
 #include "common/status.h"
 #include "engine/types/array_value.h"
+#include "engine/types/json_parser.h"
 #include "engine/types/json_text.h"
 
 namespace shoal::engine {
@@ -82,6 +85,68 @@ Vector evaluateJsonBuildObject(std::span<const Vector* const> arguments, size_t 
     }
     object += '}';
     out.setString(row, object);
+  }
+  return out;
+}
+
+namespace {
+
+/// The value `path` leads to from `json`: each step a key, or an index into an array; nullopt when a step
+/// leads nowhere or is NULL.
+std::optional<std::string_view> followPath(std::string_view json, const Vector& pathColumn, size_t row) {
+  std::optional<std::string_view> at = json;
+  for (const Value& step : decodeArray(pathColumn.data<StringRef>()[row].view(), pathColumn.type())) {
+    if (step.isNull()) return std::nullopt;
+    at = jsonPathStep(*at, step.asString());
+    if (!at) return std::nullopt;
+  }
+  return at;
+}
+
+}  // namespace
+
+Vector evaluateJsonAccess(ScalarFunction function, const LogicalType& resultType,
+                          std::span<const Vector* const> arguments, size_t numRows) {
+  Vector out(resultType, numRows);
+  const Vector& json = *arguments[0];
+  for (size_t row = 0; row < numRows; ++row) {
+    if (json.isNull(row) || (arguments.size() > 1 && arguments[1]->isNull(row))) {
+      out.setNull(row, true);
+      continue;
+    }
+    // json keeps its text as written: the value starts after any whitespace.
+    std::string_view text = json.data<StringRef>()[row].view();
+    const size_t first = text.find_first_not_of(" \t\n\r");
+    text = text.substr(first == std::string_view::npos ? text.size() : first);
+    if (function == ScalarFunction::kJsonTypeOf) {
+      out.setString(row, jsonKindName(jsonKindOf(text)));
+      continue;
+    }
+    std::optional<std::string_view> found;
+    const Vector& step = *arguments[1];
+    if (function == ScalarFunction::kJsonPath || function == ScalarFunction::kJsonPathText) {
+      found = followPath(text, step, row);
+    } else if (step.type().isString()) {
+      found = jsonObjectField(text, step.data<StringRef>()[row].view());
+    } else {
+      const int64_t index =
+          step.type().physicalType() == PhysicalType::kInt64 ? step.data<int64_t>()[row] : step.data<int32_t>()[row];
+      found = jsonArrayElement(text, index);
+      // PostgreSQL's jsonb keeps a lone scalar as an array of one: element 0 (or -1) is the scalar.
+      const JsonKind kind = jsonKindOf(text);
+      if (json.type().isJsonb() && kind != JsonKind::kArray && kind != JsonKind::kObject &&
+          (index == 0 || index == -1)) {
+        found = text;
+      }
+    }
+    const bool asText = function == ScalarFunction::kJsonGetText || function == ScalarFunction::kJsonPathText;
+    if (!found || (asText && jsonKindOf(*found) == JsonKind::kNull)) {
+      out.setNull(row, true);
+    } else if (asText && jsonKindOf(*found) == JsonKind::kString) {
+      out.setString(row, decodeJsonString(*found));
+    } else {
+      out.setString(row, *found);
+    }
   }
   return out;
 }

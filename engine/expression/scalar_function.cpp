@@ -218,6 +218,16 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "make_timestamp";
     case ScalarFunction::kToTimestamp:
       return "to_timestamp";
+    case ScalarFunction::kJsonGet:
+      return "->";
+    case ScalarFunction::kJsonGetText:
+      return "->>";
+    case ScalarFunction::kJsonPath:
+      return "#>";
+    case ScalarFunction::kJsonPathText:
+      return "#>>";
+    case ScalarFunction::kJsonTypeOf:
+      return "json_typeof";
   }
   return "?";
 }
@@ -300,6 +310,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kMakeDate:
     case ScalarFunction::kMakeTimestamp:
     case ScalarFunction::kToTimestamp:
+    case ScalarFunction::kJsonTypeOf:
       return false;
     default:
       return true;

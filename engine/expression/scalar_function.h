@@ -188,10 +188,18 @@ enum class ScalarFunction {
   kMakeTimestamp,
   // to_timestamp(seconds since 1970 DOUBLE PRECISION) -> TIMESTAMPTZ.
   kToTimestamp,
+  // JSON access (json_functions.h), on json and jsonb alike: json -> key TEXT or index INTEGER -> the same json
+  // type; ->> -> TEXT; json #> path TEXT[] -> json, #>> -> TEXT (json_extract_path[_text] are #> and #>>).
+  kJsonGet,
+  kJsonGetText,
+  kJsonPath,
+  kJsonPathText,
+  // json_typeof(json) / jsonb_typeof(jsonb) -> TEXT.
+  kJsonTypeOf,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kToTimestamp;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kJsonTypeOf;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

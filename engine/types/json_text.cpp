@@ -2,16 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include "common/status.h"
+#include "engine/types/json_parser.h"
 
 namespace shoal::engine {
 
 void requireValidJson(std::string_view text) {
-  if (!nlohmann::json::accept(text)) {
-    SHOAL_USER_FAIL(SqlState::kInvalidTextRepresentation, "invalid input syntax for type json");
-  }
+  JsonReader(text).wholeValue();
 }
 
 void appendJsonString(std::string_view text, std::string& out) {

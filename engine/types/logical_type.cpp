@@ -62,6 +62,12 @@ LogicalType LogicalType::json() {
   return type;
 }
 
+LogicalType LogicalType::jsonb() {
+  LogicalType type = json();
+  type.jsonb_ = true;
+  return type;
+}
+
 LogicalType LogicalType::zeroBasedArray(const LogicalType& element) {
   LogicalType type = array(element);
   type.zeroBased_ = true;
@@ -79,11 +85,12 @@ LogicalType LogicalType::elementType() const {
 }
 
 LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
-                                   uint32_t elementId, bool vector, bool zeroBased, bool json) {
+                                   uint32_t elementId, bool vector, bool zeroBased, bool json, bool jsonb) {
   if (json) {
-    if (id == static_cast<uint32_t>(TypeId::kVarchar)) return LogicalType::json();
+    const LogicalType base = jsonb ? LogicalType::jsonb() : LogicalType::json();
+    if (id == static_cast<uint32_t>(TypeId::kVarchar)) return base;
     if (id == static_cast<uint32_t>(TypeId::kArray) && elementId == static_cast<uint32_t>(TypeId::kVarchar)) {
-      return array(LogicalType::json());
+      return array(base);
     }
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad json type id {}", id);
   }
@@ -152,7 +159,7 @@ std::string LogicalType::toString() const {
     case TypeId::kBytea:
       return "bytea";
     case TypeId::kVarchar:
-      if (json_) return "json";
+      if (json_) return jsonb_ ? "jsonb" : "json";
       return maxLength_ == 0 ? "text" : fmt::format("character varying({})", maxLength_);
     case TypeId::kChar:
       return fmt::format("character({})", maxLength_);
@@ -192,7 +199,7 @@ uint32_t LogicalType::postgresOid() const {
     case TypeId::kBytea:
       return pg_oid::kBytea;
     case TypeId::kVarchar:
-      if (json_) return pg_oid::kJson;
+      if (json_) return jsonb_ ? pg_oid::kJsonb : pg_oid::kJson;
       return maxLength_ == 0 ? pg_oid::kText : pg_oid::kVarchar;
     case TypeId::kChar:
       return pg_oid::kBpchar;
@@ -217,6 +224,8 @@ uint32_t postgresArrayOid(uint32_t elementOid) {
       return pg_oid::kTextArray;
     case pg_oid::kJson:
       return pg_oid::kJsonArray;
+    case pg_oid::kJsonb:
+      return pg_oid::kJsonbArray;
     case pg_oid::kBpchar:
       return pg_oid::kBpcharArray;
     case pg_oid::kVarchar:
@@ -306,6 +315,10 @@ LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
       return LogicalType::uuid();
     case pg_oid::kBytea:
       return LogicalType::bytea();
+    case pg_oid::kJson:
+      return LogicalType::json();
+    case pg_oid::kJsonb:
+      return LogicalType::jsonb();
     case pg_oid::kOid:
       return LogicalType::bigInt();  // Shoal keeps OIDs as BIGINT
     default:

@@ -60,6 +60,8 @@ class LogicalType {
   static LogicalType text() { return varchar(0); }
   /// PostgreSQL's json: text that holds one valid JSON value, kept as written.
   static LogicalType json();
+  /// PostgreSQL's jsonb: json kept in the text PostgreSQL prints for it (jsonb_text.h).
+  static LogicalType jsonb();
   /// An array of `element`, which must not itself be an array (0A000: arrays of arrays are not supported).
   static LogicalType array(const LogicalType& element);
   /// The catalog's vectors (pg_index.indkey, indclass): arrays of smallint and of OIDs (BIGINT in Shoal)
@@ -71,7 +73,8 @@ class LogicalType {
   static LogicalType zeroBasedArray(const LogicalType& element);
   /// Rebuilds a type from its parts (as serialized in plans and catalogs); fails with XX001 on nonsense.
   static LogicalType fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
-                               uint32_t elementId = 0, bool vector = false, bool zeroBased = false, bool json = false);
+                               uint32_t elementId = 0, bool vector = false, bool zeroBased = false, bool json = false,
+                               bool jsonb = false);
   /// CHAR(n), n >= 1 (PostgreSQL's bpchar).
   static LogicalType character(uint32_t length);
 
@@ -96,6 +99,8 @@ class LogicalType {
   bool isVector() const { return vector_; }
   /// json (a string type that only valid JSON enters), or an array of it.
   bool isJson() const { return json_; }
+  /// jsonb (isJson() holds for it too), or an array of it.
+  bool isJsonb() const { return jsonb_; }
   /// An array from a vector (zeroBasedArray).
   bool isZeroBased() const { return zeroBased_; }
   /// An array's first subscript: 1, or 0 for the vectors and the arrays cast from them.
@@ -121,6 +126,7 @@ class LogicalType {
   bool vector_ = false;
   bool zeroBased_ = false;
   bool json_ = false;
+  bool jsonb_ = false;
   uint8_t precision_ = 0;
   uint8_t scale_ = 0;
   uint32_t maxLength_ = 0;
@@ -135,6 +141,8 @@ inline constexpr uint32_t kInt4 = 23;
 inline constexpr uint32_t kText = 25;
 inline constexpr uint32_t kJson = 114;
 inline constexpr uint32_t kJsonArray = 199;
+inline constexpr uint32_t kJsonb = 3802;
+inline constexpr uint32_t kJsonbArray = 3807;
 inline constexpr uint32_t kFloat4 = 700;
 inline constexpr uint32_t kFloat8 = 701;
 inline constexpr uint32_t kUnknown = 705;

@@ -14,6 +14,7 @@
 #include "engine/types/decimal.h"
 #include "engine/types/interval.h"
 #include "engine/types/json_text.h"
+#include "engine/types/jsonb_text.h"
 #include "engine/types/time_zone.h"
 #include "engine/types/timestamp_text.h"
 #include "engine/types/uuid_value.h"
@@ -455,6 +456,7 @@ Value parseValue(std::string_view text, const LogicalType& type, const TimeZone*
         SHOAL_USER_FAIL(SqlState::kStringDataRightTruncation, "value too long for type character varying({})",
                         type.maxLength());
       }
+      if (type.isJsonb()) return Value::varchar(jsonbFromText(text), type);
       if (type.isJson()) requireValidJson(text);
       return Value::varchar(std::string(text), type);
     case TypeId::kChar: {

@@ -369,6 +369,7 @@ ExpressionPtr ExpressionBinder::bindOperator(const pg_query::Node& node) {
   if (auto regex = regexFunction(op)) {
     return bindPatternMatch(*regex, op, std::move(left), std::move(right), location);
   }
+  if (auto json = bindJsonOperator(op, left, right, location)) return std::move(*json);
   failNoOperator(op, left->type(), right->type(), location);
 }
 
@@ -597,6 +598,7 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
       return name == "timestamp" ? LogicalType::timestamp() : LogicalType::timestampTz();
     }
     if (name == "json") return LogicalType::json();
+    if (name == "jsonb") return LogicalType::jsonb();
     if (name == "interval") return LogicalType::interval();
     if (name == "uuid") return LogicalType::uuid();
     if (name == "bytea") return LogicalType::bytea();  // its fields and precision restrict literals only

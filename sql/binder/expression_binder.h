@@ -164,6 +164,14 @@ class ExpressionBinder {
   /// arguments that fit no signature.
   std::optional<engine::ExpressionPtr> bindArrayFunction(std::string_view name,
                                                          std::vector<engine::ExpressionPtr>& arguments, int location);
+  // JSON (json_binding.cpp).
+  /// json -> key/index, ->>, #> path, #>>; nullopt for another operator. Fails with 42883 unless the left side
+  /// is json or jsonb and the right a key, an index or a text[] path.
+  std::optional<engine::ExpressionPtr> bindJsonOperator(std::string_view op, engine::ExpressionPtr& left,
+                                                        engine::ExpressionPtr& right, int location);
+  /// json_typeof, jsonb_typeof, json[b]_extract_path[_text]; nullopt for another name.
+  std::optional<engine::ExpressionPtr> bindJsonFunction(std::string_view name,
+                                                        std::vector<engine::ExpressionPtr>& arguments, int location);
   /// The object identifier type `node` casts to, when it is such a cast (x::regclass).
   static std::optional<ObjectIdentifierType> objectIdentifierCast(const pg_query::Node& node);
   /// Whether `function` is to_regclass(), to_regtype() or another lookup of an object identifier by name.

@@ -256,6 +256,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     return bindCatalogFunction(name, std::move(arguments), *catalog_);
   }
   if (auto array = bindArrayFunction(name, arguments, call.location())) return std::move(*array);
+  if (auto json = bindJsonFunction(name, arguments, call.location())) return std::move(*json);
   if (name == "quote_ident" || name == "quote_literal" || name == "quote_nullable" || name == "format") {
     // quote_ident takes text; the others any value, as its text (format's first argument is text).
     if (arguments.empty() || (name != "format" && arguments.size() != 1)) undefined();
@@ -376,7 +377,12 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
     // PostgreSQL 15).
     const bool boolean = argument->type().id() == TypeId::kBoolean;
     const bool extreme = function == engine::AggregateFunction::kMin || function == engine::AggregateFunction::kMax;
-    const bool unordered = argument->type().id() == TypeId::kUuid || argument->type().id() == TypeId::kBytea;
+    const bool unordered =
+        argument->type().id() == TypeId::kUuid || argument->type().id() == TypeId::kBytea || argument->type().isJson();
+    if (aggregate.distinct) {
+      if (auto reason = uncomparableReason(argument->type(), false))
+        fail(reason->first, call.location(), reason->second);
+    }
     if (booleanAggregate ? !boolean : extreme && (boolean || unordered)) {
       fail(SqlState::kUndefinedFunction, call.location(),
            fmt::format("function {}({}) does not exist", spelled, argument->type().toString()),

@@ -40,6 +40,7 @@ std::span<const std::pair<int64_t, std::string_view>> baseTypeNames() {
       {1700, "numeric"},
       {22, "int2vector"},
       {114, "json"},
+      {3802, "jsonb"},
       {30, "oidvector"},
       // PostgreSQL's pseudo-types, which routines' signatures name (pg_type lists them).
       {32, "pg_ddl_command"},

@@ -7,6 +7,7 @@
 #include "engine/expression/expression_evaluator.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/search_path.h"
+#include "sql/binder/type_coercion.h"
 #include "sql/parser/parsed_script.h"
 #include "sql/plan/expression_rewriting.h"
 #include "sql/plan/plan_walker.h"
@@ -566,6 +567,9 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
     }
     groups.push_back(groupBinder.resolveUnknown(groupBinder.bind(groupNode), location));
   }
+  for (const auto& group : groups) {
+    if (auto reason = uncomparableReason(group->type(), false)) fail(reason->first, -1, reason->second);
+  }
   if (!groupSubqueries.empty()) {
     fail(SqlState::kFeatureNotSupported, -1, "subqueries in GROUP BY are not supported");
   }
@@ -640,6 +644,9 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
         items.push_back({std::move(expression), "?order?", location});
         column = items.size() - 1;
       }
+    }
+    if (auto reason = uncomparableReason(items[*column].expression->type(), true)) {
+      fail(reason->first, location, reason->second);
     }
     orderItems.push_back({*column, ascending, nullsFirst});
   }

@@ -1,8 +1,11 @@
 #include "sql/binder/type_coercion.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "common/check.h"
+#include "common/status.h"
 
 namespace shoal::sql {
 
@@ -83,6 +86,19 @@ LogicalType decimalResultType(char op, const LogicalType& left, const LogicalTyp
     default:
       SHOAL_UNREACHABLE("decimal operator {}", op);
   }
+}
+
+std::optional<std::pair<std::string_view, std::string>> uncomparableReason(const engine::LogicalType& type,
+                                                                           bool ordering) {
+  if (!type.isJson()) return std::nullopt;
+  if (type.isJsonb()) {
+    return std::pair<std::string_view, std::string>{
+        SqlState::kFeatureNotSupported,
+        fmt::format("{} by jsonb values is not supported yet", ordering ? "ordering" : "grouping")};
+  }
+  return std::pair<std::string_view, std::string>{SqlState::kUndefinedFunction,
+                                                  fmt::format("could not identify an {} operator for type {}",
+                                                              ordering ? "ordering" : "equality", type.toString())};
 }
 
 std::optional<LogicalType> comparisonType(const LogicalType& left, const LogicalType& right) {

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "engine/types/logical_type.h"
 
@@ -25,6 +28,12 @@ engine::LogicalType asDecimal(const engine::LogicalType& type);
 bool assignmentCastExists(const engine::LogicalType& from, const engine::LogicalType& to);
 
 /// The common type for comparing two operands, or nullopt when PostgreSQL has no such operator.
+/// Why values of `type` cannot be grouped (or, with `ordering`, sorted), as a SQLSTATE and a message; nullopt
+/// when they can. json has no equality or ordering (42883, as in PostgreSQL); jsonb has both there, compared
+/// by its structure, which Shoal does not do yet (0A000 rather than an order of its text).
+std::optional<std::pair<std::string_view, std::string>> uncomparableReason(const engine::LogicalType& type,
+                                                                           bool ordering);
+
 std::optional<engine::LogicalType> comparisonType(const engine::LogicalType& left, const engine::LogicalType& right);
 
 }  // namespace shoal::sql

@@ -18,6 +18,8 @@
 #include "engine/types/date.h"
 #include "engine/types/decimal.h"
 #include "engine/types/interval.h"
+#include "engine/types/json_text.h"
+#include "engine/types/jsonb_text.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
 #include "engine/types/timestamp_text.h"
@@ -296,7 +298,7 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
         column.kind = Kind::kTimestamp;  // the exact path only
         break;
       case TypeId::kVarchar:
-        column.kind = Kind::kVarchar;
+        column.kind = type.isJson() ? Kind::kTimestamp : Kind::kVarchar;  // json is validated on the exact path
         break;
       case TypeId::kChar:
         column.kind = Kind::kChar;
@@ -550,6 +552,11 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
           SHOAL_USER_FAIL(SqlState::kStringDataRightTruncation, "value too long for type character varying({})",
                           type.maxLength());
         }
+        if (type.isJsonb()) {
+          reinterpret_cast<StringRef*>(values)[row_] = columns_[index].heap->add(engine::jsonbFromText(text));
+          return;
+        }
+        if (type.isJson()) engine::requireValidJson(text);
         reinterpret_cast<StringRef*>(values)[row_] = columns_[index].heap->add(text);
         return;
       case TypeId::kChar: {

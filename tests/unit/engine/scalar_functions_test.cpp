@@ -12,6 +12,7 @@
 #include "engine/expression/expression_evaluator.h"
 #include "engine/expression/like_matcher.h"
 #include "engine/expression/timestamp_functions.h"
+#include "engine/types/array_value.h"
 #include "engine/types/interval.h"
 #include "engine/types/text_format.h"
 #include "engine/types/utf8.h"
@@ -776,6 +777,13 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kMakeTimestamp, LogicalType::timestampTz(), integer(2024), integer(2),
                           integer(29), integer(1), integer(2), real(), zone()));
   examples.push_back(call(ScalarFunction::kToTimestamp, LogicalType::timestampTz(), real()));
+  auto document = [] { return constant(Value::varchar("{\"a\": [1, 2]}", LogicalType::jsonb())); };
+  auto path = [] { return constant(engine::makeArrayValue({}, LogicalType::array(LogicalType::text()))); };
+  examples.push_back(call(ScalarFunction::kJsonGet, LogicalType::jsonb(), document(), text("a")));
+  examples.push_back(call(ScalarFunction::kJsonGetText, LogicalType::text(), document(), integer(0)));
+  examples.push_back(call(ScalarFunction::kJsonPath, LogicalType::jsonb(), document(), path()));
+  examples.push_back(call(ScalarFunction::kJsonPathText, LogicalType::text(), document(), path()));
+  examples.push_back(call(ScalarFunction::kJsonTypeOf, LogicalType::text(), document()));
   return examples;
 }
 
@@ -789,7 +797,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "to_timestamp(2.5)");
+  ASSERT_EQ(examples.back()->toString(), "json_typeof('{\"a\": [1, 2]}')");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
