@@ -7,6 +7,7 @@
 #include "engine/expression/vector_loops.h"
 #include "engine/types/array_value.h"
 #include "engine/types/decimal.h"
+#include "engine/types/json_parser.h"
 #include "engine/types/json_text.h"
 #include "engine/types/jsonb_text.h"
 #include "engine/types/text_format.h"
@@ -206,6 +207,46 @@ void castFromText(const Vector& input, Vector& out, const TimeZone* zone) {
   }
 }
 
+/// jsonb scalars to numbers and booleans, as PostgreSQL 15's jsonb casts: a number is read as numeric and then
+/// cast (so 1.50::int rounds to 2), true/false become booleans; any other kind fails with 22023.
+void castFromJsonb(const Vector& input, Vector& out) {
+  const LogicalType& target = out.type();
+  const bool toBoolean = target.id() == TypeId::kBoolean;
+  for (size_t row = 0; row < input.size(); ++row) {
+    if (input.isNull(row)) {
+      out.setNull(row, true);
+      continue;
+    }
+    const std::string_view text = input.data<StringRef>()[row].view();
+    const JsonKind kind = jsonKindOf(text);
+    if (kind != (toBoolean ? JsonKind::kBoolean : JsonKind::kNumber)) {
+      SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "cannot cast jsonb {} to type {}",
+                      kind == JsonKind::kNumber ? "numeric" : jsonKindName(kind),
+                      target.id() == TypeId::kDecimal ? "numeric" : target.toString());
+    }
+    if (toBoolean) {
+      out.data<uint8_t>()[row] = text == "true";
+      continue;
+    }
+    // jsonb prints numbers as numeric does: plain digits, a point, no exponent.
+    const size_t point = text.find('.');
+    const size_t scale = point == std::string_view::npos ? 0 : text.size() - point - 1;
+    const size_t digits = text.size() - (text[0] == '-' ? 1 : 0) - (point == std::string_view::npos ? 0 : 1);
+    if (digits > LogicalType::kMaxDecimalPrecision) {
+      // Wider than DECIMAL holds: as a double (integer targets then fail with their out-of-range error).
+      Vector wide(LogicalType::doublePrecision(), 1);
+      wide.setValue(0, parseValue(text, LogicalType::doublePrecision()));
+      out.setValue(row, castVector(wide, target).getValue(0));
+      continue;
+    }
+    const LogicalType exact =
+        LogicalType::decimal(static_cast<int>(std::max<size_t>(digits, 1)), static_cast<int>(scale));
+    Vector one(exact, 1);
+    one.setValue(0, parseValue(text, exact));
+    out.setValue(row, castVector(one, target).getValue(0));
+  }
+}
+
 }  // namespace
 
 bool isCastSupported(const LogicalType& from, const LogicalType& to) {
@@ -218,6 +259,7 @@ bool isCastSupported(const LogicalType& from, const LogicalType& to) {
   }
   // json comes from text (and is checked) and goes to text, as in PostgreSQL.
   if (to.isJson()) return from.isString() || from.id() == TypeId::kUnknown;
+  if (from.isJsonb() && !from.isArray() && (to.isNumeric() || to.id() == TypeId::kBoolean)) return true;
   if (from.isJson()) return to.isString();
   if (from.id() == to.id() || from.id() == TypeId::kUnknown || from.isString() || to.isString()) {
     return true;
@@ -249,6 +291,10 @@ Vector castVector(const Vector& input, const LogicalType& target, const TimeZone
         if (!out.isNull(row)) requireValidJson(out.data<StringRef>()[row].view());
       }
     }
+    return out;
+  }
+  if (from.isJsonb() && !from.isArray()) {
+    castFromJsonb(input, out);
     return out;
   }
   if (from.isString() || from.id() == TypeId::kUnknown) {

@@ -410,6 +410,8 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kJsonPath:
     case ScalarFunction::kJsonPathText:
     case ScalarFunction::kJsonTypeOf:
+    case ScalarFunction::kJsonbCompare:
+    case ScalarFunction::kJsonbSortKey:
       return evaluateJsonAccess(function.function(), function.type(), argumentVectors, input.size());
     case ScalarFunction::kConcatValues:
     case ScalarFunction::kConcatWithSeparator:

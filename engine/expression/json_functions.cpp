@@ -8,6 +8,7 @@
 #include "engine/types/array_value.h"
 #include "engine/types/json_parser.h"
 #include "engine/types/json_text.h"
+#include "engine/types/jsonb_text.h"
 
 namespace shoal::engine {
 namespace {
@@ -120,6 +121,14 @@ Vector evaluateJsonAccess(ScalarFunction function, const LogicalType& resultType
     text = text.substr(first == std::string_view::npos ? text.size() : first);
     if (function == ScalarFunction::kJsonTypeOf) {
       out.setString(row, jsonKindName(jsonKindOf(text)));
+      continue;
+    }
+    if (function == ScalarFunction::kJsonbSortKey) {
+      out.setString(row, jsonbSortKey(text));
+      continue;
+    }
+    if (function == ScalarFunction::kJsonbCompare) {
+      out.data<int32_t>()[row] = compareJsonb(text, arguments[1]->data<StringRef>()[row].view());
       continue;
     }
     std::optional<std::string_view> found;

@@ -16,7 +16,8 @@ Vector evaluateJsonBuildObject(std::span<const Vector* const> arguments, size_t 
 /// ->, ->>, #>, #>> and json_typeof over json or jsonb text, as PostgreSQL 15 answers them: a missing key, an
 /// index outside the array (negative ones count from the end) or a step into a scalar gives NULL; ->> and #>>
 /// give a string's decoded text and NULL for JSON null; an empty #> path gives the value itself. The result
-/// of -> and #> is the value's own text: as written for json, as jsonb prints it for jsonb.
+/// of -> and #> is the value's own text: as written for json, as jsonb prints it for jsonb. jsonb_cmp orders
+/// two jsonb values (compareJsonb); jsonb_sort_key gives jsonbSortKey's bytes.
 Vector evaluateJsonAccess(ScalarFunction function, const LogicalType& resultType,
                           std::span<const Vector* const> arguments, size_t numRows);
 

@@ -228,6 +228,10 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "#>>";
     case ScalarFunction::kJsonTypeOf:
       return "json_typeof";
+    case ScalarFunction::kJsonbCompare:
+      return "jsonb_cmp";
+    case ScalarFunction::kJsonbSortKey:
+      return "jsonb_sort_key";
   }
   return "?";
 }
@@ -311,6 +315,8 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kMakeTimestamp:
     case ScalarFunction::kToTimestamp:
     case ScalarFunction::kJsonTypeOf:
+    case ScalarFunction::kJsonbCompare:
+    case ScalarFunction::kJsonbSortKey:
       return false;
     default:
       return true;

@@ -196,10 +196,14 @@ enum class ScalarFunction {
   kJsonPathText,
   // json_typeof(json) / jsonb_typeof(jsonb) -> TEXT.
   kJsonTypeOf,
+  // jsonb_cmp(jsonb, jsonb) -> INTEGER (-1, 0, 1): the binder compares jsonb values through it (jsonb_text.h).
+  kJsonbCompare,
+  // jsonb_sort_key(jsonb) -> BYTEA whose byte order is jsonb's: what ORDER BY of a jsonb sorts on.
+  kJsonbSortKey,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kJsonTypeOf;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kJsonbSortKey;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

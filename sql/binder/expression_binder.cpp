@@ -469,6 +469,9 @@ ExpressionPtr ExpressionBinder::bindComparison(ScalarFunction function, Expressi
   } else if (isUnknown(right)) {
     right = coerce(std::move(right), left->type(), location);
   }
+  if (left->type().isJsonb() && !left->type().isArray() && right->type() == left->type()) {
+    return bindJsonbComparison(function, std::move(left), std::move(right));
+  }
   // A numeric constant that a DECIMAL column's type holds exactly takes that type, so the
   // column is compared as stored instead of being cast on every row (l_discount > 0.05).
   auto absorbConstant = [](ExpressionPtr& constant, const ExpressionPtr& other) {

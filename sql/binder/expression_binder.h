@@ -169,6 +169,9 @@ class ExpressionBinder {
   /// is json or jsonb and the right a key, an index or a text[] path.
   std::optional<engine::ExpressionPtr> bindJsonOperator(std::string_view op, engine::ExpressionPtr& left,
                                                         engine::ExpressionPtr& right, int location);
+  /// jsonb op jsonb, through jsonb_cmp: PostgreSQL orders jsonb by structure, not by its text.
+  engine::ExpressionPtr bindJsonbComparison(engine::ScalarFunction comparison, engine::ExpressionPtr left,
+                                            engine::ExpressionPtr right);
   /// json_typeof, jsonb_typeof, json[b]_extract_path[_text]; nullopt for another name.
   std::optional<engine::ExpressionPtr> bindJsonFunction(std::string_view name,
                                                         std::vector<engine::ExpressionPtr>& arguments, int location);

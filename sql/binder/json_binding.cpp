@@ -53,6 +53,16 @@ std::optional<ExpressionPtr> ExpressionBinder::bindJsonOperator(std::string_view
   return functionOf(asText ? ScalarFunction::kJsonGetText : ScalarFunction::kJsonGet, resultType, std::move(arguments));
 }
 
+ExpressionPtr ExpressionBinder::bindJsonbComparison(ScalarFunction comparison, ExpressionPtr left,
+                                                    ExpressionPtr right) {
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(std::move(left));
+  arguments.push_back(std::move(right));
+  return makeFunction(comparison, LogicalType::boolean(),
+                      functionOf(ScalarFunction::kJsonbCompare, LogicalType::integer(), std::move(arguments)),
+                      constantOf(engine::Value::integer(0)));
+}
+
 std::optional<ExpressionPtr> ExpressionBinder::bindJsonFunction(std::string_view name,
                                                                 std::vector<ExpressionPtr>& arguments, int location) {
   const bool typeOf = name == "json_typeof" || name == "jsonb_typeof";

@@ -6,6 +6,7 @@
 
 #include "engine/expression/expression_evaluator.h"
 #include "pg_query/pg_query.pb.h"
+#include "sql/binder/expression_builders.h"
 #include "sql/binder/search_path.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/parser/parsed_script.h"
@@ -602,6 +603,11 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   ExpressionBinder orderBinder = makeBinder(orderSubqueries, "ORDER BY");
   orderBinder.setAggregateSink(aggregateSink);
   bool distinct = select.distinct_clause_size() > 0;
+  for (size_t i = 0; distinct && i < visibleColumns; ++i) {
+    if (auto reason = uncomparableReason(items[i].expression->type(), false)) {
+      fail(reason->first, items[i].location, reason->second);
+    }
+  }
   for (const auto& sortNode : select.sort_clause()) {
     const auto& sortBy = sortNode.sort_by();
     if (sortBy.sortby_dir() == pg_query::SORTBY_USING) {
@@ -645,7 +651,14 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
         column = items.size() - 1;
       }
     }
-    if (auto reason = uncomparableReason(items[*column].expression->type(), true)) {
+    const LogicalType& keyType = items[*column].expression->type();
+    if (keyType.isJsonb() && !keyType.isArray() && !distinct) {
+      // jsonb sorts by structure: on bytes that order as it does.
+      items.push_back({makeFunction(engine::ScalarFunction::kJsonbSortKey, LogicalType::bytea(),
+                                    copyExpression(*items[*column].expression)),
+                       "?order?", location});
+      column = items.size() - 1;
+    } else if (auto reason = uncomparableReason(keyType, true)) {
       fail(reason->first, location, reason->second);
     }
     orderItems.push_back({*column, ascending, nullsFirst});

@@ -784,6 +784,8 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kJsonPath, LogicalType::jsonb(), document(), path()));
   examples.push_back(call(ScalarFunction::kJsonPathText, LogicalType::text(), document(), path()));
   examples.push_back(call(ScalarFunction::kJsonTypeOf, LogicalType::text(), document()));
+  examples.push_back(call(ScalarFunction::kJsonbCompare, LogicalType::integer(), document(), document()));
+  examples.push_back(call(ScalarFunction::kJsonbSortKey, LogicalType::bytea(), document()));
   return examples;
 }
 
@@ -797,7 +799,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "json_typeof('{\"a\": [1, 2]}')");
+  ASSERT_EQ(examples.back()->toString(), "jsonb_sort_key('{\"a\": [1, 2]}')");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
