@@ -840,6 +840,7 @@ LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
   if (!select.all()) {
     auto aggregate = std::make_unique<LogicalAggregate>();
     for (auto& column : output) {
+      if (auto reason = uncomparableReason(column.type, false)) fail(reason->first, -1, reason->second);
       aggregate->groups.push_back(columnRef(column));
       aggregate->groupIds.push_back(ids_.next());
       aggregate->groupNames.push_back(column.name);
@@ -876,8 +877,14 @@ LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
         fail(SqlState::kFeatureNotSupported, location,
              "ORDER BY on a UNION result must name an output column or its position");
       }
-      sort->keys.push_back(
-          {columnRef(output[*column]), sortBy.sortby_dir() != pg_query::SORTBY_DESC, sortsNullsFirst(sortBy)});
+      const LogicalType& keyType = output[*column].type;
+      ExpressionPtr key = columnRef(output[*column]);
+      if (keyType.isJsonb() && !keyType.isArray()) {
+        key = makeFunction(engine::ScalarFunction::kJsonbSortKey, LogicalType::bytea(), std::move(key));
+      } else if (auto reason = uncomparableReason(keyType, true)) {
+        fail(reason->first, location, reason->second);
+      }
+      sort->keys.push_back({std::move(key), sortBy.sortby_dir() != pg_query::SORTBY_DESC, sortsNullsFirst(sortBy)});
     }
     sort->children.push_back(std::move(plan));
     plan = std::move(sort);
