@@ -233,11 +233,10 @@ void castFromJsonb(const Vector& input, Vector& out) {
     const size_t scale = point == std::string_view::npos ? 0 : text.size() - point - 1;
     const size_t digits = text.size() - (text[0] == '-' ? 1 : 0) - (point == std::string_view::npos ? 0 : 1);
     if (digits > LogicalType::kMaxDecimalPrecision) {
-      // Wider than DECIMAL holds: as a double (integer targets then fail with their out-of-range error).
-      Vector wide(LogicalType::doublePrecision(), 1);
-      wide.setValue(0, parseValue(text, LogicalType::doublePrecision()));
-      out.setValue(row, castVector(wide, target).getValue(0));
-      continue;
+      // A double would round it, and a rounded number can cast to another integer: refused, not approximated.
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
+                      "casting a jsonb number of more than {} digits is not supported yet: {}",
+                      LogicalType::kMaxDecimalPrecision, text.substr(0, 60));
     }
     const LogicalType exact =
         LogicalType::decimal(static_cast<int>(std::max<size_t>(digits, 1)), static_cast<int>(scale));

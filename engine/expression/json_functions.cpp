@@ -115,10 +115,11 @@ Vector evaluateJsonAccess(ScalarFunction function, const LogicalType& resultType
       out.setNull(row, true);
       continue;
     }
-    // json keeps its text as written: the value starts after any whitespace.
+    // json keeps its text as written: the value lies between any whitespace.
     std::string_view text = json.data<StringRef>()[row].view();
     const size_t first = text.find_first_not_of(" \t\n\r");
-    text = text.substr(first == std::string_view::npos ? text.size() : first);
+    text = first == std::string_view::npos ? std::string_view{}
+                                           : text.substr(first, text.find_last_not_of(" \t\n\r") + 1 - first);
     if (function == ScalarFunction::kJsonTypeOf) {
       out.setString(row, jsonKindName(jsonKindOf(text)));
       continue;

@@ -352,6 +352,9 @@ std::optional<std::string_view> jsonArrayElement(std::string_view array, int64_t
 std::optional<std::string_view> jsonPathStep(std::string_view value, std::string_view step) {
   if (jsonKindOf(value) == JsonKind::kObject) return jsonObjectField(value, step);
   if (jsonKindOf(value) != JsonKind::kArray) return std::nullopt;
+  // PostgreSQL reads the index with strtol: leading whitespace and a + sign are allowed.
+  while (!step.empty() && (step[0] == ' ' || (step[0] >= '\t' && step[0] <= '\r'))) step.remove_prefix(1);
+  if (step.size() > 1 && step[0] == '+' && step[1] != '-') step.remove_prefix(1);
   int64_t index = 0;
   auto [end, error] = std::from_chars(step.data(), step.data() + step.size(), index);
   if (error != std::errc() || end != step.data() + step.size()) return std::nullopt;

@@ -503,6 +503,13 @@ ExpressionPtr ExpressionBinder::bindComparison(ScalarFunction function, Expressi
 }
 
 ExpressionPtr ExpressionBinder::bindConcat(ExpressionPtr left, ExpressionPtr right, int location) {
+  // jsonb || jsonb merges values (not built yet); json has no ||. Never their texts joined.
+  if (left->type().isJson() || right->type().isJson()) {
+    if (left->type().isJsonb() || right->type().isJsonb()) {
+      fail(SqlState::kFeatureNotSupported, location, "jsonb || jsonb is not supported yet");
+    }
+    failNoOperator("||", left->type(), right->type(), location);
+  }
   // bytea || bytea joins the bytes (an untyped side is bytea too).
   auto isBytes = [](const ExpressionPtr& e) { return e->type().id() == TypeId::kBytea || isUnknown(e); };
   if ((left->type().id() == TypeId::kBytea || right->type().id() == TypeId::kBytea) && isBytes(left) &&

@@ -448,6 +448,12 @@ std::vector<SortKey> ExpressionBinder::bindAggregateOrder(const pg_query::FuncCa
       fail(SqlState::kInvalidColumnReference, location,
            "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
     }
+    if (key->type().isJsonb() && !distinct) {
+      // jsonb orders by structure: on bytes that order as it does.
+      key = makeFunction(ScalarFunction::kJsonbSortKey, LogicalType::bytea(), std::move(key));
+    } else if (auto reason = uncomparableReason(key->type(), true)) {
+      fail(reason->first, location, reason->second);
+    }
     bool ascending = sortBy.sortby_dir() != pg_query::SORTBY_DESC;
     bool nullsFirst = sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_DEFAULT
                           ? !ascending

@@ -15,6 +15,7 @@
 #include "engine/expression/numeric_variance.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/expression_builders.h"
+#include "sql/binder/type_coercion.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
@@ -181,6 +182,8 @@ ExpressionPtr ExpressionBinder::bindOrderedSetAggregate(const pg_query::Node& no
     value = coerce(std::move(value), LogicalType::doublePrecision(), location);
   } else if (value->type().isArray()) {
     fail(SqlState::kFeatureNotSupported, location, "ordering by an array is not supported");
+  } else if (auto reason = uncomparableReason(value->type(), true)) {
+    fail(reason->first, location, reason->second);
   }
   AggregateCall aggregate;
   aggregate.function = function;

@@ -1,7 +1,7 @@
 """Story: SQLAlchemy reflects a table's columns with a query that builds each identity column's options with
 json_build_object, and a dashboard builds JSON from a table's rows. Shoal answers json_build_object and the json
 type (text holding one valid JSON value, checked as it enters) as PostgreSQL 15 does, over rows spread across
-two workers; json columns in tables are not supported yet."""
+two workers; a table keeps json and jsonb columns (types_json.test has their operators)."""
 
 import pytest
 
@@ -47,6 +47,15 @@ def test_json_answers_as_postgresql(both, sql):
     assert answer(shoal, sql) == answer(postgres, sql)
 
 
-def test_json_columns_are_refused_for_now(both):
-    shoal, _ = both
-    assert answer(shoal, "CREATE TABLE json_docs (doc json)") == ("error", "0A000")
+def test_json_columns_hold_documents_as_postgresql(both):
+    statements = ["DROP TABLE IF EXISTS json_docs", "CREATE TABLE json_docs (id integer, doc json, body jsonb)",
+                  "INSERT INTO json_docs VALUES (1, '{\"id\": 1, \"name\": \"bolt\"}', '{\"name\": \"bolt\", \"id\": 1}'), "
+                  "(2, ' [1, 2.50] ', '[1, 2.50, {\"b\": 1, \"a\": null}]'), (3, NULL, 'null'), "
+                  "(4, '\"t\\u00e9\"', '\"t\\u00e9\"')"]
+    answers = []
+    for conninfo in both:
+        for statement in statements:
+            assert answer(conninfo, statement)[0] != "error", statement
+        answers.append(answer(conninfo, "SELECT id, doc::text, body::text, body ->> 'name' FROM json_docs ORDER BY id"))
+        answer(conninfo, "DROP TABLE json_docs")
+    assert answers[0] == answers[1]
