@@ -45,9 +45,18 @@ void appendUtf8(uint32_t code, std::string& out) {
   }
 }
 
-[[noreturn]] void failSurrogate(std::string_view detail) {
+[[noreturn]] void failJsonSyntax(std::string_view detail) {
   throw ShoalError(Status(SqlState::kInvalidTextRepresentation, "invalid input syntax for type json")
                        .withDetail(std::string(detail)));
+}
+
+/// Where the token that starts at `position` ends: at whitespace or JSON punctuation.
+size_t tokenEnd(std::string_view text, size_t position) {
+  while (position < text.size() && !isJsonSpace(text[position]) &&
+         std::string_view("{}[],:\"").find(text[position]) == std::string_view::npos) {
+    ++position;
+  }
+  return position;
 }
 
 /// Calls `visit(valueText)` for each element of an array, or `visit(valueText, keyText)` for each member of
@@ -89,8 +98,7 @@ std::string_view jsonKindName(JsonKind kind) {
 }
 
 void JsonReader::fail(std::string_view detail) const {
-  throw ShoalError(Status(SqlState::kInvalidTextRepresentation, "invalid input syntax for type json")
-                       .withDetail(std::string(detail)));
+  failJsonSyntax(detail);
 }
 
 void JsonReader::skipSpace() {
@@ -111,11 +119,7 @@ std::string_view JsonReader::wholeValue() {
   skipSpace();
   if (!atEnd()) {
     // PostgreSQL names the token that follows: a word, or one character.
-    size_t end = position_;
-    while (end < text_.size() && !isJsonSpace(text_[end]) &&
-           std::string_view("{}[],:\"").find(text_[end]) == std::string_view::npos) {
-      ++end;
-    }
+    const size_t end = tokenEnd(text_, position_);
     fail(fmt::format("Token \"{}\" is invalid.", text_.substr(position_, std::max<size_t>(end - position_, 1))));
   }
   return value;
@@ -203,11 +207,7 @@ void JsonReader::readString() {
 void JsonReader::readNumber() {
   // The token runs to the next delimiter; then it must be -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
   const size_t begin = position_;
-  size_t end = position_;
-  while (end < text_.size() && !isJsonSpace(text_[end]) &&
-         std::string_view("{}[],:\"").find(text_[end]) == std::string_view::npos) {
-    ++end;
-  }
+  const size_t end = tokenEnd(text_, position_);
   std::string_view token = text_.substr(begin, end - begin);
   size_t i = 0;
   auto digits = [&] {
@@ -236,11 +236,7 @@ void JsonReader::readNumber() {
 }
 
 void JsonReader::readWord() {
-  size_t end = position_;
-  while (end < text_.size() && !isJsonSpace(text_[end]) &&
-         std::string_view("{}[],:\"").find(text_[end]) == std::string_view::npos) {
-    ++end;
-  }
+  const size_t end = tokenEnd(text_, position_);
   std::string_view word = text_.substr(position_, end - position_);
   if (word != "true" && word != "false" && word != "null") {
     if (word.empty()) fail(fmt::format("Expected JSON value, but found \"{}\".", text_.substr(position_, 1)));
@@ -311,9 +307,9 @@ std::string decodeJsonString(std::string_view quoted) {
               break;
             }
           }
-          failSurrogate("Unicode low surrogate must follow a high surrogate.");
+          failJsonSyntax("Unicode low surrogate must follow a high surrogate.");
         }
-        if (code >= 0xDC00 && code <= 0xDFFF) failSurrogate("Unicode low surrogate must follow a high surrogate.");
+        if (code >= 0xDC00 && code <= 0xDFFF) failJsonSyntax("Unicode low surrogate must follow a high surrogate.");
         if (code == 0) {
           throw ShoalError(Status(kUntranslatableCharacter, "unsupported Unicode escape sequence")
                                .withDetail("\\u0000 cannot be converted to text."));

@@ -129,10 +129,6 @@ std::string jsonbFromText(std::string_view text) {
   return out;
 }
 
-}  // namespace shoal::engine
-
-namespace shoal::engine {
-
 namespace {
 
 /// The items of a container's text: elements, or keys and values.
