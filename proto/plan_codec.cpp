@@ -74,6 +74,7 @@ Value decodeValue(const ValueProto& proto) {
         case TypeId::kBigInt:
         case TypeId::kTimestamp:
         case TypeId::kTimestampTz:
+        case TypeId::kTime:
           return Value::ofInt64(type, proto.int64());
         case TypeId::kDecimal:
           return Value::decimal(type, proto.int64());

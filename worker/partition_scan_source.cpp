@@ -21,6 +21,7 @@ std::optional<int> compareExact(const engine::Value& a, const engine::Value& b) 
     case engine::TypeId::kBigInt:
     case engine::TypeId::kTimestamp:
     case engine::TypeId::kTimestampTz:
+    case engine::TypeId::kTime:
     case engine::TypeId::kDecimal: {
       auto exact = [](const engine::Value& value) -> engine::int128_t {
         if (value.type().id() == engine::TypeId::kDecimal) return value.asDecimal();

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/status.h"
+#include "engine/expression/random_values.h"
 #include "proto/control.grpc.pb.h"
 #include "proto/control_protocol.h"
 #include "proto/data_channel.h"
@@ -72,6 +73,7 @@ void Worker::start() {
     spdlog::info("recovered {} table partition(s), {} rows, from {}", storage_->partitions().size(), recoveredRows,
                  options_.dataDir);
   drainGate_ = std::make_unique<DrainGate>(options_.nodeName);
+  engine::setRandomStreamSalt(std::hash<std::string>{}(options_.nodeName) | 1);
   // `shoal worker --drain` asks over gRPC; the main thread drains as it does on SIGTERM.
   service_ = std::make_unique<WorkerControlService>(options_.nodeName, *drainGate_, [] { ::kill(getpid(), SIGTERM); });
   dispatcher_ = std::make_unique<scheduler::Dispatcher>(options_.threads, topology);

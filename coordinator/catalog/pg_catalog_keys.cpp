@@ -36,7 +36,7 @@ constexpr OperatorClass kOperatorClasses[] = {
     {3123, "float8_ops", 1970, 701},      {3124, "int8_ops", 1976, 20},       {3125, "numeric_ops", 1988, 1700},
     {3126, "text_ops", 1994, 25},         {10003, "bool_ops", 424, 16},       {10004, "bpchar_ops", 426, 1042},
     {3127, "timestamptz_ops", 434, 1184}, {3128, "timestamp_ops", 434, 1114}, {10022, "interval_ops", 1982, 1186},
-    {10065, "uuid_ops", 2968, 2950},      {10006, "bytea_ops", 428, 17},
+    {10065, "uuid_ops", 2968, 2950},      {10006, "bytea_ops", 428, 17},      {10038, "time_ops", 1996, 1083},
 };
 
 /// The OID of the default btree operator class of a column type.

@@ -10,7 +10,7 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 33> kTypes{{
+constexpr std::array<PostgresTypeFacts, 35> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
     {17, "bytea", "bytea", -1, false, 'U', false, 0, 'i', 'x', false, "byteain", "byteaout", "bytearecv", "byteasend",
@@ -57,6 +57,10 @@ constexpr std::array<PostgresTypeFacts, 33> kTypes{{
      "-", "-"},
     {1182, "_date", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "-", "-", 1082},
+    {1083, "time", "time without time zone", 8, true, 'D', false, 1183, 'd', 'p', false, "time_in", "time_out",
+     "time_recv", "time_send", "timetypmodin", "timetypmodout"},
+    {1183, "_time", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "timetypmodin", "timetypmodout", 1083},
     {1114, "timestamp", "timestamp without time zone", 8, true, 'D', false, 1115, 'd', 'p', false, "timestamp_in",
      "timestamp_out", "timestamp_recv", "timestamp_send", "timestamptypmodin", "timestamptypmodout"},
     {1115, "_timestamp", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
@@ -178,6 +182,7 @@ InformationSchemaSizes informationSchemaSizes(const engine::LogicalType& type) {
       return sizes;
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kTime:
     case TypeId::kInterval:
       sizes.datetimePrecision = 6;
       return sizes;

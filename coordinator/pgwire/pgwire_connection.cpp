@@ -278,7 +278,7 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
     // PostgreSQL's default database is the one named like the user.
     std::string database = parameters["database"].empty() ? parameters["user"] : parameters["database"];
     session_ = std::make_unique<Session>(
-        server_.cluster(), sql::SessionInfo{parameters["user"], std::move(database), processId_, {}, {}, {}});
+        server_.cluster(), sql::SessionInfo{parameters["user"], std::move(database), processId_, {}, {}, {}, {}, {}});
     // `options` (-c name=value ...) first, as PostgreSQL applies it: a setting of its own in the packet wins.
     // Unlike those, a bad one ends the connection, as it does on PostgreSQL.
     try {
@@ -384,6 +384,14 @@ std::string PgwireConnection::textOf(const PreparedStatement& statement) {
   return std::string(statement.script->statementText(statement.statementIndex));
 }
 
+namespace {
+
+[[noreturn]] void failCanceled() {
+  throw ShoalError(Status(SqlState::kQueryCanceled, "canceling statement due to user request"));
+}
+
+}  // namespace
+
 void PgwireConnection::throwAsTimeoutIfItWas(const StatementTimer& timer, const ShoalError& error) {
   if (timer.fired() && error.status().sqlState() == SqlState::kQueryCanceled) {
     throw ShoalError(Status(SqlState::kQueryCanceled, "canceling statement due to statement timeout"));
@@ -476,6 +484,8 @@ size_t PgwireConnection::sendDataRows(QueryResult& result, size_t maxRows, const
         break;
       }
     }
+    // A result computed within the statement timeout may still take long to send (ten million rows).
+    if (session_->cancelRequested()) failCanceled();
     const engine::Chunk& chunk = *partialChunk;
     for (; partialRow < chunk.size() && (maxRows == 0 || sent < maxRows); ++partialRow) {
       writer_.begin('D');
@@ -525,6 +535,7 @@ size_t PgwireConnection::sendCopyOut(QueryResult& result, const sql::CopyFormat&
   }
   size_t sent = 0;
   while (auto chunk = result.nextChunk()) {
+    if (session_->cancelRequested()) failCanceled();
     for (size_t row = 0; row < chunk->size(); ++row) {
       lines.appendRow(*chunk, row, line);
       sendLine();
@@ -554,6 +565,7 @@ size_t PgwireConnection::sendBinaryCopyOut(QueryResult& result) {
   };
   size_t sent = 0;
   while (auto chunk = result.nextChunk()) {
+    if (session_->cancelRequested()) failCanceled();
     for (size_t row = 0; row < chunk->size(); ++row) {
       beginRow();
       writer_.writeInt16(numColumns);

@@ -229,6 +229,7 @@ void writeField(const engine::Vector& column, size_t row, WireFormat format, Mes
       writer.writeInt32(column.data<int32_t>()[row] - kPostgresEpochOffsetDays);
       break;
     case TypeId::kBigInt:
+    case TypeId::kTime:  // time_send: microseconds since midnight
       writer.writeInt32(8);
       writer.writeInt64(column.data<int64_t>()[row]);
       break;
@@ -309,6 +310,14 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
     case TypeId::kTimestampTz:
       if (bytes.size() != 8) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary timestamp");
       return Value::ofInt64(type, fromPostgresEpoch(readBinaryInteger(bytes)));
+    case TypeId::kTime: {
+      if (bytes.size() != 8) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary time");
+      const int64_t micros = readBinaryInteger(bytes);
+      if (micros < 0 || micros > engine::kMicrosPerDay) {
+        SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "time out of range");
+      }
+      return Value::time(micros);
+    }
     case TypeId::kDouble:
       if (bytes.size() == 4) return Value::doublePrecision(std::bit_cast<float>(reader.readInt32()));
       if (bytes.size() == 8) return Value::doublePrecision(std::bit_cast<double>(readBinaryInteger(bytes)));

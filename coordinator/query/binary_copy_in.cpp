@@ -89,6 +89,7 @@ size_t fixedWidth(const engine::LogicalType& type) {
     case engine::TypeId::kDouble:
     case engine::TypeId::kTimestamp:
     case engine::TypeId::kTimestampTz:
+    case engine::TypeId::kTime:
       return 8;
     case engine::TypeId::kInterval:
     case engine::TypeId::kUuid:

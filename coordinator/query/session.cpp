@@ -8,6 +8,7 @@
 #include "coordinator/query/tpch_loader.h"
 #include "engine/expression/cast.h"
 #include "engine/expression/expression_evaluator.h"
+#include "engine/expression/random_values.h"
 #include "sql/binder/binder.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/optimizer/optimizer.h"
@@ -34,10 +35,16 @@ bool writes(const sql::BoundStatement& statement) {
       statement.command);
 }
 
-sql::SessionInfo withSettings(sql::SessionInfo session, const SessionSettings& settings, const SessionClock& clock) {
+sql::SessionInfo withSettings(sql::SessionInfo session, const SessionSettings& settings, SessionClock& clock) {
   session.setting = [&settings](std::string_view name) { return settings.show(name); };
   session.transactionStart = [&clock] { return clock.transactionStart; };
   session.statementStart = [&clock] { return clock.statementStart; };
+  session.setRandomSeed = [&clock](uint64_t seed) { clock.randomSeed = seed; };
+  session.nextRandomSeed = [&clock] {
+    const uint64_t seed = clock.randomSeed;
+    if (seed != 0) clock.randomSeed = engine::nextRandomSeed(seed);
+    return seed;
+  };
   return session;
 }
 

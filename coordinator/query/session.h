@@ -48,6 +48,8 @@ struct PreparedStatement {
 struct SessionClock {
   int64_t transactionStart = 0;
   int64_t statementStart = 0;
+  /// setseed()'s state: the seed of the next statement's random(), 0 when unseeded (random_values.h).
+  uint64_t randomSeed = 0;
 };
 
 /// What running one statement produced.
@@ -122,6 +124,8 @@ class Session {
 
   /// Asks the running query to stop (from the cancel-request thread).
   void requestCancel() { cancelRequested_.store(true); }
+  /// A cancel or statement timeout arrived for the running statement; sending its rows checks it too.
+  bool cancelRequested() const { return cancelRequested_.load(); }
 
  private:
   StatementOutcome runTransaction(const sql::TransactionCommand& command, const std::string& tag);

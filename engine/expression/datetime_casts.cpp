@@ -2,6 +2,7 @@
 
 #include "common/status.h"
 #include "engine/expression/vector_loops.h"
+#include "engine/types/interval.h"
 #include "engine/types/time_zone.h"
 
 namespace shoal::engine {
@@ -30,7 +31,16 @@ int64_t roundTimestampToPrecision(int64_t micros, int precision) {
 }
 
 bool isDateTimeCast(const LogicalType& from, const LogicalType& to) {
+  if (to.id() == TypeId::kTime) {
+    return from.id() == TypeId::kTimestamp || from.id() == TypeId::kTimestampTz || from.id() == TypeId::kInterval;
+  }
+  if (from.id() == TypeId::kTime) return to.id() == TypeId::kInterval;
   return from.isDateTime() && to.isDateTime() && from.id() != to.id();
+}
+
+int64_t timeOfDay(int64_t localMicros) {
+  const int64_t micros = localMicros % kMicrosPerDay;
+  return micros < 0 ? micros + kMicrosPerDay : micros;
 }
 
 void castDateTime(const Vector& input, Vector& out, const TimeZone& zone) {
@@ -38,7 +48,22 @@ void castDateTime(const Vector& input, Vector& out, const TimeZone& zone) {
   const TypeId to = out.type().id();
   auto localOf = [&](int64_t utc) { return isInfinite(utc) ? utc : utc + zone.offsetAt(utc) * kMicrosPerSecond; };
   auto utcOf = [&](int64_t local) { return isInfinite(local) ? local : zone.localToUtc(local); };
-  if (from == TypeId::kDate) {
+  if (from == TypeId::kTime) {
+    unaryLoop<int64_t, int128_t>(input, out, [](int64_t micros) { return packInterval(Interval{0, 0, micros}); });
+  } else if (from == TypeId::kInterval) {
+    // The interval's time part, wrapped into a day; its days and months do not count.
+    unaryLoop<int128_t, int64_t>(input, out, [](int128_t packed) { return timeOfDay(unpackInterval(packed).micros); });
+  } else if (to == TypeId::kTime) {
+    // A timestamp's local time of day; infinity has none (NULL, as in PostgreSQL).
+    const bool zoned = from == TypeId::kTimestampTz;
+    unaryLoop<int64_t, int64_t>(input, out, [&](int64_t micros) {
+      return isInfinite(micros) ? 0 : timeOfDay(zoned ? localOf(micros) : micros);
+    });
+    const int64_t* values = input.data<int64_t>();
+    for (size_t row = 0; row < input.size(); ++row) {
+      if (!input.isNull(row) && isInfinite(values[row])) out.setNull(row, true);
+    }
+  } else if (from == TypeId::kDate) {
     auto midnight = [](int32_t days) { return static_cast<int64_t>(days) * kMicrosPerDay; };
     if (to == TypeId::kTimestamp) {
       unaryLoop<int32_t, int64_t>(input, out, midnight);

@@ -37,6 +37,20 @@ int32_t daysOf(int32_t year, int32_t month, int32_t day) {
   return daysFromCivil(CivilDate{civilYear, static_cast<uint32_t>(month), static_cast<uint32_t>(day)});
 }
 
+/// The microseconds since midnight of hour:minute:second, as make_time and make_timestamp check them: hour 24
+/// with nothing after it, and second up to 60.
+int64_t timeOfDayFromFields(int32_t hour, int32_t minute, double second) {
+  // NaN fails every comparison below, so it is out of range too.
+  const bool inRange = hour >= 0 && minute >= 0 && minute <= 59 && second >= 0 && second <= 60 && hour <= 24 &&
+                       (hour < 24 || (minute == 0 && second == 0));
+  if (!inRange) {
+    SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "time field value out of range: {}:{:02}:{}", hour, minute,
+                    std::isnan(second) ? std::string("NaN") : fmt::format("{:02}", second));
+  }
+  return (int64_t{hour} * 60 + minute) * 60 * kMicrosPerSecond +
+         static_cast<int64_t>(std::rint(second * kMicrosPerSecond));
+}
+
 }  // namespace
 
 Vector evaluateMakeDate(const Vector& years, const Vector& months, const Vector& days) {
@@ -69,15 +83,7 @@ Vector evaluateMakeTimestamp(std::span<const Vector* const> parts, const Vector*
     const int32_t minute = integer(4);
     const double second = parts[5]->data<double>()[row];
     const int32_t days = daysOf(year, integer(1), integer(2));
-    // NaN fails every comparison below, so it is out of range too.
-    const bool timeInRange = hour >= 0 && minute >= 0 && minute <= 59 && second >= 0 && second <= 60 && hour <= 24 &&
-                             (hour < 24 || (minute == 0 && second == 0));
-    if (!timeInRange) {
-      SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "time field value out of range: {}:{:02}:{}", hour, minute,
-                      std::isnan(second) ? std::string("NaN") : fmt::format("{:02}", second));
-    }
-    const __int128 local = __int128{days} * kMicrosPerDay + (int64_t{hour} * 60 + minute) * 60 * kMicrosPerSecond +
-                           static_cast<int64_t>(std::rint(second * kMicrosPerSecond));
+    const __int128 local = __int128{days} * kMicrosPerDay + timeOfDayFromFields(hour, minute, second);
     if (local < kMinTimestamp || local >= kEndTimestamp) {
       SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "timestamp out of range: {}-{:02}-{:02} {}:{:02}:{:02}", year,
                       integer(1), integer(2), hour, minute, second);
@@ -85,6 +91,22 @@ Vector evaluateMakeTimestamp(std::span<const Vector* const> parts, const Vector*
     int64_t value = static_cast<int64_t>(local);
     if (zones != nullptr) value = TimeZone::named(zones->data<StringRef>()[row].view()).localToUtc(value);
     out.data<int64_t>()[row] = value;
+  }
+  return out;
+}
+
+Vector evaluateMakeTime(const Vector& hours, const Vector& minutes, const Vector& seconds) {
+  const size_t numRows = hours.size();
+  Vector out(LogicalType::time(), numRows);
+  for (size_t row = 0; row < numRows; ++row) {
+    if (hours.isNull(row) || minutes.isNull(row) || seconds.isNull(row)) {
+      out.setNull(row, true);
+      continue;
+    }
+    // 23:59:59.9999999 rounds up to 24:00:00, as in PostgreSQL; nothing goes past it.
+    const int64_t micros =
+        timeOfDayFromFields(hours.data<int32_t>()[row], minutes.data<int32_t>()[row], seconds.data<double>()[row]);
+    out.data<int64_t>()[row] = std::min(micros, kMicrosPerDay);
   }
   return out;
 }

@@ -16,6 +16,10 @@ Vector evaluateMakeDate(const Vector& years, const Vector& months, const Vector&
 /// nothing after it, and sec up to 60. Fails with 22008 on a field or result out of range.
 Vector evaluateMakeTimestamp(std::span<const Vector* const> parts, const Vector* zones);
 
+/// make_time(hour, min INTEGER, sec DOUBLE PRECISION) -> time; 24:00:00 is the largest. Fails with 22008 "time
+/// field value out of range: 25:00:00".
+Vector evaluateMakeTime(const Vector& hours, const Vector& minutes, const Vector& seconds);
+
 /// to_timestamp(seconds since 1970 DOUBLE PRECISION) -> timestamptz; infinities stay infinite. Fails with 22008
 /// for NaN or out of range.
 Vector evaluateToTimestamp(const Vector& seconds);

@@ -19,6 +19,7 @@
 #include "engine/expression/math_functions.h"
 #include "engine/expression/numeric_variance.h"
 #include "engine/expression/quote_functions.h"
+#include "engine/expression/random_values.h"
 #include "engine/expression/regex_matcher.h"
 #include "engine/expression/string_functions.h"
 #include "engine/expression/text_functions.h"
@@ -481,6 +482,10 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateMakeTimestamp(std::span(argumentVectors).first(6), arguments.size() > 6 ? &value(6) : nullptr);
     case ScalarFunction::kToTimestamp:
       return evaluateToTimestamp(value(0));
+    case ScalarFunction::kMakeTime:
+      return evaluateMakeTime(value(0), value(1), value(2));
+    case ScalarFunction::kRandom:
+      return evaluateRandom(value(0));
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

@@ -218,6 +218,10 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "make_timestamp";
     case ScalarFunction::kToTimestamp:
       return "to_timestamp";
+    case ScalarFunction::kMakeTime:
+      return "make_time";
+    case ScalarFunction::kRandom:
+      return "random";
     case ScalarFunction::kJsonGet:
       return "->";
     case ScalarFunction::kJsonGetText:
@@ -314,6 +318,8 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kMakeDate:
     case ScalarFunction::kMakeTimestamp:
     case ScalarFunction::kToTimestamp:
+    case ScalarFunction::kMakeTime:
+    case ScalarFunction::kRandom:
     case ScalarFunction::kJsonTypeOf:
     case ScalarFunction::kJsonbCompare:
     case ScalarFunction::kJsonbSortKey:
@@ -364,6 +370,10 @@ ScalarFunction mirroredComparison(ScalarFunction comparison) {
     default:
       return comparison;
   }
+}
+
+bool isVolatile(ScalarFunction function) {
+  return function == ScalarFunction::kRandom;
 }
 
 }  // namespace shoal::engine

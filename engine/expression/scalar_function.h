@@ -200,10 +200,15 @@ enum class ScalarFunction {
   kJsonbCompare,
   // jsonb_sort_key(jsonb) -> BYTEA whose byte order is jsonb's: what ORDER BY of a jsonb sorts on.
   kJsonbSortKey,
+  // make_time(hour, min INTEGER, sec DOUBLE PRECISION) -> TIME (datetime_constructors.h).
+  kMakeTime,
+  // random(seed BIGINT constant, 0 for none) -> DOUBLE PRECISION in [0, 1), drawn per row (random_values.h).
+  // Volatile: never folded into a constant.
+  kRandom,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kJsonbSortKey;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kRandom;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);
@@ -216,5 +221,8 @@ bool isOperator(ScalarFunction function);
 bool isPatternMatch(ScalarFunction function);
 /// True for = <> < <= > >=.
 bool isComparison(ScalarFunction function);
+
+/// Whether each evaluation may give another value for the same arguments (random()): not folded.
+bool isVolatile(ScalarFunction function);
 
 }  // namespace shoal::engine

@@ -44,7 +44,8 @@ void hashKeys(const Chunk& chunk, std::span<const size_t> columns, std::vector<u
 /// Keys whose hash (hashVector's mix of the value widened to 64 bits) is a bijection of their value.
 bool isIntegerKey(const LogicalType& type) {
   return type.id() == TypeId::kSmallInt || type.id() == TypeId::kInteger || type.id() == TypeId::kBigInt ||
-         type.id() == TypeId::kDate || type.id() == TypeId::kTimestamp || type.id() == TypeId::kTimestampTz;
+         type.id() == TypeId::kDate || type.id() == TypeId::kTimestamp || type.id() == TypeId::kTimestampTz ||
+         type.id() == TypeId::kTime;
 }
 
 }  // namespace

@@ -94,7 +94,7 @@ LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t sca
     }
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad json type id {}", id);
   }
-  if (id > static_cast<uint32_t>(TypeId::kBytea)) {
+  if (id > static_cast<uint32_t>(TypeId::kTime)) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown type id {}", id);
   }
   switch (static_cast<TypeId>(id)) {
@@ -158,6 +158,8 @@ std::string LogicalType::toString() const {
       return "uuid";
     case TypeId::kBytea:
       return "bytea";
+    case TypeId::kTime:
+      return "time without time zone";
     case TypeId::kVarchar:
       if (json_) return jsonb_ ? "jsonb" : "json";
       return maxLength_ == 0 ? "text" : fmt::format("character varying({})", maxLength_);
@@ -198,6 +200,8 @@ uint32_t LogicalType::postgresOid() const {
       return pg_oid::kUuid;
     case TypeId::kBytea:
       return pg_oid::kBytea;
+    case TypeId::kTime:
+      return pg_oid::kTime;
     case TypeId::kVarchar:
       if (json_) return jsonb_ ? pg_oid::kJsonb : pg_oid::kJson;
       return maxLength_ == 0 ? pg_oid::kText : pg_oid::kVarchar;
@@ -242,6 +246,8 @@ uint32_t postgresArrayOid(uint32_t elementOid) {
       return pg_oid::kTimestampArray;
     case pg_oid::kTimestampTz:
       return pg_oid::kTimestampTzArray;
+    case pg_oid::kTime:
+      return pg_oid::kTimeArray;
     case pg_oid::kNumeric:
       return pg_oid::kNumericArray;
     default:
@@ -274,6 +280,7 @@ int16_t LogicalType::postgresTypeLength() const {
     case TypeId::kDouble:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kTime:
       return 8;
     case TypeId::kInterval:
     case TypeId::kUuid:
@@ -309,6 +316,8 @@ LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
       return LogicalType::timestamp();
     case pg_oid::kTimestampTz:
       return LogicalType::timestampTz();
+    case pg_oid::kTime:
+      return LogicalType::time();
     case pg_oid::kInterval:
       return LogicalType::interval();
     case pg_oid::kUuid:
@@ -322,9 +331,10 @@ LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
     case pg_oid::kOid:
       return LogicalType::bigInt();  // Shoal keeps OIDs as BIGINT
     default:
-      for (uint32_t element : {pg_oid::kBool, pg_oid::kInt2, pg_oid::kInt4, pg_oid::kInt8, pg_oid::kText,
-                               pg_oid::kBpchar, pg_oid::kVarchar, pg_oid::kFloat4, pg_oid::kFloat8, pg_oid::kOid,
-                               pg_oid::kDate, pg_oid::kNumeric, pg_oid::kTimestamp, pg_oid::kTimestampTz}) {
+      for (uint32_t element :
+           {pg_oid::kBool, pg_oid::kInt2, pg_oid::kInt4, pg_oid::kInt8, pg_oid::kText, pg_oid::kBpchar,
+            pg_oid::kVarchar, pg_oid::kFloat4, pg_oid::kFloat8, pg_oid::kOid, pg_oid::kDate, pg_oid::kNumeric,
+            pg_oid::kTimestamp, pg_oid::kTimestampTz, pg_oid::kTime}) {
         if (oid == postgresArrayOid(element)) return LogicalType::array(logicalTypeFromPostgresOid(element));
       }
       return LogicalType::unknown();

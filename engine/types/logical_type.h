@@ -23,6 +23,7 @@ enum class TypeId : uint8_t {
   kInterval,     // months, days and microseconds (interval.h), packed into an int128
   kUuid,         // 16 bytes in an int128 whose signed order is theirs (uuid_value.h)
   kBytea,        // bytes, in a string (bytea_text.h)
+  kTime,         // TIME WITHOUT TIME ZONE: microseconds since midnight, 0 to 24:00:00 inclusive
 };
 
 /// How a type's values sit in memory. DECIMAL(p,s) is a scaled integer: int64
@@ -55,6 +56,7 @@ class LogicalType {
   static LogicalType interval() { return LogicalType(TypeId::kInterval); }
   static LogicalType uuid() { return LogicalType(TypeId::kUuid); }
   static LogicalType bytea() { return LogicalType(TypeId::kBytea); }
+  static LogicalType time() { return LogicalType(TypeId::kTime); }
   /// maxLength 0 means unbounded: TEXT.
   static LogicalType varchar(uint32_t maxLength = 0);
   static LogicalType text() { return varchar(0); }
@@ -151,6 +153,8 @@ inline constexpr uint32_t kVarchar = 1043;
 inline constexpr uint32_t kDate = 1082;
 inline constexpr uint32_t kTimestamp = 1114;
 inline constexpr uint32_t kTimestampTz = 1184;
+inline constexpr uint32_t kTime = 1083;
+inline constexpr uint32_t kTimeArray = 1183;
 inline constexpr uint32_t kInterval = 1186;
 inline constexpr uint32_t kUuid = 2950;
 inline constexpr uint32_t kBytea = 17;
@@ -192,6 +196,7 @@ inline PhysicalType LogicalType::physicalType() const {
     case TypeId::kBigInt:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kTime:
       return PhysicalType::kInt64;
     case TypeId::kInterval:
     case TypeId::kUuid:

@@ -445,6 +445,8 @@ Value parseValue(std::string_view text, const LogicalType& type, const TimeZone*
       return Value::timestamp(parseTimestamp(text));
     case TypeId::kTimestampTz:
       return Value::timestampTz(parseTimestampTz(text, zone ? *zone : TimeZone::utc()));
+    case TypeId::kTime:
+      return Value::time(parseTime(text));
     case TypeId::kInterval:
       return Value::interval(packInterval(parseInterval(text)));
     case TypeId::kUuid:

@@ -58,7 +58,9 @@ class TimestampParser {
  public:
   TimestampParser(std::string_view original, std::string_view typeName) : original_(original), typeName_(typeName) {}
 
-  void parse() {
+  /// `timeOnly`: TIME's input, where the date is optional (and then ignored) and 'HHMMSS' stands alone.
+  void parse(bool timeOnly = false) {
+    timeOnly_ = timeOnly;
     std::string_view text = original_;
     size_t first = text.find_first_not_of(" \t\n\r\f\v");
     text = first == std::string_view::npos ? std::string_view() : text.substr(first);
@@ -84,7 +86,7 @@ class TimestampParser {
         failSyntax();
       }
     }
-    if (!hasDate_ && dayShift_ == kNoDayShift) failSyntax();
+    if (timeOnly_ ? !hasTime_ : !hasDate_ && dayShift_ == kNoDayShift) failSyntax();
   }
 
   /// The local time the fields name, without a zone; `today` is the date of 'today' and kin.
@@ -104,15 +106,19 @@ class TimestampParser {
     } else {
       days = *today + dayShift_;
     }
+    return static_cast<__int128>(days) * kMicrosPerDay + timeOfDayMicros();
+  }
+
+  /// Microseconds since midnight: 23:59:60 and 24:00:00 are the next midnight; nothing may go past it.
+  int64_t timeOfDayMicros() const {
     int64_t hour = hour_;
     if (meridiem_ != 0) {
       if (hour > 12) failFieldOverflow();
       hour = hour % 12 + (meridiem_ == 2 ? 12 : 0);
     }
-    // 23:59:60 and 24:00:00 are the next midnight; nothing may go past it.
     int64_t timeMicros = ((hour * 60 + minute_) * 60 + second_) * kMicrosPerSecond + fraction_;
     if (minute_ > 59 || second_ > 60 || hour > 24 || timeMicros > kMicrosPerDay) failFieldOverflow();
-    return static_cast<__int128>(days) * kMicrosPerDay + timeMicros;
+    return timeMicros;
   }
 
   [[noreturn]] void failSyntax() const {
@@ -203,7 +209,7 @@ class TimestampParser {
       setTime(first, minute, second);
     } else if (firstLength == 8 && !hasDate_) {
       setDate(first / 10000, first / 100 % 100, first % 100);  // YYYYMMDD
-    } else if (firstLength == 6 && hasDate_) {
+    } else if (firstLength == 6 && (hasDate_ || timeOnly_)) {
       setTime(first / 10000, first / 100 % 100, first % 100);  // HHMMSS
     } else {
       failSyntax();
@@ -291,6 +297,7 @@ class TimestampParser {
   std::string_view typeName_;
   std::string text_;  // trimmed and lowercased
   size_t pos_ = 0;
+  bool timeOnly_ = false;
   bool hasDate_ = false;
   bool hasTime_ = false;
   bool eraSeen_ = false;
@@ -381,6 +388,34 @@ int64_t parseTimestampTz(std::string_view text, const TimeZone& session, std::op
   }
   if (!isValidTimestamp(utc)) parser.failRange();
   return utc;
+}
+
+int64_t parseTime(std::string_view text, std::optional<int64_t> nowUtcMicros, const TimeZone& session) {
+  TimestampParser parser(text, "time");
+  parser.parse(/*timeOnly=*/true);
+  switch (parser.special_) {
+    case Special::kNow: {
+      if (!nowUtcMicros) failNeedsNow(text);
+      const int64_t local = *nowUtcMicros + int64_t{session.offsetAt(*nowUtcMicros)} * kMicrosPerSecond;
+      return local - floorDivide(local, kMicrosPerDay) * kMicrosPerDay;
+    }
+    case Special::kNone:
+      break;
+    default:
+      parser.failSyntax();  // TIME has no infinity or epoch
+  }
+  if (parser.dayShift_ == TimestampParser::kNoDayShift) (void)parser.localMicros(0);  // checks a date it names
+  return parser.timeOfDayMicros();
+}
+
+void appendTimeText(int64_t micros, std::string& out) {
+  const int64_t seconds = micros / kMicrosPerSecond;
+  out += fmt::format("{:02}:{:02}:{:02}", seconds / 3600, seconds / 60 % 60, seconds % 60);
+  if (int64_t fraction = micros % kMicrosPerSecond; fraction != 0) {
+    std::string digits = fmt::format("{:06}", fraction);
+    out += '.';
+    out += std::string_view(digits).substr(0, digits.find_last_not_of('0') + 1);
+  }
 }
 
 void appendTimestampText(int64_t micros, std::string& out) {

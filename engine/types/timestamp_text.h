@@ -9,7 +9,7 @@
 
 namespace shoal::engine {
 
-// TIMESTAMP and TIMESTAMPTZ text, as PostgreSQL 15 reads and prints it with DateStyle ISO.
+// TIMESTAMP, TIMESTAMPTZ and TIME text, as PostgreSQL 15 reads and prints it with DateStyle ISO.
 // A timestamp is microseconds since 1970-01-01 00:00:00 (UTC for TIMESTAMPTZ); 'infinity' and
 // '-infinity' are kTimestampInfinity and kTimestampMinusInfinity.
 
@@ -39,6 +39,15 @@ int64_t parseTimestamp(std::string_view text, std::optional<int64_t> nowUtcMicro
 /// instant; without one the time is local to `session`. 'today' is midnight in `session`.
 int64_t parseTimestampTz(std::string_view text, const TimeZone& session,
                          std::optional<int64_t> nowUtcMicros = std::nullopt);
+
+/// TIME input, as time_in: 'HH:MM[:SS[.ffffff]]', 'HHMMSS', AM/PM, 'allballs', or a timestamp's text whose
+/// date (checked) and zone are ignored. 'now' is the local time in `session` at `nowUtcMicros`. 24:00:00 is
+/// the largest value. Fails with 22007 or 22008 as parseTimestamp does.
+int64_t parseTime(std::string_view text, std::optional<int64_t> nowUtcMicros = std::nullopt,
+                  const TimeZone& session = TimeZone::utc());
+
+/// '10:11:12', '10:11:12.5' (no trailing zeros), '24:00:00'.
+void appendTimeText(int64_t micros, std::string& out);
 
 /// '2024-01-05 10:11:12', '...:12.5' (no trailing zeros), '0044-03-15 12:00:00 BC',
 /// '12345-06-07 08:09:10', 'infinity', '-infinity'.

@@ -29,6 +29,7 @@ class Value {
   static Value date(int32_t daysSinceEpoch) { return Value(LogicalType::date(), daysSinceEpoch); }
   static Value timestamp(int64_t micros) { return Value(LogicalType::timestamp(), micros); }
   static Value timestampTz(int64_t utcMicros) { return Value(LogicalType::timestampTz(), utcMicros); }
+  static Value time(int64_t micros) { return Value(LogicalType::time(), micros); }
   /// An interval packed as interval.h's packInterval does.
   static Value interval(int128_t packed) { return Value(LogicalType::interval(), packed); }
   /// A uuid as uuid_value.h keeps it.

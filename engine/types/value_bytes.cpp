@@ -41,6 +41,7 @@ Value readValueBytes(ByteReader& reader, const LogicalType& type) {
     case TypeId::kBigInt:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kTime:
       return Value::ofInt64(type, reader.read<int64_t>());
     case TypeId::kInterval:
       return Value::interval(reader.read<int128_t>());

@@ -108,6 +108,8 @@ Value Vector::getValue(size_t row) const {
       return Value::timestamp(data<int64_t>()[row]);
     case TypeId::kTimestampTz:
       return Value::timestampTz(data<int64_t>()[row]);
+    case TypeId::kTime:
+      return Value::time(data<int64_t>()[row]);
     case TypeId::kInterval:
       return Value::interval(data<int128_t>()[row]);
     case TypeId::kUuid:
@@ -157,6 +159,9 @@ void Vector::appendText(size_t row, std::string& out, const TimeZone* zone) cons
       break;
     case TypeId::kTimestampTz:
       appendTimestampTzText(data<int64_t>()[row], zone ? *zone : TimeZone::utc(), out);
+      break;
+    case TypeId::kTime:
+      appendTimeText(data<int64_t>()[row], out);
       break;
     case TypeId::kInterval:
       appendIntervalText(unpackInterval(data<int128_t>()[row]), out);

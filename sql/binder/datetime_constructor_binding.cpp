@@ -1,5 +1,5 @@
 // ExpressionBinder's binding of the functions that build dates and timestamps from numbers: make_date,
-// make_timestamp, make_timestamptz and to_timestamp(double precision) (datetime_constructors.h).
+// make_time, make_timestamp, make_timestamptz and to_timestamp(double precision) (datetime_constructors.h).
 
 #include <fmt/format.h>
 
@@ -26,10 +26,12 @@ ExpressionPtr ExpressionBinder::bindDateTimeConstructor(const std::string& name,
                         coerce(std::move(arguments[0]), LogicalType::doublePrecision(), location));
   }
   const bool date = name == "make_date";
+  const bool time = name == "make_time";
   const bool zoned = name == "make_timestamptz";
-  if (!date && !zoned && name != "make_timestamp") return nullptr;
-  // make_date(year, month, day); make_timestamp(year, month, day, hour, min, sec); make_timestamptz(..., zone).
-  const size_t parts = date ? 3 : 6;
+  if (!date && !time && !zoned && name != "make_timestamp") return nullptr;
+  // make_date(year, month, day); make_time(hour, min, sec); make_timestamp(year, month, day, hour, min, sec);
+  // make_timestamptz(..., zone).
+  const size_t parts = date || time ? 3 : 6;
   if (arguments.size() != parts && !(zoned && arguments.size() == parts + 1)) undefined();
   for (size_t index = 0; index < arguments.size(); ++index) {
     ExpressionPtr& argument = arguments[index];
@@ -46,6 +48,7 @@ ExpressionPtr ExpressionBinder::bindDateTimeConstructor(const std::string& name,
     if (!fits) undefined();
     argument = coerce(std::move(argument), target, location);
   }
+  if (time) return functionOf(ScalarFunction::kMakeTime, LogicalType::time(), std::move(arguments));
   if (zoned && arguments.size() == parts) arguments.push_back(constantOf(Value::varchar(timeZoneSetting())));
   const LogicalType result = date ? LogicalType::date() : zoned ? LogicalType::timestampTz() : LogicalType::timestamp();
   return functionOf(date ? ScalarFunction::kMakeDate : ScalarFunction::kMakeTimestamp, result, std::move(arguments));

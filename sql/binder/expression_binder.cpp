@@ -314,13 +314,14 @@ std::string ExpressionBinder::timeZoneSetting() const {
 }
 
 Value ExpressionBinder::parseLiteral(const std::string& text, const LogicalType& target) const {
-  if (target.id() != TypeId::kTimestamp && target.id() != TypeId::kTimestampTz) {
+  if (target.id() != TypeId::kTimestamp && target.id() != TypeId::kTimestampTz && target.id() != TypeId::kTime) {
     return engine::parseValue(text, target, &engine::TimeZone::named(timeZoneSetting()));
   }
   // 'now', 'today', 'tomorrow' and 'yesterday' are the transaction's time.
   std::optional<int64_t> now;
   if (session_ != nullptr && session_->transactionStart) now = session_->transactionStart();
   const engine::TimeZone& zone = engine::TimeZone::named(timeZoneSetting());
+  if (target.id() == TypeId::kTime) return Value::time(engine::parseTime(text, now, zone));
   if (target.id() == TypeId::kTimestamp) return Value::timestamp(engine::parseTimestamp(text, now, zone));
   return Value::timestampTz(engine::parseTimestampTz(text, zone, now));
 }
@@ -395,6 +396,7 @@ ExpressionPtr ExpressionBinder::bindArithmetic(char op, ExpressionPtr left, Expr
     if ((type.id() == TypeId::kTimestamp || type.id() == TypeId::kTimestampTz) && op == '+') {
       return LogicalType::interval();
     }
+    if (type.id() == TypeId::kTime && (op == '+' || op == '-')) return LogicalType::interval();
     if (type.id() == TypeId::kInterval && (op == '*' || op == '/')) return LogicalType::doublePrecision();
     return type;
   };
@@ -600,11 +602,16 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
       return LogicalType::character(static_cast<uint32_t>(length));
     }
     if (name == "date") return LogicalType::date();
-    if (name == "timestamp" || name == "timestamptz") {
+    if (name == "timetz") {
+      fail(SqlState::kFeatureNotSupported, typeName.location(),
+           "time with time zone is not supported yet: use time or timestamp with time zone");
+    }
+    if (name == "timestamp" || name == "timestamptz" || name == "time") {
       if (!modifiers.empty() && modifiers[0] < 6) {
         fail(SqlState::kFeatureNotSupported, typeName.location(),
              fmt::format("{}({}) is not supported yet: Shoal keeps microseconds", name, modifiers[0]));
       }
+      if (name == "time") return LogicalType::time();
       return name == "timestamp" ? LogicalType::timestamp() : LogicalType::timestampTz();
     }
     if (name == "json") return LogicalType::json();
@@ -690,21 +697,26 @@ ExpressionPtr ExpressionBinder::bindCollate(const pg_query::Node& node) {
 
 ExpressionPtr ExpressionBinder::bindSqlValueFunction(const pg_query::Node& node) {
   const auto& function = node.sqlvalue_function();
-  if (function.op() == pg_query::SVFOP_CURRENT_TIME || function.op() == pg_query::SVFOP_CURRENT_TIME_N ||
-      function.op() == pg_query::SVFOP_LOCALTIME || function.op() == pg_query::SVFOP_LOCALTIME_N) {
-    fail(SqlState::kFeatureNotSupported, function.location(), "the time types are not supported yet");
+  if (function.op() == pg_query::SVFOP_CURRENT_TIME || function.op() == pg_query::SVFOP_CURRENT_TIME_N) {
+    fail(SqlState::kFeatureNotSupported, function.location(),
+         "time with time zone is not supported yet: use LOCALTIME or CURRENT_TIMESTAMP");
   }
-  auto value = bindSessionFunction(sqlValueFunctionName(function.op()), 0, session_, catalog_);
+  // LOCALTIME is LOCALTIMESTAMP's time of day.
+  const bool localTime = function.op() == pg_query::SVFOP_LOCALTIME || function.op() == pg_query::SVFOP_LOCALTIME_N;
+  auto value =
+      bindSessionFunction(localTime ? "localtimestamp" : sqlValueFunctionName(function.op()), 0, session_, catalog_);
   if (!value) fail(SqlState::kFeatureNotSupported, function.location(), "CURRENT_DATE and friends need a session");
-  const bool withPrecision =
-      function.op() == pg_query::SVFOP_CURRENT_TIMESTAMP_N || function.op() == pg_query::SVFOP_LOCALTIMESTAMP_N;
+  const bool withPrecision = function.op() == pg_query::SVFOP_CURRENT_TIMESTAMP_N ||
+                             function.op() == pg_query::SVFOP_LOCALTIMESTAMP_N ||
+                             function.op() == pg_query::SVFOP_LOCALTIME_N;
   if (withPrecision && value->kind() == ExpressionKind::kConstant) {
     // CURRENT_TIMESTAMP(p): rounded to p fractional digits as PostgreSQL's typmod rounds.
     const Value& instant = static_cast<const ConstantExpression&>(*value).value();
     int64_t rounded = engine::roundTimestampToPrecision(instant.asInt64(), function.typmod());
-    return std::make_unique<ConstantExpression>(
+    value = std::make_unique<ConstantExpression>(
         instant.type().id() == TypeId::kTimestamp ? Value::timestamp(rounded) : Value::timestampTz(rounded));
   }
+  if (localTime) return coerce(std::move(value), LogicalType::time(), function.location());
   return value;
 }
 

@@ -261,6 +261,9 @@ class ExpressionBinder {
   /// interval or a timestamp; the operands are consumed only when an expression is returned.
   engine::ExpressionPtr bindDateTimeArithmetic(char op, engine::ExpressionPtr& left, engine::ExpressionPtr& right,
                                                int location);
+  /// time ± interval, interval + time, time - time, date + time and time + date; 42883 otherwise.
+  engine::ExpressionPtr bindTimeArithmetic(char op, engine::ExpressionPtr& left, engine::ExpressionPtr& right,
+                                           int location);
 
   [[noreturn]] void failNoOperator(std::string_view op, const engine::LogicalType& left,
                                    const engine::LogicalType& right, int location) const;

@@ -505,6 +505,20 @@ ExpressionPtr ExpressionBinder::bindExtract(const pg_query::Node& node) {
   }
   if (source->type().id() == TypeId::kInterval)
     return bindIntervalPart(field, std::move(source), asDouble, call.location());
+  if (source->type().id() == TypeId::kTime) {
+    // A time's fields are those of its interval (hour 24 stays 24); it has no date or zone.
+    const std::optional<engine::TimestampField> timeField = engine::timestampFieldNamed(field);
+    if (!timeField) {
+      fail(SqlState::kInvalidParameterValue, call.location(),
+           fmt::format("unit \"{}\" not recognized for type time without time zone", field));
+    }
+    if (*timeField > engine::TimestampField::kHour && *timeField != engine::TimestampField::kEpoch) {
+      fail(SqlState::kFeatureNotSupported, call.location(),
+           fmt::format("unit \"{}\" not supported for type time without time zone", field));
+    }
+    return bindIntervalPart(field, coerce(std::move(source), LogicalType::interval(), call.location()), asDouble,
+                            call.location());
+  }
   if (source->type().id() != TypeId::kDate) {
     fail(SqlState::kUndefinedFunction, call.location(),
          fmt::format("function extract(unknown, {}) does not exist", source->type().toString()));
@@ -605,6 +619,10 @@ ExpressionPtr ExpressionBinder::bindDateTrunc(const pg_query::FuncCall& call) {
   std::string unit = unitValue->toString();
   std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
   ExpressionPtr source = std::move(arguments[1]);
+  // date_trunc(unit, time) is date_trunc of an interval, through PostgreSQL's implicit cast.
+  if (source->type().id() == TypeId::kTime && arguments.size() == 2) {
+    source = coerce(std::move(source), LogicalType::interval(), call.location());
+  }
   if (source->type().id() == TypeId::kInterval && arguments.size() == 2) {
     return bindIntervalTrunc(unit, std::move(source), call.location());
   }
@@ -615,7 +633,8 @@ ExpressionPtr ExpressionBinder::bindDateTrunc(const pg_query::FuncCall& call) {
   const LogicalType type = source->type();
   if (type.id() != TypeId::kTimestamp && type.id() != TypeId::kTimestampTz) {
     fail(SqlState::kUndefinedFunction, call.location(),
-         fmt::format("function date_trunc(unknown, {}) does not exist", type.toString()));
+         fmt::format("function date_trunc(unknown, {}{}) does not exist", type.toString(),
+                     arguments.size() == 3 ? ", unknown" : ""));
   }
   std::string zone = timeZoneSetting();
   if (arguments.size() == 3) {

@@ -69,8 +69,11 @@ ExpressionPtr ExpressionBinder::bindDateTimeArithmetic(char op, ExpressionPtr& l
   const LogicalType rightType = right->type();
   const bool leftInterval = leftType.id() == TypeId::kInterval;
   const bool rightInterval = rightType.id() == TypeId::kInterval;
-  if (!leftInterval && !rightInterval && !isTimestamp(leftType) && !isTimestamp(rightType)) return nullptr;
   const std::string opName(1, op);
+  if (leftType.id() == TypeId::kTime || rightType.id() == TypeId::kTime) {
+    return bindTimeArithmetic(op, left, right, location);
+  }
+  if (!leftInterval && !rightInterval && !isTimestamp(leftType) && !isTimestamp(rightType)) return nullptr;
   if (leftInterval && rightInterval) {
     if (op != '+' && op != '-') failNoOperator(opName, leftType, rightType, location);
     return makeFunction(op == '+' ? ScalarFunction::kIntervalAdd : ScalarFunction::kIntervalSubtract,
@@ -109,6 +112,51 @@ ExpressionPtr ExpressionBinder::bindDateTimeArithmetic(char op, ExpressionPtr& l
                         coerce(std::move(left), common, location), coerce(std::move(right), common, location));
   }
   failNoOperator(opName, leftType, rightType, location);
+}
+
+ExpressionPtr ExpressionBinder::bindTimeArithmetic(char op, ExpressionPtr& left, ExpressionPtr& right, int location) {
+  // TIME's operators are interval arithmetic on the time as an interval: time ± interval wraps around midnight
+  // (the cast back to time keeps the time part, modulo a day), time - time is an interval, date + time a
+  // timestamp.
+  const TypeId leftId = left->type().id();
+  const TypeId rightId = right->type().id();
+  auto asInterval = [&](ExpressionPtr& time) { return coerce(std::move(time), LogicalType::interval(), location); };
+  if ((op == '*' && (left->type().isNumeric() || right->type().isNumeric())) ||
+      (op == '/' && right->type().isNumeric())) {
+    // time * number is interval * number, through PostgreSQL's implicit cast of time to interval.
+    ExpressionPtr& time = leftId == TypeId::kTime ? left : right;
+    time = asInterval(time);
+    return bindDateTimeArithmetic(op, left, right, location);
+  }
+  if (op == '+' && leftId == TypeId::kTime && rightId == TypeId::kTime) {
+    fail(SqlState::kAmbiguousFunction, location,
+         "operator is not unique: time without time zone + time without time zone",
+         "Could not choose a best candidate operator. You might need to add explicit type casts.");
+  }
+  if ((op == '+' || op == '-') && leftId == TypeId::kTime && rightId == TypeId::kInterval) {
+    return coerce(makeFunction(op == '+' ? ScalarFunction::kIntervalAdd : ScalarFunction::kIntervalSubtract,
+                               LogicalType::interval(), asInterval(left), std::move(right)),
+                  LogicalType::time(), location);
+  }
+  if (op == '+' && leftId == TypeId::kInterval && rightId == TypeId::kTime) {
+    return coerce(
+        makeFunction(ScalarFunction::kIntervalAdd, LogicalType::interval(), std::move(left), asInterval(right)),
+        LogicalType::time(), location);
+  }
+  if (op == '-' && leftId == TypeId::kTime && rightId == TypeId::kTime) {
+    return makeFunction(ScalarFunction::kIntervalSubtract, LogicalType::interval(), asInterval(left),
+                        asInterval(right));
+  }
+  if (op == '+' && (leftId == TypeId::kDate || rightId == TypeId::kDate)) {
+    ExpressionPtr& date = leftId == TypeId::kDate ? left : right;
+    ExpressionPtr& time = leftId == TypeId::kDate ? right : left;
+    std::vector<ExpressionPtr> arguments;
+    arguments.push_back(coerce(std::move(date), LogicalType::timestamp(), location));
+    arguments.push_back(asInterval(time));
+    arguments.push_back(constantOf(Value::varchar("UTC")));  // a timestamp without zone: the zone is not read
+    return functionOf(ScalarFunction::kTimestampAddInterval, LogicalType::timestamp(), std::move(arguments));
+  }
+  failNoOperator(std::string(1, op), left->type(), right->type(), location);
 }
 
 ExpressionPtr ExpressionBinder::bindMakeInterval(const pg_query::FuncCall& call) {

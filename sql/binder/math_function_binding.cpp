@@ -1,5 +1,5 @@
 // ExpressionBinder's binding of PostgreSQL's mathematical functions: abs, sign, ceil/ceiling, floor, round,
-// trunc, sqrt, cbrt, exp, ln, log, log10, power/pow, mod and pi, resolved over the argument's type as
+// trunc, sqrt, cbrt, exp, ln, log, log10, power/pow, mod, pi, random and setseed, resolved over the argument's type as
 // PostgreSQL 15 resolves them (an integer goes to double precision, except in abs and mod).
 
 #include <fmt/format.h>
@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/status.h"
+#include "engine/expression/random_values.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/expression_builders.h"
 #include "sql/binder/type_coercion.h"
@@ -45,7 +46,8 @@ bool hasValueDependentScale(ScalarFunction function) {
 }  // namespace
 
 bool isMathFunction(std::string_view name) {
-  return oneArgumentFunctions().contains(name) || name == "power" || name == "pow" || name == "mod" || name == "pi";
+  return oneArgumentFunctions().contains(name) || name == "power" || name == "pow" || name == "mod" || name == "pi" ||
+         name == "random" || name == "setseed";
 }
 
 ExpressionPtr ExpressionBinder::bindMathFunction(std::string_view name, std::vector<ExpressionPtr>& arguments,
@@ -55,6 +57,30 @@ ExpressionPtr ExpressionBinder::bindMathFunction(std::string_view name, std::vec
     if (!argument->type().isNumeric() && !isUnknown(argument)) undefined();
     return coerce(std::move(argument), LogicalType::doublePrecision(), location);
   };
+  if (name == "random") {
+    if (!arguments.empty()) undefined();
+    const uint64_t seed = session_ != nullptr && session_->nextRandomSeed ? session_->nextRandomSeed() : 0;
+    return makeFunction(ScalarFunction::kRandom, LogicalType::doublePrecision(),
+                        constantOf(Value::bigInt(static_cast<int64_t>(seed))));
+  }
+  if (name == "setseed") {
+    // It sets the session's seed as the statement binds (each execution binds it again), so its argument must
+    // be known then; it returns void, shown as an empty text.
+    if (arguments.size() != 1) undefined();
+    ExpressionPtr seed = foldConstants(*toDouble(std::move(arguments[0])));
+    if (seed->kind() != engine::ExpressionKind::kConstant) {
+      fail(SqlState::kFeatureNotSupported, location, "setseed()'s argument must be a constant");
+    }
+    const Value& value = static_cast<const ConstantExpression&>(*seed).value();
+    if (value.isNull()) return constantOf(Value::null(LogicalType::text()));
+    try {
+      const uint64_t randomSeed = engine::randomSeedOf(value.asDouble());
+      if (session_ != nullptr && session_->setRandomSeed) session_->setRandomSeed(randomSeed);
+    } catch (ShoalError& error) {
+      fail(error.status().sqlState(), location, error.status().message());
+    }
+    return constantOf(Value::varchar(""));
+  }
   if (name == "pi") {
     if (!arguments.empty()) undefined();
     return std::make_unique<ConstantExpression>(Value::doublePrecision(std::numbers::pi));

@@ -33,6 +33,7 @@ std::span<const std::pair<int64_t, std::string_view>> baseTypeNames() {
       {1042, "character"},
       {1043, "character varying"},
       {1082, "date"},
+      {1083, "time without time zone"},
       {1114, "timestamp without time zone"},
       {1184, "timestamp with time zone"},
       {1186, "interval"},

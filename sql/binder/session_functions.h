@@ -25,6 +25,10 @@ struct SessionInfo {
   /// (now() and statement_timestamp()). A statement that reads them is bound again at each execution.
   std::function<int64_t()> transactionStart;
   std::function<int64_t()> statementStart;
+  /// setseed(): fixes the seed random() draws from in this session's next statements; nextRandomSeed() gives
+  /// a statement's seed (0 when none was set) and moves the sequence on.
+  std::function<void(uint64_t)> setRandomSeed;
+  std::function<uint64_t()> nextRandomSeed;
 };
 
 /// What version() answers. Clients parse it (SQLAlchemy reads "PostgreSQL 15.0"), so it starts as

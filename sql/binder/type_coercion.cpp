@@ -109,9 +109,15 @@ std::optional<LogicalType> comparisonType(const LogicalType& left, const Logical
   if (left.isString() && right.isString()) {
     return LogicalType::text();
   }
-  if (left.id() == right.id() && (left.id() == TypeId::kBoolean || left.id() == TypeId::kInterval ||
-                                  left.id() == TypeId::kUuid || left.id() == TypeId::kBytea || left.isDateTime())) {
+  if (left.id() == right.id() &&
+      (left.id() == TypeId::kBoolean || left.id() == TypeId::kInterval || left.id() == TypeId::kUuid ||
+       left.id() == TypeId::kBytea || left.id() == TypeId::kTime || left.isDateTime())) {
     return left;
+  }
+  // time converts to interval implicitly (time '10:00' < interval '11 hours').
+  if ((left.id() == TypeId::kTime && right.id() == TypeId::kInterval) ||
+      (left.id() == TypeId::kInterval && right.id() == TypeId::kTime)) {
+    return LogicalType::interval();
   }
   if (left.isDateTime() && right.isDateTime()) {
     // date < timestamp < timestamptz: PostgreSQL compares in the wider of the two.
@@ -132,8 +138,12 @@ std::optional<LogicalType> comparisonType(const LogicalType& left, const Logical
 }
 
 bool assignmentCastExists(const LogicalType& from, const LogicalType& to) {
+  // timestamps and intervals are assigned to TIME (their time of day), and TIME to INTERVAL.
+  const bool toTime = to.id() == TypeId::kTime && (from.id() == TypeId::kTimestamp ||
+                                                   from.id() == TypeId::kTimestampTz || from.id() == TypeId::kInterval);
   return from == to || from.id() == TypeId::kUnknown || to.isString() || (from.isNumeric() && to.isNumeric()) ||
-         (from.isDateTime() && to.isDateTime());
+         (from.isDateTime() && to.isDateTime()) || toTime ||
+         (from.id() == TypeId::kTime && to.id() == TypeId::kInterval);
 }
 
 }  // namespace shoal::sql

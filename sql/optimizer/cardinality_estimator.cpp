@@ -42,6 +42,7 @@ std::optional<double> numericValue(const engine::Value& value) {
     case TypeId::kBigInt:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kTime:
       return static_cast<double>(value.asInt64());
     case TypeId::kDouble:
       return value.asDouble();

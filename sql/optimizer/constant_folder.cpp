@@ -94,7 +94,7 @@ ExpressionPtr fold(const Expression& expression) {
     }
     compareDatesAsDates(function.function(), arguments);
     rebuilt = std::make_unique<FunctionExpression>(function.function(), std::move(arguments), function.type());
-    if (!allConstant) return rebuilt;
+    if (!allConstant || engine::isVolatile(function.function())) return rebuilt;
   }
   try {
     engine::ExpressionEvaluator evaluator;

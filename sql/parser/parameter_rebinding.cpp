@@ -65,10 +65,15 @@ bool readsTheClock(const std::string& text) {
       case pg_query::CURRENT_DATE:
       case pg_query::CURRENT_TIMESTAMP:
       case pg_query::LOCALTIMESTAMP:
+      case pg_query::LOCALTIME:
         return true;
       case pg_query::IDENT: {
         const std::string word = lowered(token);
-        if (word == "now" || word == "transaction_timestamp" || word == "statement_timestamp") return true;
+        // random() takes the session's next seed, and setseed() sets it, at each execution.
+        if (word == "now" || word == "transaction_timestamp" || word == "statement_timestamp" || word == "random" ||
+            word == "setseed") {
+          return true;
+        }
         break;
       }
       case pg_query::SCONST: {

@@ -11,9 +11,9 @@ namespace shoal::sql {
 bool rebindsWithParameterValues(const std::string& text);
 
 /// Whether statement `text` may read the clock, which the binder fixes as a constant: now(),
-/// current_timestamp, localtimestamp, current_date, transaction_timestamp(), statement_timestamp(), or a
-/// literal 'now', 'today', 'tomorrow' or 'yesterday'. Such a statement binds again at each execution. A
-/// false "yes" only costs a rebind.
+/// current_timestamp, localtimestamp, localtime, current_date, transaction_timestamp(), statement_timestamp(),
+/// or a literal 'now', 'today', 'tomorrow' or 'yesterday'; or random()'s seed, also fixed as it binds, or
+/// setseed(). Such a statement binds again at each execution. A false "yes" only costs a rebind.
 bool readsTheClock(const std::string& text);
 
 }  // namespace shoal::sql

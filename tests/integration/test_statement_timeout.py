@@ -1,6 +1,6 @@
 """Story: an analyst sets statement_timeout = '1s' and runs a self-join that takes seconds over two workers.
 The statement fails with 57014 "canceling statement due to statement timeout" within 1.5 s, both workers
-stop working on it, and the session goes on. SET and SHOW spell the setting as PostgreSQL 15 does."""
+stop working on it, and the session goes on; so does a result of ten million rows that is still being sent. SET and SHOW spell the setting as PostgreSQL 15 does."""
 
 import os
 import pathlib
@@ -59,6 +59,21 @@ def test_a_long_query_is_cancelled_on_every_worker_by_statement_timeout(tpch_clu
         assert connection.execute("SELECT count(*) FROM nation").fetchone() == (25,)
         connection.execute("RESET statement_timeout")
         assert connection.execute("SHOW statement_timeout").fetchone() == ("0",)
+
+
+def test_a_result_too_large_to_send_in_time_is_cancelled_while_it_is_sent(tpch_cluster):
+    # Ten million rows, joined in about a second on the coordinator (pg_attribute lives there), take many
+    # seconds to send: the timeout stops the sending too, as PostgreSQL's does. A sqlsmith query found it.
+    sql = ("SELECT a.attname, o.o_orderpriority, o.o_custkey FROM orders o "
+           "JOIN pg_catalog.pg_attribute a ON o.o_shippriority <= a.attrelid")
+    with psycopg.connect(tpch_cluster.conninfo(), autocommit=True) as connection:
+        connection.execute("SET statement_timeout = '1s'")
+        started = time.monotonic()
+        with pytest.raises(psycopg.errors.QueryCanceled, match="statement timeout"):
+            connection.execute(sql).fetchall()
+        elapsed_s = time.monotonic() - started
+        assert elapsed_s <= 2.0, f"cancelled after {elapsed_s:.2f} s"
+        assert connection.execute("SELECT count(*) FROM nation").fetchone() == (25,)
 
 
 @pytest.mark.parametrize("value", ["1000", "1500", "'1s'", "'2min'", "'90s'", "'1h'", "0", "'1.5s'", "'abc'", "-5"])

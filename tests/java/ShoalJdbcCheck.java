@@ -21,6 +21,7 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Time;
 import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -59,6 +60,9 @@ public final class ShoalJdbcCheck {
     CHECKS.put("set_timestamp", connection -> query(connection,
         "SELECT count(*) FROM lineitem WHERE l_shipdate < ?",
         statement -> statement.setTimestamp(1, Timestamp.valueOf("1995-03-15 00:00:00"))));
+    CHECKS.put("set_time", connection -> query(connection,
+        "SELECT (CAST(? AS time) + interval '90 minutes')::text",
+        statement -> statement.setTime(1, Time.valueOf("23:11:12"))));
     CHECKS.put("set_big_decimal", connection -> query(connection,
         "SELECT count(*), sum(l_extendedprice) FROM lineitem WHERE l_extendedprice > ?",
         statement -> statement.setBigDecimal(1, new BigDecimal("50000.25"))));

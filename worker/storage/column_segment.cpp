@@ -593,6 +593,7 @@ void ColumnSegment::computeZoneMap() {
     case engine::TypeId::kBigInt:
     case engine::TypeId::kTimestamp:
     case engine::TypeId::kTimestampTz:
+    case engine::TypeId::kTime:
       fill(int64_t{}, less, [&](int64_t v) { return engine::Value::ofInt64(type_, v); });
       break;
     case engine::TypeId::kDecimal:

@@ -201,6 +201,7 @@ void ColumnStatistics::scan(const engine::Vector& vector, size_t numRows, bool t
     case TypeId::kBigInt:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
+    case TypeId::kTime:
     case TypeId::kDecimal:
       if (type_.physicalType() == PhysicalType::kInt64) {
         auto range = scanColumn(vector.data<int64_t>(), validity, numRows, trackRange, sketch_, nullCount_, identity,

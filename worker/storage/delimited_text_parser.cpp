@@ -292,6 +292,7 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
         break;
       case TypeId::kTimestamp:
       case TypeId::kTimestampTz:
+      case TypeId::kTime:
       case TypeId::kInterval:
       case TypeId::kUuid:
       case TypeId::kBytea:
@@ -534,6 +535,9 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
         return;
       case TypeId::kTimestampTz:
         reinterpret_cast<int64_t*>(values)[row_] = engine::parseTimestampTz(text, *timeZone_);
+        return;
+      case TypeId::kTime:
+        reinterpret_cast<int64_t*>(values)[row_] = engine::parseTime(text);
         return;
       case TypeId::kInterval:
         reinterpret_cast<engine::int128_t*>(values)[row_] = engine::packInterval(engine::parseInterval(text));

@@ -1,4 +1,4 @@
-// TIMESTAMP and TIMESTAMPTZ text in and out, and session time zones. Every expected value
+// TIMESTAMP, TIMESTAMPTZ and TIME text in and out, and session time zones. Every expected value
 // was produced by PostgreSQL 15 (DateStyle ISO, the named TimeZone setting).
 #include "engine/types/timestamp_text.h"
 
@@ -348,6 +348,48 @@ TEST(TimestampTextTest, ZonesResolveConcurrently) {
   }
   for (auto& thread : threads) thread.join();
   for (const TimeZone* zone : seen) EXPECT_EQ(zone, seen[0]);
+}
+
+std::string timeText(std::string_view text) {
+  std::string out;
+  appendTimeText(parseTime(text), out);
+  return out;
+}
+
+// Each expected text is what PostgreSQL 15 prints for the literal cast to time.
+TEST(TimeTextTest, TimeInputAndOutput) {
+  EXPECT_EQ(timeText("04:05:06.789"), "04:05:06.789");
+  EXPECT_EQ(timeText("04:05"), "04:05:00");
+  EXPECT_EQ(timeText("040506"), "04:05:06");
+  EXPECT_EQ(timeText("4:05 PM"), "16:05:00");
+  EXPECT_EQ(timeText("12:00 AM"), "00:00:00");
+  EXPECT_EQ(timeText("2003-04-12 04:05:06"), "04:05:06");
+  EXPECT_EQ(timeText("04:05:06 PST"), "04:05:06");
+  EXPECT_EQ(timeText("04:05:06+05:30"), "04:05:06");
+  EXPECT_EQ(timeText("allballs"), "00:00:00");
+  EXPECT_EQ(timeText("23:59:60"), "24:00:00");
+  EXPECT_EQ(timeText("24:00"), "24:00:00");
+  EXPECT_EQ(timeText(" 1:02:03.0000015 "), "01:02:03.000002");
+  EXPECT_EQ(parseTime("24:00"), kMicrosPerDay);
+}
+
+TEST(TimeTextTest, NowIsTheSessionsLocalTimeOfDay) {
+  const int64_t now = utcMicros("2024-01-05 22:30:00+00");
+  std::string out;
+  appendTimeText(parseTime("now", now, TimeZone::named("Asia/Kolkata")), out);
+  EXPECT_EQ(out, "04:00:00");
+  expectError([&] { parseTime("now"); }, "0A000", "\"now\" needs the statement's time, which is not known here");
+}
+
+TEST(TimeTextTest, MalformedTimesFailAsPostgresDoes) {
+  expectError([&] { parseTime(""); }, "22007", "invalid input syntax for type time: \"\"");
+  expectError([&] { parseTime("ten"); }, "22007", "invalid input syntax for type time: \"ten\"");
+  expectError([&] { parseTime("infinity"); }, "22007", "invalid input syntax for type time: \"infinity\"");
+  expectError([&] { parseTime("2024-01-05"); }, "22007", "invalid input syntax for type time: \"2024-01-05\"");
+  expectError([&] { parseTime("24:00:01"); }, "22008", "date/time field value out of range: \"24:00:01\"");
+  expectError([&] { parseTime("13:00 PM"); }, "22008", "date/time field value out of range: \"13:00 PM\"");
+  expectError([&] { parseTime("2003-02-30 10:00"); }, "22008",
+              "date/time field value out of range: \"2003-02-30 10:00\"");
 }
 
 }  // namespace
