@@ -21,6 +21,7 @@ struct SqlState {
   static constexpr std::string_view kInvalidRowCountInOffset = "2201X";
   static constexpr std::string_view kDataException = "22000";
   static constexpr std::string_view kNumericValueOutOfRange = "22003";
+  static constexpr std::string_view kInvalidArgumentForWidthBucket = "2201G";
   static constexpr std::string_view kInvalidDatetimeFormat = "22007";
   static constexpr std::string_view kDatetimeFieldOverflow = "22008";
   static constexpr std::string_view kInvalidTimeZoneDisplacementValue = "22009";

@@ -25,6 +25,7 @@
 #include "engine/expression/text_functions.h"
 #include "engine/expression/timestamp_functions.h"
 #include "engine/expression/vector_loops.h"
+#include "engine/expression/width_bucket.h"
 #include "engine/types/array_value.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
@@ -486,6 +487,8 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateMakeTime(value(0), value(1), value(2));
     case ScalarFunction::kRandom:
       return evaluateRandom(value(0));
+    case ScalarFunction::kWidthBucket:
+      return evaluateWidthBucket(value(0), value(1), value(2), value(3));
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

@@ -222,6 +222,8 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "make_time";
     case ScalarFunction::kRandom:
       return "random";
+    case ScalarFunction::kWidthBucket:
+      return "width_bucket";
     case ScalarFunction::kJsonGet:
       return "->";
     case ScalarFunction::kJsonGetText:
@@ -320,6 +322,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kToTimestamp:
     case ScalarFunction::kMakeTime:
     case ScalarFunction::kRandom:
+    case ScalarFunction::kWidthBucket:
     case ScalarFunction::kJsonTypeOf:
     case ScalarFunction::kJsonbCompare:
     case ScalarFunction::kJsonbSortKey:

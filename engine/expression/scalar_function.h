@@ -205,10 +205,13 @@ enum class ScalarFunction {
   // random(seed BIGINT constant, 0 for none) -> DOUBLE PRECISION in [0, 1), drawn per row (random_values.h).
   // Volatile: never folded into a constant.
   kRandom,
+  // width_bucket(operand, low, high: all DOUBLE PRECISION or all one DECIMAL type, count INTEGER) -> INTEGER
+  // (width_bucket.h).
+  kWidthBucket,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kRandom;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kWidthBucket;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -1,6 +1,6 @@
 // ExpressionBinder's binding of PostgreSQL's mathematical functions: abs, sign, ceil/ceiling, floor, round,
-// trunc, sqrt, cbrt, exp, ln, log, log10, power/pow, mod, pi, random and setseed, resolved over the argument's type as
-// PostgreSQL 15 resolves them (an integer goes to double precision, except in abs and mod).
+// trunc, sqrt, cbrt, exp, ln, log, log10, power/pow, mod, pi, random, setseed and width_bucket, resolved over the
+// argument's type as PostgreSQL 15 resolves them (an integer goes to double precision, except in abs and mod).
 
 #include <fmt/format.h>
 
@@ -47,7 +47,7 @@ bool hasValueDependentScale(ScalarFunction function) {
 
 bool isMathFunction(std::string_view name) {
   return oneArgumentFunctions().contains(name) || name == "power" || name == "pow" || name == "mod" || name == "pi" ||
-         name == "random" || name == "setseed";
+         name == "random" || name == "setseed" || name == "width_bucket";
 }
 
 ExpressionPtr ExpressionBinder::bindMathFunction(std::string_view name, std::vector<ExpressionPtr>& arguments,
@@ -57,6 +57,37 @@ ExpressionPtr ExpressionBinder::bindMathFunction(std::string_view name, std::vec
     if (!argument->type().isNumeric() && !isUnknown(argument)) undefined();
     return coerce(std::move(argument), LogicalType::doublePrecision(), location);
   };
+  if (name == "width_bucket") {
+    // The numeric version when a bound or the operand is numeric (and none is double precision); otherwise
+    // PostgreSQL's preferred double precision, integers included. The count is an integer (smallint widens).
+    if (arguments.size() != 4) undefined();
+    bool anyDouble = false;
+    bool anyDecimal = false;
+    for (size_t index = 0; index < 3; ++index) {
+      const ExpressionPtr& argument = arguments[index];
+      if (!isUnknown(argument) && !argument->type().isNumeric()) undefined();
+      anyDouble = anyDouble || argument->type().id() == TypeId::kDouble;
+      anyDecimal = anyDecimal || argument->type().id() == TypeId::kDecimal;
+    }
+    const LogicalType& countType = arguments[3]->type();
+    if (!isUnknown(arguments[3]) && countType.id() != TypeId::kSmallInt && countType.id() != TypeId::kInteger) {
+      undefined();
+    }
+    LogicalType valueType = LogicalType::doublePrecision();
+    if (anyDecimal && !anyDouble) {
+      std::optional<LogicalType> common;
+      for (size_t index = 0; index < 3; ++index) {
+        if (isUnknown(arguments[index])) continue;
+        const LogicalType decimal = asDecimal(arguments[index]->type());
+        common = common ? commonNumericType(*common, decimal) : decimal;
+      }
+      valueType = *common;
+    }
+    for (size_t index = 0; index < 3; ++index)
+      arguments[index] = coerce(std::move(arguments[index]), valueType, location);
+    arguments[3] = coerce(std::move(arguments[3]), LogicalType::integer(), location);
+    return functionOf(ScalarFunction::kWidthBucket, LogicalType::integer(), std::move(arguments));
+  }
   if (name == "random") {
     if (!arguments.empty()) undefined();
     const uint64_t seed = session_ != nullptr && session_->nextRandomSeed ? session_->nextRandomSeed() : 0;

@@ -788,6 +788,7 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kJsonbSortKey, LogicalType::bytea(), document()));
   examples.push_back(call(ScalarFunction::kMakeTime, LogicalType::time(), integer(1), integer(2), real()));
   examples.push_back(call(ScalarFunction::kRandom, LogicalType::doublePrecision(), bigint(0)));
+  examples.push_back(call(ScalarFunction::kWidthBucket, LogicalType::integer(), real(), real(), real(), integer(3)));
   return examples;
 }
 
@@ -801,7 +802,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "random(0)");
+  ASSERT_EQ(examples.back()->toString(), "width_bucket(2.5, 2.5, 2.5, 3)");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
