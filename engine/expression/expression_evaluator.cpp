@@ -256,6 +256,8 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     if (auto compared = evaluateColumnConstantComparison(function, input)) return std::move(*compared);
   }
   switch (function.function()) {
+    case ScalarFunction::kGenRandomUuid:
+      return evaluateRandomUuids(input.size());  // no arguments: one per input row
     case ScalarFunction::kInSet: {
       // The set is built once per expression, by the first thread that reaches it; the list is never a vector.
       const InSet& set = function.prepared<InSet>([&] {
@@ -440,7 +442,8 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kRegexMatchArray:
       return evaluateRegexMatchArray(value(0), value(1), value(2));
     case ScalarFunction::kInSet:
-      break;  // evaluated above, without its list
+    case ScalarFunction::kGenRandomUuid:
+      break;  // evaluated above (the set without its list; gen_random_uuid without arguments)
     case ScalarFunction::kDateTimeToChar:
       return evaluateDateTimeToChar(value(0), value(1), TimeZone::named(constantArgument(function, 2).asString()));
     case ScalarFunction::kNumericVariance:

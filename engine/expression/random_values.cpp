@@ -5,8 +5,12 @@
 #include <cstring>
 #include <mutex>
 #include <random>
+#include <vector>
+
+#include <sys/random.h>
 
 #include "common/status.h"
+#include "engine/types/uuid_value.h"
 
 namespace shoal::engine {
 namespace {
@@ -62,6 +66,26 @@ Vector evaluateRandom(const Vector& seeds) {
   }
   double* values = out.data<double>();
   for (size_t row = 0; row < numRows; ++row) values[row] = unitInterval((*generator)());
+  return out;
+}
+
+Vector evaluateRandomUuids(size_t numRows) {
+  Vector out(LogicalType::uuid(), numRows);
+  std::vector<uint8_t> bytes(numRows * 16);
+  for (size_t filled = 0; filled < bytes.size();) {
+    const ssize_t got = ::getrandom(bytes.data() + filled, bytes.size() - filled, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      SHOAL_USER_FAIL(SqlState::kInternalError, "could not generate random values: {}", std::strerror(errno));
+    }
+    filled += static_cast<size_t>(got);
+  }
+  for (size_t row = 0; row < numRows; ++row) {
+    uint8_t* uuid = bytes.data() + row * 16;
+    uuid[6] = static_cast<uint8_t>((uuid[6] & 0x0F) | 0x40);  // version 4
+    uuid[8] = static_cast<uint8_t>((uuid[8] & 0x3F) | 0x80);  // RFC 4122 variant
+    out.data<int128_t>()[row] = uuidFromBytes(uuid);
+  }
   return out;
 }
 

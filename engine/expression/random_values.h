@@ -17,6 +17,10 @@ namespace shoal::engine {
 /// random(seed BIGINT constant) -> double precision.
 Vector evaluateRandom(const Vector& seeds);
 
+/// gen_random_uuid() for `numRows` rows: version 4 UUIDs from the kernel's random bytes (getrandom), as
+/// PostgreSQL draws them from its strong random source; setseed() does not touch them.
+Vector evaluateRandomUuids(size_t numRows);
+
 /// Makes this process's seeded sequences its own: each worker sets its node's salt at start (the coordinator
 /// keeps 0), or two workers would draw the same values for a seeded random().
 void setRandomStreamSalt(uint64_t salt);

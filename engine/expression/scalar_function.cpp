@@ -224,6 +224,8 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "random";
     case ScalarFunction::kWidthBucket:
       return "width_bucket";
+    case ScalarFunction::kGenRandomUuid:
+      return "gen_random_uuid";
     case ScalarFunction::kJsonGet:
       return "->";
     case ScalarFunction::kJsonGetText:
@@ -323,6 +325,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kMakeTime:
     case ScalarFunction::kRandom:
     case ScalarFunction::kWidthBucket:
+    case ScalarFunction::kGenRandomUuid:
     case ScalarFunction::kJsonTypeOf:
     case ScalarFunction::kJsonbCompare:
     case ScalarFunction::kJsonbSortKey:
@@ -376,7 +379,7 @@ ScalarFunction mirroredComparison(ScalarFunction comparison) {
 }
 
 bool isVolatile(ScalarFunction function) {
-  return function == ScalarFunction::kRandom;
+  return function == ScalarFunction::kRandom || function == ScalarFunction::kGenRandomUuid;
 }
 
 }  // namespace shoal::engine

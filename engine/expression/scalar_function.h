@@ -208,10 +208,12 @@ enum class ScalarFunction {
   // width_bucket(operand, low, high: all DOUBLE PRECISION or all one DECIMAL type, count INTEGER) -> INTEGER
   // (width_bucket.h).
   kWidthBucket,
+  // gen_random_uuid() -> UUID, version 4 from the kernel's random bytes (random_values.h). Volatile.
+  kGenRandomUuid,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kWidthBucket;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kGenRandomUuid;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -1,5 +1,6 @@
 // ExpressionBinder's binding of PostgreSQL's mathematical functions: abs, sign, ceil/ceiling, floor, round,
-// trunc, sqrt, cbrt, exp, ln, log, log10, power/pow, mod, pi, random, setseed and width_bucket, resolved over the
+// trunc, sqrt, cbrt, exp, ln, log, log10, power/pow, mod, pi, random, setseed, width_bucket (and
+// gen_random_uuid, random too), resolved over the
 // argument's type as PostgreSQL 15 resolves them (an integer goes to double precision, except in abs and mod).
 
 #include <fmt/format.h>
@@ -47,7 +48,7 @@ bool hasValueDependentScale(ScalarFunction function) {
 
 bool isMathFunction(std::string_view name) {
   return oneArgumentFunctions().contains(name) || name == "power" || name == "pow" || name == "mod" || name == "pi" ||
-         name == "random" || name == "setseed" || name == "width_bucket";
+         name == "random" || name == "setseed" || name == "width_bucket" || name == "gen_random_uuid";
 }
 
 ExpressionPtr ExpressionBinder::bindMathFunction(std::string_view name, std::vector<ExpressionPtr>& arguments,
@@ -87,6 +88,10 @@ ExpressionPtr ExpressionBinder::bindMathFunction(std::string_view name, std::vec
       arguments[index] = coerce(std::move(arguments[index]), valueType, location);
     arguments[3] = coerce(std::move(arguments[3]), LogicalType::integer(), location);
     return functionOf(ScalarFunction::kWidthBucket, LogicalType::integer(), std::move(arguments));
+  }
+  if (name == "gen_random_uuid") {
+    if (!arguments.empty()) undefined();
+    return functionOf(ScalarFunction::kGenRandomUuid, LogicalType::uuid(), {});
   }
   if (name == "random") {
     if (!arguments.empty()) undefined();

@@ -32,11 +32,26 @@ namespace {
 /// Below this many constants an IN list stays a tree of ORs, which zone maps can read.
 constexpr size_t kInSetThreshold = 16;
 
+/// Whether evaluating `expression` twice may give two values (random(), gen_random_uuid()).
+bool callsVolatile(const engine::Expression& expression) {
+  if (expression.kind() == engine::ExpressionKind::kCast) {
+    return callsVolatile(static_cast<const engine::CastExpression&>(expression).child());
+  }
+  if (expression.kind() != engine::ExpressionKind::kFunction) return false;
+  const auto& function = static_cast<const engine::FunctionExpression&>(expression);
+  if (engine::isVolatile(function.function())) return true;
+  for (const auto& argument : function.arguments()) {
+    if (callsVolatile(*argument)) return true;
+  }
+  return false;
+}
+
 /// `x IN (c1, ..., cn)` bound as `x = c1 OR ...` (`terms`, the `x <> ci` of NOT IN when `negated`): as one
-/// kInSet probe when there are many terms, each comparing the same x with a constant of x's type; null
-/// otherwise (a list that mixes types, or holds expressions).
-ExpressionPtr asInSet(const std::vector<ExpressionPtr>& terms, bool negated) {
-  if (terms.size() < kInSetThreshold) return nullptr;
+/// kInSet probe when there are many terms, or when x is volatile and must be evaluated once, each term
+/// comparing the same x with a constant of x's type; null otherwise (a list that mixes types, or holds
+/// expressions).
+ExpressionPtr asInSet(const std::vector<ExpressionPtr>& terms, bool negated, bool volatileValue = false) {
+  if (terms.size() < kInSetThreshold && !volatileValue) return nullptr;
   const ScalarFunction comparison = negated ? ScalarFunction::kNotEqual : ScalarFunction::kEqual;
   const engine::Expression* value = nullptr;
   std::string valueText;
@@ -126,7 +141,7 @@ ExpressionPtr ExpressionBinder::bindSpecialOperator(const pg_query::Node& node) 
         terms.push_back(bindComparison(negated ? ScalarFunction::kNotEqual : ScalarFunction::kEqual,
                                        copyExpression(*left), bind(*item), location));
       }
-      if (ExpressionPtr set = asInSet(terms, negated)) return set;
+      if (ExpressionPtr set = asInSet(terms, negated, callsVolatile(*left))) return set;
       return combineBalanced(negated ? ScalarFunction::kAnd : ScalarFunction::kOr, std::move(terms));
     }
     case pg_query::AEXPR_LIKE:

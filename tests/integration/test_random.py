@@ -1,7 +1,8 @@
 """Story: an analyst samples about a tenth of lineitem with WHERE random() < 0.1, picks a few rows at random
 with ORDER BY random() LIMIT 5, and replays a script that starts with setseed(0.5) to get the same numbers
 again. random() is drawn per row on the workers (never folded into one constant), every value lies in
-[0, 1), two workers never draw the same sequence, and setseed() refuses what PostgreSQL 15 refuses."""
+[0, 1), two workers never draw the same sequence, and setseed() refuses what PostgreSQL 15 refuses. Tickets
+get their ids from gen_random_uuid(), one fresh version 4 uuid per row."""
 
 import psycopg
 import pytest
@@ -28,6 +29,9 @@ def test_each_row_draws_its_own_value_in_the_unit_interval(tpch_cluster):
         assert (distinct, low, high, total) == (LINEITEM_ROWS, True, True, LINEITEM_ROWS)
         first, second = connection.execute("SELECT random(), random()").fetchone()
         assert first != second
+        # x IN (...) evaluates x once, as PostgreSQL does: a rounded draw in 0..4 is always in the list.
+        assert connection.execute("SELECT count(*) FROM lineitem WHERE round(random() * 4) IN (0, 1, 2, 3, 4)"
+                                  ).fetchone() == (LINEITEM_ROWS,)
 
 
 def test_a_ten_percent_sample_keeps_about_a_tenth(tpch_cluster):
@@ -76,3 +80,23 @@ def test_a_prepared_statement_draws_again_at_each_execution(tpch_cluster):
 def test_setseed_and_random_refuse_as_postgresql_does(tpch_cluster, postgres, sql):
     shoal = tpch_cluster.conninfo()
     assert session_answers(shoal, [sql]) == session_answers(postgres.conninfo(), [sql])
+
+
+def test_gen_random_uuid_gives_every_row_its_own_version_4_uuid(tpch_cluster):
+    with psycopg.connect(tpch_cluster.conninfo(), autocommit=True) as connection:
+        distinct, versions, variants = connection.execute(
+            "SELECT count(DISTINCT u), count(*) FILTER (WHERE substr(u::text, 15, 1) = '4'), "
+            "count(*) FILTER (WHERE substr(u::text, 20, 1) IN ('8', '9', 'a', 'b')) "
+            "FROM (SELECT gen_random_uuid() AS u FROM lineitem) s").fetchone()
+        assert (distinct, versions, variants) == (LINEITEM_ROWS, LINEITEM_ROWS, LINEITEM_ROWS)
+        # setseed() fixes random(), not the uuids, which come from the kernel's random source.
+        connection.execute("SELECT setseed(0.5)")
+        first = connection.execute("SELECT gen_random_uuid()").fetchone()
+        connection.execute("SELECT setseed(0.5)")
+        assert connection.execute("SELECT gen_random_uuid()").fetchone() != first
+        connection.execute("DROP TABLE IF EXISTS tickets")
+        connection.execute("CREATE TABLE tickets (id uuid, note text)")
+        values = ", ".join(f"(gen_random_uuid(), 'ticket {n}')" for n in range(1000))
+        connection.execute(f"INSERT INTO tickets VALUES {values}")
+        assert connection.execute("SELECT count(DISTINCT id), count(*) FROM tickets").fetchone() == (1000, 1000)
+        connection.execute("DROP TABLE tickets")

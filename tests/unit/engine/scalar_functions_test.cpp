@@ -789,6 +789,7 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kMakeTime, LogicalType::time(), integer(1), integer(2), real()));
   examples.push_back(call(ScalarFunction::kRandom, LogicalType::doublePrecision(), bigint(0)));
   examples.push_back(call(ScalarFunction::kWidthBucket, LogicalType::integer(), real(), real(), real(), integer(3)));
+  examples.push_back(call(ScalarFunction::kGenRandomUuid, LogicalType::uuid()));
   return examples;
 }
 
@@ -802,7 +803,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString(), "width_bucket(2.5, 2.5, 2.5, 3)");
+  ASSERT_EQ(examples.back()->toString(), "gen_random_uuid()");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
