@@ -10,6 +10,7 @@
 #include "engine/expression/conditional.h"
 #include "engine/expression/date_functions.h"
 #include "engine/expression/datetime_constructors.h"
+#include "engine/expression/datetime_from_char.h"
 #include "engine/expression/datetime_to_char.h"
 #include "engine/expression/in_set.h"
 #include "engine/expression/infallible.h"
@@ -492,6 +493,9 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateRandom(value(0));
     case ScalarFunction::kWidthBucket:
       return evaluateWidthBucket(value(0), value(1), value(2), value(3));
+    case ScalarFunction::kDateTimeFromChar:
+      return evaluateDateTimeFromChar(value(0), value(1), constantArgument(function, 3).asInt32() != 0,
+                                      TimeZone::named(constantArgument(function, 2).asString()));
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

@@ -226,6 +226,8 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "width_bucket";
     case ScalarFunction::kGenRandomUuid:
       return "gen_random_uuid";
+    case ScalarFunction::kDateTimeFromChar:
+      return "to_timestamp";
     case ScalarFunction::kJsonGet:
       return "->";
     case ScalarFunction::kJsonGetText:
@@ -326,6 +328,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kRandom:
     case ScalarFunction::kWidthBucket:
     case ScalarFunction::kGenRandomUuid:
+    case ScalarFunction::kDateTimeFromChar:
     case ScalarFunction::kJsonTypeOf:
     case ScalarFunction::kJsonbCompare:
     case ScalarFunction::kJsonbSortKey:

@@ -210,10 +210,13 @@ enum class ScalarFunction {
   kWidthBucket,
   // gen_random_uuid() -> UUID, version 4 from the kernel's random bytes (random_values.h). Volatile.
   kGenRandomUuid,
+  // to_date / to_timestamp(text, format TEXT, the session's TimeZone as a TEXT constant, 1 for to_date else 0
+  // as an INTEGER constant) -> DATE or TIMESTAMPTZ (datetime_from_char.h).
+  kDateTimeFromChar,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kGenRandomUuid;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kDateTimeFromChar;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

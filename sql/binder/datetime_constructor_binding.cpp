@@ -1,5 +1,6 @@
 // ExpressionBinder's binding of the functions that build dates and timestamps from numbers: make_date,
-// make_time, make_timestamp, make_timestamptz and to_timestamp(double precision) (datetime_constructors.h).
+// make_time, make_timestamp, make_timestamptz and to_timestamp(double precision) (datetime_constructors.h), and
+// the ones that read them from text by a format, to_date and to_timestamp(text, text) (datetime_from_char.h).
 
 #include <fmt/format.h>
 
@@ -17,10 +18,20 @@ using engine::Value;
 
 ExpressionPtr ExpressionBinder::bindDateTimeConstructor(const std::string& name, std::vector<ExpressionPtr>& arguments,
                                                         int location, const std::function<void()>& undefined) {
-  if (name == "to_timestamp") {
-    if (arguments.size() == 2) {
-      fail(SqlState::kFeatureNotSupported, location, "to_timestamp(text, format) is not supported yet");
+  if ((name == "to_timestamp" && arguments.size() == 2) || name == "to_date") {
+    // to_date(text, format), to_timestamp(text, format): both arguments text.
+    if (arguments.size() != 2) undefined();
+    for (auto& argument : arguments) {
+      if (!isUnknown(argument) && !argument->type().isString()) undefined();
+      argument = coerce(std::move(argument), LogicalType::text(), location);
     }
+    const bool toDate = name == "to_date";
+    arguments.push_back(constantOf(Value::varchar(timeZoneSetting())));
+    arguments.push_back(constantOf(Value::integer(toDate ? 1 : 0)));
+    return functionOf(ScalarFunction::kDateTimeFromChar, toDate ? LogicalType::date() : LogicalType::timestampTz(),
+                      std::move(arguments));
+  }
+  if (name == "to_timestamp") {
     if (arguments.size() != 1 || !(isUnknown(arguments[0]) || arguments[0]->type().isNumeric())) undefined();
     return makeFunction(ScalarFunction::kToTimestamp, LogicalType::timestampTz(),
                         coerce(std::move(arguments[0]), LogicalType::doublePrecision(), location));
