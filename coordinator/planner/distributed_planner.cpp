@@ -761,6 +761,30 @@ class Planner {
         case AggregateFunction::kArrayAgg:
         case AggregateFunction::kStringAgg:
           SHOAL_UNREACHABLE("collecting aggregates are never split into phases");
+        case AggregateFunction::kApproxCountDistinct:
+        case AggregateFunction::kApproxPercentile: {
+          // Each node's sketch travels as one encoded state; the final phase merges them (and keeps the fraction).
+          const ColumnId partialId = freshId();
+          partial->aggregates.push_back(sql::AggregateCall{engine::sketchPartialOf(call.function),
+                                                           std::move(call.argument),
+                                                           false,
+                                                           LogicalType::text(),
+                                                           partialId,
+                                                           call.name,
+                                                           nullptr,
+                                                           {}});
+          sql::AggregateCall combine{call.function,
+                                     sql::columnRef(PlanColumn{partialId, LogicalType::text(), call.name}),
+                                     false,
+                                     call.resultType,
+                                     call.id,
+                                     call.name,
+                                     std::move(call.secondArgument),
+                                     {}};
+          combine.combinesPartials = true;
+          final->aggregates.push_back(std::move(combine));
+          break;
+        }
         default: {
           // The statistics: each node's moments travel as one encoded state, combined in the final phase.
           SHOAL_CHECK(engine::isMomentAggregate(call.function), "{} cannot be split into phases",

@@ -61,6 +61,14 @@ std::string_view aggregateFunctionName(AggregateFunction function) {
       return "percentile_disc";
     case AggregateFunction::kMode:
       return "mode";
+    case AggregateFunction::kApproxCountDistinct:
+      return "approx_count_distinct";
+    case AggregateFunction::kApproxPercentile:
+      return "approx_percentile";
+    case AggregateFunction::kDistinctSketch:
+      return "distinct_sketch";
+    case AggregateFunction::kQuantileSketch:
+      return "quantile_sketch";
   }
   return "?";
 }
@@ -92,7 +100,11 @@ LogicalType aggregateResultType(AggregateFunction function, const LogicalType& a
     case AggregateFunction::kRegrCount:
       return LogicalType::bigInt();
     case AggregateFunction::kMoments:
-      return LogicalType::text();  // encoded Moments
+    case AggregateFunction::kDistinctSketch:
+    case AggregateFunction::kQuantileSketch:
+      return LogicalType::text();  // encoded Moments or sketch
+    case AggregateFunction::kApproxCountDistinct:
+      return LogicalType::bigInt();
     case AggregateFunction::kPercentileDisc:
     case AggregateFunction::kMode:
       return argument;

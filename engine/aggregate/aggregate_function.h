@@ -43,11 +43,29 @@ enum class AggregateFunction {
   kPercentileCont,
   kPercentileDisc,
   kMode,
+  // Approximate aggregates over mergeable sketches: approx_count_distinct(x) over a DistinctSketch and
+  // approx_percentile(x, fraction) over a QuantileSketch (the fraction as second argument).
+  kApproxCountDistinct,
+  kApproxPercentile,
+  /// Their partial states, one encoded sketch per group, for the next phase to combine.
+  kDistinctSketch,
+  kQuantileSketch,
 };
 
 /// Whether `function` is an ordered-set aggregate (percentile_cont, percentile_disc, mode).
 inline bool isOrderedSetAggregate(AggregateFunction function) {
   return function >= AggregateFunction::kPercentileCont && function <= AggregateFunction::kMode;
+}
+
+/// Whether `function` keeps a sketch (engine/aggregate/distinct_sketch.h, quantile_sketch.h), or is its partial state.
+inline bool isSketchAggregate(AggregateFunction function) {
+  return function >= AggregateFunction::kApproxCountDistinct && function <= AggregateFunction::kQuantileSketch;
+}
+
+/// The partial state that a sketch aggregate's first phase computes.
+inline AggregateFunction sketchPartialOf(AggregateFunction function) {
+  return function == AggregateFunction::kApproxCountDistinct ? AggregateFunction::kDistinctSketch
+                                                             : AggregateFunction::kQuantileSketch;
 }
 
 /// Whether `function` keeps every value it sees (see CollectedValues) instead of a fixed-size state.
@@ -75,8 +93,10 @@ struct GroupedAggregate {
   /// string_agg's delimiter, or the x of a two-variable statistic (`regr_slope(y, x)`).
   std::optional<size_t> secondArgumentColumn = std::nullopt;
   std::vector<AggregateOrderKey> orderBy = {};
-  /// The argument is a column of kMoments partial states from the previous phase, to combine (not values).
+  /// The argument is a column of kMoments (or sketch) partial states from the previous phase, to combine.
   bool combinesPartials = false;
+  /// approx_percentile's fraction, a constant in [0, 1].
+  double fraction = 0;
 };
 
 std::string_view aggregateFunctionName(AggregateFunction function);

@@ -1,5 +1,6 @@
 #include "engine/aggregate/aggregate_states.h"
 
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -8,6 +9,7 @@
 #include "engine/types/decimal.h"
 #include "engine/types/interval.h"
 #include "engine/vector/key_bytes.h"
+#include "engine/vector/vector_hash.h"
 
 namespace shoal::engine::aggregation {
 namespace {
@@ -81,6 +83,57 @@ void updateMoments(const GroupedAggregate& spec, const Chunk& chunk, const Windo
   });
 }
 
+/// Whether a sketch aggregate counts distinct values (else it keeps quantiles).
+bool countsDistinct(AggregateFunction function) {
+  return function == AggregateFunction::kApproxCountDistinct || function == AggregateFunction::kDistinctSketch;
+}
+
+/// The side state `state` points to in `sides`, created on first use.
+template <class Side>
+Side& sideOf(AggregateState& state, std::vector<Side>& sides) {
+  if (state.sideIndex == 0) {
+    sides.emplace_back();
+    state.sideIndex = static_cast<uint32_t>(sides.size());
+  }
+  return sides[state.sideIndex - 1];
+}
+
+/// Folds one chunk into the sketches of approx_count_distinct (the values' 64-bit hashes) or approx_percentile
+/// (its double precision argument), or the partial states of an earlier phase.
+void updateSketches(const GroupedAggregate& spec, const Chunk& chunk, const Window& window, size_t offset,
+                    GroupStore& store) {
+  const Vector& argument = chunk.column(*spec.argumentColumn);
+  const bool distinct = countsDistinct(spec.function);
+  if (spec.combinesPartials) {
+    const StringRef* states = argument.data<StringRef>();
+    forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+      AggregateState& state = stateAt(group, offset);
+      if (distinct) {
+        sideOf(state, store.distinctSketches).merge(DistinctSketch::decode(states[row].view()));
+      } else {
+        sideOf(state, store.quantileSketches).merge(QuantileSketch::decode(states[row].view()));
+      }
+    });
+    return;
+  }
+  if (distinct) {
+    uint64_t hashes[kVectorSize];
+    for (size_t done = 0; done < window.count; done += kVectorSize) {
+      const size_t count = std::min(kVectorSize, window.count - done);
+      hashVector(argument, window.first + done, count, hashes, false);
+      for (size_t i = 0; i < count; ++i) {
+        if (argument.isNull(window.first + done + i)) continue;
+        sideOf(stateAt(window.groups[done + i], offset), store.distinctSketches).add(hashes[i]);
+      }
+    }
+    return;
+  }
+  const double* values = argument.data<double>();
+  forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+    sideOf(stateAt(group, offset), store.quantileSketches).add(values[row]);
+  });
+}
+
 }  // namespace
 
 void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window& window, size_t offset,
@@ -119,6 +172,7 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
   }
   const Vector& argument = chunk.column(*spec.argumentColumn);
   PhysicalType physical = argument.type().physicalType();
+  if (isSketchAggregate(spec.function)) return updateSketches(spec, chunk, window, offset, store);
   if (spec.distinct) {
     std::string bytes;
     forValidRows(argument, window, [&](size_t row, uint8_t* group) {
@@ -242,6 +296,14 @@ void mergeState(const GroupedAggregate& spec, AggregateState& target, const Aggr
   if (isCollectingAggregate(spec.function)) {
     return mergeSide(targetStore.collections, sourceStore.collections, target, source,
                      [](CollectedValues& into, CollectedValues& from) { into.append(std::move(from)); });
+  }
+  if (isSketchAggregate(spec.function)) {
+    if (countsDistinct(spec.function)) {
+      return mergeSide(targetStore.distinctSketches, sourceStore.distinctSketches, target, source,
+                       [](DistinctSketch& into, const DistinctSketch& from) { into.merge(from); });
+    }
+    return mergeSide(targetStore.quantileSketches, sourceStore.quantileSketches, target, source,
+                     [](QuantileSketch& into, const QuantileSketch& from) { into.merge(from); });
   }
   if (spec.distinct) {
     return mergeSide(targetStore.distinctSets, sourceStore.distinctSets, target, source,
@@ -379,6 +441,37 @@ void writeMoments(AggregateFunction function, const Moments& moments, Vector& ou
   }
 }
 
+/// Writes a sketch aggregate's value (or, for the partial functions, its encoded sketch) into row `row` of `out`.
+void writeSketch(const GroupedAggregate& spec, const AggregateState& state, GroupStore& store, Vector& out,
+                 size_t row) {
+  const bool empty = state.sideIndex == 0;
+  switch (spec.function) {
+    case AggregateFunction::kDistinctSketch:
+    case AggregateFunction::kQuantileSketch:
+      out.setNull(row, empty);
+      if (!empty) {
+        out.setString(row, spec.function == AggregateFunction::kDistinctSketch
+                               ? store.distinctSketches[state.sideIndex - 1].encode()
+                               : store.quantileSketches[state.sideIndex - 1].encode());
+      }
+      return;
+    case AggregateFunction::kApproxCountDistinct:
+      out.data<int64_t>()[row] = empty ? 0 : store.distinctSketches[state.sideIndex - 1].estimate();
+      out.setNull(row, false);
+      return;
+    default: {
+      std::optional<double> value;
+      // A NULL fraction (NaN here) gives NULL.
+      if (!empty && !std::isnan(spec.fraction)) {
+        value = store.quantileSketches[state.sideIndex - 1].quantile(spec.fraction);
+      }
+      out.setNull(row, !value);
+      if (value) out.data<double>()[row] = *value;
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void writeFinal(const GroupedAggregate& spec, const AggregateState& state, GroupStore& store, Vector& out, size_t row) {
@@ -392,6 +485,7 @@ void writeFinal(const GroupedAggregate& spec, const AggregateState& state, Group
         row, state.sideIndex == 0 ? Value::null(spec.resultType) : store.collections[state.sideIndex - 1].finish(spec));
     return;
   }
+  if (isSketchAggregate(spec.function)) return writeSketch(spec, state, store, out, row);
   if (isMomentAggregate(spec.function)) {
     Moments moments;
     if (spec.distinct && state.sideIndex != 0) {
@@ -468,6 +562,12 @@ void adoptSideState(const GroupedAggregate& spec, AggregateState& target, const 
     mergeSide(targetStore.distinctSets, sourceStore.distinctSets, target, source, neverFolded);
   } else if (isMomentAggregate(spec.function)) {
     mergeSide(targetStore.moments, sourceStore.moments, target, source, neverFolded);
+  } else if (isSketchAggregate(spec.function)) {
+    if (countsDistinct(spec.function)) {
+      mergeSide(targetStore.distinctSketches, sourceStore.distinctSketches, target, source, neverFolded);
+    } else {
+      mergeSide(targetStore.quantileSketches, sourceStore.quantileSketches, target, source, neverFolded);
+    }
   }
 }
 

@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "engine/aggregate/collected_values.h"
+#include "engine/aggregate/distinct_sketch.h"
 #include "engine/aggregate/moments.h"
 #include "engine/aggregate/ordered_set_values.h"
+#include "engine/aggregate/quantile_sketch.h"
 #include "engine/pipeline/query_memory.h"
 #include "engine/types/string_heap.h"
 #include "engine/vector/vector.h"
@@ -34,7 +36,7 @@ struct AggregateState {
   int64_t count;       // non-NULL values seen
   uint32_t sideIndex;  // 1-based index of the table's side state (DISTINCT: its set of seen values;
                        // array_agg, string_agg: its CollectedValues; ordered-set aggregates: its
-                       // OrderedSetValues); 0: none yet
+                       // OrderedSetValues; moments; sketches); 0: none yet
   uint8_t hasValue;    // an extreme has been seen
   uint8_t overflow;    // the integer sum overflowed 128 bits
 };
@@ -172,6 +174,9 @@ struct GroupStore {
   std::vector<OrderedSetValues> orderedSets;
   /// Statistical aggregates' moments, by AggregateState::sideIndex - 1.
   std::vector<Moments> moments;
+  /// approx_count_distinct's and approx_percentile's sketches, by AggregateState::sideIndex - 1.
+  std::vector<DistinctSketch> distinctSketches;
+  std::vector<QuantileSketch> quantileSketches;
 };
 
 /// The rows [first, first + count) of a chunk that one pass of the sink works on

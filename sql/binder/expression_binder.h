@@ -196,6 +196,8 @@ class ExpressionBinder {
   engine::ExpressionPtr bindStatisticalAggregate(const pg_query::Node& node, engine::AggregateFunction function);
   /// percentile_cont, percentile_disc and mode WITHIN GROUP (ORDER BY x) (statistical_aggregate_binding.cpp).
   engine::ExpressionPtr bindOrderedSetAggregate(const pg_query::Node& node, engine::AggregateFunction function);
+  /// approx_count_distinct(x) and approx_percentile(x, fraction).
+  engine::ExpressionPtr bindApproximateAggregate(const pg_query::Node& node, engine::AggregateFunction function);
   /// Refuses an aggregate inside another, in FILTER, or in a clause without aggregates (42803).
   void checkAggregateAllowed(const pg_query::FuncCall& call);
   /// An aggregate's FILTER (WHERE c) condition, bound; null without one.

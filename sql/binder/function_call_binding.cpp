@@ -60,6 +60,9 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end() && !call.agg_within_group()) {
     return bindAggregate(node, aggregate->second);
   }
+  if (name == "approx_count_distinct")
+    return bindApproximateAggregate(node, engine::AggregateFunction::kApproxCountDistinct);
+  if (name == "approx_percentile") return bindApproximateAggregate(node, engine::AggregateFunction::kApproxPercentile);
   static const std::map<std::string, engine::AggregateFunction, std::less<>> kStatistics = {
       {"stddev", engine::AggregateFunction::kStddevSamp},
       {"stddev_samp", engine::AggregateFunction::kStddevSamp},

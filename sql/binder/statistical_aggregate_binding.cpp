@@ -1,21 +1,26 @@
 // ExpressionBinder's statistical aggregates: stddev and variance (and their _samp and _pop forms), covar_pop,
 // covar_samp, corr and the regr_* family, with PostgreSQL's argument types and results; and the ordered-set
 // aggregates percentile_cont, percentile_disc and mode, `WITHIN GROUP (ORDER BY x)`, which keep the group's
-// values (engine/aggregate/collected_values.h) and so run where the whole group is, like array_agg.
+// values (engine/aggregate/collected_values.h) and so run where the whole group is, like array_agg; and the
+// approximate approx_count_distinct and approx_percentile, over mergeable sketches that split into two phases.
 //
 // Over double precision, and always for the two-variable ones, they are engine aggregates over Youngs-Cramer
 // moments (engine/aggregate/moments.h), as PostgreSQL's float8 versions are. Over integers and decimals,
 // PostgreSQL computes stddev and variance exactly over numeric sums; here they become count(x), sum(x) and
 // sum(x * x), which distribute like any sum, finished by an exact kNumericVariance (numeric_variance.h).
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "common/status.h"
 #include "engine/aggregate/moments.h"
 #include "engine/expression/numeric_variance.h"
+#include "engine/types/text_format.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/expression_builders.h"
 #include "sql/binder/type_coercion.h"
+#include "sql/optimizer/constant_folder.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
@@ -193,6 +198,65 @@ ExpressionPtr ExpressionBinder::bindOrderedSetAggregate(const pg_query::Node& no
   aggregate.orderBy.push_back({copyExpression(*value), ascending, !ascending});
   aggregate.argument = filteredArgument(std::move(filter), std::move(value));
   aggregate.secondArgument = std::move(fraction);
+  return aggregateSink_(std::move(aggregate));
+}
+
+ExpressionPtr ExpressionBinder::bindApproximateAggregate(const pg_query::Node& node, AggregateFunction function) {
+  const auto& call = node.func_call();
+  const std::string spelled = lastName(call.funcname());
+  checkAggregateAllowed(call);
+  const bool percentile = function == AggregateFunction::kApproxPercentile;
+  if (call.agg_star() || call.agg_within_group() || call.args_size() != (percentile ? 2 : 1)) {
+    fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function {}(...) does not exist", spelled),
+         percentile ? "approx_percentile takes the value and a fraction: approx_percentile(x, 0.5)."
+                    : "approx_count_distinct takes one argument.");
+  }
+  if (percentile && call.agg_distinct()) {
+    fail(SqlState::kFeatureNotSupported, call.location(), "DISTINCT in approx_percentile() is not supported");
+  }
+  ExpressionPtr filter = bindAggregateFilter(call);
+  insideAggregate_ = true;
+  ExpressionPtr value = resolveUnknown(bind(call.args(0)), locationOf(call.args(0)));
+  insideAggregate_ = false;
+  AggregateCall aggregate;
+  aggregate.function = function;
+  aggregate.name = spelled;
+  if (!percentile) {
+    // A sketch of distinct values is the same with or without DISTINCT.
+    if (auto reason = uncomparableReason(value->type(), false)) fail(reason->first, call.location(), reason->second);
+    aggregate.resultType = engine::aggregateResultType(function, value->type());
+    aggregate.argument = filteredArgument(std::move(filter), std::move(value));
+    return aggregateSink_(std::move(aggregate));
+  }
+  if (!value->type().isNumeric()) {
+    fail(SqlState::kUndefinedFunction, call.location(),
+         fmt::format("function approx_percentile({}, double precision) does not exist", value->type().toString()),
+         "approx_percentile takes a number (its sketch works over double precision).");
+  }
+  // The fraction must be known as the statement binds: it is kept in the aggregate, not computed per row.
+  ExpressionPtr fraction = bind(call.args(1));
+  if (!isUnknown(fraction) && !fraction->type().isNumeric()) {
+    fail(SqlState::kUndefinedFunction, call.location(),
+         fmt::format("function approx_percentile({}, {}) does not exist", value->type().toString(),
+                     fraction->type().toString()));
+  }
+  fraction = foldConstants(*coerce(std::move(fraction), LogicalType::doublePrecision(), locationOf(call.args(1))));
+  if (fraction->kind() != engine::ExpressionKind::kConstant) {
+    fail(SqlState::kFeatureNotSupported, locationOf(call.args(1)), "approx_percentile's fraction must be a constant");
+  }
+  const engine::Value& given = static_cast<const engine::ConstantExpression&>(*fraction).value();
+  // A NULL fraction gives NULL, as percentile_disc's does: NaN stands for it in the aggregate.
+  const double share = given.isNull() ? std::numeric_limits<double>::quiet_NaN() : given.asDouble();
+  if (!given.isNull() && !(share >= 0 && share <= 1)) {
+    std::string text;
+    engine::appendDoubleText(share, text);
+    fail(SqlState::kNumericValueOutOfRange, locationOf(call.args(1)),
+         fmt::format("percentile value {} is not between 0 and 1", text));
+  }
+  aggregate.resultType = engine::aggregateResultType(function, LogicalType::doublePrecision());
+  aggregate.argument =
+      filteredArgument(std::move(filter), coerce(std::move(value), LogicalType::doublePrecision(), call.location()));
+  aggregate.secondArgument = constantOf(engine::Value::doublePrecision(share));
   return aggregateSink_(std::move(aggregate));
 }
 

@@ -282,7 +282,14 @@ class Builder {
         grouped.argumentColumn = addInput(*call.argument);
         grouped.argumentType = call.argument->type();
       }
-      if (call.secondArgument) grouped.secondArgumentColumn = addInput(*call.secondArgument);
+      if (call.function == engine::AggregateFunction::kApproxPercentile) {
+        // The fraction is a constant (the binder folds and checks it), kept in the aggregate itself.
+        SHOAL_CHECK(call.secondArgument && call.secondArgument->kind() == engine::ExpressionKind::kConstant,
+                    "approx_percentile's fraction is not a constant");
+        grouped.fraction = static_cast<const engine::ConstantExpression&>(*call.secondArgument).value().asDouble();
+      } else if (call.secondArgument) {
+        grouped.secondArgumentColumn = addInput(*call.secondArgument);
+      }
       for (const auto& key : call.orderBy) {
         grouped.orderBy.push_back({addInput(*key.expression), key.ascending, key.nullsFirst});
       }

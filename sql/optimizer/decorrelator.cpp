@@ -238,14 +238,15 @@ LogicalOperatorPtr Decorrelator::patchEmptyAggregate(std::unique_ptr<LogicalJoin
   }
   auto& project = static_cast<LogicalProject&>(*join->children[1]);
   const auto& aggregate = static_cast<const LogicalAggregate&>(*project.children[0]);
-  // The subquery's value over no rows: COUNT is 0, every other aggregate NULL.
+  // The subquery's value over no rows: COUNT (and approx_count_distinct) is 0, every other aggregate NULL.
   ExpressionPtr emptyValue = rewriteExpression(*project.expressions[0], [&](const Expression& node) -> ExpressionPtr {
     if (node.kind() != ExpressionKind::kColumnRef) return nullptr;
     auto id = static_cast<ColumnId>(static_cast<const engine::ColumnRefExpression&>(node).columnIndex());
     for (const auto& call : aggregate.aggregates) {
       if (call.id != id) continue;
-      bool count =
-          call.function == engine::AggregateFunction::kCount || call.function == engine::AggregateFunction::kCountStar;
+      bool count = call.function == engine::AggregateFunction::kCount ||
+                   call.function == engine::AggregateFunction::kCountStar ||
+                   call.function == engine::AggregateFunction::kApproxCountDistinct;
       return std::make_unique<engine::ConstantExpression>(count ? engine::Value::bigInt(0)
                                                                 : engine::Value::null(call.resultType));
     }

@@ -255,7 +255,7 @@ class Decoder {
           aggregate->groupNames.push_back(in.group_names(i));
         }
         for (const auto& call : in.aggregates()) {
-          if (call.call().function() > static_cast<uint32_t>(engine::AggregateFunction::kMode)) {
+          if (call.call().function() > static_cast<uint32_t>(engine::AggregateFunction::kQuantileSketch)) {
             corrupt("an unknown aggregate function");
           }
           AggregateCall decoded;
@@ -272,9 +272,12 @@ class Decoder {
           const bool takesSecond = function == engine::AggregateFunction::kStringAgg ||
                                    function == engine::AggregateFunction::kPercentileCont ||
                                    function == engine::AggregateFunction::kPercentileDisc ||
+                                   function == engine::AggregateFunction::kApproxPercentile ||
                                    (engine::takesTwoVariables(function) && !decoded.combinesPartials);
           if ((takesSecond != (decoded.secondArgument != nullptr) && function != engine::AggregateFunction::kMoments) ||
-              (decoded.combinesPartials && !engine::isMomentAggregate(function))) {
+              (decoded.combinesPartials && !engine::isMomentAggregate(function) &&
+               function != engine::AggregateFunction::kApproxCountDistinct &&
+               function != engine::AggregateFunction::kApproxPercentile)) {
             corrupt("an aggregate with the wrong arguments");
           }
           for (const auto& key : call.call().order_by()) {

@@ -53,7 +53,8 @@ bool isSingleTableSelect(const LogicalPlan& plan) {
     const auto& aggregate = static_cast<const LogicalAggregate&>(*op);
     if (!aggregate.groups.empty()) return false;
     for (const auto& call : aggregate.aggregates) {
-      if (call.distinct || engine::isCollectingAggregate(call.function) || engine::isMomentAggregate(call.function)) {
+      if (call.distinct || engine::isCollectingAggregate(call.function) || engine::isMomentAggregate(call.function) ||
+          engine::isSketchAggregate(call.function)) {
         return false;
       }
     }

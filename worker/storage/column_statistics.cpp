@@ -20,6 +20,7 @@
 
 namespace shoal::worker {
 
+using engine::HyperLogLog;
 using engine::LogicalType;
 using engine::PhysicalType;
 using engine::TypeId;

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
+#include "engine/aggregate/hyper_log_log.h"
 #include "engine/types/logical_type.h"
 #include "engine/types/value.h"
-#include "worker/storage/hyper_log_log.h"
 
 namespace shoal::engine {
 class Vector;
@@ -65,7 +65,7 @@ class ColumnStatistics {
   const engine::Value& min() const { return min_; }
   const engine::Value& max() const { return max_; }
 
-  const HyperLogLog& sketch() const { return sketch_; }
+  const engine::HyperLogLog& sketch() const { return sketch_; }
 
   /// Returns a self-describing, versioned and checksummed byte string.
   std::string serialize() const;
@@ -85,7 +85,7 @@ class ColumnStatistics {
   uint64_t nullCount_ = 0;
   engine::Value min_;
   engine::Value max_;
-  HyperLogLog sketch_;
+  engine::HyperLogLog sketch_;
 };
 
 }  // namespace shoal::worker

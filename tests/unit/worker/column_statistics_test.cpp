@@ -15,12 +15,13 @@
 
 #include "common/hashing.h"
 #include "common/status.h"
+#include "engine/aggregate/hyper_log_log.h"
 #include "engine/vector/vector.h"
-#include "worker/storage/hyper_log_log.h"
 
 namespace shoal::worker {
 namespace {
 
+using engine::HyperLogLog;
 using engine::LogicalType;
 using engine::Value;
 using engine::Vector;

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace shoal::worker {
+namespace shoal::engine {
 
 /// A HyperLogLog sketch: estimates the number of distinct values among those
 /// added, in 2^precision one-byte registers. The default precision 14 (16,384
@@ -75,4 +75,4 @@ class HyperLogLog {
   std::vector<uint8_t> registers_;
 };
 
-}  // namespace shoal::worker
+}  // namespace shoal::engine

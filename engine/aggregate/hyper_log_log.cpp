@@ -1,4 +1,4 @@
-#include "worker/storage/hyper_log_log.h"
+#include "engine/aggregate/hyper_log_log.h"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 #include "common/status.h"
 #include "common/varint.h"
 
-namespace shoal::worker {
+namespace shoal::engine {
 
 namespace {
 
@@ -251,4 +251,4 @@ std::string HyperLogLog::toString() const {
                      registers_.size(), estimate());
 }
 
-}  // namespace shoal::worker
+}  // namespace shoal::engine
