@@ -11,217 +11,48 @@
 #include <vector>
 
 #include "common/status.h"
+#include "engine/expression/datetime_format_template.h"
 #include "engine/types/date.h"
 #include "engine/types/timestamp_text.h"
 
 namespace shoal::engine {
 namespace {
 
-// The fields to_date and to_timestamp read, as PostgreSQL 15's formatting.c (DCH_from_char) reads them.
-enum class Field {
-  kYear4,  // YYYY: as written
-  kYear3,  // YYY, YY, Y: adjusted into 1970-2069 (two digits) or 2000-2519 / 1520-1999 (three)
-  kYear2,
-  kYear1,
-  kMonth,       // MM
-  kMonthName,   // Month: January
-  kMonthShort,  // Mon: Jan
-  kDay,         // DD
-  kDayOfYear,   // DDD
-  kDayOfWeek,   // D: read, then ignored, as PostgreSQL ignores it without week fields
-  kDayName,     // Day, Dy: matched, then ignored
-  kDayShort,
-  kHour12,  // HH, HH12
-  kHour24,  // HH24
-  kMinute,
-  kSecond,
-  kMillis,          // MS
-  kMicros,          // US
-  kMeridiem,        // AM PM am pm
-  kMeridiemDotted,  // A.M. P.M.
-  kEra,             // AD BC
-  kEraDotted,       // A.D. B.C.
-  kFixed,           // FX: the rest of the format is matched exactly
-  kUnsupported,
-};
+using from_char::DateMode;
+using from_char::Field;
+using from_char::isSeparator;
+using from_char::Item;
+using from_char::kDayNames;
+using from_char::Keyword;
+using from_char::kMonthNames;
+using from_char::kRomanMonths;
 
-struct Keyword {
-  std::string_view text;
-  Field field;
-  int length;  // the digits a numeric field reads when the next format item is a digit field too
-  bool digits;
-};
-
-// Longest first where one keyword begins another (MONTH before MON before MM, HH24 before HH).
-constexpr Keyword kKeywords[] = {
-    {"A.D.", Field::kEraDotted, 0, false},
-    {"a.d.", Field::kEraDotted, 0, false},
-    {"A.M.", Field::kMeridiemDotted, 0, false},
-    {"a.m.", Field::kMeridiemDotted, 0, false},
-    {"AD", Field::kEra, 0, false},
-    {"ad", Field::kEra, 0, false},
-    {"AM", Field::kMeridiem, 0, false},
-    {"am", Field::kMeridiem, 0, false},
-    {"B.C.", Field::kEraDotted, 0, false},
-    {"b.c.", Field::kEraDotted, 0, false},
-    {"BC", Field::kEra, 0, false},
-    {"bc", Field::kEra, 0, false},
-    {"CC", Field::kUnsupported, 0, true},
-    {"cc", Field::kUnsupported, 0, true},
-    {"DAY", Field::kDayName, 0, false},
-    {"Day", Field::kDayName, 0, false},
-    {"day", Field::kDayName, 0, false},
-    {"DDD", Field::kDayOfYear, 3, true},
-    {"ddd", Field::kDayOfYear, 3, true},
-    {"DD", Field::kDay, 2, true},
-    {"dd", Field::kDay, 2, true},
-    {"DY", Field::kDayShort, 0, false},
-    {"Dy", Field::kDayShort, 0, false},
-    {"dy", Field::kDayShort, 0, false},
-    {"D", Field::kDayOfWeek, 1, true},
-    {"d", Field::kDayOfWeek, 1, true},
-    {"FF", Field::kUnsupported, 0, true},
-    {"ff", Field::kUnsupported, 0, true},
-    {"FX", Field::kFixed, 0, false},
-    {"HH24", Field::kHour24, 2, true},
-    {"hh24", Field::kHour24, 2, true},
-    {"HH12", Field::kHour12, 2, true},
-    {"hh12", Field::kHour12, 2, true},
-    {"HH", Field::kHour12, 2, true},
-    {"hh", Field::kHour12, 2, true},
-    {"ID", Field::kUnsupported, 0, true},
-    {"id", Field::kUnsupported, 0, true},
-    {"IW", Field::kUnsupported, 0, true},
-    {"iw", Field::kUnsupported, 0, true},
-    {"IY", Field::kUnsupported, 0, true},
-    {"iy", Field::kUnsupported, 0, true},
-    {"I", Field::kUnsupported, 0, true},
-    {"i", Field::kUnsupported, 0, true},
-    {"J", Field::kUnsupported, 0, true},
-    {"j", Field::kUnsupported, 0, true},
-    {"MI", Field::kMinute, 2, true},
-    {"mi", Field::kMinute, 2, true},
-    {"MM", Field::kMonth, 2, true},
-    {"mm", Field::kMonth, 2, true},
-    {"MONTH", Field::kMonthName, 0, false},
-    {"Month", Field::kMonthName, 0, false},
-    {"month", Field::kMonthName, 0, false},
-    {"MON", Field::kMonthShort, 0, false},
-    {"Mon", Field::kMonthShort, 0, false},
-    {"mon", Field::kMonthShort, 0, false},
-    {"MS", Field::kMillis, 3, true},
-    {"ms", Field::kMillis, 3, true},
-    {"OF", Field::kUnsupported, 0, false},
-    {"of", Field::kUnsupported, 0, false},
-    {"P.M.", Field::kMeridiemDotted, 0, false},
-    {"p.m.", Field::kMeridiemDotted, 0, false},
-    {"PM", Field::kMeridiem, 0, false},
-    {"pm", Field::kMeridiem, 0, false},
-    {"Q", Field::kUnsupported, 0, true},
-    {"q", Field::kUnsupported, 0, true},
-    {"RM", Field::kUnsupported, 0, false},
-    {"rm", Field::kUnsupported, 0, false},
-    {"SSSSS", Field::kUnsupported, 0, true},
-    {"sssss", Field::kUnsupported, 0, true},
-    {"SSSS", Field::kUnsupported, 0, true},
-    {"ssss", Field::kUnsupported, 0, true},
-    {"SS", Field::kSecond, 2, true},
-    {"ss", Field::kSecond, 2, true},
-    {"TZH", Field::kUnsupported, 0, false},
-    {"TZM", Field::kUnsupported, 0, false},
-    {"TZ", Field::kUnsupported, 0, false},
-    {"tz", Field::kUnsupported, 0, false},
-    {"US", Field::kMicros, 6, true},
-    {"us", Field::kMicros, 6, true},
-    {"WW", Field::kUnsupported, 0, true},
-    {"ww", Field::kUnsupported, 0, true},
-    {"W", Field::kUnsupported, 0, true},
-    {"w", Field::kUnsupported, 0, true},
-    {"Y,YYY", Field::kUnsupported, 0, true},
-    {"y,yyy", Field::kUnsupported, 0, true},
-    {"YYYY", Field::kYear4, 4, true},
-    {"yyyy", Field::kYear4, 4, true},
-    {"YYY", Field::kYear3, 3, true},
-    {"yyy", Field::kYear3, 3, true},
-    {"YY", Field::kYear2, 2, true},
-    {"yy", Field::kYear2, 2, true},
-    {"Y", Field::kYear1, 1, true},
-    {"y", Field::kYear1, 1, true},
-};
-
-constexpr std::array<std::string_view, 12> kMonthNames = {"january",   "february", "march",    "april",
-                                                          "may",       "june",     "july",     "august",
-                                                          "september", "october",  "november", "december"};
-constexpr std::array<std::string_view, 7> kDayNames = {"sunday",   "monday", "tuesday", "wednesday",
-                                                       "thursday", "friday", "saturday"};
-
-/// One item of a format: a keyword (with FM / TH), a space, a separator, or any other character.
-struct Item {
-  enum class Kind { kKeyword, kSpace, kSeparator, kCharacter } kind;
-  const Keyword* keyword = nullptr;
-  bool fillMode = false;  // FM: read as many digits as there are
-  bool ordinal = false;   // TH/th after the field: its suffix is skipped in the input
-};
-
-/// PostgreSQL's is_separator_char: printable ASCII that is not a letter or a digit.
-bool isSeparator(char c) {
-  return c > 0x20 && c < 0x7F && !std::isalnum(static_cast<unsigned char>(c));
-}
-
-std::vector<Item> parseFormat(std::string_view format) {
-  std::vector<Item> items;
-  for (size_t pos = 0; pos < format.size();) {
-    if (format[pos] == '"') {  // quoted text: each character is a literal
-      for (++pos; pos < format.size() && format[pos] != '"'; ++pos) {
-        if (format[pos] == '\\' && pos + 1 < format.size()) ++pos;
-        items.push_back({Item::Kind::kCharacter});
-      }
-      ++pos;
-      continue;
-    }
-    bool fillMode = false;
-    if (format.substr(pos).starts_with("FM") || format.substr(pos).starts_with("fm")) {
-      fillMode = true;
-      pos += 2;
-    }
-    const Keyword* match = nullptr;
-    for (const Keyword& keyword : kKeywords) {
-      if (format.substr(pos).starts_with(keyword.text)) {
-        match = &keyword;
-        break;
-      }
-    }
-    if (match != nullptr) {
-      pos += match->text.size();
-      bool ordinal = false;
-      if (format.substr(pos).starts_with("TH") || format.substr(pos).starts_with("th")) {
-        ordinal = true;
-        pos += 2;
-      }
-      items.push_back({Item::Kind::kKeyword, match, fillMode, ordinal});
-      continue;
-    }
-    const char c = format[pos++];
-    if (c == '\\' && pos < format.size()) ++pos;
-    items.push_back({c == ' ' ? Item::Kind::kSpace : isSeparator(c) ? Item::Kind::kSeparator : Item::Kind::kCharacter});
-  }
-  return items;
-}
-
-/// What the fields of one input set.
+/// What the fields of one input set, as PostgreSQL's TmFromChar holds them: 0 where a field was not read
+/// (a field read as 0 counts as not read, as in PostgreSQL).
 struct Parsed {
-  std::optional<int64_t> year;
-  std::optional<int64_t> month;
-  std::optional<int64_t> day;
-  std::optional<int64_t> dayOfYear;
+  int64_t year = 0;
+  int yearDigits = 0;  // how the year was written: 4 for YYYY and Y,YYY, 3 for YYY, ...
+  int64_t century = 0;
+  int64_t month = 0;
+  int64_t day = 0;
+  int64_t dayOfYear = 0;
+  int64_t weekOfYear = 0;   // WW, or IW in ISO mode
+  int64_t weekOfMonth = 0;  // W
+  int64_t weekday = 0;      // Sunday is 1 (D; ID and the day names are moved to that count)
+  int64_t julianDay = 0;
   int64_t hour = 0;
   int64_t minute = 0;
   int64_t second = 0;
+  int64_t secondsOfDay = 0;
   int64_t micros = 0;
+  int zoneSign = 0;  // +1 or -1 once TZH or TZM was read
+  int64_t zoneHours = 0;
+  int64_t zoneMinutes = 0;
+  DateMode mode = DateMode::kNone;
   bool twelveHour = false;
   std::optional<bool> afternoon;
   bool beforeChrist = false;
-  bool fractionTooLong = false;  // MS of more than 3 digits, US of more than 6
+  bool fractionTooLong = false;  // MS of more than 3 digits, US or FFn of more than 6
 };
 
 /// Reads one input string against the format's items, as DCH_from_char does.
@@ -230,7 +61,7 @@ class FromCharReader {
   FromCharReader(std::string_view input, const std::vector<Item>& items) : input_(input), items_(items) {}
 
   Parsed read() {
-    int extraSkip = 0;
+    int& extraSkip = extraSkip_;
     bool fixed = false;
     for (size_t index = 0; index < items_.size() && pos_ < input_.size(); ++index) {
       const Item& item = items_[index];
@@ -265,6 +96,7 @@ class FromCharReader {
         fixed = true;
         continue;
       }
+      setMode(from_char::dateModeOf(item.keyword->field));
       readField(index);
       if (!fixed) {
         extraSkip = 0;
@@ -388,12 +220,28 @@ class FromCharReader {
     const Keyword& keyword = *items_[index].keyword;
     switch (keyword.field) {
       case Field::kYear4:
+      case Field::kIsoYear4:
         parsed_.year = readInteger(index);
+        parsed_.yearDigits = 4;
+        return;
+      case Field::kYearComma:
+        parsed_.year = readYearWithComma(keyword.text);
+        parsed_.yearDigits = 4;
         return;
       case Field::kYear3:
       case Field::kYear2:
       case Field::kYear1:
+      case Field::kIsoYear3:
+      case Field::kIsoYear2:
+      case Field::kIsoYear1:
         parsed_.year = adjustPartialYear(readInteger(index));
+        parsed_.yearDigits = keyword.length;
+        return;
+      case Field::kCentury:
+        parsed_.century = readInteger(index);
+        return;
+      case Field::kQuarter:
+        readInteger(index);
         return;
       case Field::kMonth:
         parsed_.month = readInteger(index);
@@ -404,20 +252,42 @@ class FromCharReader {
       case Field::kMonthShort:
         parsed_.month = static_cast<int64_t>(readName(kMonthNames, 3, keyword.text)) + 1;
         return;
+      case Field::kRomanMonth:
+        parsed_.month = 12 - static_cast<int64_t>(readName(kRomanMonths, 0, keyword.text));
+        return;
+      case Field::kWeekOfYear:
+      case Field::kIsoWeek:
+        parsed_.weekOfYear = readInteger(index);
+        return;
+      case Field::kWeekOfMonth:
+        parsed_.weekOfMonth = readInteger(index);
+        return;
       case Field::kDay:
         parsed_.day = readInteger(index);
         return;
       case Field::kDayOfYear:
+      case Field::kIsoDayOfYear:
         parsed_.dayOfYear = readInteger(index);
         return;
       case Field::kDayOfWeek:
-        readInteger(index);
+        setWeekday(readInteger(index), keyword.text);
         return;
+      case Field::kIsoDayOfWeek: {
+        // Moved to Sunday = 1: Monday (1) becomes 2, and Sunday (7), or anything above, 1.
+        setWeekday(readInteger(index), keyword.text);
+        if (++parsed_.weekday > 7) parsed_.weekday = 1;
+        return;
+      }
       case Field::kDayName:
-        readName(kDayNames, 0, keyword.text);
+      case Field::kDayShort: {
+        const auto weekday =
+            static_cast<int64_t>(readName(kDayNames, keyword.field == Field::kDayShort ? 3 : 0, keyword.text));
+        setWeekday(weekday, keyword.text);
+        ++parsed_.weekday;
         return;
-      case Field::kDayShort:
-        readName(kDayNames, 3, keyword.text);
+      }
+      case Field::kJulianDay:
+        parsed_.julianDay = readInteger(index);
         return;
       case Field::kHour12:
         parsed_.hour = readInteger(index);
@@ -432,6 +302,9 @@ class FromCharReader {
       case Field::kSecond:
         parsed_.second = readInteger(index);
         return;
+      case Field::kSecondsOfDay:
+        parsed_.secondsOfDay = readInteger(index);
+        return;
       case Field::kMillis:
       case Field::kMicros: {
         // Fewer digits than the field's are its leading digits: .5 is 500 milliseconds.
@@ -441,6 +314,22 @@ class FromCharReader {
         parsed_.micros = keyword.field == Field::kMillis ? value * 1000 : value;
         return;
       }
+      case Field::kFraction: {
+        // FFn reads up to n digits (more before a separator), scaled by the digits read to microseconds.
+        int64_t value = readInteger(index);
+        if (lastDigits_ > 6) parsed_.fractionTooLong = true;
+        for (int digit = lastDigits_; digit < 6; ++digit) value *= 10;
+        parsed_.micros = value;
+        return;
+      }
+      case Field::kZoneHours:
+        readZoneSign();
+        parsed_.zoneHours = readInteger(index);
+        return;
+      case Field::kZoneMinutes:
+        if (parsed_.zoneSign == 0) parsed_.zoneSign = 1;
+        parsed_.zoneMinutes = readInteger(index);
+        return;
       case Field::kMeridiem:
         parsed_.afternoon = readEither("am", "pm", keyword.text);
         parsed_.twelveHour = true;
@@ -457,9 +346,63 @@ class FromCharReader {
         return;
       case Field::kFixed:
         return;
-      case Field::kUnsupported:
-        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
-                        "formatting field \"{}\" is not supported by to_date and to_timestamp yet", keyword.text);
+      case Field::kToCharOnly:
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "formatting field \"{}\" is only supported in to_char",
+                        keyword.text);
+    }
+  }
+
+  /// from_char_set_mode: 22007 when Gregorian and ISO week-date fields meet.
+  void setMode(DateMode mode) {
+    if (mode == DateMode::kNone) return;
+    if (parsed_.mode == DateMode::kNone) {
+      parsed_.mode = mode;
+    } else if (parsed_.mode != mode) {
+      throw ShoalError(Status(SqlState::kInvalidDatetimeFormat, "invalid combination of date conventions")
+                           .withHint("Do not mix Gregorian and ISO week date conventions in a formatting template."));
+    }
+  }
+
+  /// from_char_set_int for the weekday: a second field that names another day is an error.
+  void setWeekday(int64_t value, std::string_view field) {
+    if (parsed_.weekday != 0 && parsed_.weekday != value) {
+      throw ShoalError(Status(SqlState::kInvalidDatetimeFormat,
+                              fmt::format("conflicting values for \"{}\" field in formatting string", field))
+                           .withDetail("This value contradicts a previous setting for the same field type."));
+    }
+    parsed_.weekday = value;
+  }
+
+  /// Y,YYY: thousands, a comma, then up to three digits.
+  int64_t readYearWithComma(std::string_view field) {
+    skipSpaces();
+    const std::string rest(input_.substr(pos_));
+    char* end = nullptr;
+    errno = 0;
+    const long thousands = std::strtol(rest.c_str(), &end, 10);
+    size_t used = static_cast<size_t>(end - rest.c_str());
+    if (used == 0 || used >= rest.size() || rest[used] != ',') {
+      SHOAL_USER_FAIL(SqlState::kInvalidDatetimeFormat, "invalid input string for \"{}\"", field);
+    }
+    const std::string last = rest.substr(used + 1, 3);
+    const long units = std::strtol(last.c_str(), &end, 10);
+    const auto unitsUsed = static_cast<size_t>(end - last.c_str());
+    if (unitsUsed == 0) SHOAL_USER_FAIL(SqlState::kInvalidDatetimeFormat, "invalid input string for \"{}\"", field);
+    const __int128 year = static_cast<__int128>(thousands) * 1000 + units;
+    if (errno == ERANGE || year < INT_MIN || year > INT_MAX) {
+      SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "value for \"{}\" in source string is out of range", field);
+    }
+    pos_ += used + 1 + unitsUsed;
+    return static_cast<int64_t>(year);
+  }
+
+  /// TZH's sign: written before it, or a minus that was skipped as a separator.
+  void readZoneSign() {
+    if (pos_ < input_.size() && (input_[pos_] == '+' || input_[pos_] == '-' || input_[pos_] == ' ')) {
+      parsed_.zoneSign = input_[pos_] == '-' ? -1 : 1;
+      ++pos_;
+    } else {
+      parsed_.zoneSign = extraSkip_ > 0 && pos_ > 0 && input_[pos_ - 1] == '-' ? -1 : 1;
     }
   }
 
@@ -467,18 +410,31 @@ class FromCharReader {
   const std::vector<Item>& items_;
   size_t pos_ = 0;
   int lastDigits_ = 0;
+  int extraSkip_ = 0;  // spaces and separators skipped beyond what the format asked for
   Parsed parsed_;
 };
 
-/// The local timestamp the fields name; 22008 for a field or a result out of range.
+/// The day ISO week `week` of ISO year `year` starts on (isoweek2j): weeks start on Monday, and week 1 holds
+/// January 4th.
+int64_t isoWeekStart(int64_t year, int64_t week) {
+  const int64_t january4 = daysFromCivil(CivilDate{static_cast<int32_t>(year), 1, 4});
+  const int64_t sinceMonday = ((january4 + 3) % 7 + 7) % 7;  // 1970-01-01 was a Thursday
+  return january4 - sinceMonday + (week - 1) * 7;
+}
+
+/// The local timestamp the fields name, as do_to_timestamp combines them; 22008 for a field or a result out
+/// of range, 22009 for a zone offset out of range.
 int64_t localMicrosOf(const Parsed& parsed, std::string_view input) {
   auto outOfRange = [&]() -> int64_t {
     SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date/time field value out of range: \"{}\"", input);
   };
-  // Without a year PostgreSQL takes year 0, which it shows as 1 BC (as it reads 0000 too).
-  int64_t year = parsed.year.value_or(0);
-  if (parsed.beforeChrist) year = 1 - year;
-  int64_t hour = parsed.hour;
+  // SSSS gives all three; an hour, minute or second written (and not 0) replaces its part.
+  int64_t hour = parsed.secondsOfDay / 3600;
+  int64_t minute = parsed.secondsOfDay % 3600 / 60;
+  int64_t second = parsed.secondsOfDay % 60;
+  if (parsed.hour != 0) hour = parsed.hour;
+  if (parsed.minute != 0) minute = parsed.minute;
+  if (parsed.second != 0) second = parsed.second;
   if (parsed.twelveHour) {
     if (hour < 1 || hour > 12) {
       SHOAL_USER_FAIL(SqlState::kInvalidDatetimeFormat, "hour \"{}\" is invalid for the 12-hour clock", hour);
@@ -486,29 +442,89 @@ int64_t localMicrosOf(const Parsed& parsed, std::string_view input) {
     if (parsed.afternoon.value_or(false) && hour < 12) hour += 12;
     if (!parsed.afternoon.value_or(true) && hour == 12) hour = 0;
   }
-  const int64_t timeMicros = ((hour * 60 + parsed.minute) * 60 + parsed.second) * kMicrosPerSecond + parsed.micros;
-  if (hour < 0 || hour > 23 || parsed.minute < 0 || parsed.minute > 59 || parsed.second < 0 || parsed.second > 59 ||
-      parsed.micros < 0 || parsed.fractionTooLong || timeMicros >= kMicrosPerDay) {
+  // The year, astronomical (1 BC is 0). Without one PostgreSQL takes 0, shown as 1 BC.
+  int64_t year = 0;
+  const int64_t century = parsed.beforeChrist ? -parsed.century : parsed.century;
+  if (parsed.year != 0) {
+    if (parsed.century != 0 && parsed.yearDigits <= 2) {
+      // CC with YY or Y: the year's last two digits within that century (the 21st runs from 2001 to 2100).
+      year = parsed.year % 100;
+      if (year != 0) {
+        year = century >= 0 ? year + (century - 1) * 100 : (century + 1) * 100 - year + 1;
+      } else {
+        year = century * 100 + (century >= 0 ? 0 : 1);
+      }
+    } else {
+      year = parsed.beforeChrist ? -parsed.year : parsed.year;
+      if (year < 0) ++year;
+    }
+  } else if (parsed.century != 0) {
+    year = century >= 0 ? (century - 1) * 100 + 1 : century * 100 + 1;  // the century's first year
+  }
+  if (year < -4713 || year > 5874897) {
+    SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range: \"{}\"", input);
+  }
+  int64_t month = 1;
+  int64_t day = 1;
+  auto setDate = [&](int64_t days) {
+    if (days < INT32_MIN || days > INT32_MAX) outOfRange();
+    const CivilDate date = civilFromDays(static_cast<int32_t>(days));
+    year = date.year;
+    month = date.month;
+    day = date.day;
+  };
+  constexpr int64_t kUnixEpochJulianDay = 2440588;
+  if (parsed.julianDay != 0) setDate(parsed.julianDay - kUnixEpochJulianDay);
+  const bool iso = parsed.mode == DateMode::kIsoWeek;
+  int64_t dayOfYear = parsed.dayOfYear;
+  if (parsed.weekOfYear != 0) {
+    if (iso) {
+      // Monday of the ISO week, or the weekday given (counted from Sunday = 1).
+      const int64_t weekday = parsed.weekday;
+      setDate(isoWeekStart(year, parsed.weekOfYear) + (weekday == 0 ? 0 : weekday > 1 ? weekday - 2 : 6));
+    } else {
+      dayOfYear = (parsed.weekOfYear - 1) * 7 + 1;
+    }
+  }
+  const int64_t dayOfMonth = parsed.weekOfMonth != 0 ? (parsed.weekOfMonth - 1) * 7 + 1 : parsed.day;
+  if (dayOfMonth != 0) day = dayOfMonth;
+  if (parsed.month != 0) month = parsed.month;
+  // A day of the year fills in the month or the day where they were not given (or given as 1).
+  if (dayOfYear != 0 && (month <= 1 || day <= 1)) {
+    if (year == 0 && !parsed.beforeChrist) {
+      SHOAL_USER_FAIL(SqlState::kInvalidDatetimeFormat, "cannot calculate day of year without year information");
+    }
+    if (iso) {
+      setDate(isoWeekStart(year, 1) - 1 + dayOfYear);
+    } else {
+      const auto civilYear = static_cast<int32_t>(year);
+      int64_t monthOfDay = 1;
+      int64_t daysBefore = 0;  // in the months before monthOfDay
+      while (monthOfDay <= 12 && dayOfYear > daysBefore + daysInMonth(civilYear, static_cast<uint32_t>(monthOfDay))) {
+        daysBefore += daysInMonth(civilYear, static_cast<uint32_t>(monthOfDay));
+        ++monthOfDay;
+      }
+      if (month <= 1) month = monthOfDay;  // 13 past the year's end: out of range below
+      if (day <= 1) day = dayOfYear - daysBefore;
+    }
+  }
+  const int64_t timeMicros = ((hour * 60 + minute) * 60 + second) * kMicrosPerSecond + parsed.micros;
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || parsed.micros < 0 ||
+      parsed.fractionTooLong || timeMicros >= kMicrosPerDay) {
     outOfRange();
   }
   if (year < -4713 || year > 5874897) {
     SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range: \"{}\"", input);
   }
-  int64_t days = 0;
   const auto civilYear = static_cast<int32_t>(year);
-  // A day of the year counts where no month and day were read; 0 counts as none, as in PostgreSQL.
-  if (parsed.dayOfYear.value_or(0) != 0 && !parsed.month && !parsed.day) {
-    const int64_t lastDay = daysInMonth(civilYear, 2) == 29 ? 366 : 365;
-    if (*parsed.dayOfYear < 1 || *parsed.dayOfYear > lastDay) outOfRange();
-    days = daysFromCivil(CivilDate{civilYear, 1, 1}) + *parsed.dayOfYear - 1;
-  } else {
-    const int64_t month = parsed.month.value_or(1);
-    const int64_t day = parsed.day.value_or(1);
-    if (month < 1 || month > 12 || day < 1 || day > daysInMonth(civilYear, static_cast<uint32_t>(month))) {
-      outOfRange();
-    }
-    days = daysFromCivil(CivilDate{civilYear, static_cast<uint32_t>(month), static_cast<uint32_t>(day)});
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(civilYear, static_cast<uint32_t>(month))) {
+    outOfRange();
   }
+  if (parsed.zoneSign != 0 &&
+      (parsed.zoneHours < 0 || parsed.zoneHours > 15 || parsed.zoneMinutes < 0 || parsed.zoneMinutes >= 60)) {
+    SHOAL_USER_FAIL(SqlState::kInvalidTimeZoneDisplacementValue, "time zone displacement out of range: \"{}\"", input);
+  }
+  const int64_t days = daysFromCivil(CivilDate{civilYear, static_cast<uint32_t>(month), static_cast<uint32_t>(day)});
   const __int128 local = static_cast<__int128>(days) * kMicrosPerDay + timeMicros;
   if (local < kMinTimestamp || local >= kEndTimestamp) {
     SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "timestamp out of range: \"{}\"", input);
@@ -531,16 +547,21 @@ Vector evaluateDateTimeFromChar(const Vector& inputs, const Vector& formats, boo
     }
     const std::string_view format = formats.data<StringRef>()[row].view();
     if (!parsedOnce || format != lastFormat) {  // the format is nearly always a constant: parse it once
-      items = parseFormat(format);
+      items = from_char::parseFormat(format);
       lastFormat = format;
       parsedOnce = true;
     }
     const std::string_view input = inputs.data<StringRef>()[row].view();
-    const int64_t local = localMicrosOf(FromCharReader(input, items).read(), input);
+    const Parsed parsed = FromCharReader(input, items).read();
+    const int64_t local = localMicrosOf(parsed, input);
     if (toDate) {
       int64_t days = local / kMicrosPerDay;
       if (local % kMicrosPerDay < 0) --days;
       out.data<int32_t>()[row] = static_cast<int32_t>(days);
+    } else if (parsed.zoneSign != 0) {
+      // TZH/TZM name the offset from UTC, in place of the session's zone.
+      const int64_t offset = parsed.zoneSign * (parsed.zoneHours * 60 + parsed.zoneMinutes) * 60 * kMicrosPerSecond;
+      out.data<int64_t>()[row] = local - offset;
     } else {
       out.data<int64_t>()[row] = zone.localToUtc(local);
     }
