@@ -345,6 +345,17 @@ ExpressionPtr ExpressionBinder::bindOperator(const pg_query::Node& node) {
     if (op == "-" && operand->type().id() == TypeId::kInterval) {
       return makeFunction(ScalarFunction::kIntervalNegate, LogicalType::interval(), std::move(operand));
     }
+    // PostgreSQL's prefix operators for abs (@), square root (|/) and cube root (||/), the roots over
+    // double precision only.
+    if ((op == "@" || op == "|/" || op == "||/") && operand->type().isNumeric()) {
+      std::vector<ExpressionPtr> arguments;
+      arguments.push_back(op == "@" ? std::move(operand)
+                                    : coerce(std::move(operand), LogicalType::doublePrecision(), location));
+      return bindMathFunction(op == "@"    ? "abs"
+                              : op == "|/" ? "sqrt"
+                                           : "cbrt",
+                              arguments, location, [] { SHOAL_UNREACHABLE("one numeric argument has a signature"); });
+    }
     if ((op != "-" && op != "+") || !operand->type().isNumeric()) {
       fail(SqlState::kUndefinedFunction, location,
            fmt::format("operator does not exist: {} {}", op, operand->type().toString()));
@@ -357,6 +368,17 @@ ExpressionPtr ExpressionBinder::bindOperator(const pg_query::Node& node) {
   ExpressionPtr right = bind(expr.rexpr());
   if (op == "+" || op == "-" || op == "*" || op == "/" || op == "%") {
     return bindArithmetic(op[0], std::move(left), std::move(right), location);
+  }
+  if (op == "^" && (isUnknown(left) || left->type().isNumeric()) && (isUnknown(right) || right->type().isNumeric())) {
+    std::vector<ExpressionPtr> arguments;
+    arguments.push_back(std::move(left));
+    arguments.push_back(std::move(right));
+    const std::string types =
+        fmt::format("{} ^ {}", isUnknown(arguments[0]) ? "unknown" : arguments[0]->type().toString(),
+                    isUnknown(arguments[1]) ? "unknown" : arguments[1]->type().toString());
+    return bindMathFunction("power", arguments, location, [&] {
+      fail(SqlState::kUndefinedFunction, location, fmt::format("operator does not exist: {}", types));
+    });
   }
   if (auto function = comparisonFunction(op)) {
     return bindComparison(*function, std::move(left), std::move(right), location);
