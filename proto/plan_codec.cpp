@@ -23,12 +23,13 @@ TypeProto encodeType(const LogicalType& type) {
   proto.set_zero_based(type.isZeroBased());
   proto.set_json(type.isJson());
   proto.set_jsonb(type.isJsonb());
+  proto.set_real(type.isReal());
   return proto;
 }
 
 LogicalType decodeType(const TypeProto& proto) {
   return LogicalType::fromParts(proto.id(), proto.precision(), proto.scale(), proto.max_length(), proto.element_id(),
-                                proto.vector(), proto.zero_based(), proto.json(), proto.jsonb());
+                                proto.vector(), proto.zero_based(), proto.json(), proto.jsonb(), proto.real());
 }
 
 ValueProto encodeValue(const Value& value) {
@@ -91,7 +92,7 @@ Value decodeValue(const ValueProto& proto) {
       return Value::decimal(type, unscaled);
     }
     case ValueProto::kDouble:
-      return type.id() == TypeId::kDouble ? Value::doublePrecision(proto.double_()) : mismatch();
+      return type.id() == TypeId::kDouble ? Value::ofDouble(type, proto.double_()) : mismatch();
     case ValueProto::kText:
       if (type.id() == TypeId::kUnknown) return Value::unknownLiteral(proto.text());
       if (type.isArray()) return Value::array(type, proto.text());

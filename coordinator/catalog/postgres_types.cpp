@@ -10,7 +10,7 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 35> kTypes{{
+constexpr std::array<PostgresTypeFacts, 37> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
     {17, "bytea", "bytea", -1, false, 'U', false, 0, 'i', 'x', false, "byteain", "byteaout", "bytearecv", "byteasend",
@@ -31,6 +31,8 @@ constexpr std::array<PostgresTypeFacts, 35> kTypes{{
      "-", "-"},
     {199, "_json", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "-", "-", 114},
+    {700, "float4", "real", 4, true, 'N', false, 1021, 'i', 'p', false, "float4in", "float4out", "float4recv",
+     "float4send", "-", "-"},
     {701, "float8", "double precision", 8, true, 'N', true, 1022, 'd', 'p', false, "float8in", "float8out",
      "float8recv", "float8send", "-", "-"},
     {1000, "_bool", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
@@ -47,6 +49,8 @@ constexpr std::array<PostgresTypeFacts, 35> kTypes{{
      "array_send", "varchartypmodin", "varchartypmodout", 1043},
     {1016, "_int8", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "-", "-", 20},
+    {1021, "_float4", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 700},
     {1022, "_float8", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "-", "-", 701},
     {1042, "bpchar", "character", -1, false, 'S', false, 1014, 'i', 'x', true, "bpcharin", "bpcharout", "bpcharrecv",
@@ -174,7 +178,7 @@ InformationSchemaSizes informationSchemaSizes(const engine::LogicalType& type) {
     case TypeId::kBigInt:
       return {std::nullopt, std::nullopt, 64, 2, 0, std::nullopt};
     case TypeId::kDouble:
-      return {std::nullopt, std::nullopt, 53, 2, std::nullopt, std::nullopt};
+      return {std::nullopt, std::nullopt, type.isReal() ? 24 : 53, 2, std::nullopt, std::nullopt};
     case TypeId::kDecimal:
       return {std::nullopt, std::nullopt, type.precision(), 10, type.scale(), std::nullopt};
     case TypeId::kDate:

@@ -43,20 +43,23 @@ constexpr int kCatalogFormatVersion = 1;
 constexpr std::string_view kPublicSchemaComment = "standard public schema";
 
 json typeToJson(const engine::LogicalType& type) {
-  return json{{"id", static_cast<uint32_t>(type.id())},
-              {"precision", type.precision()},
-              {"scale", type.scale()},
-              {"max_length", type.maxLength()},
-              {"json", type.isJsonb()  ? 2
-                       : type.isJson() ? 1
-                                       : 0}};
+  json out{{"id", static_cast<uint32_t>(type.id())},
+           {"precision", type.precision()},
+           {"scale", type.scale()},
+           {"max_length", type.maxLength()},
+           {"json", type.isJsonb()  ? 2
+                    : type.isJson() ? 1
+                                    : 0}};
+  if (type.isReal()) out["real"] = true;  // came later: absent in older catalogs
+  return out;
 }
 
 engine::LogicalType typeFromJson(const json& value) {
   // "json" came later: 1 for json, 2 for jsonb; catalogs written before it have none.
   const int jsonKind = value.value("json", 0);
   return engine::LogicalType::fromParts(value.at("id"), value.at("precision"), value.at("scale"),
-                                        value.at("max_length"), 0, false, false, jsonKind != 0, jsonKind == 2);
+                                        value.at("max_length"), 0, false, false, jsonKind != 0, jsonKind == 2,
+                                        value.value("real", false));
 }
 
 json entryToJson(const TableEntry& entry) {

@@ -239,6 +239,11 @@ void writeField(const engine::Vector& column, size_t row, WireFormat format, Mes
       writer.writeInt64(toPostgresEpoch(column.data<int64_t>()[row]));
       break;
     case TypeId::kDouble:
+      if (type.isReal()) {  // float4send
+        writer.writeInt32(4);
+        writer.writeInt32(std::bit_cast<int32_t>(static_cast<float>(column.data<double>()[row])));
+        break;
+      }
       writer.writeInt32(8);
       writer.writeInt64(std::bit_cast<int64_t>(column.data<double>()[row]));
       break;
@@ -319,7 +324,9 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
       return Value::time(micros);
     }
     case TypeId::kDouble:
-      if (bytes.size() == 4) return Value::doublePrecision(std::bit_cast<float>(reader.readInt32()));
+      if (bytes.size() == 4) return Value::ofDouble(type, std::bit_cast<float>(reader.readInt32()));
+      if (type.isReal())
+        SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary data format for a real");
       if (bytes.size() == 8) return Value::doublePrecision(std::bit_cast<double>(readBinaryInteger(bytes)));
       SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary data format for a float");
     case TypeId::kDate:

@@ -743,6 +743,11 @@ class Planner {
           if (call.distinct) partial->aggregates.back().distinct = true;
           break;
         case AggregateFunction::kAvg: {
+          // avg(real) adds in double precision (float4_accum), not float by float as sum(real) does.
+          if (call.argument->type().isReal()) {
+            call.argument =
+                std::make_unique<engine::CastExpression>(std::move(call.argument), LogicalType::doublePrecision());
+          }
           const LogicalType sumType = engine::aggregateResultType(AggregateFunction::kSum, call.argument->type());
           const ColumnId sumId = freshId();
           const ColumnId countId = freshId();

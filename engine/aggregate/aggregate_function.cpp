@@ -86,7 +86,7 @@ LogicalType aggregateResultType(AggregateFunction function, const LogicalType& a
         return LogicalType::decimal(LogicalType::kMaxDecimalPrecision, argument.scale());
       return argument;
     case AggregateFunction::kAvg:
-      if (argument.id() == TypeId::kDouble) return argument;
+      if (argument.id() == TypeId::kDouble) return LogicalType::doublePrecision();  // of real too
       return LogicalType::decimal(
           LogicalType::kMaxDecimalPrecision,
           std::max<int>(kAverageScale, argument.id() == TypeId::kDecimal ? argument.scale() : 0));

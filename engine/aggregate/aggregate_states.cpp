@@ -8,6 +8,7 @@
 #include "engine/aggregate/scalar_aggregate.h"
 #include "engine/types/decimal.h"
 #include "engine/types/interval.h"
+#include "engine/types/text_format.h"
 #include "engine/vector/key_bytes.h"
 #include "engine/vector/vector_hash.h"
 
@@ -205,6 +206,15 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
           return addIntegers<uint8_t>(argument, window, offset);
         case PhysicalType::kDouble: {
           const double* values = argument.data<double>();
+          if (spec.function == AggregateFunction::kSum && spec.argumentType.isReal()) {
+            // sum(real) adds as float4pl does: each step rounds to float (22003 when it overflows).
+            forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+              AggregateState& state = stateAt(group, offset);
+              ++state.count;
+              state.real = realFromDouble(state.real + values[row]);
+            });
+            return;
+          }
           forValidRows(argument, window, [&](size_t row, uint8_t* group) {
             AggregateState& state = stateAt(group, offset);
             ++state.count;
@@ -323,7 +333,8 @@ void mergeState(const GroupedAggregate& spec, AggregateState& target, const Aggr
     case AggregateFunction::kSum:
     case AggregateFunction::kAvg:
       if (physical == PhysicalType::kDouble) {
-        target.real += source.real;
+        const bool realSum = spec.function == AggregateFunction::kSum && spec.argumentType.isReal();
+        target.real = realSum ? realFromDouble(target.real + source.real) : target.real + source.real;
       } else if (source.overflow || __builtin_add_overflow(target.integer, source.integer, &target.integer)) {
         target.overflow = 1;
       }
@@ -373,7 +384,7 @@ Value extremeValue(const AggregateState& state, const LogicalType& type) {
     case PhysicalType::kInt128:
       return Value::decimal(type, state.integer);
     case PhysicalType::kDouble:
-      return Value::doublePrecision(state.real);
+      return Value::ofDouble(type, state.real);
     case PhysicalType::kString:
       return Value::varchar(std::string(loadText(state).view()), type);
   }

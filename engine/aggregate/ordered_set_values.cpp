@@ -142,7 +142,7 @@ void OrderedSetValues::sortAll() {
 Value OrderedSetValues::valueAt(const GroupedAggregate& spec, size_t index) const {
   switch (storage_) {
     case Storage::kDoubles:
-      return Value::doublePrecision(doubles_[index]);
+      return Value::ofDouble(spec.resultType, doubles_[index]);
     case Storage::kIntegers:
       return integerValue(spec.resultType, integers_[index]);
     default:

@@ -7,6 +7,7 @@
 #include "common/status.h"
 #include "engine/types/decimal.h"
 #include "engine/types/interval.h"
+#include "engine/types/text_format.h"
 
 namespace shoal::engine {
 namespace {
@@ -126,12 +127,26 @@ void ScalarAggregate::update(const Vector* argument, size_t numRows) {
       run(__int128{}, [&](__int128 v) { return Value::decimal(argumentType_, v); });
       break;
     case PhysicalType::kDouble:
-      run(double{}, [](double v) { return Value::doublePrecision(v); });
+      if (function_ == AggregateFunction::kSum && argumentType_.isReal()) {
+        // sum(real) adds as float4pl does: each step rounds to float (22003 when it overflows).
+        const double* values = argument->data<double>();
+        for (size_t row = 0; row < numRows; ++row) {
+          if (argument->isNull(row)) continue;
+          ++count_;
+          doubleSum_ = realFromDouble(doubleSum_ + values[row]);
+        }
+        break;
+      }
+      run(double{}, [&](double v) { return Value::ofDouble(argumentType_, v); });
       break;
     case PhysicalType::kString:
       run(StringRef{}, [&](const StringRef& v) { return Value::varchar(std::string(v.view()), argumentType_); });
       break;
   }
+}
+
+double ScalarAggregate::addDoubles(double a, double b) const {
+  return function_ == AggregateFunction::kSum && argumentType_.isReal() ? realFromDouble(a + b) : a + b;
 }
 
 void ScalarAggregate::mergeMinMax(const Value& candidateMin, const Value& candidateMax) {
@@ -165,7 +180,7 @@ void ScalarAggregate::mergePartial(const Chunk& in, size_t row, size_t firstColu
   count_ += in.column(firstColumn).getValue(row).asInt64();
   Value sum = in.column(firstColumn + 1).getValue(row);
   if (sum.type().id() == TypeId::kDouble) {
-    doubleSum_ += sum.asDouble();
+    doubleSum_ = addDoubles(doubleSum_, sum.asDouble());
   } else if (__builtin_add_overflow(integerSum_, sum.asDecimal(), &integerSum_)) {
     sumOverflow_ = true;
   }
@@ -176,7 +191,7 @@ void ScalarAggregate::mergeState(int64_t count, __int128 integerSum, bool sumOve
                                  const Value& min, const Value& max) {
   count_ += count;
   if (sumOverflow || __builtin_add_overflow(integerSum_, integerSum, &integerSum_)) sumOverflow_ = true;
-  doubleSum_ += doubleSum;
+  doubleSum_ = addDoubles(doubleSum_, doubleSum);
   mergeMinMax(min, max);
 }
 
@@ -196,7 +211,7 @@ Value ScalarAggregate::finalize() const {
     case AggregateFunction::kSum:
       if (count_ == 0) return Value::null(resultType_);
       if (sumOverflow_) overflow();
-      if (resultType_.id() == TypeId::kDouble) return Value::doublePrecision(doubleSum_);
+      if (resultType_.id() == TypeId::kDouble) return Value::ofDouble(resultType_, doubleSum_);
       if (resultType_.id() == TypeId::kBigInt) {
         if (integerSum_ > std::numeric_limits<int64_t>::max() || integerSum_ < std::numeric_limits<int64_t>::min()) {
           overflow();

@@ -36,6 +36,8 @@ class ScalarAggregate {
 
  private:
   void mergeMinMax(const Value& candidateMin, const Value& candidateMax);
+  /// Two partial double sums added: rounded to float for sum(real), as float4pl does.
+  double addDoubles(double a, double b) const;
   LogicalType sumType() const;
 
   AggregateFunction function_;

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "engine/expression/datetime_casts.h"
 #include "engine/expression/vector_loops.h"
@@ -86,6 +89,20 @@ void castNumericToNumeric(const Vector& input, Vector& out) {
       break;
     }
     case TypeId::kDouble: {
+      if (to.isReal() && fromScale == 0) {
+        // An integer rounds to the nearest float at once (through double it could round twice).
+        unaryLoop<In, double>(input, out, [&](In raw) { return static_cast<double>(static_cast<float>(raw)); });
+        break;
+      }
+      if (to.isReal()) {
+        // numeric_float4 reads the numeric's text as float4in would.
+        unaryLoop<In, double>(input, out, [&](In raw) {
+          std::string text;
+          appendDecimalText(static_cast<int128_t>(raw), fromScale, text);
+          return static_cast<double>(parseReal(text));
+        });
+        break;
+      }
       double divisor = std::pow(10.0, fromScale);
       unaryLoop<In, double>(input, out, [&](In raw) { return static_cast<double>(raw) / divisor; });
       break;
@@ -114,7 +131,7 @@ void castDoubleToNumeric(const Vector& input, Vector& out) {
                    : to.id() == TypeId::kInteger ? -2147483648.0
                                                  : -9223372036854775808.0;
       auto convert = [&](double value) -> int64_t {
-        checkFinite(value);
+        if (!std::isfinite(value)) failOutOfRange(to);  // float8_int4 and friends: NaN is out of range too
         double rounded = std::nearbyint(value);
         if (rounded < low || rounded >= -low) failOutOfRange(to);
         return static_cast<int64_t>(rounded);
@@ -130,12 +147,25 @@ void castDoubleToNumeric(const Vector& input, Vector& out) {
       withDecimalStorage(to, [&](auto tag) {
         unaryLoop<double, decltype(tag)>(input, out, [&](double value) {
           checkFinite(value);
-          // Through the shortest decimal text, so that 0.1 becomes exactly 0.1.
+          // Through decimal text, so that 0.1 becomes exactly 0.1: the shortest for double precision; a real's
+          // six significant digits, as float4_numeric prints them (%.6g).
           std::string text;
-          appendDoubleText(value, text);
+          if (input.type().isReal()) {
+            text = fmt::format("{:.6g}", value);
+          } else {
+            appendDoubleText(value, text);
+          }
           return parseDecimal(text, to.precision(), to.scale());
         });
       });
+      break;
+    case TypeId::kDouble:
+      // Between real and double precision: a real widens as it is; a double rounds to float (dtof).
+      if (to.isReal()) {
+        unaryLoop<double, double>(input, out, [](double value) { return static_cast<double>(realFromDouble(value)); });
+      } else {
+        unaryLoop<double, double>(input, out, [](double value) { return value; });
+      }
       break;
     default:
       SHOAL_UNREACHABLE("double cast to {}", to.toString());

@@ -56,6 +56,12 @@ LogicalType LogicalType::oidVector() {
   return type;
 }
 
+LogicalType LogicalType::real() {
+  LogicalType type(TypeId::kDouble);
+  type.real_ = true;
+  return type;
+}
+
 LogicalType LogicalType::json() {
   LogicalType type = text();
   type.json_ = true;
@@ -85,7 +91,14 @@ LogicalType LogicalType::elementType() const {
 }
 
 LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
-                                   uint32_t elementId, bool vector, bool zeroBased, bool json, bool jsonb) {
+                                   uint32_t elementId, bool vector, bool zeroBased, bool json, bool jsonb, bool real) {
+  if (real) {
+    if (id == static_cast<uint32_t>(TypeId::kDouble)) return LogicalType::real();
+    if (id == static_cast<uint32_t>(TypeId::kArray) && elementId == static_cast<uint32_t>(TypeId::kDouble)) {
+      return array(LogicalType::real());
+    }
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad real type id {}", id);
+  }
   if (json) {
     const LogicalType base = jsonb ? LogicalType::jsonb() : LogicalType::json();
     if (id == static_cast<uint32_t>(TypeId::kVarchar)) return base;
@@ -145,7 +158,7 @@ std::string LogicalType::toString() const {
     case TypeId::kDecimal:
       return fmt::format("numeric({},{})", precision_, scale_);
     case TypeId::kDouble:
-      return "double precision";
+      return real_ ? "real" : "double precision";
     case TypeId::kDate:
       return "date";
     case TypeId::kTimestamp:
@@ -187,7 +200,7 @@ uint32_t LogicalType::postgresOid() const {
     case TypeId::kDecimal:
       return pg_oid::kNumeric;
     case TypeId::kDouble:
-      return pg_oid::kFloat8;
+      return real_ ? pg_oid::kFloat4 : pg_oid::kFloat8;
     case TypeId::kDate:
       return pg_oid::kDate;
     case TypeId::kTimestamp:
@@ -276,8 +289,9 @@ int16_t LogicalType::postgresTypeLength() const {
     case TypeId::kInteger:
     case TypeId::kDate:
       return 4;
-    case TypeId::kBigInt:
     case TypeId::kDouble:
+      return real_ ? 4 : 8;
+    case TypeId::kBigInt:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTime:
@@ -301,6 +315,7 @@ LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
     case pg_oid::kInt8:
       return LogicalType::bigInt();
     case pg_oid::kFloat4:
+      return LogicalType::real();
     case pg_oid::kFloat8:
       return LogicalType::doublePrecision();
     case pg_oid::kNumeric:

@@ -50,6 +50,8 @@ class LogicalType {
   /// Fails with 22023 when precision or scale are out of range.
   static LogicalType decimal(int precision, int scale);
   static LogicalType doublePrecision() { return LogicalType(TypeId::kDouble); }
+  /// REAL (float4): a double precision whose values are always floats, converted exactly (see isReal()).
+  static LogicalType real();
   static LogicalType date() { return LogicalType(TypeId::kDate); }
   static LogicalType timestamp() { return LogicalType(TypeId::kTimestamp); }
   static LogicalType timestampTz() { return LogicalType(TypeId::kTimestampTz); }
@@ -76,7 +78,7 @@ class LogicalType {
   /// Rebuilds a type from its parts (as serialized in plans and catalogs); fails with XX001 on nonsense.
   static LogicalType fromParts(uint32_t id, uint32_t precision, uint32_t scale, uint32_t maxLength,
                                uint32_t elementId = 0, bool vector = false, bool zeroBased = false, bool json = false,
-                               bool jsonb = false);
+                               bool jsonb = false, bool real = false);
   /// CHAR(n), n >= 1 (PostgreSQL's bpchar).
   static LogicalType character(uint32_t length);
 
@@ -103,6 +105,10 @@ class LogicalType {
   bool isJson() const { return json_; }
   /// jsonb (isJson() holds for it too), or an array of it.
   bool isJsonb() const { return jsonb_; }
+  /// real (float4), or an array of it: kDouble whose every value is a float widened to double, so that the
+  /// double kernels compute on it unchanged; arithmetic between reals rounds back to float (22003 on
+  /// overflow), and its text is the shortest that reads back to the same float.
+  bool isReal() const { return real_; }
   /// An array from a vector (zeroBasedArray).
   bool isZeroBased() const { return zeroBased_; }
   /// An array's first subscript: 1, or 0 for the vectors and the arrays cast from them.
@@ -129,6 +135,7 @@ class LogicalType {
   bool zeroBased_ = false;
   bool json_ = false;
   bool jsonb_ = false;
+  bool real_ = false;
   uint8_t precision_ = 0;
   uint8_t scale_ = 0;
   uint32_t maxLength_ = 0;

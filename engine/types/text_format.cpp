@@ -167,7 +167,12 @@ void appendDecimalText(int128_t unscaled, int scale, std::string& out) {
   out += digits.substr(digits.size() - scale);
 }
 
-void appendDoubleText(double value, std::string& out) {
+namespace {
+
+/// float8out and float4out: the shortest round-trip digits of `value`, in plain notation for decimal exponents in
+/// [-4, plainBelowExponent), else scientific with a two-digit exponent.
+template <class Float>
+void appendFloatingText(Float value, int plainBelowExponent, std::string& out) {
   if (std::isnan(value)) {
     out += "NaN";
     return;
@@ -180,14 +185,12 @@ void appendDoubleText(double value, std::string& out) {
     out += std::signbit(value) ? "-0" : "0";
     return;
   }
-  // Shortest round-trip digits, then PostgreSQL's layout: plain notation for
-  // decimal exponents in [-4, 15), scientific with a two-digit exponent otherwise.
   char buffer[64];
   auto result = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
   std::string_view scientific(buffer, result.ptr - buffer);
   size_t ePosition = scientific.find('e');
   int exponent = std::atoi(std::string(scientific.substr(ePosition + 1)).c_str());
-  if (exponent < -4 || exponent >= 15) {
+  if (exponent < -4 || exponent >= plainBelowExponent) {
     out += scientific;
     return;
   }
@@ -215,6 +218,16 @@ void appendDoubleText(double value, std::string& out) {
     out += '.';
     out += digits.substr(pointPosition);
   }
+}
+
+}  // namespace
+
+void appendDoubleText(double value, std::string& out) {
+  appendFloatingText(value, 15, out);  // DBL_DIG
+}
+
+void appendRealText(float value, std::string& out) {
+  appendFloatingText(value, 6, out);  // FLT_DIG
 }
 
 void appendDateText(int32_t daysSinceEpoch, std::string& out) {
@@ -254,7 +267,11 @@ int128_t parseDecimal(std::string_view text, int precision, int scale) {
   // Keep at most `scale` fraction digits, remembering the first dropped one for rounding.
   int dropped = parts.fractionDigits - scale;
   bool roundUp = false;
-  if (dropped > 0) {
+  if (dropped > 0 && static_cast<size_t>(dropped) > parts.digits.size()) {
+    // Smaller than half a unit of the last place kept ('1e-20' at scale 10): zeros before the digits are dropped
+    // first.
+    parts.digits.clear();
+  } else if (dropped > 0) {
     roundUp = parts.digits[parts.digits.size() - dropped] >= '5';
     parts.digits.resize(parts.digits.size() - dropped);
   } else {
@@ -302,6 +319,36 @@ double parseDouble(std::string_view original) {
     SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "\"{}\" is out of range for type double precision", original);
   }
   return value;
+}
+
+float parseReal(std::string_view original) {
+  std::string text(trimSpaces(original));
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower == "nan") return std::numeric_limits<float>::quiet_NaN();
+  if (lower == "infinity" || lower == "+infinity" || lower == "inf" || lower == "+inf") {
+    return std::numeric_limits<float>::infinity();
+  }
+  if (lower == "-infinity" || lower == "-inf") return -std::numeric_limits<float>::infinity();
+  float value = 0;
+  const char* begin = text.data();
+  if (!text.empty() && text.front() == '+') ++begin;
+  auto [end, error] = std::from_chars(begin, text.data() + text.size(), value);
+  if (text.empty() || end != text.data() + text.size()) failSyntax("real", original);
+  // float4in: out of range when a finite value overflows float or rounds to zero.
+  if (error == std::errc::result_out_of_range) {
+    SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "\"{}\" is out of range for type real", original);
+  }
+  return value;
+}
+
+float realFromDouble(double value) {
+  const auto real = static_cast<float>(value);
+  if (std::isinf(real) && !std::isinf(value)) {
+    SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "value out of range: overflow");
+  }
+  if (real == 0 && value != 0) SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "value out of range: underflow");
+  return real;
 }
 
 namespace {
@@ -438,7 +485,7 @@ Value parseValue(std::string_view text, const LogicalType& type, const TimeZone*
     case TypeId::kDecimal:
       return Value::decimal(type, parseDecimal(text, type.precision(), type.scale()));
     case TypeId::kDouble:
-      return Value::doublePrecision(parseDouble(text));
+      return type.isReal() ? Value::ofDouble(type, parseReal(text)) : Value::doublePrecision(parseDouble(text));
     case TypeId::kDate:
       return Value::date(parseDate(text));
     case TypeId::kTimestamp:

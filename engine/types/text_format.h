@@ -16,6 +16,8 @@ void appendDecimalText(int128_t unscaled, int scale, std::string& out);
 /// Shortest text that reads back to the same double, in PostgreSQL's layout
 /// (plain below 1e15, otherwise 1.5e+16), plus Infinity, -Infinity and NaN.
 void appendDoubleText(double value, std::string& out);
+/// The same for a real (float4): the shortest text that reads back to the same float, plain below 1e6.
+void appendRealText(float value, std::string& out);
 /// ISO 8601, YYYY-MM-DD.
 void appendDateText(int32_t daysSinceEpoch, std::string& out);
 
@@ -26,6 +28,12 @@ int64_t parseBigInt(std::string_view text);
 /// Returns the unscaled value at `scale`, rounding half away from zero.
 int128_t parseDecimal(std::string_view text, int precision, int scale);
 double parseDouble(std::string_view text);
+/// float4in: 22P02 for bad syntax, 22003 naming the text when it is beyond float's range (or a non-zero
+/// value too small for it).
+float parseReal(std::string_view text);
+/// A double precision value as a real (dtof): rounded to the nearest float; 22003 "value out of range:
+/// overflow" (or underflow) when a finite non-zero value leaves float's range.
+float realFromDouble(double value);
 /// Accepts YYYY-MM-DD, with optional surrounding spaces.
 int32_t parseDate(std::string_view text);
 

@@ -26,6 +26,8 @@ class Value {
   /// A value of a type stored as an int64 other than DECIMAL (BIGINT, TIMESTAMP, TIMESTAMPTZ).
   static Value ofInt64(LogicalType type, int64_t value) { return Value(type, value); }
   static Value doublePrecision(double value) { return Value(LogicalType::doublePrecision(), value); }
+  /// A double precision or real value (`type` says which; a real's value is a float's).
+  static Value ofDouble(const LogicalType& type, double value) { return Value(type, value); }
   static Value date(int32_t daysSinceEpoch) { return Value(LogicalType::date(), daysSinceEpoch); }
   static Value timestamp(int64_t micros) { return Value(LogicalType::timestamp(), micros); }
   static Value timestampTz(int64_t utcMicros) { return Value(LogicalType::timestampTz(), utcMicros); }

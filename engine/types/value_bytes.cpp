@@ -51,7 +51,7 @@ Value readValueBytes(ByteReader& reader, const LogicalType& type) {
       if (type.physicalType() == PhysicalType::kInt64) return Value::decimal(type, reader.read<int64_t>());
       return Value::decimal(type, reader.read<int128_t>());
     case TypeId::kDouble:
-      return Value::doublePrecision(reader.read<double>());
+      return Value::ofDouble(type, reader.read<double>());
     case TypeId::kVarchar:
     case TypeId::kChar:
     case TypeId::kUnknown: {

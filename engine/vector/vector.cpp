@@ -120,7 +120,7 @@ Value Vector::getValue(size_t row) const {
       return Value::decimal(
           type_, type_.physicalType() == PhysicalType::kInt64 ? data<int64_t>()[row] : data<int128_t>()[row]);
     case TypeId::kDouble:
-      return Value::doublePrecision(data<double>()[row]);
+      return Value::ofDouble(type_, data<double>()[row]);
     case TypeId::kUnknown:
       return Value::unknownLiteral(std::string(data<StringRef>()[row].view()));
     case TypeId::kVarchar:
@@ -149,7 +149,11 @@ void Vector::appendText(size_t row, std::string& out, const TimeZone* zone) cons
                         type_.scale(), out);
       break;
     case TypeId::kDouble:
-      appendDoubleText(data<double>()[row], out);
+      if (type_.isReal()) {
+        appendRealText(static_cast<float>(data<double>()[row]), out);
+      } else {
+        appendDoubleText(data<double>()[row], out);
+      }
       break;
     case TypeId::kDate:
       appendDateText(data<int32_t>()[row], out);

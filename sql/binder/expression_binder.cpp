@@ -465,6 +465,15 @@ ExpressionPtr ExpressionBinder::bindArithmetic(char op, ExpressionPtr left, Expr
                               return entry.first == op;
                             })->second;
   LogicalType common = commonNumericType(leftType, rightType);
+  if (common.isReal()) {
+    // float4pl and friends, real with real, round the double result to float (22003 when it leaves float's
+    // range); real with any other number resolves to the float48 operators, double precision.
+    ExpressionPtr wide = makeFunction(function, LogicalType::doublePrecision(),
+                                      coerce(std::move(left), LogicalType::doublePrecision(), location),
+                                      coerce(std::move(right), LogicalType::doublePrecision(), location));
+    if (!(leftType.isReal() && rightType.isReal())) return wide;
+    return coerce(std::move(wide), LogicalType::real(), location);
+  }
   if (common.id() != TypeId::kDecimal) {
     return makeFunction(function, common, coerce(std::move(left), common, location),
                         coerce(std::move(right), common, location));
@@ -602,9 +611,9 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
       return LogicalType::integer();
     }
     if (name == "int8" || name == "bigint") return LogicalType::bigInt();
-    if (name == "float8" || name == "float4" || name == "real" || name == "float") {
-      return LogicalType::doublePrecision();
-    }
+    // The grammar already spells REAL and FLOAT(1..24) float4, DOUBLE PRECISION and FLOAT(25..53) float8.
+    if (name == "float4" || name == "real") return LogicalType::real();
+    if (name == "float8" || name == "float") return LogicalType::doublePrecision();
     if (name == "numeric" || name == "decimal") {
       if (modifiers.empty()) return LogicalType::unknown();  // unconstrained: decided by the caller
       return LogicalType::decimal(modifiers[0], modifiers.size() > 1 ? modifiers[1] : 0);

@@ -181,8 +181,8 @@ ExpressionPtr ExpressionBinder::bindMathFunction(std::string_view name, std::vec
   if (isUnknown(arguments[0])) arguments[0] = toDouble(std::move(arguments[0]));
   const LogicalType type = arguments[0]->type();
   if (!type.isNumeric()) undefined();
-  if (type.isIntegral() && function == ScalarFunction::kAbs) {
-    return functionOf(function, type, std::move(arguments));
+  if ((type.isIntegral() || type.isReal()) && function == ScalarFunction::kAbs) {
+    return functionOf(function, type, std::move(arguments));  // int2abs ... float4abs keep the type
   }
   if (type.id() == TypeId::kDecimal && function != ScalarFunction::kCbrt) {
     if (hasValueDependentScale(function)) {

@@ -29,6 +29,7 @@ std::span<const std::pair<int64_t, std::string_view>> baseTypeNames() {
       {21, "smallint"},
       {23, "integer"},
       {25, "text"},
+      {700, "real"},
       {701, "double precision"},
       {1042, "character"},
       {1043, "character varying"},

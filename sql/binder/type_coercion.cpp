@@ -42,7 +42,12 @@ LogicalType commonNumericType(const LogicalType& left, const LogicalType& right)
     }
   };
   int common = std::max(rank(left), rank(right));
-  if (common == 3) return LogicalType::doublePrecision();
+  if (common == 3) {
+    // real meets double precision as double precision; integers and numerics become real (select_common_type).
+    const bool anyDouble =
+        (left.id() == TypeId::kDouble && !left.isReal()) || (right.id() == TypeId::kDouble && !right.isReal());
+    return anyDouble ? LogicalType::doublePrecision() : LogicalType::real();
+  }
   if (common < 2) {
     return common == 1 ? LogicalType::bigInt() : common == 0 ? LogicalType::integer() : LogicalType::smallInt();
   }
@@ -104,7 +109,9 @@ std::optional<std::pair<std::string_view, std::string>> uncomparableReason(const
 std::optional<LogicalType> comparisonType(const LogicalType& left, const LogicalType& right) {
   if (left.isJson() || right.isJson()) return std::nullopt;  // PostgreSQL's json has no comparison operators
   if (left.isNumeric() && right.isNumeric()) {
-    return commonNumericType(left, right);
+    // real compares with real as real; with any other number as double precision (float48eq and friends).
+    const LogicalType common = commonNumericType(left, right);
+    return common.isReal() && !(left.isReal() && right.isReal()) ? LogicalType::doublePrecision() : common;
   }
   if (left.isString() && right.isString()) {
     return LogicalType::text();

@@ -63,6 +63,14 @@ public final class ShoalJdbcCheck {
     CHECKS.put("set_time", connection -> query(connection,
         "SELECT (CAST(? AS time) + interval '90 minutes')::text",
         statement -> statement.setTime(1, Time.valueOf("23:11:12"))));
+    CHECKS.put("set_float", connection -> query(connection,
+        "SELECT ? * 2, (? + ?)::text, pg_typeof(?)::text",
+        statement -> {
+          statement.setFloat(1, 1.1f);
+          statement.setFloat(2, 0.1f);
+          statement.setFloat(3, 0.2f);
+          statement.setFloat(4, 2.5f);
+        }));
     CHECKS.put("set_big_decimal", connection -> query(connection,
         "SELECT count(*), sum(l_extendedprice) FROM lineitem WHERE l_extendedprice > ?",
         statement -> statement.setBigDecimal(1, new BigDecimal("50000.25"))));

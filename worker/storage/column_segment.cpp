@@ -607,7 +607,7 @@ void ColumnSegment::computeZoneMap() {
       // NaN sorts above every number, as in PostgreSQL.
       fill(
           double{}, [](double a, double b) { return std::isnan(b) ? !std::isnan(a) : a < b; },
-          [](double v) { return engine::Value::doublePrecision(v); });
+          [&](double v) { return engine::Value::ofDouble(type_, v); });
       break;
     case engine::TypeId::kArray:
       break;  // tables cannot have array columns (CREATE TABLE refuses them): no zone map

@@ -221,7 +221,7 @@ void ColumnStatistics::scan(const engine::Vector& vector, size_t numRows, bool t
     case TypeId::kDouble: {
       auto range = scanColumn(vector.data<double>(), validity, numRows, trackRange, sketch_, nullCount_, identity,
                               doubleLess, [](double v) { return hash64Double(v); });
-      absorb(range, [](double v) { return Value::doublePrecision(v); });
+      absorb(range, [&](double v) { return Value::ofDouble(type_, v); });
       break;
     }
     case TypeId::kArray:

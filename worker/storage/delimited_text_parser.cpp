@@ -285,7 +285,7 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
         break;
       }
       case TypeId::kDouble:
-        column.kind = Kind::kDouble;
+        column.kind = type.isReal() ? Kind::kTimestamp : Kind::kDouble;  // a real rounds on the exact path
         break;
       case TypeId::kDate:
         column.kind = Kind::kDate;
@@ -525,7 +525,7 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
         return;
       }
       case TypeId::kDouble:
-        reinterpret_cast<double*>(values)[row_] = engine::parseDouble(text);
+        reinterpret_cast<double*>(values)[row_] = type.isReal() ? engine::parseReal(text) : engine::parseDouble(text);
         return;
       case TypeId::kDate:
         reinterpret_cast<int32_t*>(values)[row_] = engine::parseDate(text);

@@ -7,8 +7,9 @@ nlohmann::json storedColumnsToJson(const std::vector<StoredColumn>& columns) {
   for (const auto& column : columns) {
     nlohmann::json type = {static_cast<uint32_t>(column.type.id()), column.type.precision(), column.type.scale(),
                            column.type.maxLength()};
-    // json and jsonb add a fifth part (1, 2); other columns keep the four that older segments have.
+    // json, jsonb and real add a fifth part (1, 2, 3); other columns keep the four that older segments have.
     if (column.type.isJson()) type.push_back(column.type.isJsonb() ? 2 : 1);
+    if (column.type.isReal()) type.push_back(3);
     out.push_back({{"name", column.name}, {"type", std::move(type)}, {"not_null", column.notNull}});
   }
   return out;
@@ -18,11 +19,11 @@ std::vector<StoredColumn> storedColumnsFromJson(const nlohmann::json& columns) {
   std::vector<StoredColumn> out;
   for (const auto& column : columns) {
     const auto& type = column.at("type");
-    // The fifth part (1 json, 2 jsonb) came later: segments written before it have four.
-    const int jsonKind = type.size() > 4 ? type.at(4).get<int>() : 0;
+    // The fifth part (1 json, 2 jsonb, 3 real) came later: segments written before it have four.
+    const int kind = type.size() > 4 ? type.at(4).get<int>() : 0;
     out.push_back(StoredColumn{column.at("name"),
                                engine::LogicalType::fromParts(type.at(0), type.at(1), type.at(2), type.at(3), 0, false,
-                                                              false, jsonKind != 0, jsonKind == 2),
+                                                              false, kind == 1 || kind == 2, kind == 2, kind == 3),
                                column.at("not_null")});
   }
   return out;
