@@ -79,6 +79,7 @@ std::optional<ZoneTest> zoneTestOf(const engine::Expression& filter, const sql::
 /// False when no row of a column with this zone map can pass the test.
 bool mayMatch(const ZoneTest& test, const ZoneMap& zone) {
   if (test.constant.isNull()) return false;  // a comparison with NULL is never true
+  if (!zone.ranged) return true;             // no range kept: any row may match
   if (zone.min.isNull()) return false;       // every row NULL
   std::optional<int> againstMin = compareExact(zone.min, test.constant);
   std::optional<int> againstMax = compareExact(zone.max, test.constant);

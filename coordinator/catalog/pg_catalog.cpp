@@ -168,7 +168,7 @@ SystemRows attributeRows(const CatalogRelationLister& relations) {
                       value::integer(-1),
                       value::integer(facts.length),
                       value::integer(static_cast<int64_t>(i + 1)),
-                      value::integer(0),
+                      value::integer(column.type.isArray() ? 1 : 0),  // attndims (vectors too, as in PostgreSQL)
                       value::integer(-1),
                       value::integer(column.type.postgresTypmod()),
                       value::boolean(facts.byValue),

@@ -51,6 +51,7 @@ json typeToJson(const engine::LogicalType& type) {
                     : type.isJson() ? 1
                                     : 0}};
   if (type.isReal()) out["real"] = true;  // came later: absent in older catalogs
+  if (type.isArray()) out["element_id"] = static_cast<uint32_t>(type.elementId());  // so did array columns
   return out;
 }
 
@@ -58,8 +59,8 @@ engine::LogicalType typeFromJson(const json& value) {
   // "json" came later: 1 for json, 2 for jsonb; catalogs written before it have none.
   const int jsonKind = value.value("json", 0);
   return engine::LogicalType::fromParts(value.at("id"), value.at("precision"), value.at("scale"),
-                                        value.at("max_length"), 0, false, false, jsonKind != 0, jsonKind == 2,
-                                        value.value("real", false));
+                                        value.at("max_length"), value.value("element_id", 0u), false, false,
+                                        jsonKind != 0, jsonKind == 2, value.value("real", false));
 }
 
 json entryToJson(const TableEntry& entry) {

@@ -269,6 +269,8 @@ uint32_t postgresArrayOid(uint32_t elementOid) {
 }
 
 int32_t LogicalType::postgresTypmod() const {
+  // An array carries its element's modifier (numeric(6,2)[]).
+  if (id_ == TypeId::kArray && !vector_) return elementType().postgresTypmod();
   // PostgreSQL's encodings: numeric is ((precision << 16) | scale) + 4, varchar is length + 4.
   constexpr int32_t kVarHeaderSize = 4;
   if (id_ == TypeId::kDecimal) {

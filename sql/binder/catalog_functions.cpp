@@ -1,6 +1,7 @@
 #include "sql/binder/catalog_functions.h"
 #include "sql/binder/search_path.h"
 
+#include <functional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -152,40 +153,48 @@ ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
   auto sized = [&](std::string_view name) {
     return concat(concat(text(std::string(name) + "("), asText(modifier())), text(")"));
   };
+  // The types with modifiers, each built afresh where it is used.
+  auto varcharText = [&] { return withModifier(sized("character varying"), text("character varying")); };
+  auto bpcharText = [&] {
+    // bpchar without a modifier: "character" when none was given (NULL), "bpchar" for -1, as PostgreSQL shows.
+    std::vector<ExpressionPtr> unsized;
+    unsized.push_back(isNull(typmod));
+    unsized.push_back(text("character"));
+    unsized.push_back(text("bpchar"));
+    return withModifier(sized("character"), functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(unsized)));
+  };
+  auto numericText = [&] {
+    // numeric(p,s): typmod - 4 packs the precision above 16 bits and the scale below.
+    ExpressionPtr precision =
+        binaryOf(ScalarFunction::kDivide, LogicalType::integer(), modifier(), constantOf(Value::integer(65536)));
+    ExpressionPtr scale =
+        binaryOf(ScalarFunction::kModulo, LogicalType::integer(), modifier(), constantOf(Value::integer(65536)));
+    return withModifier(concat(concat(concat(concat(text("numeric("), asText(std::move(precision))), text(",")),
+                                      asText(std::move(scale))),
+                               text(")")),
+                        text("numeric"));
+  };
   std::vector<ExpressionPtr> arguments;
   arguments.push_back(isNull(type));
   arguments.push_back(constantOf(Value::null(LogicalType::text())));
   for (auto [oid, name] : baseTypeNames()) {
-    // Arrays print as their element type does, with [] (and without the element's modifier).
+    if (oid == 1042 || oid == 1043 || oid == 1700) continue;  // modifiers: below
+    // Arrays print as their element type does, with [].
     if (const uint32_t arrayOid = engine::postgresArrayOid(static_cast<uint32_t>(oid)); arrayOid != 0) {
       arguments.push_back(equals(type, Value::bigInt(arrayOid)));
       arguments.push_back(text(std::string(name) + "[]"));
     }
-    if (oid == 1042 || oid == 1043 || oid == 1700) continue;  // modifiers: below
     arguments.push_back(equals(type, Value::bigInt(oid)));
     arguments.push_back(text(std::string(name)));
   }
-  arguments.push_back(equals(type, Value::bigInt(1043)));
-  arguments.push_back(withModifier(sized("character varying"), text("character varying")));
-  // bpchar without a modifier: "character" when none was given (NULL), "bpchar" for -1, as PostgreSQL shows.
-  std::vector<ExpressionPtr> unsized;
-  unsized.push_back(isNull(typmod));
-  unsized.push_back(text("character"));
-  unsized.push_back(text("bpchar"));
-  arguments.push_back(equals(type, Value::bigInt(1042)));
-  arguments.push_back(
-      withModifier(sized("character"), functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(unsized))));
-  // numeric(p,s): typmod - 4 packs the precision above 16 bits and the scale below.
-  ExpressionPtr precision =
-      binaryOf(ScalarFunction::kDivide, LogicalType::integer(), modifier(), constantOf(Value::integer(65536)));
-  ExpressionPtr scale =
-      binaryOf(ScalarFunction::kModulo, LogicalType::integer(), modifier(), constantOf(Value::integer(65536)));
-  arguments.push_back(equals(type, Value::bigInt(1700)));
-  arguments.push_back(withModifier(
-      concat(
-          concat(concat(concat(text("numeric("), asText(std::move(precision))), text(",")), asText(std::move(scale))),
-          text(")")),
-      text("numeric")));
+  for (auto [oid, formatted] : {std::pair<int64_t, std::function<ExpressionPtr()>>{1043, varcharText},
+                                {1042, bpcharText},
+                                {1700, numericText}}) {
+    arguments.push_back(equals(type, Value::bigInt(oid)));
+    arguments.push_back(formatted());
+    arguments.push_back(equals(type, Value::bigInt(engine::postgresArrayOid(static_cast<uint32_t>(oid)))));
+    arguments.push_back(concat(formatted(), text("[]")));
+  }
   arguments.push_back(text("???"));
   return functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
 }

@@ -87,10 +87,6 @@ CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create)
       }
       LogicalType type = typeBinder.typeFromName(column.type_name());
       if (type.id() == engine::TypeId::kUnknown) type = LogicalType::decimal(LogicalType::kMaxDecimalPrecision, 10);
-      if (type.isArray()) {
-        fail(SqlState::kFeatureNotSupported, column.location(),
-             fmt::format("columns of array type {} are not supported yet", type.toString()));
-      }
       bool notNull = column.is_not_null();
       for (const auto& constraintNode : column.constraints()) {
         const auto& constraint = constraintNode.constraint();

@@ -5,6 +5,7 @@ arrays answer as PostgreSQL 15 does, in text and binary, errors included."""
 import psycopg
 import pytest
 
+from cluster import LocalCluster
 from postgres_oracle import answer, both_servers_fixture
 
 SCHEMA = [
@@ -88,3 +89,67 @@ def list_parameter_answers(conninfo, binary):
 def test_list_parameters_and_array_results_as_on_postgresql(both, binary):
     shoal, postgres = both
     assert list_parameter_answers(shoal, binary) == list_parameter_answers(postgres, binary)
+
+
+
+def copy_out(conninfo, sql):
+    with psycopg.connect(conninfo, autocommit=True) as connection:
+        with connection.cursor() as cursor, cursor.copy(sql) as copy:
+            return b"".join(bytes(data) for data in copy)
+
+
+TAGGED = "CREATE TABLE tagged (id integer, tags text[], scores numeric(6,2)[], hits bigint[], seen date[])"
+TAGGED_ROWS = [(1, ["red", "big top", None, ""], [1.5, None], [1, 2, 3], None),
+               (2, [], [], [], []),
+               (3, None, None, None, None),
+               (4, ['quote"d', "back\\slash", "comma,", "{brace}"], [9999.99], [-9223372036854775808], None)]
+TAGGED_TEXT = "SELECT id, tags::text, scores::text, hits::text, seen::text FROM tagged ORDER BY id"
+
+
+def test_array_columns_copy_in_and_out_as_postgresql(both):
+    """A table of tags and scores: psycopg writes lists into array columns, and COPY in text and CSV writes them
+    out as PostgreSQL does and reads them back."""
+    shoal, postgres = both
+    for conninfo in both:
+        with psycopg.connect(conninfo, autocommit=True) as connection:
+            connection.execute("DROP TABLE IF EXISTS tagged")
+            connection.execute(TAGGED)
+            for row in TAGGED_ROWS:
+                connection.execute("INSERT INTO tagged VALUES (%s, %s, %s, %s, %s)", row)
+    try:
+        assert answer(shoal, TAGGED_TEXT) == answer(postgres, TAGGED_TEXT)
+        for form in ("", " WITH (FORMAT csv)"):
+            out = f"COPY (SELECT id, tags, scores, hits, seen FROM tagged ORDER BY id) TO STDOUT{form}"
+            text = copy_out(shoal, out)
+            assert text == copy_out(postgres, out), form
+            with psycopg.connect(shoal, autocommit=True) as connection:
+                connection.execute("DROP TABLE IF EXISTS tagged_copy")
+                connection.execute(TAGGED.replace("tagged", "tagged_copy"))
+                with connection.cursor() as cursor, cursor.copy(f"COPY tagged_copy FROM STDIN{form}") as copy:
+                    copy.write(text)
+            assert copy_out(shoal, out.replace("FROM tagged ", "FROM tagged_copy ")) == text
+    finally:
+        for conninfo in both:
+            with psycopg.connect(conninfo, autocommit=True) as connection:
+                connection.execute("DROP TABLE IF EXISTS tagged")
+                connection.execute("DROP TABLE IF EXISTS tagged_copy")
+
+
+def test_array_columns_outlive_a_restart(tmp_path):
+    local = LocalCluster(tmp_path, workers=2).start()
+    try:
+        with psycopg.connect(local.conninfo(), autocommit=True) as connection:
+            connection.execute(TAGGED)
+            for row in TAGGED_ROWS:
+                connection.execute("INSERT INTO tagged VALUES (%s, %s, %s, %s, %s)", row)
+            before = connection.execute(TAGGED_TEXT).fetchall()
+        assert local.stop() == 0
+        local = LocalCluster(tmp_path, workers=2).start()
+        with psycopg.connect(local.conninfo(), autocommit=True) as connection:
+            assert connection.execute(TAGGED_TEXT).fetchall() == before
+            assert connection.execute("SELECT id FROM tagged WHERE 'red' = ANY(tags)").fetchall() == [(1,)]
+            assert connection.execute("SELECT id FROM tagged WHERE hits = '{}' OR tags IS NULL ORDER BY id").fetchall() \
+                == [(2,), (3,)]
+            assert connection.execute("SELECT tags FROM tagged WHERE id = 1").fetchone() == (["red", "big top", None, ""],)
+    finally:
+        local.kill()

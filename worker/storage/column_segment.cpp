@@ -610,7 +610,10 @@ void ColumnSegment::computeZoneMap() {
           [&](double v) { return engine::Value::ofDouble(type_, v); });
       break;
     case engine::TypeId::kArray:
-      break;  // tables cannot have array columns (CREATE TABLE refuses them): no zone map
+      // No range (an array's bytes do not order as the array does): only the NULLs are counted.
+      zoneMap_.ranged = false;
+      for (size_t row = 0; row < numRows_; ++row) zoneMap_.nullCount += !validity_.isValid(row);
+      break;
     case engine::TypeId::kUuid:
       fill(engine::int128_t{}, less, [](engine::int128_t v) { return engine::Value::uuid(v); });
       break;

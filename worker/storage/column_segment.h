@@ -24,6 +24,8 @@ struct ZoneMap {
   engine::Value min;
   engine::Value max;
   size_t nullCount = 0;
+  /// False for columns whose values have no range here (arrays): min and max stay NULL whatever the rows.
+  bool ranged = true;
 };
 
 /// How a column segment holds its values.

@@ -224,8 +224,15 @@ void ColumnStatistics::scan(const engine::Vector& vector, size_t numRows, bool t
       absorb(range, [&](double v) { return Value::ofDouble(type_, v); });
       break;
     }
-    case TypeId::kArray:
-      SHOAL_UNREACHABLE("statistics of an array column: tables cannot have them");
+    case TypeId::kArray: {
+      // Arrays have no range here (their bytes do not order as arrays do): NULLs and distinct values only.
+      scanColumn(
+          vector.data<engine::StringRef>(), validity, numRows, false, sketch_, nullCount_,
+          [](const engine::StringRef& v) { return v; },
+          [](const engine::StringRef& a, const engine::StringRef& b) { return compare(a, b) < 0; },
+          [](const engine::StringRef& v) { return hash64(v.view()); });
+      break;
+    }
     case TypeId::kUuid: {
       auto range = scanColumn(vector.data<engine::int128_t>(), validity, numRows, trackRange, sketch_, nullCount_,
                               identity, less, [](engine::int128_t v) { return hash64Int128(v); });
@@ -355,7 +362,8 @@ ColumnStatistics ColumnStatistics::deserialize(LogicalType type, std::string_vie
     failCorrupted(fmt::format("unknown flags {:#04x}", flags));
   }
   const bool hasMinMax = (flags & kFlagHasMinMax) != 0;
-  if (hasMinMax != (statistics.nonNullCount() > 0)) {
+  // Array columns keep no range (ColumnStatistics::scan): no min/max however many rows they have.
+  if (hasMinMax != (statistics.nonNullCount() > 0 && !type.isArray())) {
     failCorrupted(
         fmt::format("min/max {} with {} non-NULL rows", hasMinMax ? "present" : "absent", statistics.nonNullCount()));
   }

@@ -14,6 +14,7 @@
 #endif
 
 #include "common/status.h"
+#include "engine/types/array_value.h"
 #include "engine/types/bytea_text.h"
 #include "engine/types/date.h"
 #include "engine/types/decimal.h"
@@ -304,8 +305,10 @@ DelimitedTextParser::DelimitedTextParser(std::vector<LogicalType> columnTypes, s
       case TypeId::kChar:
         column.kind = Kind::kChar;
         break;
+      case TypeId::kArray:
+        column.kind = Kind::kTimestamp;  // the exact path only: array_in
+        break;
       case TypeId::kUnknown:
-      case TypeId::kArray:  // tables cannot have array columns
         SHOAL_UNREACHABLE("column of type {}", type.toString());
     }
     columns_.push_back(column);
@@ -572,8 +575,10 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
         reinterpret_cast<StringRef*>(values)[row_] = columns_[index].heap->add(stripped);
         return;
       }
-      case TypeId::kUnknown:
       case TypeId::kArray:
+        reinterpret_cast<StringRef*>(values)[row_] = columns_[index].heap->add(engine::parseArrayText(text, type));
+        return;
+      case TypeId::kUnknown:
         break;
     }
   } catch (const ShoalError& error) {
