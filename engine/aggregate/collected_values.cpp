@@ -38,8 +38,12 @@ void CollectedValues::add(const GroupedAggregate& spec, const Chunk& chunk, size
   const Vector& argumentColumn = chunk.column(*spec.argumentColumn);
   // string_agg skips NULLs; array_agg keeps them as elements.
   if (spec.function == AggregateFunction::kStringAgg && argumentColumn.isNull(row)) return;
+  if (spec.function == AggregateFunction::kArrayAgg && spec.secondArgumentColumn) {
+    const Vector& filter = chunk.column(*spec.secondArgumentColumn);
+    if (filter.isNull(row) || filter.data<uint8_t>()[row] == 0) return;  // FILTER (WHERE ...) not true
+  }
   if (values_.empty()) {
-    stride_ = 1 + (spec.secondArgumentColumn ? 1 : 0) + spec.orderBy.size();
+    stride_ = 1 + (hasDelimiter(spec) ? 1 : 0) + spec.orderBy.size();
     values_.reserve(4 * stride_);  // most groups are small: grow once for them, not three times
   }
   size_t bytes = stride_ * sizeof(Value);
@@ -48,7 +52,7 @@ void CollectedValues::add(const GroupedAggregate& spec, const Chunk& chunk, size
     bytes += heapBytes(values_.back());
   };
   keep(argumentColumn);
-  if (spec.secondArgumentColumn) keep(chunk.column(*spec.secondArgumentColumn));
+  if (hasDelimiter(spec)) keep(chunk.column(*spec.secondArgumentColumn));
   for (const auto& key : spec.orderBy) keep(chunk.column(key.column));
   reserveQueryMemory(bytes);
 }
@@ -65,7 +69,7 @@ void CollectedValues::append(CollectedValues&& other) {
 }
 
 bool CollectedValues::rowLess(const GroupedAggregate& spec, size_t a, size_t b) const {
-  const size_t firstKey = spec.secondArgumentColumn ? 2 : 1;
+  const size_t firstKey = hasDelimiter(spec) ? 2 : 1;
   for (size_t k = 0; k < spec.orderBy.size(); ++k) {
     const auto& key = spec.orderBy[k];
     int order = compareKey(values_[a * stride_ + firstKey + k], values_[b * stride_ + firstKey + k], key.ascending,

@@ -27,8 +27,13 @@ class CollectedValues {
   /// The ORDER BY keys (and, under DISTINCT, the argument) decide the order of rows a and b.
   bool rowLess(const GroupedAggregate& spec, size_t a, size_t b) const;
   const Value& argument(size_t row) const { return values_[row * stride_]; }
+  /// string_agg keeps each row's delimiter beside its value; array_agg's second argument is its FILTER, which
+  /// decides whether a row is kept at all.
+  static bool hasDelimiter(const GroupedAggregate& spec) {
+    return spec.function == AggregateFunction::kStringAgg && spec.secondArgumentColumn.has_value();
+  }
   const Value* delimiter(const GroupedAggregate& spec, size_t row) const {
-    return spec.secondArgumentColumn ? &values_[row * stride_ + 1] : nullptr;
+    return hasDelimiter(spec) ? &values_[row * stride_ + 1] : nullptr;
   }
 
   // Every row's values side by side, `stride_` per row: the argument, string_agg's delimiter, then the

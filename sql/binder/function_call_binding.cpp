@@ -344,9 +344,6 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
   const auto& call = node.func_call();
   std::string name(engine::aggregateFunctionName(function));
   checkAggregateAllowed(call);
-  if (call.has_agg_filter() && function == engine::AggregateFunction::kArrayAgg) {
-    fail(SqlState::kFeatureNotSupported, call.location(), "FILTER on array_agg is not supported yet");
-  }
   ExpressionPtr filter = bindAggregateFilter(call);
   auto filtered = [&](ExpressionPtr argument) { return filteredArgument(std::move(filter), std::move(argument)); };
   AggregateCall aggregate;
@@ -426,7 +423,14 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
            fmt::format("function {}({}) does not exist", name, type.toString()));
     }
     aggregate.function = function;
-    aggregate.argument = filtered(std::move(argument));
+    if (function == engine::AggregateFunction::kArrayAgg && filter) {
+      // array_agg keeps NULL elements, so its FILTER cannot turn rows into NULLs: it travels as the second
+      // argument, and rows where it is not true are left out (collected_values.cpp).
+      aggregate.argument = std::move(argument);
+      aggregate.secondArgument = std::move(filter);
+    } else {
+      aggregate.argument = filtered(std::move(argument));
+    }
   }
   LogicalType argumentType = aggregate.argument ? aggregate.argument->type() : LogicalType::bigInt();
   aggregate.resultType = engine::aggregateResultType(aggregate.function, argumentType);

@@ -274,7 +274,10 @@ class Decoder {
                                    function == engine::AggregateFunction::kPercentileDisc ||
                                    function == engine::AggregateFunction::kApproxPercentile ||
                                    (engine::takesTwoVariables(function) && !decoded.combinesPartials);
-          if ((takesSecond != (decoded.secondArgument != nullptr) && function != engine::AggregateFunction::kMoments) ||
+          // kMoments takes an optional second, and array_agg its FILTER as one.
+          const bool optionalSecond =
+              function == engine::AggregateFunction::kMoments || function == engine::AggregateFunction::kArrayAgg;
+          if ((takesSecond != (decoded.secondArgument != nullptr) && !optionalSecond) ||
               (decoded.combinesPartials && !engine::isMomentAggregate(function) &&
                function != engine::AggregateFunction::kApproxCountDistinct &&
                function != engine::AggregateFunction::kApproxPercentile)) {
