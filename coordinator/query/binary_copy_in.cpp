@@ -85,8 +85,9 @@ size_t fixedWidth(const engine::LogicalType& type) {
     case engine::TypeId::kInteger:
     case engine::TypeId::kDate:
       return 4;
-    case engine::TypeId::kBigInt:
     case engine::TypeId::kDouble:
+      return type.isReal() ? 4 : 8;  // float4recv, float8recv
+    case engine::TypeId::kBigInt:
     case engine::TypeId::kTimestamp:
     case engine::TypeId::kTimestampTz:
     case engine::TypeId::kTime:

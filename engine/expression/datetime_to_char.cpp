@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "common/status.h"
 #include "engine/types/date.h"
+#include "engine/types/interval.h"
 
 namespace shoal::engine {
 namespace {
@@ -294,9 +296,135 @@ void format(const Fields& f, const std::vector<Token>& tokens, std::string& out)
   }
 }
 
+/// An interval's fields as PostgreSQL's interval2tm gives them: each truncated toward zero, so every field has
+/// the interval's sign.
+struct IntervalFields {
+  int64_t year;
+  int64_t month;
+  int64_t day;
+  int64_t hour;
+  int64_t minute;
+  int64_t second;
+  int64_t micro;
+  int64_t dayOfYear;  // the span in 30-day months: what tm_yday holds for an interval
+};
+
+/// printf's "%0*lld": `value` with at least `width` characters, zero-padded after its sign.
+void appendPadded(std::string& out, int64_t value, int width) {
+  out += fmt::format("{:0{}}", value, width);
+}
+
+/// One interval through the tokens, as DCH_to_char formats one with is_interval: numbers keep their sign (a
+/// negative one takes a character more of width), the hour goes past 24, and the fields that name a calendar
+/// date fail (22007) or are not supported (0A000).
+void formatInterval(const IntervalFields& f, const std::vector<Token>& tokens, std::string& out) {
+  for (const Token& token : tokens) {
+    if (token.pattern == nullptr) {
+      out += token.literal;
+      continue;
+    }
+    const std::string_view kind = token.pattern->kind;
+    const bool fm = token.fillMode;
+    // A number with its FM-free width (one more when negative), then its ordinal suffix.
+    auto number = [&](int64_t value, int width, bool widerWhenNegative = true) {
+      appendPadded(out, value, fm ? 0 : width + (widerWhenNegative && value < 0 ? 1 : 0));
+      if (token.suffix != 0) out += ordinal(value, token.suffix > 0);
+    };
+    if (kind == "YYYY") {
+      if (f.year <= 9999 && f.year >= -9998) {
+        number(f.year, 4);
+      } else {
+        number(f.year, 0);
+      }
+    } else if (kind == "Y,YYY") {
+      out += fmt::format("{},{:03}", f.year / 1000, f.year % 1000);
+      if (token.suffix != 0) out += ordinal(f.year, token.suffix > 0);
+    } else if (kind == "YYY" || kind == "YY" || kind == "Y") {
+      const int width = static_cast<int>(kind.size());
+      number(f.year % (width == 3 ? 1000 : width == 2 ? 100 : 10), width);
+    } else if (kind == "CC") {
+      number(f.year / 100, 2);
+    } else if (kind == "MM") {
+      number(f.month, 2);
+    } else if (kind == "Q") {
+      if (f.month != 0) number((f.month - 1) / 3 + 1, 0);
+    } else if (kind == "DD") {
+      number(f.day, 2, false);
+    } else if (kind == "DDD") {
+      number(f.dayOfYear, 3, false);
+    } else if (kind == "WW") {
+      number((f.dayOfYear - 1) / 7 + 1, 2, false);
+    } else if (kind == "W") {
+      number((f.day - 1) / 7 + 1, 0);
+    } else if (kind == "HH12") {
+      number(f.hour % 12 == 0 ? 12 : f.hour % 12, 2);
+    } else if (kind == "HH24") {
+      number(f.hour, 2);
+    } else if (kind == "MI") {
+      number(f.minute, 2);
+    } else if (kind == "SS") {
+      number(f.second, 2);
+    } else if (kind == "MS") {
+      number(f.micro / 1000, 3, false);
+    } else if (kind == "US") {
+      number(f.micro, 6, false);
+    } else if (kind == "SSSS") {
+      number(f.hour * 3600 + f.minute * 60 + f.second, 0);
+    } else if (kind == "AM" || kind == "AM.") {
+      const bool dotted = kind == "AM.";
+      const bool afternoon = f.hour % 24 >= 12;
+      out += cased(afternoon ? (dotted ? "P.M." : "PM") : (dotted ? "A.M." : "AM"), token.pattern->style);
+    } else if (kind == "J" || (kind[0] == 'I' && kind != "ID")) {
+      // PostgreSQL computes these from a pseudo-date of the interval's fields; nobody should want them.
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "formatting field \"{}\" of an interval is not supported",
+                      token.pattern->text);
+    } else {
+      // Month and day names, weekdays, eras and zones: INVALID_FOR_INTERVAL.
+      throw ShoalError(Status(SqlState::kInvalidDatetimeFormat, "invalid format specification for an interval value")
+                           .withHint("Intervals are not tied to specific calendar dates."));
+    }
+  }
+}
+
+/// to_char(interval, format).
+Vector intervalToChar(const Vector& values, const Vector& formats) {
+  Vector out(LogicalType::text(), values.size());
+  std::string text;
+  std::string parsedFormat;
+  std::vector<Token> tokens;
+  for (size_t row = 0; row < values.size(); ++row) {
+    if (values.isNull(row) || formats.isNull(row) || formats.data<StringRef>()[row].size() == 0) {
+      out.setNull(row, true);
+      continue;
+    }
+    const Interval interval = unpackInterval(values.data<int128_t>()[row]);
+    IntervalFields fields{};
+    fields.year = interval.months / 12;
+    fields.month = interval.months % 12;
+    fields.day = interval.days;
+    const int64_t seconds = interval.micros / kMicrosPerSecond;
+    fields.hour = seconds / 3600;
+    fields.minute = seconds % 3600 / 60;
+    fields.second = seconds % 60;
+    fields.micro = interval.micros % kMicrosPerSecond;
+    fields.dayOfYear = (fields.year * 12 + fields.month) * 30 + fields.day;
+    const std::string_view formatText = formats.data<StringRef>()[row].view();
+    if (tokens.empty() || formatText != parsedFormat) {
+      parsedFormat = formatText;
+      tokens = parseFormat(formatText);
+    }
+    text.clear();
+    formatInterval(fields, tokens, text);
+    out.setString(row, text);
+    out.setNull(row, false);
+  }
+  return out;
+}
+
 }  // namespace
 
 Vector evaluateDateTimeToChar(const Vector& values, const Vector& formats, const TimeZone& zone) {
+  if (values.type().id() == TypeId::kInterval) return intervalToChar(values, formats);
   const bool withZone = values.type().id() == TypeId::kTimestampTz;
   Vector out(LogicalType::text(), values.size());
   std::string text;

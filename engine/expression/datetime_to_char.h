@@ -11,6 +11,8 @@ namespace shoal::engine {
 /// TZ tz OF TZH TZM; the FM prefix (no padding), the TH/th suffix (ordinal), "quoted text" and \" literal.
 /// Anything else is copied. timestamptz values are shown in `zone` (the session's TimeZone); a plain
 /// timestamp has no zone: TZ prints nothing and OF +00. NULL for an infinite value or an empty format.
+/// An interval formats its fields as PostgreSQL's interval_to_char does (signed, hours past 24); the fields
+/// that name calendar dates fail with 22007, the ISO and Julian fields with 0A000.
 Vector evaluateDateTimeToChar(const Vector& values, const Vector& formats, const TimeZone& zone);
 
 }  // namespace shoal::engine

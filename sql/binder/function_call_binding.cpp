@@ -684,7 +684,7 @@ ExpressionPtr ExpressionBinder::bindToChar(const pg_query::FuncCall& call) {
     fail(SqlState::kFeatureNotSupported, call.location(), "to_char of a number is not supported yet");
   }
   ExpressionPtr format = std::move(arguments[1]);
-  if ((type.id() != TypeId::kTimestamp && type.id() != TypeId::kTimestampTz) ||
+  if ((type.id() != TypeId::kTimestamp && type.id() != TypeId::kTimestampTz && type.id() != TypeId::kInterval) ||
       !(isUnknown(format) || format->type().isString())) {
     fail(SqlState::kUndefinedFunction, call.location(),
          fmt::format("function to_char({}, {}) does not exist", type.toString(),

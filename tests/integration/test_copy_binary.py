@@ -12,23 +12,23 @@ import pytest
 from postgres_oracle import session_answers, set_up_both
 
 COLUMNS = ("id integer, small smallint, big bigint, amount numeric(12,2), ratio double precision, label text, "
-           "code varchar(10), flag char(3), day date, ok boolean")
+           "code varchar(10), flag char(3), day date, ok boolean, score real")
 SETUP = ["DROP TABLE IF EXISTS cb_source", "DROP TABLE IF EXISTS cb_target",
          f"CREATE TABLE cb_source ({COLUMNS})", f"CREATE TABLE cb_target ({COLUMNS})",
          "INSERT INTO cb_source VALUES "
-         "(1, 7, 9000000000, 123.45, 0.5, 'plain', 'A-1', 'xy', '2024-02-29', true), "
-         "(2, -7, -1, -0.01, -2.25, 'tab\there \"q\" \\\\ é', '', 'abc', '1970-01-01', false), "
-         "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL), "
-         "(4, 0, 0, 0, 0, '', 'z', '', '0001-01-01', NULL), "
+         "(1, 7, 9000000000, 123.45, 0.5, 'plain', 'A-1', 'xy', '2024-02-29', true, 1.1), "
+         "(2, -7, -1, -0.01, -2.25, 'tab\there \"q\" \\\\ é', '', 'abc', '1970-01-01', false, '-Infinity'), "
+         "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL), "
+         "(4, 0, 0, 0, 0, '', 'z', '', '0001-01-01', NULL, '-0'), "
          f"(5, 32767, 9223372036854775807, 9999999999.99, 15000000000.5, 'long {'x' * 300}', 'B', 'c', "
-         "'9999-12-31', true)"]
+         "'9999-12-31', true, '3.4028235e38')"]
 # psycopg has no binary dumper for bpchar: the char(3) column takes text's binary form, as PostgreSQL reads it.
-TYPES = ["int4", "int2", "int8", "numeric", "float8", "text", "varchar", "text", "date", "bool"]
+TYPES = ["int4", "int2", "int8", "numeric", "float8", "text", "varchar", "text", "date", "bool", "float4"]
 ROWS = [
-    (10, 1, 2, decimal.Decimal("3.50"), 4.25, "five", "six", "sev", datetime.date(2023, 12, 31), True),
-    (11, None, None, None, None, None, None, None, None, None),
+    (10, 1, 2, decimal.Decimal("3.50"), 4.25, "five", "six", "sev", datetime.date(2023, 12, 31), True, 0.25),
+    (11, None, None, None, None, None, None, None, None, None, None),
     (12, -32768, -9223372036854775808, decimal.Decimal("-9999999999.99"), float("inf"), "ünïcode", "x", "",
-     datetime.date(2000, 1, 1), False),
+     datetime.date(2000, 1, 1), False, -1.5),
 ]
 
 
