@@ -5,6 +5,7 @@
 #include "common/stack_depth.h"
 #include "engine/expression/arithmetic.h"
 #include "engine/expression/array_functions.h"
+#include "engine/expression/bytea_functions.h"
 #include "engine/expression/cast.h"
 #include "engine/expression/comparison.h"
 #include "engine/expression/conditional.h"
@@ -496,6 +497,11 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kDateTimeFromChar:
       return evaluateDateTimeFromChar(value(0), value(1), constantArgument(function, 3).asInt32() != 0,
                                       TimeZone::named(constantArgument(function, 2).asString()));
+    case ScalarFunction::kOctetLength:
+    case ScalarFunction::kByteaEncode:
+    case ScalarFunction::kByteaDecode:
+    case ScalarFunction::kByteaSubstring:
+      return evaluateByteaFunction(function.function(), argumentVectors, input.size());
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

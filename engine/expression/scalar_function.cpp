@@ -228,6 +228,14 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "gen_random_uuid";
     case ScalarFunction::kDateTimeFromChar:
       return "to_timestamp";
+    case ScalarFunction::kOctetLength:
+      return "octet_length";
+    case ScalarFunction::kByteaEncode:
+      return "encode";
+    case ScalarFunction::kByteaDecode:
+      return "decode";
+    case ScalarFunction::kByteaSubstring:
+      return "substring";
     case ScalarFunction::kJsonGet:
       return "->";
     case ScalarFunction::kJsonGetText:
@@ -329,6 +337,10 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kWidthBucket:
     case ScalarFunction::kGenRandomUuid:
     case ScalarFunction::kDateTimeFromChar:
+    case ScalarFunction::kOctetLength:
+    case ScalarFunction::kByteaEncode:
+    case ScalarFunction::kByteaDecode:
+    case ScalarFunction::kByteaSubstring:
     case ScalarFunction::kJsonTypeOf:
     case ScalarFunction::kJsonbCompare:
     case ScalarFunction::kJsonbSortKey:

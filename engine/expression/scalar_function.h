@@ -213,10 +213,17 @@ enum class ScalarFunction {
   // to_date / to_timestamp(text, format TEXT, the session's TimeZone as a TEXT constant, 1 for to_date else 0
   // as an INTEGER constant) -> DATE or TIMESTAMPTZ (datetime_from_char.h).
   kDateTimeFromChar,
+  // octet_length(TEXT or BYTEA) -> INTEGER: the bytes of a string, or of a bytea (bytea_functions.h).
+  kOctetLength,
+  // encode(BYTEA, format TEXT) -> TEXT and decode(TEXT, format TEXT) -> BYTEA: hex, base64 or escape.
+  kByteaEncode,
+  kByteaDecode,
+  // substring(BYTEA, start INTEGER [, count INTEGER]) -> BYTEA, counting bytes.
+  kByteaSubstring,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kDateTimeFromChar;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kByteaSubstring;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -230,6 +230,10 @@ class ExpressionBinder {
                                          int location, const std::function<void()>& undefined);
   /// PostgreSQL's string library (string_function_binding.cpp): concat, lpad, btrim, split_part, regexp_replace
   /// and the rest of text_functions.h, with their arguments bound.
+  /// The byte-string functions (engine/expression/bytea_functions.h): octet_length, length, md5 and substring
+  /// of a bytea, encode and decode; nullptr when `name` with these arguments is none of them.
+  engine::ExpressionPtr bindByteaFunction(std::string_view name, std::vector<engine::ExpressionPtr>& arguments,
+                                          int location, const std::function<void()>& undefined);
   engine::ExpressionPtr bindStringLibraryFunction(std::string_view name, std::vector<engine::ExpressionPtr>& arguments,
                                                   int location, const std::function<void()>& undefined);
   /// `text` as TEXT; a CHAR(n) value keeps its padding to n characters, which its cast to text strips: how

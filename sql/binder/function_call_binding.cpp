@@ -148,6 +148,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
                                    "explicit type casts."));
   };
   auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
+  if (ExpressionPtr bytes = bindByteaFunction(name, arguments, call.location(), undefined)) return bytes;
   if (isMathFunction(name)) return bindMathFunction(name, arguments, call.location(), undefined);
   if (ExpressionPtr interval = bindIntervalFunction(name, arguments, call.location(), undefined)) return interval;
   if (ExpressionPtr made = bindDateTimeConstructor(name, arguments, call.location(), undefined)) return made;
@@ -569,6 +570,13 @@ ExpressionPtr ExpressionBinder::bindSubstring(const pg_query::Node& node) {
   const auto& call = node.func_call();
   std::vector<ExpressionPtr> arguments;
   for (const auto& argument : call.args()) arguments.push_back(bind(argument));
+  if (!arguments.empty() && arguments[0]->type().id() == TypeId::kBytea) {
+    if (ExpressionPtr bytes = bindByteaFunction("substring", arguments, call.location(), [&] {
+          fail(SqlState::kUndefinedFunction, call.location(), "function substring(bytea, ...) does not exist");
+        })) {
+      return bytes;
+    }
+  }
   bool valid =
       (arguments.size() == 2 || arguments.size() == 3) && (arguments[0]->type().isString() || isUnknown(arguments[0]));
   for (size_t i = 1; valid && i < arguments.size(); ++i) {

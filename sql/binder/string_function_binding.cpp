@@ -131,4 +131,42 @@ ExpressionPtr ExpressionBinder::paddedText(ExpressionPtr text, int location) {
   return functionOf(ScalarFunction::kRightPad, LogicalType::text(), std::move(arguments));
 }
 
+ExpressionPtr ExpressionBinder::bindByteaFunction(std::string_view name, std::vector<ExpressionPtr>& arguments,
+                                                  int location, const std::function<void()>& undefined) {
+  auto bytea = [](const ExpressionPtr& e) { return e->type().id() == TypeId::kBytea; };
+  auto textual = [](const ExpressionPtr& e) { return e->type().isString() || isUnknown(e); };
+  if (name == "octet_length") {
+    if (arguments.size() != 1 || !(bytea(arguments[0]) || textual(arguments[0]))) undefined();
+    // CHAR(n) counts its padding, as bpcharoctetlen does.
+    if (!bytea(arguments[0])) arguments[0] = paddedText(resolveUnknown(std::move(arguments[0]), location), location);
+    return functionOf(ScalarFunction::kOctetLength, LogicalType::integer(), std::move(arguments));
+  }
+  if (name == "encode" || name == "decode") {
+    const bool encoding = name == "encode";
+    if (arguments.size() != 2 || !textual(arguments[1])) undefined();
+    if (encoding && isUnknown(arguments[0]))
+      arguments[0] = coerce(std::move(arguments[0]), LogicalType::bytea(), location);
+    if (encoding ? !bytea(arguments[0]) : !textual(arguments[0])) undefined();
+    if (!encoding) arguments[0] = coerce(std::move(arguments[0]), LogicalType::text(), location);
+    arguments[1] = coerce(std::move(arguments[1]), LogicalType::text(), location);
+    return functionOf(encoding ? ScalarFunction::kByteaEncode : ScalarFunction::kByteaDecode,
+                      encoding ? LogicalType::text() : LogicalType::bytea(), std::move(arguments));
+  }
+  if (arguments.empty() || !bytea(arguments[0])) return nullptr;
+  if (name == "length" && arguments.size() == 1) {
+    return functionOf(ScalarFunction::kOctetLength, LogicalType::integer(), std::move(arguments));
+  }
+  if (name == "md5" && arguments.size() == 1) {
+    return functionOf(ScalarFunction::kMd5, LogicalType::text(), std::move(arguments));  // over the bytes
+  }
+  if ((name == "substring" || name == "substr") && (arguments.size() == 2 || arguments.size() == 3)) {
+    for (size_t i = 1; i < arguments.size(); ++i) {
+      if (!arguments[i]->type().isIntegral() && !isUnknown(arguments[i])) undefined();
+      arguments[i] = coerce(std::move(arguments[i]), LogicalType::integer(), location);
+    }
+    return functionOf(ScalarFunction::kByteaSubstring, LogicalType::bytea(), std::move(arguments));
+  }
+  return nullptr;
+}
+
 }  // namespace shoal::sql
