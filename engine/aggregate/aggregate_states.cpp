@@ -50,13 +50,14 @@ void intervalExtremes(const Vector& argument, const Window& window, size_t offse
   });
 }
 
-/// The moments of a group's statistical aggregate, created on first use.
-Moments& momentsOf(AggregateState& state, GroupStore& store) {
+/// The side state `state` points to in `sides`, created on first use.
+template <class Side>
+Side& sideOf(AggregateState& state, std::vector<Side>& sides) {
   if (state.sideIndex == 0) {
-    store.moments.emplace_back();
-    state.sideIndex = static_cast<uint32_t>(store.moments.size());
+    sides.emplace_back();
+    state.sideIndex = static_cast<uint32_t>(sides.size());
   }
-  return store.moments[state.sideIndex - 1];
+  return sides[state.sideIndex - 1];
 }
 
 /// Folds one chunk into the moments of a statistical aggregate: values (x, or y and x, where both are not
@@ -67,36 +68,26 @@ void updateMoments(const GroupedAggregate& spec, const Chunk& chunk, const Windo
   if (spec.combinesPartials) {
     const StringRef* states = argument.data<StringRef>();
     forValidRows(argument, window, [&](size_t row, uint8_t* group) {
-      momentsOf(stateAt(group, offset), store).merge(Moments::decode(states[row].view()));
+      sideOf(stateAt(group, offset), store.moments).merge(Moments::decode(states[row].view()));
     });
     return;
   }
   const double* ys = argument.data<double>();
   if (!spec.secondArgumentColumn) {
     forValidRows(argument, window,
-                 [&](size_t row, uint8_t* group) { momentsOf(stateAt(group, offset), store).add(ys[row]); });
+                 [&](size_t row, uint8_t* group) { sideOf(stateAt(group, offset), store.moments).add(ys[row]); });
     return;
   }
   const Vector& second = chunk.column(*spec.secondArgumentColumn);
   const double* xs = second.data<double>();
   forValidRows(argument, window, [&](size_t row, uint8_t* group) {
-    if (!second.isNull(row)) momentsOf(stateAt(group, offset), store).add(ys[row], xs[row]);
+    if (!second.isNull(row)) sideOf(stateAt(group, offset), store.moments).add(ys[row], xs[row]);
   });
 }
 
 /// Whether a sketch aggregate counts distinct values (else it keeps quantiles).
 bool countsDistinct(AggregateFunction function) {
   return function == AggregateFunction::kApproxCountDistinct || function == AggregateFunction::kDistinctSketch;
-}
-
-/// The side state `state` points to in `sides`, created on first use.
-template <class Side>
-Side& sideOf(AggregateState& state, std::vector<Side>& sides) {
-  if (state.sideIndex == 0) {
-    sides.emplace_back();
-    state.sideIndex = static_cast<uint32_t>(sides.size());
-  }
-  return sides[state.sideIndex - 1];
 }
 
 /// Folds one chunk into the sketches of approx_count_distinct (the values' 64-bit hashes) or approx_percentile
@@ -149,12 +140,8 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
       size_t end = i + 1;
       while (end < window.count && window.groups[end] == window.groups[i]) ++end;
       AggregateState& state = stateAt(window.groups[i], offset);
-      if (state.sideIndex == 0) {
-        store.orderedSets.emplace_back();
-        state.sideIndex = static_cast<uint32_t>(store.orderedSets.size());
-      }
       state.count += static_cast<int64_t>(end - i);
-      store.orderedSets[state.sideIndex - 1].add(spec, chunk, window.first + i, end - i);
+      sideOf(state, store.orderedSets).add(spec, chunk, window.first + i, end - i);
       i = end;
     }
     return;
@@ -162,12 +149,8 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
   if (isCollectingAggregate(spec.function)) {
     for (size_t i = 0; i < window.count; ++i) {
       AggregateState& state = stateAt(window.groups[i], offset);
-      if (state.sideIndex == 0) {
-        store.collections.emplace_back();
-        state.sideIndex = static_cast<uint32_t>(store.collections.size());
-      }
       ++state.count;
-      store.collections[state.sideIndex - 1].add(spec, chunk, window.first + i);
+      sideOf(state, store.collections).add(spec, chunk, window.first + i);
     }
     return;
   }
@@ -177,14 +160,9 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
   if (spec.distinct) {
     std::string bytes;
     forValidRows(argument, window, [&](size_t row, uint8_t* group) {
-      AggregateState& state = stateAt(group, offset);
-      if (state.sideIndex == 0) {
-        store.distinctSets.emplace_back();
-        state.sideIndex = static_cast<uint32_t>(store.distinctSets.size());
-      }
       bytes.clear();
       appendKeyBytes(argument, row, bytes);
-      store.distinctSets[state.sideIndex - 1].insert(bytes);
+      sideOf(stateAt(group, offset), store.distinctSets).insert(bytes);
     });
     return;
   }

@@ -299,47 +299,39 @@ int128_t parseDecimal(std::string_view text, int precision, int scale) {
   return parts.negative ? -value : value;
 }
 
-double parseDouble(std::string_view original) {
+namespace {
+
+/// float8in and float4in: NaN, the infinities, or the digits read as a value of `Float`; 22P02 for bad syntax,
+/// 22003 naming the text when it is beyond the type's range (or a non-zero value that rounds to zero).
+template <class Float>
+Float parseFloating(std::string_view original, std::string_view typeName) {
   std::string text(trimSpaces(original));
   std::string lower = text;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (lower == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (lower == "nan") return std::numeric_limits<Float>::quiet_NaN();
   if (lower == "infinity" || lower == "+infinity" || lower == "inf" || lower == "+inf") {
-    return std::numeric_limits<double>::infinity();
+    return std::numeric_limits<Float>::infinity();
   }
-  if (lower == "-infinity" || lower == "-inf") return -std::numeric_limits<double>::infinity();
-  double value = 0;
+  if (lower == "-infinity" || lower == "-inf") return -std::numeric_limits<Float>::infinity();
+  Float value = 0;
   const char* begin = text.data();
   if (!text.empty() && text.front() == '+') ++begin;
   auto [end, error] = std::from_chars(begin, text.data() + text.size(), value);
-  if (text.empty() || end != text.data() + text.size()) {
-    failSyntax("double precision", original);
-  }
+  if (text.empty() || end != text.data() + text.size()) failSyntax(typeName, original);
   if (error == std::errc::result_out_of_range) {
-    SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "\"{}\" is out of range for type double precision", original);
+    SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "\"{}\" is out of range for type {}", original, typeName);
   }
   return value;
 }
 
+}  // namespace
+
+double parseDouble(std::string_view original) {
+  return parseFloating<double>(original, "double precision");
+}
+
 float parseReal(std::string_view original) {
-  std::string text(trimSpaces(original));
-  std::string lower = text;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (lower == "nan") return std::numeric_limits<float>::quiet_NaN();
-  if (lower == "infinity" || lower == "+infinity" || lower == "inf" || lower == "+inf") {
-    return std::numeric_limits<float>::infinity();
-  }
-  if (lower == "-infinity" || lower == "-inf") return -std::numeric_limits<float>::infinity();
-  float value = 0;
-  const char* begin = text.data();
-  if (!text.empty() && text.front() == '+') ++begin;
-  auto [end, error] = std::from_chars(begin, text.data() + text.size(), value);
-  if (text.empty() || end != text.data() + text.size()) failSyntax("real", original);
-  // float4in: out of range when a finite value overflows float or rounds to zero.
-  if (error == std::errc::result_out_of_range) {
-    SHOAL_USER_FAIL(SqlState::kNumericValueOutOfRange, "\"{}\" is out of range for type real", original);
-  }
-  return value;
+  return parseFloating<float>(original, "real");
 }
 
 float realFromDouble(double value) {
