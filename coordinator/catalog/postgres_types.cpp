@@ -10,10 +10,10 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 37> kTypes{{
+constexpr std::array<PostgresTypeFacts, 40> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
-    {17, "bytea", "bytea", -1, false, 'U', false, 0, 'i', 'x', false, "byteain", "byteaout", "bytearecv", "byteasend",
+    {17, "bytea", "bytea", -1, false, 'U', false, 1001, 'i', 'x', false, "byteain", "byteaout", "bytearecv", "byteasend",
      "-", "-"},
     {20, "int8", "bigint", 8, true, 'N', false, 1016, 'd', 'p', false, "int8in", "int8out", "int8recv", "int8send", "-",
      "-"},
@@ -37,6 +37,8 @@ constexpr std::array<PostgresTypeFacts, 37> kTypes{{
      "float8recv", "float8send", "-", "-"},
     {1000, "_bool", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "-", "-", 16},
+    {1001, "_bytea", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 17},
     {1005, "_int2", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "-", "-", 21},
     {1007, "_int4", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
@@ -73,14 +75,18 @@ constexpr std::array<PostgresTypeFacts, 37> kTypes{{
      "timestamptz_out", "timestamptz_recv", "timestamptz_send", "timestamptztypmodin", "timestamptztypmodout"},
     {1185, "_timestamptz", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "timestamptztypmodin", "timestamptztypmodout", 1184},
-    {1186, "interval", "interval", 16, false, 'T', true, 0, 'd', 'p', false, "interval_in", "interval_out",
+    {1186, "interval", "interval", 16, false, 'T', true, 1187, 'd', 'p', false, "interval_in", "interval_out",
      "interval_recv", "interval_send", "intervaltypmodin", "intervaltypmodout"},
+    {1187, "_interval", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "intervaltypmodin", "intervaltypmodout", 1186},
     {1231, "_numeric", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "numerictypmodin", "numerictypmodout", 1700},
     {1700, "numeric", "numeric", -1, false, 'N', false, 1231, 'i', 'm', false, "numeric_in", "numeric_out",
      "numeric_recv", "numeric_send", "numerictypmodin", "numerictypmodout"},
-    {2950, "uuid", "uuid", 16, false, 'U', false, 0, 'c', 'p', false, "uuid_in", "uuid_out", "uuid_recv", "uuid_send",
+    {2950, "uuid", "uuid", 16, false, 'U', false, 2951, 'c', 'p', false, "uuid_in", "uuid_out", "uuid_recv", "uuid_send",
      "-", "-"},
+    {2951, "_uuid", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 2950},
     {3802, "jsonb", "jsonb", -1, false, 'U', false, 3807, 'i', 'x', false, "jsonb_in", "jsonb_out", "jsonb_recv",
      "jsonb_send", "-", "-"},
     {3807, "_jsonb", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",

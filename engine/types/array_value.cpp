@@ -11,6 +11,7 @@
 #include "common/varint.h"
 #include "engine/types/text_format.h"
 #include "engine/types/value_bytes.h"
+#include "engine/vector/vector.h"
 
 namespace shoal::engine {
 namespace {
@@ -35,8 +36,8 @@ bool needsQuotes(std::string_view text) {
 /// Reads array_in's text, one element at a time.
 class ArrayTextParser {
  public:
-  ArrayTextParser(std::string_view text, const LogicalType& arrayType)
-      : text_(text), elementType_(arrayType.elementType()) {}
+  ArrayTextParser(std::string_view text, const LogicalType& arrayType, const TimeZone* zone)
+      : text_(text), elementType_(arrayType.elementType()), zone_(zone) {}
 
   std::string parse() {
     skipSpace();
@@ -85,7 +86,7 @@ class ArrayTextParser {
         }
         element.push_back(c);
       }
-      return parseValue(element, elementType_);
+      return parseValue(element, elementType_, zone_);
     }
     bool escaped = false;
     size_t keptLength = 0;  // up to the last character that is not trailing white space
@@ -107,7 +108,7 @@ class ArrayTextParser {
     if (!escaped && element.size() == 4 && strncasecmp(element.data(), "null", 4) == 0) {
       return Value::null(elementType_);
     }
-    return parseValue(element, elementType_);
+    return parseValue(element, elementType_, zone_);
   }
 
   void skipSpace() {
@@ -121,6 +122,7 @@ class ArrayTextParser {
 
   std::string_view text_;
   LogicalType elementType_;
+  const TimeZone* zone_;
   size_t pos_ = 0;
 };
 
@@ -166,7 +168,8 @@ size_t arrayCardinality(std::string_view bytes) {
   return reader.readVarint();
 }
 
-void appendArrayText(std::string_view bytes, const LogicalType& arrayType, std::string& out) {
+void appendArrayText(std::string_view bytes, const LogicalType& arrayType, std::string& out,
+                     const TimeZone* zone) {
   if (arrayType.isVector()) {
     // int2vector and oidvector: "1 2 3" (their elements are never NULL).
     bool first = true;
@@ -179,16 +182,18 @@ void appendArrayText(std::string_view bytes, const LogicalType& arrayType, std::
   }
   const std::vector<Value> elements = decodeArray(bytes, arrayType);
   if (arrayType.isZeroBased() && !elements.empty()) out += fmt::format("[0:{}]=", elements.size() - 1);
+  Vector values(arrayType.elementType(), elements.size());
+  for (size_t i = 0; i < elements.size(); ++i) values.setValue(i, elements[i]);
   out += '{';
-  bool first = true;
-  for (const Value& element : elements) {
-    if (!first) out += ',';
-    first = false;
-    if (element.isNull()) {
+  std::string text;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    if (i > 0) out += ',';
+    if (elements[i].isNull()) {
       out += "NULL";
       continue;
     }
-    std::string text = element.toString();
+    text.clear();
+    values.appendText(i, text, zone);
     if (!needsQuotes(text)) {
       out += text;
       continue;
@@ -203,7 +208,7 @@ void appendArrayText(std::string_view bytes, const LogicalType& arrayType, std::
   out += '}';
 }
 
-std::string parseArrayText(std::string_view text, const LogicalType& arrayType) {
+std::string parseArrayText(std::string_view text, const LogicalType& arrayType, const TimeZone* zone) {
   if (arrayType.isVector()) {
     // int2vectorin/oidvectorin: integers separated by spaces.
     std::vector<Value> elements;
@@ -220,7 +225,7 @@ std::string parseArrayText(std::string_view text, const LogicalType& arrayType) 
     }
     return encodeArray(elements, arrayType.elementType());
   }
-  return ArrayTextParser(text, arrayType).parse();
+  return ArrayTextParser(text, arrayType, zone).parse();
 }
 
 Value makeArrayValue(std::span<const Value> elements, const LogicalType& arrayType) {

@@ -9,6 +9,8 @@
 
 namespace shoal::engine {
 
+class TimeZone;
+
 // An array value (TypeId::kArray) is stored as a string of bytes: a varint element count, then per
 // element a byte 0 (NULL) or 1 and the element: fixed-width values as their raw bytes, strings as a
 // varint length and their bytes. An array has exactly one encoding, so = and <>, hashing, grouping and
@@ -24,11 +26,14 @@ std::vector<Value> decodeArray(std::string_view bytes, const LogicalType& arrayT
 size_t arrayCardinality(std::string_view bytes);
 
 /// PostgreSQL's text output: {1,2,NULL}, {"a b","",x}; elements quoted where array_out quotes them.
-void appendArrayText(std::string_view bytes, const LogicalType& arrayType, std::string& out);
+/// timestamptz elements show in `zone` (nullptr: UTC).
+void appendArrayText(std::string_view bytes, const LogicalType& arrayType, std::string& out,
+                     const TimeZone* zone = nullptr);
 
 /// PostgreSQL's array input ('{1,2}', '{"a,b",NULL}', '{}'), encoded; 22P02 for malformed text and
-/// 0A000 for more than one dimension or explicit bounds.
-std::string parseArrayText(std::string_view text, const LogicalType& arrayType);
+/// 0A000 for more than one dimension or explicit bounds. A timestamptz element without a zone of its
+/// own is local time in `zone` (nullptr: UTC).
+std::string parseArrayText(std::string_view text, const LogicalType& arrayType, const TimeZone* zone = nullptr);
 
 /// An array Value of `arrayType` holding `elements`.
 Value makeArrayValue(std::span<const Value> elements, const LogicalType& arrayType);

@@ -31,13 +31,6 @@ LogicalType LogicalType::array(const LogicalType& element) {
   if (element.isArray()) {
     SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "arrays of arrays are not supported: {}[]", element.toString());
   }
-  if (element.id() == TypeId::kTimestampTz) {
-    // Their text would need the session's TimeZone, which array output does not carry yet.
-    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "arrays of timestamp with time zone are not supported yet");
-  }
-  if (element.id() == TypeId::kInterval || element.id() == TypeId::kUuid || element.id() == TypeId::kBytea) {
-    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "arrays of {} are not supported yet", element.toString());
-  }
   LogicalType type = element.id() == TypeId::kUnknown ? text() : element;
   type.elementId_ = type.id_;
   type.id_ = TypeId::kArray;
@@ -263,6 +256,12 @@ uint32_t postgresArrayOid(uint32_t elementOid) {
       return pg_oid::kTimeArray;
     case pg_oid::kNumeric:
       return pg_oid::kNumericArray;
+    case pg_oid::kBytea:
+      return pg_oid::kByteaArray;
+    case pg_oid::kUuid:
+      return pg_oid::kUuidArray;
+    case pg_oid::kInterval:
+      return pg_oid::kIntervalArray;
     default:
       return 0;
   }
@@ -351,7 +350,8 @@ LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
       for (uint32_t element :
            {pg_oid::kBool, pg_oid::kInt2, pg_oid::kInt4, pg_oid::kInt8, pg_oid::kText, pg_oid::kBpchar,
             pg_oid::kVarchar, pg_oid::kFloat4, pg_oid::kFloat8, pg_oid::kOid, pg_oid::kDate, pg_oid::kNumeric,
-            pg_oid::kTimestamp, pg_oid::kTimestampTz, pg_oid::kTime}) {
+            pg_oid::kTimestamp, pg_oid::kTimestampTz, pg_oid::kTime, pg_oid::kBytea, pg_oid::kUuid,
+            pg_oid::kInterval}) {
         if (oid == postgresArrayOid(element)) return LogicalType::array(logicalTypeFromPostgresOid(element));
       }
       return LogicalType::unknown();

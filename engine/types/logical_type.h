@@ -183,6 +183,9 @@ inline constexpr uint32_t kDateArray = 1182;
 inline constexpr uint32_t kTimestampArray = 1115;
 inline constexpr uint32_t kTimestampTzArray = 1185;
 inline constexpr uint32_t kNumericArray = 1231;
+inline constexpr uint32_t kByteaArray = 1001;
+inline constexpr uint32_t kUuidArray = 2951;
+inline constexpr uint32_t kIntervalArray = 1187;
 }  // namespace pg_oid
 
 /// The pg_type OID of the array type whose elements have OID `elementOid` (0 for none).

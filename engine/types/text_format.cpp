@@ -512,7 +512,7 @@ Value parseValue(std::string_view text, const LogicalType& type, const TimeZone*
     case TypeId::kUnknown:
       return Value::unknownLiteral(std::string(text));
     case TypeId::kArray:
-      return Value::array(type, parseArrayText(text, type));
+      return Value::array(type, parseArrayText(text, type, zone));
   }
   return Value::null(type);
 }

@@ -187,7 +187,7 @@ void Vector::appendText(size_t row, std::string& out, const TimeZone* zone) cons
       break;
     }
     case TypeId::kArray:
-      appendArrayText(data<StringRef>()[row].view(), type_, out);
+      appendArrayText(data<StringRef>()[row].view(), type_, out, zone);
       break;
   }
 }

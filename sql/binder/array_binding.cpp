@@ -163,6 +163,10 @@ std::optional<ExpressionPtr> ExpressionBinder::bindArrayFunction(std::string_vie
   if (arguments.size() < minArguments || arguments.size() > maxArguments || !arguments[0]->type().isArray()) {
     return std::nullopt;  // the caller reports the missing signature
   }
+  if (*function == ScalarFunction::kArrayToString && arguments[0]->type().elementId() == engine::TypeId::kTimestampTz) {
+    // Its elements print in the session's TimeZone, as the cast to text[] prints them.
+    arguments[0] = coerce(std::move(arguments[0]), LogicalType::array(LogicalType::text()), location);
+  }
   LogicalType resultType = LogicalType::integer();
   for (size_t i = 1; i < arguments.size(); ++i) {
     if (*function == ScalarFunction::kArrayToString) {

@@ -304,8 +304,10 @@ ExpressionPtr ExpressionBinder::coerce(ExpressionPtr expression, const LogicalTy
     fail(SqlState::kCannotCoerce, location,
          fmt::format("cannot cast type {} to {}", expression->type().toString(), target.toString()));
   }
-  const bool zoned = expression->type().id() == TypeId::kTimestampTz || target.id() == TypeId::kTimestampTz ||
-                     (target.isArray() && target.elementId() == TypeId::kTimestampTz);
+  auto holdsTimestampTz = [](const LogicalType& type) {
+    return type.id() == TypeId::kTimestampTz || (type.isArray() && type.elementId() == TypeId::kTimestampTz);
+  };
+  const bool zoned = holdsTimestampTz(expression->type()) || holdsTimestampTz(target);
   return std::make_unique<CastExpression>(std::move(expression), target, zoned ? timeZoneSetting() : std::string());
 }
 
@@ -530,6 +532,9 @@ ExpressionPtr ExpressionBinder::bindComparison(ScalarFunction function, Expressi
   auto common = comparisonType(left->type(), right->type());
   if (!common) {
     failNoOperator(engine::scalarFunctionName(function), left->type(), right->type(), location);
+  }
+  if (common->isArray() && common->elementId() == TypeId::kInterval) {
+    fail(SqlState::kFeatureNotSupported, location, uncomparableReason(*common, false)->second);
   }
   return makeFunction(function, LogicalType::boolean(), coerce(std::move(left), *common, location),
                       coerce(std::move(right), *common, location));

@@ -95,6 +95,12 @@ LogicalType decimalResultType(char op, const LogicalType& left, const LogicalTyp
 
 std::optional<std::pair<std::string_view, std::string>> uncomparableReason(const engine::LogicalType& type,
                                                                            bool ordering) {
+  if (type.isArray() && type.elementId() == engine::TypeId::kInterval) {
+    // Arrays compare by their bytes, and equal intervals ('1 day', '24 hours') differ in bytes.
+    return std::pair<std::string_view, std::string>{
+        SqlState::kFeatureNotSupported,
+        fmt::format("{} interval[] values is not supported yet", ordering ? "ordering" : "comparing or grouping")};
+  }
   if (!type.isJson()) return std::nullopt;
   if (type.isJsonb()) {
     return std::pair<std::string_view, std::string>{

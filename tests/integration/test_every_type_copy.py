@@ -1,5 +1,5 @@
 """Story: a nightly export moves a table that holds every type issue 26 added (smallint, real, timestamp,
-timestamptz, time, interval, uuid, bytea, json, jsonb and arrays) between PostgreSQL 15 and Shoal with COPY, in
+timestamptz, time, interval, uuid, bytea, json, jsonb and arrays of them) between PostgreSQL 15 and Shoal with COPY, in
 text and in CSV. What Shoal writes out is byte for byte what PostgreSQL writes for the same rows, and after the
 cluster restarts, COPY gives back the very same bytes."""
 
@@ -11,7 +11,7 @@ from cluster import LocalCluster
 
 COLUMNS = ("id integer, s smallint, r real, d double precision, ts timestamp, tz timestamptz, t time, "
            "iv interval, u uuid, b bytea, j json, jb jsonb, ia integer[], ta text[], na numeric(6,2)[], "
-           "ra real[], da date[]")
+           "ra real[], da date[], tza timestamptz[], iva interval[], ua uuid[], ba bytea[]")
 
 # Rows in PostgreSQL's COPY text format: every type's extremes, escapes and NULLs.
 ROWS = "\n".join([
@@ -19,13 +19,16 @@ ROWS = "\n".join([
     "\t24:00:00\t178956970 years 7 mons 2147483647 days 2562047788:00:54.775807"
     "\tffffffff-ffff-ffff-ffff-ffffffffffff\t\\\\x00ff5c\t{\"a\": [1, 2.50]}\t{\"b\": null, \"a\": \"\\\\u00e9\"}"
     "\t{1,NULL,-2147483648}\t{\"\",NULL,\"quote\\\\\"d\",\"tab\\\\there\"}\t{1.50,NULL}\t{Infinity,-0,1.1}"
-    "\t{2024-02-29,0001-01-01}",
+    "\t{2024-02-29,0001-01-01}"
+    "\t{\"2024-03-10 02:30:00+00\",infinity}\t{\"1 day\",-00:00:01,NULL}\t{ffffffff-ffff-ffff-ffff-ffffffffffff,NULL}"
+    "\t" r'{"\\\\x00ff",NULL,"\\\\x"}',
     "2\t-32768\t-1e-45\t-4.9e-324\t4713-11-24 00:00:00 BC\t-infinity\t00:00:00\t-00:00:00.000001"
-    "\t00000000-0000-0000-0000-000000000000\t\\\\x\t[]\t{}\t{}\t{}\t{}\t{}\t{}",
-    "3\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N",
+    "\t00000000-0000-0000-0000-000000000000\t\\\\x\t[]\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+    "3" + "\t\\N" * 20,
     "4\t0\tNaN\tNaN\tinfinity\tinfinity\t12:34:56.789\t1 mon -1 days +02:00:00"
     "\ta0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11\t\\\\x0a0d\t\"caf\\\\u00e9\"\t100\t{7}\t{a,b}\t{9999.99}\t{NaN}"
-    "\t{1970-01-01}",
+    "\t{1970-01-01}\t{\"4713-11-24 00:00:00+00 BC\"}\t{\"-178956970 years -8 mons\"}"
+    "\t{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}\t{abc}",
 ]) + "\n"
 
 

@@ -102,12 +102,42 @@ def test_parameters_round_trip(both, type_name, binary):
                 assert cursor.fetchone() == (value, True)
 
 
+# Lists psycopg sends as arrays of the types above (and of timestamptz), NULL elements and empty lists included.
+ARRAY_PARAMETERS = {
+    "interval[]": [[datetime.timedelta(days=1), None, datetime.timedelta(microseconds=-1)], []],
+    "bytea[]": [[b"", b"\x00\xff", None, bytes(range(256))], [None]],
+    "uuid[]": [[uuid.UUID(int=0), None, uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")], []],
+    "timestamptz[]": [[datetime.datetime(2024, 3, 10, 7, 30, tzinfo=datetime.timezone.utc), None,
+                       datetime.datetime(2, 1, 1, tzinfo=datetime.timezone(datetime.timedelta(hours=5)))]],
+}
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+@pytest.mark.parametrize("type_name", sorted(ARRAY_PARAMETERS))
+def test_list_parameters_round_trip(both, type_name, binary):
+    answers = []
+    for conninfo in both:
+        with psycopg.connect(conninfo, autocommit=True) as connection, connection.cursor(binary=binary) as cursor:
+            cursor.execute("SET TimeZone = 'America/Sao_Paulo'")
+            rows = []
+            for value in ARRAY_PARAMETERS[type_name]:
+                cursor.execute(f"SELECT %s::{type_name}, cardinality(%s::{type_name}), (%s::{type_name})::text",
+                               (value, value, value))
+                row = cursor.fetchone()
+                assert row[0] == value and row[1] == len(value)
+                rows.append(row)
+            answers.append(rows)
+    assert answers[0] == answers[1]
+
+
 def test_binary_results_carry_the_values(both):
     # Binary intervals keep months, days and microseconds apart; psycopg turns months into 30 days as it reads.
     sql = ("SELECT interval '1 mon 2 days 03:04:05.000006', interval '-1 year', "
            "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid, '\\x00ff5c'::bytea, ''::bytea, "
            "'{\"b\": [1.50, null], \"a\": \"\\u00e9\"}'::jsonb, '{\"b\": 1, \"a\": 2}'::json, "
-           "time '23:59:59.999999', time '00:00', 1.1::real, '-Infinity'::real, '{1.5,-0}'::real[]")
+           "time '23:59:59.999999', time '00:00', 1.1::real, '-Infinity'::real, '{1.5,-0}'::real[], "
+           "'{\\\\x00ff,NULL}'::bytea[], '{00000000-0000-0000-0000-00000000000a}'::uuid[], "
+           "'{\"1 day\",-00:00:01}'::interval[], '{\"2024-03-10 07:30+00\",\"1999-12-31 23:59:59.999999+00\"}'::timestamptz[]")
     answers = []
     for conninfo in both:
         with psycopg.connect(conninfo, autocommit=True) as connection, connection.cursor(binary=True) as cursor:

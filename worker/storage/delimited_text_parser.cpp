@@ -576,7 +576,7 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
         return;
       }
       case TypeId::kArray:
-        reinterpret_cast<StringRef*>(values)[row_] = columns_[index].heap->add(engine::parseArrayText(text, type));
+        reinterpret_cast<StringRef*>(values)[row_] = columns_[index].heap->add(engine::parseArrayText(text, type, timeZone_));
         return;
       case TypeId::kUnknown:
         break;
