@@ -1,5 +1,6 @@
 #include "engine/aggregate/aggregate_states.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -158,10 +159,14 @@ void updateStates(const GroupedAggregate& spec, const Chunk& chunk, const Window
   PhysicalType physical = argument.type().physicalType();
   if (isSketchAggregate(spec.function)) return updateSketches(spec, chunk, window, offset, store);
   if (spec.distinct) {
+    // Two-variable statistics take the distinct (y, x) pairs where neither is NULL: the pair's key bytes.
+    const Vector* second = spec.secondArgumentColumn ? &chunk.column(*spec.secondArgumentColumn) : nullptr;
     std::string bytes;
     forValidRows(argument, window, [&](size_t row, uint8_t* group) {
+      if (second != nullptr && second->isNull(row)) return;
       bytes.clear();
       appendKeyBytes(argument, row, bytes);
+      if (second != nullptr) appendKeyBytes(*second, row, bytes);
       sideOf(stateAt(group, offset), store.distinctSets).insert(bytes);
     });
     return;
@@ -478,8 +483,23 @@ void writeFinal(const GroupedAggregate& spec, const AggregateState& state, Group
   if (isMomentAggregate(spec.function)) {
     Moments moments;
     if (spec.distinct && state.sideIndex != 0) {
-      Vector values = distinctValues(spec.argumentType, store.distinctSets[state.sideIndex - 1]);
-      for (size_t i = 0; i < values.size(); ++i) moments.add(values.data<double>()[i]);
+      // Each key is a double's 8 key bytes, or a (y, x) pair's 16. They are added in ascending order (NaN
+      // last), as PostgreSQL feeds the sorted distinct values, so that the sums round alike.
+      std::vector<std::pair<double, double>> pairs;
+      bool twoVariables = false;
+      for (const std::string& bytes : store.distinctSets[state.sideIndex - 1]) {
+        twoVariables = bytes.size() == 2 * sizeof(double);
+        std::pair<double, double> pair{0, 0};
+        std::memcpy(&pair.first, bytes.data(), sizeof(double));
+        if (bytes.size() == 2 * sizeof(double))
+          std::memcpy(&pair.second, bytes.data() + sizeof(double), sizeof(double));
+        pairs.push_back(pair);
+      }
+      auto less = [](double a, double b) { return std::isnan(a) ? false : std::isnan(b) || a < b; };
+      std::sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) {
+        return less(a.first, b.first) || (!less(b.first, a.first) && less(a.second, b.second));
+      });
+      for (const auto& [y, x] : pairs) twoVariables ? moments.add(y, x) : moments.add(y);
     } else if (!spec.distinct && state.sideIndex != 0) {
       moments = store.moments[state.sideIndex - 1];
     }

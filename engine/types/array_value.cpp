@@ -168,8 +168,7 @@ size_t arrayCardinality(std::string_view bytes) {
   return reader.readVarint();
 }
 
-void appendArrayText(std::string_view bytes, const LogicalType& arrayType, std::string& out,
-                     const TimeZone* zone) {
+void appendArrayText(std::string_view bytes, const LogicalType& arrayType, std::string& out, const TimeZone* zone) {
   if (arrayType.isVector()) {
     // int2vector and oidvector: "1 2 3" (their elements are never NULL).
     bool first = true;

@@ -347,11 +347,10 @@ LogicalType logicalTypeFromPostgresOid(uint32_t oid) {
     case pg_oid::kOid:
       return LogicalType::bigInt();  // Shoal keeps OIDs as BIGINT
     default:
-      for (uint32_t element :
-           {pg_oid::kBool, pg_oid::kInt2, pg_oid::kInt4, pg_oid::kInt8, pg_oid::kText, pg_oid::kBpchar,
-            pg_oid::kVarchar, pg_oid::kFloat4, pg_oid::kFloat8, pg_oid::kOid, pg_oid::kDate, pg_oid::kNumeric,
-            pg_oid::kTimestamp, pg_oid::kTimestampTz, pg_oid::kTime, pg_oid::kBytea, pg_oid::kUuid,
-            pg_oid::kInterval}) {
+      for (uint32_t element : {pg_oid::kBool, pg_oid::kInt2, pg_oid::kInt4, pg_oid::kInt8, pg_oid::kText,
+                               pg_oid::kBpchar, pg_oid::kVarchar, pg_oid::kFloat4, pg_oid::kFloat8, pg_oid::kOid,
+                               pg_oid::kDate, pg_oid::kNumeric, pg_oid::kTimestamp, pg_oid::kTimestampTz, pg_oid::kTime,
+                               pg_oid::kBytea, pg_oid::kUuid, pg_oid::kInterval}) {
         if (oid == postgresArrayOid(element)) return LogicalType::array(logicalTypeFromPostgresOid(element));
       }
       return LogicalType::unknown();

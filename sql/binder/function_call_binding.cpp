@@ -411,6 +411,9 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
     }
     // The other aggregates' values do not depend on the order they see their rows in.
     if (!engine::isCollectingAggregate(function)) aggregate.orderBy.clear();
+    // Nor do min, max and the boolean aggregates depend on repeated values: DISTINCT changes nothing (and an
+    // interval's DISTINCT key is its span, which would lose which of '1 mon' and '30 days' it was).
+    if (extreme || booleanAggregate) aggregate.distinct = false;
     insideAggregate_ = false;
     const LogicalType& type = argument->type();
     const bool sumOrAverage =

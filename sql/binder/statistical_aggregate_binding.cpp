@@ -82,10 +82,6 @@ ExpressionPtr ExpressionBinder::bindStatisticalAggregate(const pg_query::Node& n
       if (!isUnknown(argument) && !argument->type().isNumeric()) noSuchFunction();
       argument = coerce(std::move(argument), LogicalType::doublePrecision(), call.location());
     }
-    if (aggregate.distinct) {
-      fail(SqlState::kFeatureNotSupported, call.location(),
-           fmt::format("DISTINCT in {}() is not supported yet", spelled));
-    }
     aggregate.argument = filteredArgument(std::move(filter), std::move(arguments[0]));
     aggregate.secondArgument = std::move(arguments[1]);
     return aggregateSink_(std::move(aggregate));
@@ -99,13 +95,7 @@ ExpressionPtr ExpressionBinder::bindStatisticalAggregate(const pg_query::Node& n
     aggregate.argument = filteredArgument(std::move(filter), std::move(argument));
     return aggregateSink_(std::move(aggregate));
   }
-  // Integers and decimals: exact sums at the argument's scale s, squares at 2s. (Not under DISTINCT: x and -x
-  // have one square, so the distinct squares are not the squares of the distinct values.)
-  if (aggregate.distinct) {
-    fail(SqlState::kFeatureNotSupported, call.location(),
-         fmt::format("DISTINCT in {}() of {} is not supported yet: cast the argument to double precision", spelled,
-                     type.toString()));
-  }
+  // Integers and decimals: exact sums at the argument's scale s, squares at 2s.
   const int scale = type.id() == TypeId::kDecimal ? type.scale() : 0;
   if (2 * scale > LogicalType::kMaxDecimalPrecision) {
     fail(SqlState::kNumericValueOutOfRange, call.location(),
@@ -114,21 +104,45 @@ ExpressionPtr ExpressionBinder::bindStatisticalAggregate(const pg_query::Node& n
   }
   const LogicalType wide = LogicalType::decimal(LogicalType::kMaxDecimalPrecision, scale);
   const LogicalType squareType = LogicalType::decimal(LogicalType::kMaxDecimalPrecision, 2 * scale);
-  ExpressionPtr value = coerce(std::move(argument), wide, call.location());
-  ExpressionPtr square =
-      makeFunction(ScalarFunction::kMultiply, squareType, copyExpression(*value), copyExpression(*value));
+  ExpressionPtr value = filteredArgument(std::move(filter), coerce(std::move(argument), wide, call.location()));
+  auto squareOf = [&](const engine::Expression& of) {
+    return makeFunction(ScalarFunction::kMultiply, squareType, copyExpression(of), copyExpression(of));
+  };
   auto partial = [&](AggregateFunction which, ExpressionPtr input, const std::string& suffix) {
     AggregateCall part;
     part.function = which;
     part.name = spelled + suffix;
+    part.distinct = aggregate.distinct;
     part.resultType = engine::aggregateResultType(which, input->type());
-    part.argument = filteredArgument(filter ? copyExpression(*filter) : nullptr, std::move(input));
+    part.argument = std::move(input);
     return aggregateSink_(std::move(part));
   };
   std::vector<ExpressionPtr> parts;
   parts.push_back(partial(AggregateFunction::kCount, copyExpression(*value), "_count"));
-  parts.push_back(partial(AggregateFunction::kSum, std::move(value), "_sum"));
-  parts.push_back(partial(AggregateFunction::kSum, std::move(square), "_squares"));
+  if (!aggregate.distinct) {
+    parts.push_back(partial(AggregateFunction::kSum, squareOf(*value), "_squares"));
+  } else {
+    // x and -x have one square, so the distinct squares are not the squares of the distinct values; within
+    // one sign they are: the squares of the distinct values >= 0 plus those of the distinct values < 0.
+    auto squaresOfSign = [&](ScalarFunction comparison, const std::string& suffix) {
+      std::vector<ExpressionPtr> branches;
+      branches.push_back(makeFunction(comparison, LogicalType::boolean(), copyExpression(*value),
+                                      constantOf(engine::Value::decimal(wide, 0))));
+      branches.push_back(squareOf(*value));
+      branches.push_back(constantOf(engine::Value::null(squareType)));
+      std::vector<ExpressionPtr> orZero;
+      orZero.push_back(
+          partial(AggregateFunction::kSum, functionOf(ScalarFunction::kCase, squareType, std::move(branches)), suffix));
+      const LogicalType sumType = orZero[0]->type();
+      orZero.push_back(constantOf(engine::Value::decimal(sumType, 0)));
+      return functionOf(ScalarFunction::kCoalesce, sumType, std::move(orZero));
+    };
+    ExpressionPtr nonnegative = squaresOfSign(ScalarFunction::kGreaterEqual, "_squares_nonnegative");
+    const LogicalType sumType = nonnegative->type();
+    parts.push_back(makeFunction(ScalarFunction::kAdd, sumType, std::move(nonnegative),
+                                 squaresOfSign(ScalarFunction::kLess, "_squares_negative")));
+  }
+  parts.insert(parts.begin() + 1, partial(AggregateFunction::kSum, std::move(value), "_sum"));
   parts.push_back(std::make_unique<engine::ConstantExpression>(
       engine::Value::integer(static_cast<int32_t>(varianceKind(function)))));
   // PostgreSQL keeps at least 16 fraction digits here, as for AVG (and more for small results: see

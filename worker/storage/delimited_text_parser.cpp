@@ -576,7 +576,8 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
         return;
       }
       case TypeId::kArray:
-        reinterpret_cast<StringRef*>(values)[row_] = columns_[index].heap->add(engine::parseArrayText(text, type, timeZone_));
+        reinterpret_cast<StringRef*>(values)[row_] =
+            columns_[index].heap->add(engine::parseArrayText(text, type, timeZone_));
         return;
       case TypeId::kUnknown:
         break;
