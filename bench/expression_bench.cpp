@@ -167,6 +167,13 @@ void BM_ToCharTimestampTz(benchmark::State& state) {
   runExpression(state, *expression);
 }
 
+// to_char(price, 'FM999,999,990.00'): a report's amount column (numeric(15,2)).
+void BM_ToCharNumeric(benchmark::State& state) {
+  auto expression = binary(ScalarFunction::kNumberToChar, LogicalType::text(), column(1, LogicalType::decimal(15, 2)),
+                           text("FM999,999,990.00"));
+  runExpression(state, *expression);
+}
+
 // x IN (20,000 constants): one hash set probe a row (the set is built once, on the first chunk).
 void BM_InListOf20000(benchmark::State& state) {
   std::vector<Value> constants;
@@ -212,6 +219,7 @@ BENCHMARK(BM_RegexReplaceGlobal);
 BENCHMARK(BM_SplitPart);
 BENCHMARK(BM_LeftPad);
 BENCHMARK(BM_InListOf20000);
+BENCHMARK(BM_ToCharNumeric);
 BENCHMARK(BM_ToCharTimestampTz);
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "engine/expression/json_functions.h"
 #include "engine/expression/like_matcher.h"
 #include "engine/expression/math_functions.h"
+#include "engine/expression/number_to_char.h"
 #include "engine/expression/numeric_variance.h"
 #include "engine/expression/quote_functions.h"
 #include "engine/expression/random_values.h"
@@ -502,6 +503,8 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kByteaDecode:
     case ScalarFunction::kByteaSubstring:
       return evaluateByteaFunction(function.function(), argumentVectors, input.size());
+    case ScalarFunction::kNumberToChar:
+      return evaluateNumberToChar(value(0), value(1));
   }
   SHOAL_UNREACHABLE("unknown scalar function");
 }

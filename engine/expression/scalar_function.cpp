@@ -236,6 +236,8 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "decode";
     case ScalarFunction::kByteaSubstring:
       return "substring";
+    case ScalarFunction::kNumberToChar:
+      return "to_char";
     case ScalarFunction::kJsonGet:
       return "->";
     case ScalarFunction::kJsonGetText:
@@ -341,6 +343,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kByteaEncode:
     case ScalarFunction::kByteaDecode:
     case ScalarFunction::kByteaSubstring:
+    case ScalarFunction::kNumberToChar:
     case ScalarFunction::kJsonTypeOf:
     case ScalarFunction::kJsonbCompare:
     case ScalarFunction::kJsonbSortKey:

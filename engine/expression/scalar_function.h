@@ -220,10 +220,12 @@ enum class ScalarFunction {
   kByteaDecode,
   // substring(BYTEA, start INTEGER [, count INTEGER]) -> BYTEA, counting bytes.
   kByteaSubstring,
+  // to_char(number, format TEXT) -> TEXT, with PostgreSQL's number template patterns (number_to_char.h).
+  kNumberToChar,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kByteaSubstring;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kNumberToChar;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

@@ -691,10 +691,13 @@ ExpressionPtr ExpressionBinder::bindToChar(const pg_query::FuncCall& call) {
     source = coerce(std::move(source), LogicalType::timestampTz(), call.location());
   }
   const LogicalType type = source->type();
-  if (type.isNumeric()) {
-    fail(SqlState::kFeatureNotSupported, call.location(), "to_char of a number is not supported yet");
-  }
   ExpressionPtr format = std::move(arguments[1]);
+  if (type.isNumeric() && (isUnknown(format) || format->type().isString())) {
+    std::vector<ExpressionPtr> numberArguments;
+    numberArguments.push_back(std::move(source));
+    numberArguments.push_back(coerce(std::move(format), LogicalType::text(), call.location()));
+    return functionOf(ScalarFunction::kNumberToChar, LogicalType::text(), std::move(numberArguments));
+  }
   if ((type.id() != TypeId::kTimestamp && type.id() != TypeId::kTimestampTz && type.id() != TypeId::kInterval) ||
       !(isUnknown(format) || format->type().isString())) {
     fail(SqlState::kUndefinedFunction, call.location(),

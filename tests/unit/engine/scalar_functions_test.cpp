@@ -796,6 +796,7 @@ std::vector<ExpressionPtr> newFunctionExamples() {
   examples.push_back(call(ScalarFunction::kByteaEncode, LogicalType::text(), text("abc"), text("hex")));
   examples.push_back(call(ScalarFunction::kByteaDecode, LogicalType::bytea(), text("616263"), text("hex")));
   examples.push_back(call(ScalarFunction::kByteaSubstring, LogicalType::bytea(), text("abc"), integer(2)));
+  examples.push_back(call(ScalarFunction::kNumberToChar, LogicalType::text(), integer(7), text("FM9,999.00")));
   return examples;
 }
 
@@ -809,7 +810,7 @@ TEST(ScalarFunctionsTest, NewFunctionsRoundTripThroughPlans) {
                                           LogicalType::array(LogicalType::integer()),
                                           LogicalType::timestampTz()};
   auto examples = newFunctionExamples();
-  ASSERT_EQ(examples.back()->toString().substr(0, 10), "substring(");
+  ASSERT_EQ(examples.back()->toString().substr(0, 8), "to_char(");
   EXPECT_EQ(static_cast<const FunctionExpression&>(*examples.back()).function(), engine::kLastScalarFunction);
   for (const auto& example : examples) {
     proto::ExpressionProto encoded = proto::encodeExpression(*example, {});
