@@ -73,7 +73,7 @@ def test_ddl_errors_have_sqlstates(cluster, table):
     assert sqlstate_of(cluster, "CREATE TABLE bad (a INTEGER) WITH (distribution = 'sideways')")[0] == "22023"
     assert sqlstate_of(cluster, "CREATE TABLE bad (a INTEGER, a TEXT)")[0] == "42701"
     assert sqlstate_of(cluster, "CREATE TABLE bad (a INTEGER CHECK (a > 0))")[0] == "0A000"
-    assert sqlstate_of(cluster, "CREATE TABLE bad (a INTERVAL[])")[0] == "0A000"  # arrays of interval: not yet
+    assert sqlstate_of(cluster, "CREATE TABLE bad (a TIMETZ)")[0] == "0A000"  # time with time zone: not yet
     assert sqlstate_of(cluster, "CREATE TABLE bad (a NOTATYPE)")[0] == "42704"
     state, message = sqlstate_of(cluster, f"INSERT INTO {table} VALUES (NULL, 'x')")
     assert state == "23502" and '"a"' in message

@@ -224,11 +224,18 @@ def answer_in_zone(conninfo, sql, zone):
         return connection.execute(sql).fetchall()
 
 
+def test_arrays_of_timestamptz_show_in_the_session_zone(both):
+    """An array of timestamptz prints its elements in the session's TimeZone, as PostgreSQL does."""
+    shoal, postgres = both
+    for sql in ["SELECT ARRAY[atz]::text FROM events ORDER BY atz", "SELECT array_agg(atz ORDER BY atz)::text FROM events",
+                "SELECT '{2024-01-01}'::timestamptz[]::text, array_to_string(ARRAY[now(), NULL], '; ', '-') IS NOT NULL"]:
+        statements = ["SET TIME ZONE 'Asia/Kolkata'", sql]
+        assert session_answers(shoal, statements) == session_answers(postgres, statements), sql
+
+
 def test_what_would_show_in_the_wrong_zone_is_refused(both):
-    """Arrays of timestamptz and timestamps inside JSON would print without the session's TimeZone (PostgreSQL
-    prints them in it): Shoal refuses them with 0A000 rather than answer wrongly."""
+    """Timestamps inside JSON would print without the session's TimeZone (PostgreSQL prints them in it): Shoal
+    refuses them with 0A000 rather than answer wrongly."""
     shoal, _ = both
-    for sql in ["SELECT ARRAY[atz] FROM events", "SELECT array_agg(atz) FROM events",
-                "SELECT '{2024-01-01}'::timestamptz[]", "SELECT json_build_object('t', at) FROM events",
-                "SELECT json_build_object('t', now())"]:
+    for sql in ["SELECT json_build_object('t', at) FROM events", "SELECT json_build_object('t', now())"]:
         assert session_answers(shoal, ["SET TIME ZONE 'Asia/Kolkata'", sql])[1] == (sql, "error", "0A000"), sql
