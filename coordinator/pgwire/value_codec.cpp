@@ -6,6 +6,7 @@
 #include "common/status.h"
 #include "coordinator/pgwire/message_reader.h"
 #include "engine/types/array_value.h"
+#include "engine/types/date.h"
 #include "engine/types/interval.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
@@ -27,6 +28,19 @@ constexpr int64_t kPostgresEpochOffsetMicros = int64_t{kPostgresEpochOffsetDays}
 int64_t toPostgresEpoch(int64_t micros) {
   if (micros == engine::kTimestampInfinity || micros == engine::kTimestampMinusInfinity) return micros;
   return micros - kPostgresEpochOffsetMicros;
+}
+
+/// Dates likewise, with infinity as INT32_MAX (MIN) on both sides.
+int32_t toPostgresDays(int32_t days) {
+  return engine::isInfiniteDate(days) ? days : days - kPostgresEpochOffsetDays;
+}
+
+int32_t fromPostgresDays(int32_t days) {
+  if (engine::isInfiniteDate(days)) return days;
+  if (days > engine::kDateInfinity - kPostgresEpochOffsetDays) {
+    SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range");
+  }
+  return days + kPostgresEpochOffsetDays;
 }
 
 int64_t fromPostgresEpoch(int64_t micros) {
@@ -226,7 +240,7 @@ void writeField(const engine::Vector& column, size_t row, WireFormat format, Mes
       break;
     case TypeId::kDate:
       writer.writeInt32(4);
-      writer.writeInt32(column.data<int32_t>()[row] - kPostgresEpochOffsetDays);
+      writer.writeInt32(toPostgresDays(column.data<int32_t>()[row]));
       break;
     case TypeId::kBigInt:
     case TypeId::kTime:  // time_send: microseconds since midnight
@@ -331,7 +345,7 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
       SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary data format for a float");
     case TypeId::kDate:
       if (bytes.size() != 4) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary date");
-      return Value::date(reader.readInt32() + kPostgresEpochOffsetDays);
+      return Value::date(fromPostgresDays(reader.readInt32()));
     case TypeId::kBytea:
       return Value::bytea(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     case TypeId::kUuid:

@@ -26,6 +26,7 @@ int32_t checkedDays(int64_t days) {
 }
 
 int32_t addMonths(int32_t days, int32_t months) {
+  if (isInfiniteDate(days)) return days;
   CivilDate date = civilFromDays(days);
   // Count months from year 0 so that one floor division splits year and month.
   int64_t monthIndex = int64_t{date.year} * kMonthsPerYear + (date.month - 1) + months;
@@ -43,13 +44,19 @@ int32_t addMonths(int32_t days, int32_t months) {
 Vector evaluateDateArithmetic(ScalarFunction function, const Vector& left, const Vector& right) {
   if (function == ScalarFunction::kDateDifference) {
     Vector out(LogicalType::integer(), left.size());
-    binaryLoop<int32_t, int32_t, int32_t>(left, right, out, [](int32_t a, int32_t b) { return a - b; });
+    binaryLoop<int32_t, int32_t, int32_t>(left, right, out, [](int32_t a, int32_t b) {
+      if (isInfiniteDate(a) || isInfiniteDate(b)) {
+        SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "cannot subtract infinite dates");
+      }
+      return a - b;
+    });
     return out;
   }
   Vector out(LogicalType::date(), left.size());
   int sign = function == ScalarFunction::kDateAddDays ? 1 : -1;
   binaryLoop<int32_t, int32_t, int32_t>(left, right, out, [&](int32_t days, int32_t delta) {
-    return checkedDays(int64_t{days} + sign * int64_t{delta});
+    // An infinite date stays where it is, whatever is added.
+    return isInfiniteDate(days) ? days : checkedDays(int64_t{days} + sign * int64_t{delta});
   });
   return out;
 }
@@ -62,22 +69,37 @@ Vector evaluateDateAddMonths(const Vector& dates, const Vector& months) {
 
 Vector evaluateExtract(ScalarFunction field, const Vector& dates) {
   Vector out(LogicalType::bigInt(), dates.size());
-  switch (field) {
-    case ScalarFunction::kExtractYear:
-      unaryLoop<int32_t, int64_t>(dates, out, [](int32_t days) {
-        int64_t year = civilFromDays(days).year;
+  const int32_t* days = dates.data<int32_t>();
+  int64_t* result = out.data<int64_t>();
+  for (size_t row = 0; row < dates.size(); ++row) {
+    if (dates.isNull(row)) {
+      out.setNull(row, true);
+      continue;
+    }
+    if (isInfiniteDate(days[row])) {
+      // PostgreSQL's year of an infinite date is an infinite numeric; its month and day are NULL.
+      if (field == ScalarFunction::kExtractYear) {
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
+                        "EXTRACT from an infinite date is infinite, which Shoal's numeric cannot hold yet");
+      }
+      out.setNull(row, true);
+      continue;
+    }
+    const CivilDate date = civilFromDays(days[row]);
+    switch (field) {
+      case ScalarFunction::kExtractYear:
         // The calendar has no year 0: the civil year 0 is 1 BC.
-        return year > 0 ? year : year - 1;
-      });
-      break;
-    case ScalarFunction::kExtractMonth:
-      unaryLoop<int32_t, int64_t>(dates, out, [](int32_t days) { return int64_t{civilFromDays(days).month}; });
-      break;
-    case ScalarFunction::kExtractDay:
-      unaryLoop<int32_t, int64_t>(dates, out, [](int32_t days) { return int64_t{civilFromDays(days).day}; });
-      break;
-    default:
-      SHOAL_UNREACHABLE("EXTRACT of {}", scalarFunctionName(field));
+        result[row] = date.year > 0 ? date.year : int64_t{date.year} - 1;
+        break;
+      case ScalarFunction::kExtractMonth:
+        result[row] = date.month;
+        break;
+      case ScalarFunction::kExtractDay:
+        result[row] = date.day;
+        break;
+      default:
+        SHOAL_UNREACHABLE("EXTRACT of {}", scalarFunctionName(field));
+    }
   }
   return out;
 }

@@ -2,8 +2,10 @@
 
 #include "common/status.h"
 #include "engine/expression/vector_loops.h"
+#include "engine/types/date.h"
 #include "engine/types/interval.h"
 #include "engine/types/time_zone.h"
+#include "engine/types/timestamp_text.h"
 
 namespace shoal::engine {
 namespace {
@@ -15,8 +17,8 @@ bool isInfinite(int64_t micros) {
 }  // namespace
 
 int32_t dateOfTimestamp(int64_t localMicros) {
-  // Shoal's dates have no infinity: PostgreSQL's would be 'infinity'::date.
-  if (isInfinite(localMicros)) SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range");
+  if (localMicros == kTimestampInfinity) return kDateInfinity;
+  if (localMicros == kTimestampMinusInfinity) return kDateMinusInfinity;
   int64_t days = localMicros / kMicrosPerDay;
   if (localMicros % kMicrosPerDay < 0) --days;
   return static_cast<int32_t>(days);
@@ -64,7 +66,15 @@ void castDateTime(const Vector& input, Vector& out, const TimeZone& zone) {
       if (!input.isNull(row) && isInfinite(values[row])) out.setNull(row, true);
     }
   } else if (from == TypeId::kDate) {
-    auto midnight = [](int32_t days) { return static_cast<int64_t>(days) * kMicrosPerDay; };
+    auto midnight = [](int32_t days) {
+      if (isInfiniteDate(days)) return days == kDateInfinity ? kTimestampInfinity : kTimestampMinusInfinity;
+      // Dates go on to 5874897 AD, timestamps end in 294247 AD.
+      constexpr int64_t kLastDay = kEndTimestamp / kMicrosPerDay;
+      if (days >= kLastDay || int64_t{days} * kMicrosPerDay < kMinTimestamp) {
+        SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "date out of range for timestamp");
+      }
+      return static_cast<int64_t>(days) * kMicrosPerDay;
+    };
     if (to == TypeId::kTimestamp) {
       unaryLoop<int32_t, int64_t>(input, out, midnight);
     } else {

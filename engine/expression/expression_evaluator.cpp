@@ -192,7 +192,7 @@ Vector evaluateTimestampFunction(const FunctionExpression& function, const Vecto
   const size_t numArguments = function.arguments().size();
   const TimeZone& zone = TimeZone::named(constantArgument(function, numArguments - 1).asString());
   if (function.function() == ScalarFunction::kTimestampPart) {
-    return evaluateTimestampPart(values, fieldArgument(function, 1), zone);
+    return evaluateTimestampPart(values, fieldArgument(function, 1), zone, function.type());
   }
   return evaluateTimestampTrunc(values, fieldArgument(function, 1), zone);
 }

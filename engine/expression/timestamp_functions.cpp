@@ -1,9 +1,12 @@
 #include "engine/expression/timestamp_functions.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
+#include <vector>
 
 #include "common/status.h"
+#include "engine/expression/cast.h"
 #include "engine/expression/vector_loops.h"
 #include "engine/types/date.h"
 #include "engine/types/interval.h"
@@ -289,11 +292,14 @@ bool truncates(TimestampField field) {
   return field <= TimestampField::kMillennium;
 }
 
-Vector evaluateTimestampPart(const Vector& values, TimestampField field, const TimeZone& zone) {
+Vector evaluateTimestampPart(const Vector& values, TimestampField field, const TimeZone& zone,
+                             const LogicalType& resultType) {
+  const bool asDouble = resultType.id() == TypeId::kDouble;
   Vector out(LogicalType::decimal(20, 6), values.size());
   const bool zoned = values.type().id() == TypeId::kTimestampTz;
   const int64_t* in = values.data<int64_t>();
   int128_t* result = out.data<int128_t>();
+  std::vector<size_t> infiniteRows;  // date_part's, filled in after the cast to double
   for (size_t row = 0; row < values.size(); ++row) {
     if (values.isNull(row)) {
       out.setNull(row, true);
@@ -302,8 +308,11 @@ Vector evaluateTimestampPart(const Vector& values, TimestampField field, const T
     const int64_t micros = in[row];
     if (isInfinite(micros)) {
       if (isMonotonic(field)) {
-        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
-                        "EXTRACT from an infinite timestamp is infinite, which Shoal's numeric cannot hold yet");
+        if (!asDouble) {
+          SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
+                          "EXTRACT from an infinite timestamp is infinite, which Shoal's numeric cannot hold yet");
+        }
+        infiniteRows.push_back(row);
       }
       out.setNull(row, true);
       continue;
@@ -312,7 +321,14 @@ Vector evaluateTimestampPart(const Vector& values, TimestampField field, const T
     const int64_t local = micros + int64_t{offset} * kMicrosPerSecond;
     result[row] = fieldValue(field, local, micros, offset);
   }
-  return out;
+  if (!asDouble) return out;
+  Vector doubles = castVector(out, LogicalType::doublePrecision());
+  for (size_t row : infiniteRows) {
+    doubles.setNull(row, false);
+    doubles.data<double>()[row] = in[row] == kTimestampInfinity ? std::numeric_limits<double>::infinity()
+                                                                : -std::numeric_limits<double>::infinity();
+  }
+  return doubles;
 }
 
 Vector evaluateTimestampTrunc(const Vector& values, TimestampField field, const TimeZone& zone) {

@@ -45,10 +45,11 @@ int extractScale(TimestampField field);
 bool truncates(TimestampField field);
 
 /// EXTRACT(field FROM value) of a timestamp or timestamptz column, as numeric(20,6): the exact value
-/// scaled by 10^6, which the binder casts to the field's own scale. `zone`: for timestamptz. The fields
-/// that grow with time are infinite for infinity, which Shoal's numeric cannot hold (22008); the others
-/// are NULL, as in PostgreSQL.
-Vector evaluateTimestampPart(const Vector& values, TimestampField field, const TimeZone& zone);
+/// scaled by 10^6, which the binder casts to the field's own scale; or date_part's double precision when
+/// `resultType` is that. `zone`: for timestamptz. The fields that grow with time are infinite for infinity:
+/// an infinite double, which Shoal's numeric cannot hold (0A000); the others are NULL, as in PostgreSQL.
+Vector evaluateTimestampPart(const Vector& values, TimestampField field, const TimeZone& zone,
+                             const LogicalType& resultType);
 
 /// date_trunc(field, value): the timestamp cut down to the start of its field (a Monday for week), in
 /// local time for timestamptz.

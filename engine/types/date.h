@@ -1,8 +1,18 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 namespace shoal::engine {
+
+/// 'infinity' and '-infinity' as date values: past every finite date (which end in 5874897 AD), as
+/// PostgreSQL keeps them (DATEVAL_NOEND and DATEVAL_NOBEGIN).
+inline constexpr int32_t kDateInfinity = std::numeric_limits<int32_t>::max();
+inline constexpr int32_t kDateMinusInfinity = std::numeric_limits<int32_t>::min();
+
+constexpr bool isInfiniteDate(int32_t days) {
+  return days == kDateInfinity || days == kDateMinusInfinity;
+}
 
 /// A proleptic Gregorian calendar date.
 struct CivilDate {

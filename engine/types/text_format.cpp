@@ -231,6 +231,10 @@ void appendRealText(float value, std::string& out) {
 }
 
 void appendDateText(int32_t daysSinceEpoch, std::string& out) {
+  if (isInfiniteDate(daysSinceEpoch)) {
+    out += daysSinceEpoch == kDateInfinity ? "infinity" : "-infinity";
+    return;
+  }
   CivilDate date = civilFromDays(daysSinceEpoch);
   if (date.year <= 0) {
     // PostgreSQL has no year 0: 1 BC is year 0 of the proleptic calendar.
@@ -422,6 +426,13 @@ void readDateSuffix(std::string_view original, std::string_view rest, bool& befo
 
 int32_t parseDate(std::string_view original) {
   std::string_view text = trimSpaces(original);
+  if (text.size() <= 9) {  // the special words date_in knows without the current time
+    std::string word(text);
+    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (word == "infinity") return kDateInfinity;
+    if (word == "-infinity") return kDateMinusInfinity;
+    if (word == "epoch") return 0;
+  }
   // "YYYY-MM-DD BC": PostgreSQL has no year 0, so 1 BC is proleptic year 0.
   bool beforeChrist = false;
   int year = 0;

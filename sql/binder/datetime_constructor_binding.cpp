@@ -1,12 +1,16 @@
 // ExpressionBinder's binding of the functions that build dates and timestamps from numbers: make_date,
 // make_time, make_timestamp, make_timestamptz and to_timestamp(double precision) (datetime_constructors.h), and
-// the ones that read them from text by a format, to_date and to_timestamp(text, text) (datetime_from_char.h).
+// the ones that read them from text by a format, to_date and to_timestamp(text, text) (datetime_from_char.h);
+// and isfinite, which tells them from 'infinity' and '-infinity'.
 
 #include <fmt/format.h>
 
 #include "common/status.h"
+#include "engine/types/date.h"
+#include "engine/types/time_zone.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/expression_builders.h"
+#include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
 
@@ -36,6 +40,7 @@ ExpressionPtr ExpressionBinder::bindDateTimeConstructor(const std::string& name,
     return makeFunction(ScalarFunction::kToTimestamp, LogicalType::timestampTz(),
                         coerce(std::move(arguments[0]), LogicalType::doublePrecision(), location));
   }
+  if (name == "isfinite") return bindIsFinite(arguments, undefined);
   const bool date = name == "make_date";
   const bool time = name == "make_time";
   const bool zoned = name == "make_timestamptz";
@@ -63,6 +68,45 @@ ExpressionPtr ExpressionBinder::bindDateTimeConstructor(const std::string& name,
   if (zoned && arguments.size() == parts) arguments.push_back(constantOf(Value::varchar(timeZoneSetting())));
   const LogicalType result = date ? LogicalType::date() : zoned ? LogicalType::timestampTz() : LogicalType::timestamp();
   return functionOf(date ? ScalarFunction::kMakeDate : ScalarFunction::kMakeTimestamp, result, std::move(arguments));
+}
+
+ExpressionPtr ExpressionBinder::bindIsFinite(std::vector<ExpressionPtr>& arguments,
+                                             const std::function<void()>& undefined) {
+  if (arguments.size() != 1) undefined();
+  const TypeId id = arguments[0]->type().id();
+  // (undefined() names the arguments: checked before the argument is moved out.)
+  if (id != TypeId::kDate && id != TypeId::kTimestamp && id != TypeId::kTimestampTz && id != TypeId::kInterval) {
+    undefined();
+  }
+  ExpressionPtr value = std::move(arguments[0]);
+  auto infinities = [&]() -> std::pair<Value, Value> {
+    switch (id) {
+      case TypeId::kDate:
+        return {Value::date(engine::kDateInfinity), Value::date(engine::kDateMinusInfinity)};
+      case TypeId::kTimestamp:
+        return {Value::timestamp(engine::kTimestampInfinity), Value::timestamp(engine::kTimestampMinusInfinity)};
+      case TypeId::kTimestampTz:
+        return {Value::timestampTz(engine::kTimestampInfinity), Value::timestampTz(engine::kTimestampMinusInfinity)};
+      default:
+        undefined();
+        return {Value::null(LogicalType::boolean()), Value::null(LogicalType::boolean())};
+    }
+  };
+  if (id == TypeId::kInterval) {
+    // PostgreSQL 15's intervals are all finite: true, NULL for NULL.
+    std::vector<ExpressionPtr> branches;
+    branches.push_back(makeFunction(ScalarFunction::kIsNull, LogicalType::boolean(), std::move(value)));
+    branches.push_back(constantOf(Value::null(LogicalType::boolean())));
+    branches.push_back(constantOf(Value::boolean(true)));
+    return functionOf(ScalarFunction::kCase, LogicalType::boolean(), std::move(branches));
+  }
+  const auto [infinity, minusInfinity] = infinities();
+  ExpressionPtr notInfinity =
+      makeFunction(ScalarFunction::kNotEqual, LogicalType::boolean(), copyExpression(*value), constantOf(infinity));
+  ExpressionPtr notMinusInfinity =
+      makeFunction(ScalarFunction::kNotEqual, LogicalType::boolean(), std::move(value), constantOf(minusInfinity));
+  return makeFunction(ScalarFunction::kAnd, LogicalType::boolean(), std::move(notInfinity),
+                      std::move(notMinusInfinity));
 }
 
 }  // namespace shoal::sql

@@ -243,6 +243,9 @@ class ExpressionBinder {
   engine::ExpressionPtr bindDateTrunc(const pg_query::FuncCall& call);
   /// to_char(timestamp, timestamptz or date, format) (datetime_to_char.h).
   engine::ExpressionPtr bindToChar(const pg_query::FuncCall& call);
+  /// isfinite(date | timestamp | timestamptz | interval): not 'infinity' nor '-infinity'.
+  engine::ExpressionPtr bindIsFinite(std::vector<engine::ExpressionPtr>& arguments,
+                                     const std::function<void()>& undefined);
   /// make_interval(...), its arguments positional or named (days => 10).
   engine::ExpressionPtr bindMakeInterval(const pg_query::FuncCall& call);
   /// make_date, make_timestamp, make_timestamptz and to_timestamp(seconds), or nullptr for another name.

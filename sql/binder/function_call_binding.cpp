@@ -547,8 +547,9 @@ ExpressionPtr ExpressionBinder::bindDatePart(const std::string& unit, Expression
       {engine::TimestampField::kYear, ScalarFunction::kExtractYear},
       {engine::TimestampField::kMonth, ScalarFunction::kExtractMonth},
       {engine::TimestampField::kDay, ScalarFunction::kExtractDay}};
+  // date_part goes through the timestamp, whose infinities are infinite doubles.
   for (const auto& [directField, function] : kDirect) {
-    if (field == directField) part = makeFunction(function, LogicalType::bigInt(), std::move(date));
+    if (field == directField && !asDouble) part = makeFunction(function, LogicalType::bigInt(), std::move(date));
   }
   if (part) {
     return coerce(std::move(part), asDouble ? LogicalType::doublePrecision() : LogicalType::decimal(20, 0), location);
@@ -617,11 +618,11 @@ ExpressionPtr ExpressionBinder::bindTimestampPart(const std::string& unit, Expre
   arguments.push_back(
       std::make_unique<engine::ConstantExpression>(engine::Value::integer(static_cast<int32_t>(*field))));
   arguments.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::varchar(timeZoneSetting())));
+  // EXTRACT gives numeric at the field's own scale (12.500000 seconds, 2024 years); date_part a double, which
+  // the part computes itself, since an infinite timestamp's year is an infinite double.
+  if (asDouble) return functionOf(ScalarFunction::kTimestampPart, LogicalType::doublePrecision(), std::move(arguments));
   ExpressionPtr part = functionOf(ScalarFunction::kTimestampPart, LogicalType::decimal(20, 6), std::move(arguments));
-  // EXTRACT gives numeric at the field's own scale (12.500000 seconds, 2024 years); date_part a double.
-  return coerce(std::move(part),
-                asDouble ? LogicalType::doublePrecision() : LogicalType::decimal(20, engine::extractScale(*field)),
-                location);
+  return coerce(std::move(part), LogicalType::decimal(20, engine::extractScale(*field)), location);
 }
 
 ExpressionPtr ExpressionBinder::bindDateTrunc(const pg_query::FuncCall& call) {

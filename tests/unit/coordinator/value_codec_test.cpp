@@ -5,6 +5,7 @@
 
 #include "common/status.h"
 #include "coordinator/pgwire/message_reader.h"
+#include "engine/types/date.h"
 
 namespace shoal::coordinator {
 namespace {
@@ -43,6 +44,20 @@ TEST(ValueCodecTest, BinaryParametersRoundTrip) {
     std::span<const uint8_t> payload(bytes.data() + 4, bytes.size() - 4);
     Value decoded = decodeParameter(payload, WireFormat::kBinary, value.type());
     EXPECT_EQ(decoded.toString(), value.toString());
+  }
+}
+
+TEST(ValueCodecTest, InfiniteDatesTravelAsPostgresqlsInt32Extremes) {
+  // date_send sends DATEVAL_NOEND and DATEVAL_NOBEGIN as they are, not shifted to the 2000 epoch.
+  auto infinity = fieldBytes(Value::date(engine::kDateInfinity), WireFormat::kBinary);
+  EXPECT_EQ(infinity, (std::vector<uint8_t>{0, 0, 0, 4, 0x7f, 0xff, 0xff, 0xff}));
+  auto minusInfinity = fieldBytes(Value::date(engine::kDateMinusInfinity), WireFormat::kBinary);
+  EXPECT_EQ(minusInfinity, (std::vector<uint8_t>{0, 0, 0, 4, 0x80, 0, 0, 0}));
+  auto epoch2000 = fieldBytes(Value::date(10957), WireFormat::kBinary);
+  EXPECT_EQ(epoch2000, (std::vector<uint8_t>{0, 0, 0, 4, 0, 0, 0, 0}));
+  for (const auto& [bytes, text] : {std::pair{infinity, "infinity"}, std::pair{minusInfinity, "-infinity"}}) {
+    std::span<const uint8_t> payload(bytes.data() + 4, bytes.size() - 4);
+    EXPECT_EQ(decodeParameter(payload, WireFormat::kBinary, LogicalType::date()).toString(), text);
   }
 }
 
