@@ -250,7 +250,12 @@ InsertValues TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert
       if (items[i].has_set_to_default()) continue;  // no defaults yet: NULL
       const auto& column = table.columns[targets[static_cast<size_t>(i)]];
       int location = ExpressionBinder::locationOf(items[i]);
-      engine::ExpressionPtr value = binder.bind(items[i]);
+      // A literal for a real or double precision column is read as one: 1e300 does not fit a 38-digit numeric.
+      const bool floatLiteral =
+          column.type.id() == engine::TypeId::kDouble && items[i].has_a_const() && items[i].a_const().has_fval();
+      engine::ExpressionPtr value = floatLiteral ? std::make_unique<engine::ConstantExpression>(
+                                                       engine::Value::unknownLiteral(items[i].a_const().fval().fval()))
+                                                 : binder.bind(items[i]);
       if (value->type().id() != engine::TypeId::kUnknown && value->type() != column.type &&
           !engine::isCastSupported(value->type(), column.type)) {
         fail(SqlState::kDatatypeMismatch, location,
