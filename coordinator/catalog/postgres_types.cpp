@@ -193,6 +193,8 @@ InformationSchemaSizes informationSchemaSizes(const engine::LogicalType& type) {
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTime:
+      sizes.datetimePrecision = type.fractionalDigits();
+      return sizes;
     case TypeId::kInterval:
       sizes.datetimePrecision = 6;
       return sizes;

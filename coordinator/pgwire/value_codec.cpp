@@ -10,6 +10,7 @@
 #include "engine/types/interval.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
+#include "engine/types/timestamp_text.h"
 #include "engine/types/uuid_value.h"
 
 namespace shoal::coordinator {
@@ -328,14 +329,14 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
       if (bytes.size() != 8) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary timestamp");
-      return Value::ofInt64(type, fromPostgresEpoch(readBinaryInteger(bytes)));
+      return Value::ofInt64(type, engine::roundToFractionalDigits(fromPostgresEpoch(readBinaryInteger(bytes)), type));
     case TypeId::kTime: {
       if (bytes.size() != 8) SHOAL_USER_FAIL(SqlState::kInvalidBinaryRepresentation, "incorrect binary time");
       const int64_t micros = readBinaryInteger(bytes);
       if (micros < 0 || micros > engine::kMicrosPerDay) {
         SHOAL_USER_FAIL(SqlState::kDatetimeFieldOverflow, "time out of range");
       }
-      return Value::time(micros);
+      return Value::ofInt64(type, engine::roundToFractionalDigits(micros, type));
     }
     case TypeId::kDouble:
       if (bytes.size() == 4) return Value::ofDouble(type, std::bit_cast<float>(reader.readInt32()));

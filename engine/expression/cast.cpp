@@ -15,6 +15,7 @@
 #include "engine/types/jsonb_text.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
+#include "engine/types/timestamp_text.h"
 
 namespace shoal::engine {
 namespace {
@@ -305,7 +306,25 @@ bool isCastSupported(const LogicalType& from, const LogicalType& to) {
   return false;
 }
 
+namespace {
+Vector castVectorUnrounded(const Vector& input, const LogicalType& target, const TimeZone* zone);
+}  // namespace
+
 Vector castVector(const Vector& input, const LogicalType& target, const TimeZone* zone) {
+  Vector out = castVectorUnrounded(input, target, zone);
+  if (target.roundsFractions()) {
+    // timestamp(p), timestamptz(p), time(p): rounded to p fractional digits, whatever the value came from.
+    int64_t* values = out.data<int64_t>();
+    for (size_t row = 0; row < out.size(); ++row) {
+      if (!out.isNull(row)) values[row] = roundToFractionalDigits(values[row], target);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+Vector castVectorUnrounded(const Vector& input, const LogicalType& target, const TimeZone* zone) {
   const LogicalType& from = input.type();
   Vector out(target, input.size());
   if (target.isString()) {
@@ -330,7 +349,8 @@ Vector castVector(const Vector& input, const LogicalType& target, const TimeZone
     castFromText(input, out, zone);
     return out;
   }
-  if (from == target && from.id() != TypeId::kDecimal) {
+  if ((from == target || from.withoutFractionalDigits() == target.withoutFractionalDigits()) &&
+      from.id() != TypeId::kDecimal) {
     out.validity() = input.validity();
     std::memcpy(out.data<std::byte>(), input.data<std::byte>(), input.size() * physicalTypeWidth(from.physicalType()));
     if (from.physicalType() == PhysicalType::kString) out.shareStringsOf(input);
@@ -367,5 +387,7 @@ Vector castVector(const Vector& input, const LogicalType& target, const TimeZone
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace shoal::engine

@@ -25,11 +25,8 @@ int32_t dateOfTimestamp(int64_t localMicros) {
 }
 
 int64_t roundTimestampToPrecision(int64_t micros, int precision) {
-  if (isInfinite(micros) || precision >= 6 || precision < 0) return micros;
-  int64_t scale = 1;
-  for (int digit = precision; digit < 6; ++digit) scale *= 10;
-  const int64_t half = scale / 2;
-  return micros >= 0 ? (micros + half) / scale * scale : -((-micros + half) / scale * scale);
+  if (precision >= LogicalType::kMaxFractionalDigits || precision < 0) return micros;
+  return roundToFractionalDigits(micros, LogicalType::timestamp().withFractionalDigits(precision));
 }
 
 bool isDateTimeCast(const LogicalType& from, const LogicalType& to) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/check.h"
 #include "common/status.h"
 
 namespace shoal::engine {
@@ -125,9 +126,35 @@ LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t sca
     case TypeId::kChar:
       if (maxLength == 0) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "character type without a length");
       return character(maxLength);
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTime: {
+      const LogicalType base(static_cast<TypeId>(id));
+      if (precision == 0) return base;
+      if (precision > kMaxFractionalDigits + 1)
+        SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad precision {}", precision);
+      return base.withFractionalDigits(static_cast<int>(precision) - 1);
+    }
     default:
       return LogicalType(static_cast<TypeId>(id));
   }
+}
+
+LogicalType LogicalType::withFractionalDigits(int digits) const {
+  SHOAL_CHECK(id_ == TypeId::kTimestamp || id_ == TypeId::kTimestampTz || id_ == TypeId::kTime,
+              "fractional digits of {}", toString());
+  if (digits < 0 || digits > kMaxFractionalDigits) {
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "{} precision {} must be between 0 and {}", toString(), digits,
+                    kMaxFractionalDigits);
+  }
+  LogicalType type = *this;
+  type.precision_ = static_cast<uint8_t>(digits + 1);  // 0 stays "none given"
+  return type;
+}
+
+LogicalType LogicalType::withoutFractionalDigits() const {
+  if (id_ != TypeId::kTimestamp && id_ != TypeId::kTimestampTz && id_ != TypeId::kTime) return *this;
+  return LogicalType(id_);
 }
 
 LogicalType LogicalType::character(uint32_t length) {
@@ -155,9 +182,11 @@ std::string LogicalType::toString() const {
     case TypeId::kDate:
       return "date";
     case TypeId::kTimestamp:
-      return "timestamp without time zone";
+      return precision_ == 0 ? "timestamp without time zone"
+                             : fmt::format("timestamp({}) without time zone", fractionalDigits());
     case TypeId::kTimestampTz:
-      return "timestamp with time zone";
+      return precision_ == 0 ? "timestamp with time zone"
+                             : fmt::format("timestamp({}) with time zone", fractionalDigits());
     case TypeId::kInterval:
       return "interval";
     case TypeId::kUuid:
@@ -165,7 +194,7 @@ std::string LogicalType::toString() const {
     case TypeId::kBytea:
       return "bytea";
     case TypeId::kTime:
-      return "time without time zone";
+      return precision_ == 0 ? "time without time zone" : fmt::format("time({}) without time zone", fractionalDigits());
     case TypeId::kVarchar:
       if (json_) return jsonb_ ? "jsonb" : "json";
       return maxLength_ == 0 ? "text" : fmt::format("character varying({})", maxLength_);
@@ -277,6 +306,10 @@ int32_t LogicalType::postgresTypmod() const {
   }
   if (isString() && maxLength_ > 0) {
     return static_cast<int32_t>(maxLength_) + kVarHeaderSize;
+  }
+  // timestamp(p), timestamptz(p) and time(p): p itself.
+  if ((id_ == TypeId::kTimestamp || id_ == TypeId::kTimestampTz || id_ == TypeId::kTime) && precision_ != 0) {
+    return fractionalDigits();
   }
   return -1;
 }

@@ -40,6 +40,7 @@ class LogicalType {
  public:
   static constexpr uint8_t kMaxDecimalPrecision = 38;
   static constexpr uint8_t kMaxInt64DecimalPrecision = 18;
+  static constexpr int kMaxFractionalDigits = 6;  // microseconds
 
   LogicalType() = default;
   static LogicalType unknown() { return LogicalType(TypeId::kUnknown); }
@@ -59,6 +60,11 @@ class LogicalType {
   static LogicalType uuid() { return LogicalType(TypeId::kUuid); }
   static LogicalType bytea() { return LogicalType(TypeId::kBytea); }
   static LogicalType time() { return LogicalType(TypeId::kTime); }
+  /// timestamp(p), timestamptz(p) or time(p) from timestamp(), timestampTz() or time(): values rounded to p
+  /// (0..6) fractional digits of a second, as PostgreSQL's typmod rounds them.
+  LogicalType withFractionalDigits(int digits) const;
+  /// The same type without a typmod's fractional digits (timestamp(0) -> timestamp); others unchanged.
+  LogicalType withoutFractionalDigits() const;
   /// maxLength 0 means unbounded: TEXT.
   static LogicalType varchar(uint32_t maxLength = 0);
   static LogicalType text() { return varchar(0); }
@@ -84,6 +90,13 @@ class LogicalType {
 
   TypeId id() const { return id_; }
   uint8_t precision() const { return precision_; }
+  /// The fractional digits of a timestamp, timestamptz or time: 0..6, 6 when none were given.
+  int fractionalDigits() const { return precision_ == 0 ? kMaxFractionalDigits : precision_ - 1; }
+  /// Whether values must be rounded to fewer than 6 fractional digits.
+  bool roundsFractions() const {
+    return (id_ == TypeId::kTimestamp || id_ == TypeId::kTimestampTz || id_ == TypeId::kTime) && precision_ != 0 &&
+           precision_ - 1 < kMaxFractionalDigits;
+  }
   uint8_t scale() const { return scale_; }
   uint32_t maxLength() const { return maxLength_; }
   /// The element type's id of an array (kUnknown for any other type).

@@ -492,11 +492,12 @@ Value parseValue(std::string_view text, const LogicalType& type, const TimeZone*
     case TypeId::kDate:
       return Value::date(parseDate(text));
     case TypeId::kTimestamp:
-      return Value::timestamp(parseTimestamp(text));
+      return Value::ofInt64(type, roundToFractionalDigits(parseTimestamp(text), type));
     case TypeId::kTimestampTz:
-      return Value::timestampTz(parseTimestampTz(text, zone ? *zone : TimeZone::utc()));
+      return Value::ofInt64(type,
+                            roundToFractionalDigits(parseTimestampTz(text, zone ? *zone : TimeZone::utc()), type));
     case TypeId::kTime:
-      return Value::time(parseTime(text));
+      return Value::ofInt64(type, roundToFractionalDigits(parseTime(text), type));
     case TypeId::kInterval:
       return Value::interval(packInterval(parseInterval(text)));
     case TypeId::kUuid:

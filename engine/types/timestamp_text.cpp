@@ -442,4 +442,19 @@ void appendTimestampTzText(int64_t utcMicros, const TimeZone& zone, std::string&
   if (floorDivide(local, kMicrosPerDay) < daysFromCivil(CivilDate{1, 1, 1})) out += " BC";
 }
 
+int64_t roundToFractionalDigits(int64_t micros, const LogicalType& type) {
+  if (!type.roundsFractions() || micros == kTimestampInfinity || micros == kTimestampMinusInfinity) return micros;
+  int64_t scale = 1;
+  for (int digit = type.fractionalDigits(); digit < LogicalType::kMaxFractionalDigits; ++digit) scale *= 10;
+  const int64_t half = scale / 2;
+  if (type.id() == TypeId::kTime) return (micros + half) / scale * scale;
+  // 2000-01-01 is a whole number of seconds after 1970-01-01, so the steps line up; only which way a half
+  // goes depends on the epoch.
+  constexpr int64_t kPostgresEpochMicros = 946'684'800'000'000;
+  const int64_t sincePostgresEpoch = micros - kPostgresEpochMicros;
+  const int64_t rounded = sincePostgresEpoch >= 0 ? (sincePostgresEpoch + half) / scale * scale
+                                                  : -((-sincePostgresEpoch + half) / scale * scale);
+  return rounded + kPostgresEpochMicros;
+}
+
 }  // namespace shoal::engine

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/types/logical_type.h"
 #include "engine/types/time_zone.h"
 
 namespace shoal::engine {
@@ -48,6 +49,11 @@ int64_t parseTime(std::string_view text, std::optional<int64_t> nowUtcMicros = s
 
 /// '10:11:12', '10:11:12.5' (no trailing zeros), '24:00:00'.
 void appendTimeText(int64_t micros, std::string& out);
+
+/// A timestamp, timestamptz or time rounded to `type`'s fractional digits (timestamp(0) and the like), as
+/// PostgreSQL's typmod rounds it: timestamps half away from zero around PostgreSQL's epoch, 2000-01-01
+/// (infinities stay), times half up (23:59:59.9 as time(0) is 24:00:00). Unchanged for 6 digits.
+int64_t roundToFractionalDigits(int64_t micros, const LogicalType& type);
 
 /// '2024-01-05 10:11:12', '...:12.5' (no trailing zeros), '0044-03-15 12:00:00 BC',
 /// '12345-06-07 08:09:10', 'infinity', '-infinity'.

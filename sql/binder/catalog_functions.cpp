@@ -163,6 +163,19 @@ ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
     unsized.push_back(text("bpchar"));
     return withModifier(sized("character"), functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(unsized)));
   };
+  // timestamp(p) and the like: the digits go between the name and its zone words; typmod is p itself.
+  auto fractionalText = [&](std::string_view name, std::string_view zone) {
+    std::vector<ExpressionPtr> arguments;
+    arguments.push_back(binaryOf(ScalarFunction::kGreaterEqual, LogicalType::boolean(), copyExpression(*typmod),
+                                 constantOf(Value::integer(0))));
+    arguments.push_back(
+        concat(concat(text(std::string(name) + "("), asText(copyExpression(*typmod))), text(std::string(zone))));
+    arguments.push_back(text(std::string(name) + std::string(zone).substr(1)));
+    return functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(arguments));
+  };
+  auto timestampText = [&] { return fractionalText("timestamp", ") without time zone"); };
+  auto timestampTzText = [&] { return fractionalText("timestamp", ") with time zone"); };
+  auto timeText = [&] { return fractionalText("time", ") without time zone"); };
   auto numericText = [&] {
     // numeric(p,s): typmod - 4 packs the precision above 16 bits and the scale below.
     ExpressionPtr precision =
@@ -178,7 +191,7 @@ ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
   arguments.push_back(isNull(type));
   arguments.push_back(constantOf(Value::null(LogicalType::text())));
   for (auto [oid, name] : baseTypeNames()) {
-    if (oid == 1042 || oid == 1043 || oid == 1700) continue;  // modifiers: below
+    if (oid == 1042 || oid == 1043 || oid == 1700 || oid == 1114 || oid == 1184 || oid == 1083) continue;  // below
     // Arrays print as their element type does, with [].
     if (const uint32_t arrayOid = engine::postgresArrayOid(static_cast<uint32_t>(oid)); arrayOid != 0) {
       arguments.push_back(equals(type, Value::bigInt(arrayOid)));
@@ -189,7 +202,10 @@ ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
   }
   for (auto [oid, formatted] : {std::pair<int64_t, std::function<ExpressionPtr()>>{1043, varcharText},
                                 {1042, bpcharText},
-                                {1700, numericText}}) {
+                                {1700, numericText},
+                                {1114, timestampText},
+                                {1184, timestampTzText},
+                                {1083, timeText}}) {
     arguments.push_back(equals(type, Value::bigInt(oid)));
     arguments.push_back(formatted());
     arguments.push_back(equals(type, Value::bigInt(engine::postgresArrayOid(static_cast<uint32_t>(oid)))));

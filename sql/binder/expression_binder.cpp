@@ -323,9 +323,15 @@ Value ExpressionBinder::parseLiteral(const std::string& text, const LogicalType&
   std::optional<int64_t> now;
   if (session_ != nullptr && session_->transactionStart) now = session_->transactionStart();
   const engine::TimeZone& zone = engine::TimeZone::named(timeZoneSetting());
-  if (target.id() == TypeId::kTime) return Value::time(engine::parseTime(text, now, zone));
-  if (target.id() == TypeId::kTimestamp) return Value::timestamp(engine::parseTimestamp(text, now, zone));
-  return Value::timestampTz(engine::parseTimestampTz(text, zone, now));
+  int64_t micros = 0;
+  if (target.id() == TypeId::kTime) {
+    micros = engine::parseTime(text, now, zone);
+  } else if (target.id() == TypeId::kTimestamp) {
+    micros = engine::parseTimestamp(text, now, zone);
+  } else {
+    micros = engine::parseTimestampTz(text, zone, now);
+  }
+  return Value::ofInt64(target, engine::roundToFractionalDigits(micros, target));
 }
 
 ExpressionPtr ExpressionBinder::resolveUnknown(ExpressionPtr expression, int location) {
@@ -499,10 +505,10 @@ ExpressionPtr ExpressionBinder::bindComparison(ScalarFunction function, Expressi
   if (isUnknown(left) && isUnknown(right)) {
     left = coerce(std::move(left), LogicalType::text(), location);
     right = coerce(std::move(right), LogicalType::text(), location);
-  } else if (isUnknown(left)) {
-    left = coerce(std::move(left), right->type(), location);
+  } else if (isUnknown(left)) {  // (a literal keeps its fractions against a timestamp(0) column)
+    left = coerce(std::move(left), right->type().withoutFractionalDigits(), location);
   } else if (isUnknown(right)) {
-    right = coerce(std::move(right), left->type(), location);
+    right = coerce(std::move(right), left->type().withoutFractionalDigits(), location);
   }
   if (left->type().isJsonb() && !left->type().isArray() && right->type() == left->type()) {
     return bindJsonbComparison(function, std::move(left), std::move(right));
@@ -643,12 +649,16 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
            "time with time zone is not supported yet: use time or timestamp with time zone");
     }
     if (name == "timestamp" || name == "timestamptz" || name == "time") {
-      if (!modifiers.empty() && modifiers[0] < 6) {
-        fail(SqlState::kFeatureNotSupported, typeName.location(),
-             fmt::format("{}({}) is not supported yet: Shoal keeps microseconds", name, modifiers[0]));
+      const LogicalType base = name == "time"        ? LogicalType::time()
+                               : name == "timestamp" ? LogicalType::timestamp()
+                                                     : LogicalType::timestampTz();
+      if (modifiers.empty()) return base;
+      if (modifiers[0] < 0) {
+        fail(SqlState::kInvalidParameterValue, typeName.location(),
+             fmt::format("{}({}) precision must not be negative", base.toString(), modifiers[0]));
       }
-      if (name == "time") return LogicalType::time();
-      return name == "timestamp" ? LogicalType::timestamp() : LogicalType::timestampTz();
+      // Past 6 PostgreSQL warns and keeps 6, which is what microseconds hold anyway.
+      return base.withFractionalDigits(std::min(modifiers[0], LogicalType::kMaxFractionalDigits));
     }
     if (name == "json") return LogicalType::json();
     if (name == "jsonb") return LogicalType::jsonb();
@@ -766,10 +776,16 @@ ExpressionPtr ExpressionBinder::bindComparisonOperator(std::string_view op, Expr
 LogicalType ExpressionBinder::commonType(const std::vector<LogicalType>& types, std::string_view construct,
                                          int location) const {
   std::optional<LogicalType> common;
+  bool sawUnknown = false;
   for (const auto& type : types) {
-    if (type.id() == TypeId::kUnknown) continue;
+    if (type.id() == TypeId::kUnknown) {
+      sawUnknown = true;
+      continue;
+    }
     if (!common || *common == type) {
       common = type;
+    } else if (common->id() == type.id() && common->withoutFractionalDigits() == type.withoutFractionalDigits()) {
+      common = type.withoutFractionalDigits();  // timestamp(0) and timestamp(3) meet as timestamp
     } else if (common->isNumeric() && type.isNumeric()) {
       common = commonNumericType(*common, type);
     } else if (common->isString() && type.isString()) {
@@ -779,6 +795,9 @@ LogicalType ExpressionBinder::commonType(const std::vector<LogicalType>& types, 
            fmt::format("{} types {} and {} cannot be matched", construct, common->toString(), type.toString()));
     }
   }
+  // As PostgreSQL's select_common_typmod: a typmod survives only when every input has it (an untyped literal
+  // has none).
+  if (common && sawUnknown) return common->withoutFractionalDigits();
   return common.value_or(LogicalType::text());
 }
 

@@ -112,7 +112,10 @@ std::optional<std::pair<std::string_view, std::string>> uncomparableReason(const
                                                               ordering ? "ordering" : "equality", type.toString())};
 }
 
-std::optional<LogicalType> comparisonType(const LogicalType& left, const LogicalType& right) {
+std::optional<LogicalType> comparisonType(const LogicalType& leftTyped, const LogicalType& rightTyped) {
+  // A typmod's fractional digits round what is stored, not what is compared.
+  const LogicalType left = leftTyped.withoutFractionalDigits();
+  const LogicalType right = rightTyped.withoutFractionalDigits();
   if (left.isJson() || right.isJson()) return std::nullopt;  // PostgreSQL's json has no comparison operators
   if (left.isNumeric() && right.isNumeric()) {
     // real compares with real as real; with any other number as double precision (float48eq and friends).

@@ -239,3 +239,26 @@ def test_what_would_show_in_the_wrong_zone_is_refused(both):
     shoal, _ = both
     for sql in ["SELECT json_build_object('t', at) FROM events", "SELECT json_build_object('t', now())"]:
         assert session_answers(shoal, ["SET TIME ZONE 'Asia/Kolkata'", sql])[1] == (sql, "error", "0A000"), sql
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_timestamp_precision_rounds_parameters_and_copy_as_postgresql(both, binary):
+    """A Django-style table with timestamp(0) and time(2) columns: psycopg's datetime parameters (text or
+    binary) and COPY rows are rounded as PostgreSQL rounds them when they are stored."""
+    values = [
+        (1, datetime.datetime(2024, 3, 10, 2, 30, 0, 500000), datetime.time(23, 59, 59, 999000)),
+        (2, datetime.datetime(1980, 1, 1, 0, 0, 0, 500000), datetime.time(12, 0, 0, 5000)),
+        (3, datetime.datetime(2000, 1, 1, 0, 0, 0, 500000), datetime.time(0, 0, 0, 4999)),
+    ]
+    answers = []
+    for conninfo in both:
+        with psycopg.connect(conninfo, autocommit=True) as connection, connection.cursor(binary=binary) as cursor:
+            cursor.execute("DROP TABLE IF EXISTS stamped")
+            cursor.execute("CREATE TABLE stamped (id integer, at timestamp(0), t time(2))")
+            for row in values:
+                cursor.execute("INSERT INTO stamped VALUES (%s, %s, %s)", row)
+            with cursor.copy("COPY stamped FROM STDIN") as copy:
+                copy.write("4\t2024-02-29 23:59:59.5\t10:00:00.125\n5\t1999-12-31 23:59:59.5\t10:00:00.135\n")
+            cursor.execute("SELECT id, at, at::text, t::text FROM stamped ORDER BY id")  # 24:00:00 is no Python time
+            answers.append(cursor.fetchall())
+            cursor.execute("DROP TABLE stamped")
+    assert answers[0] == answers[1]

@@ -533,14 +533,15 @@ void DelimitedTextParser::setFieldExactly(size_t index, std::string_view text) {
       case TypeId::kDate:
         reinterpret_cast<int32_t*>(values)[row_] = engine::parseDate(text);
         return;
-      case TypeId::kTimestamp:
-        reinterpret_cast<int64_t*>(values)[row_] = engine::parseTimestamp(text);
+      case TypeId::kTimestamp:  // rounded to timestamp(p)'s digits, and so on
+        reinterpret_cast<int64_t*>(values)[row_] = engine::roundToFractionalDigits(engine::parseTimestamp(text), type);
         return;
       case TypeId::kTimestampTz:
-        reinterpret_cast<int64_t*>(values)[row_] = engine::parseTimestampTz(text, *timeZone_);
+        reinterpret_cast<int64_t*>(values)[row_] =
+            engine::roundToFractionalDigits(engine::parseTimestampTz(text, *timeZone_), type);
         return;
       case TypeId::kTime:
-        reinterpret_cast<int64_t*>(values)[row_] = engine::parseTime(text);
+        reinterpret_cast<int64_t*>(values)[row_] = engine::roundToFractionalDigits(engine::parseTime(text), type);
         return;
       case TypeId::kInterval:
         reinterpret_cast<engine::int128_t*>(values)[row_] = engine::packInterval(engine::parseInterval(text));
