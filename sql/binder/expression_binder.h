@@ -118,7 +118,7 @@ class ExpressionBinder {
   /// The output column name PostgreSQL would give this expression ("?column?" when none).
   static std::string columnNameOf(const pg_query::Node& node);
 
-  /// Resolves a type name (int, numeric(15,2), varchar(25), ...).
+  /// Resolves a type name (int, numeric(15,2), varchar(25), timestamp(0), ...) (type_cast_binding.cpp).
   engine::LogicalType typeFromName(const pg_query::TypeName& typeName) const;
 
   /// Fails with 42601/0A000 and the position of `location` (a byte offset in the query text).
@@ -144,6 +144,7 @@ class ExpressionBinder {
                                          engine::ExpressionPtr left, engine::ExpressionPtr pattern, int location);
   engine::ExpressionPtr bindBoolean(const pg_query::Node& node);
   engine::ExpressionPtr bindNullTest(const pg_query::Node& node);
+  /// CAST(x AS type) and x::type (type_cast_binding.cpp).
   engine::ExpressionPtr bindTypeCast(const pg_query::Node& node);
   /// x op ANY/ALL (ARRAY[...]) over the array's elements; nullopt for another array or operator.
   std::optional<engine::ExpressionPtr> bindArrayComparison(const pg_query::A_Expr& expr);
