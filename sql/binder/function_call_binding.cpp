@@ -133,13 +133,12 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   for (const auto& argument : call.args()) {
     arguments.push_back(bind(argument));
   }
-  auto signature = [&] {
-    std::string types;
-    for (const auto& argument : arguments) {
-      types += (types.empty() ? "" : ", ") + argument->type().toString();
-    }
-    return fmt::format("{}({})", name, types);
-  };
+  // The argument types as written, taken now: the binders below coerce and move arguments before they may
+  // find no signature (justify_hours(1) took the coordinator down reading a moved-out argument).
+  std::string writtenTypes;
+  for (const auto& argument : arguments)
+    writtenTypes += (writtenTypes.empty() ? "" : ", ") + argument->type().toString();
+  auto signature = [&] { return fmt::format("{}({})", name, writtenTypes); };
   auto undefined = [&]() {
     int position = characterPosition(queryText_, call.location());
     throw ShoalError(Status(SqlState::kUndefinedFunction, fmt::format("function {} does not exist", signature()),

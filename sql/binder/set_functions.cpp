@@ -18,11 +18,11 @@ bool isSetFunctionName(std::string_view name) {
 
 ResolvedSetFunction resolveSetFunction(ExpressionBinder& binder, const std::string& name,
                                        std::vector<ExpressionPtr>& arguments, int location) {
-  auto signature = [&] {
-    std::string types;
-    for (const auto& argument : arguments) types += (types.empty() ? "" : ", ") + argument->type().toString();
-    return fmt::format("{}({})", name, types);
-  };
+  // The types as written, taken before any argument is coerced or moved.
+  std::string writtenTypes;
+  for (const auto& argument : arguments)
+    writtenTypes += (writtenTypes.empty() ? "" : ", ") + argument->type().toString();
+  auto signature = [&] { return fmt::format("{}({})", name, writtenTypes); };
   auto undefined = [&]() -> void {
     binder.fail(SqlState::kUndefinedFunction, location, fmt::format("function {} does not exist", signature()),
                 "No function matches the given name and argument types. You might need to add explicit type casts.");
