@@ -63,18 +63,6 @@ std::string cased(std::string_view name, char style) {
   return text;
 }
 
-std::string ordinal(int64_t number, bool upper) {
-  const int64_t last = std::llabs(number) % 10;
-  const int64_t lastTwo = std::llabs(number) % 100;
-  std::string_view suffix = "th";
-  if (lastTwo < 11 || lastTwo > 13) {
-    if (last == 1) suffix = "st";
-    if (last == 2) suffix = "nd";
-    if (last == 3) suffix = "rd";
-  }
-  return upper ? cased(suffix, 'U') : std::string(suffix);
-}
-
 /// The template patterns, longest first where one is a prefix of another, each with the cases PostgreSQL
 /// accepts. `kind` names the field; `style` the case of a name ('U', 'C', 'L').
 struct Pattern {
@@ -122,7 +110,7 @@ void appendNumber(std::string& out, int64_t value, int width, bool fillMode, int
   if (value < 0) out += '-';
   if (!fillMode) out.append(static_cast<size_t>(std::max(0, width - count)), '0');
   while (count > 0) out += digits[--count];
-  if (suffix != 0) out += ordinal(value, suffix > 0);
+  if (suffix != 0) out += ordinalSuffix(value, suffix > 0);
 }
 
 void appendName(std::string& out, std::string_view name, char style, bool fillMode, size_t width) {
@@ -220,7 +208,7 @@ void format(const Fields& f, const std::vector<Token>& tokens, std::string& out)
       appendNumber(out, f.year, 4, fillMode, suffix);
     } else if (kind == "Y,YYY") {
       out += fmt::format("{},{:03}", f.year / 1000, f.year % 1000);
-      if (suffix != 0) out += ordinal(f.year, suffix > 0);
+      if (suffix != 0) out += ordinalSuffix(f.year, suffix > 0);
     } else if (kind == "YYY" || kind == "YY" || kind == "Y") {
       const int width = static_cast<int>(kind.size());
       appendNumber(out, f.year % (width == 3 ? 1000 : width == 2 ? 100 : 10), width, fillMode, suffix);
@@ -328,7 +316,7 @@ void formatInterval(const IntervalFields& f, const std::vector<Token>& tokens, s
     // A number with its FM-free width (one more when negative), then its ordinal suffix.
     auto number = [&](int64_t value, int width, bool widerWhenNegative = true) {
       appendPadded(out, value, fm ? 0 : width + (widerWhenNegative && value < 0 ? 1 : 0));
-      if (token.suffix != 0) out += ordinal(value, token.suffix > 0);
+      if (token.suffix != 0) out += ordinalSuffix(value, token.suffix > 0);
     };
     if (kind == "YYYY") {
       if (f.year <= 9999 && f.year >= -9998) {
@@ -338,7 +326,7 @@ void formatInterval(const IntervalFields& f, const std::vector<Token>& tokens, s
       }
     } else if (kind == "Y,YYY") {
       out += fmt::format("{},{:03}", f.year / 1000, f.year % 1000);
-      if (token.suffix != 0) out += ordinal(f.year, token.suffix > 0);
+      if (token.suffix != 0) out += ordinalSuffix(f.year, token.suffix > 0);
     } else if (kind == "YYY" || kind == "YY" || kind == "Y") {
       const int width = static_cast<int>(kind.size());
       number(f.year % (width == 3 ? 1000 : width == 2 ? 100 : 10), width);
@@ -422,6 +410,18 @@ Vector intervalToChar(const Vector& values, const Vector& formats) {
 }
 
 }  // namespace
+
+std::string ordinalSuffix(int64_t number, bool upper) {
+  const int64_t last = std::llabs(number) % 10;
+  const int64_t lastTwo = std::llabs(number) % 100;
+  std::string_view suffix = "th";
+  if (lastTwo < 11 || lastTwo > 13) {
+    if (last == 1) suffix = "st";
+    if (last == 2) suffix = "nd";
+    if (last == 3) suffix = "rd";
+  }
+  return upper ? cased(suffix, 'U') : std::string(suffix);
+}
 
 Vector evaluateDateTimeToChar(const Vector& values, const Vector& formats, const TimeZone& zone) {
   if (values.type().id() == TypeId::kInterval) return intervalToChar(values, formats);

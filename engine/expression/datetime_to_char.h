@@ -15,4 +15,7 @@ namespace shoal::engine {
 /// that name calendar dates fail with 22007, the ISO and Julian fields with 0A000.
 Vector evaluateDateTimeToChar(const Vector& values, const Vector& formats, const TimeZone& zone);
 
+/// TH/th: the ordinal suffix of a number, as PostgreSQL's get_th ("st", "nd", "rd", "th"; 11th to 13th).
+std::string ordinalSuffix(int64_t number, bool upper);
+
 }  // namespace shoal::engine

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "engine/expression/datetime_to_char.h"
 #include "engine/types/text_format.h"
 
 namespace shoal::engine {
@@ -488,21 +489,16 @@ NumberString floatNumberString(double value, bool isReal, Description& d) {
   return number;
 }
 
-/// TH/th: the ordinal suffix of the number string's last digit (11th to 13th in each hundred).
-std::string_view ordinalSuffix(const std::string& number, bool upper) {
-  const char last = number.empty() ? '\0' : number.back();
-  if (!std::isdigit(static_cast<unsigned char>(last))) {
+/// TH/th of the number string: its last two digits' ordinal suffix; PostgreSQL's 22P02 when it ends in no digit.
+std::string ordinalOf(const std::string& number, bool upper) {
+  const auto digit = [&](size_t fromEnd) {
+    const char c = number.size() >= fromEnd ? number[number.size() - fromEnd] : '0';
+    return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : 0;
+  };
+  if (number.empty() || !std::isdigit(static_cast<unsigned char>(number.back()))) {
     SHOAL_USER_FAIL(SqlState::kInvalidTextRepresentation, "\"{}\" is not a number", number);
   }
-  int kind = 3;
-  if (number.size() < 2 || number[number.size() - 2] != '1') {
-    if (last == '1') kind = 0;
-    if (last == '2') kind = 1;
-    if (last == '3') kind = 2;
-  }
-  static constexpr std::string_view kUpper[] = {"ST", "ND", "RD", "TH"};
-  static constexpr std::string_view kLower[] = {"st", "nd", "rd", "th"};
-  return upper ? kUpper[kind] : kLower[kind];
+  return ordinalSuffix(digit(2) * 10 + digit(1), upper);
 }
 
 /// Renders the template's nodes over a number string (NUM_processor's to_char direction).
@@ -603,22 +599,19 @@ class NumberRenderer {
       case Pattern::kOrdinalUpper:
       case Pattern::kOrdinalLower:
         if (d_.has(kRoman) || number_.starts_with('#') || sign_ == '-' || d_.has(kDecimal)) return;
-        out_ += ordinalSuffix(number_, pattern == Pattern::kOrdinalUpper);
+        out_ += ordinalOf(number_, pattern == Pattern::kOrdinalUpper);
         return;
       case Pattern::kMinus:
-        if (sign_ == '-') {
-          out_ += '-';
+      case Pattern::kPlus: {
+        // MI shows a minus, PL a plus, where the value has that sign; a blank otherwise (nothing under FM).
+        const char shown = pattern == Pattern::kMinus ? '-' : '+';
+        if (sign_ == shown) {
+          out_ += shown;
         } else if (!d_.has(kFill)) {
           out_ += ' ';
         }
         return;
-      case Pattern::kPlus:
-        if (sign_ == '+') {
-          out_ += '+';
-        } else if (!d_.has(kFill)) {
-          out_ += ' ';
-        }
-        return;
+      }
       case Pattern::kSign:
         out_ += sign_;
         return;
