@@ -44,6 +44,9 @@ struct SqlState {
   static constexpr std::string_view kInFailedTransaction = "25P02";
   static constexpr std::string_view kInvalidSavepointSpecification = "3B001";
   static constexpr std::string_view kNullValueNotAllowed = "22004";
+  static constexpr std::string_view kInvalidPrecedingOrFollowingSize = "22013";
+  static constexpr std::string_view kInvalidArgumentForNtile = "22014";
+  static constexpr std::string_view kInvalidArgumentForNthValue = "22016";
   // Class 26 / 34: invalid statement or cursor name.
   static constexpr std::string_view kInvalidSqlStatementName = "26000";
   static constexpr std::string_view kDuplicatePreparedStatement = "42P05";
@@ -70,6 +73,7 @@ struct SqlState {
   static constexpr std::string_view kDuplicateSchema = "42P06";
   static constexpr std::string_view kReservedName = "42939";
   static constexpr std::string_view kGroupingError = "42803";
+  static constexpr std::string_view kWindowingError = "42P20";
   static constexpr std::string_view kDuplicateColumn = "42701";
   static constexpr std::string_view kDuplicateAlias = "42712";
   static constexpr std::string_view kWrongObjectType = "42809";

@@ -114,6 +114,8 @@ class Planner {
         return placeJoin(std::move(op));
       case LogicalOperatorKind::kAggregate:
         return placeAggregate(std::move(op));
+      case LogicalOperatorKind::kWindow:
+        return placeWindow(std::move(op));
       case LogicalOperatorKind::kSort: {
         Placed child = place(std::move(op->children[0]));
         if (child.spread.distributed()) child = gather(std::move(child));
@@ -181,6 +183,9 @@ class Planner {
       case LogicalOperatorKind::kSort:
         for (const auto& key : static_cast<const sql::LogicalSort&>(op).keys)
           sql::collectColumns(*key.expression, below);
+        break;
+      case LogicalOperatorKind::kWindow:
+        sql::forEachExpression(op, [&](const engine::Expression& expression) { sql::collectColumns(expression, below); });
         break;
       case LogicalOperatorKind::kUnionAll:
         // Inputs line up by position: every column of each is read.
@@ -675,6 +680,33 @@ class Planner {
       return local(std::move(child), Spread{Spread::Kind::kCoordinator, {}, {}});
     }
     return splitPhases(std::move(op), std::move(child));
+  }
+
+  /// A window needs each partition's rows on one node: where the input is hashed on some of the PARTITION BY
+  /// columns it runs in place; otherwise the rows are repartitioned on them, or gathered to the coordinator
+  /// when there is no PARTITION BY.
+  Placed placeWindow(LogicalOperatorPtr op) {
+    auto& window = static_cast<sql::LogicalWindow&>(*op);
+    Placed child = place(std::move(op->children[0]));
+    std::vector<ColumnId> keys;
+    for (const auto& key : window.partitionBy) {
+      if (auto id = columnIdOf(*key)) keys.push_back(*id);
+    }
+    if (child.spread.distributed()) {
+      const std::set<ColumnId> keySet(keys.begin(), keys.end());
+      const bool partitioned =
+          child.spread.kind == Spread::Kind::kHashed && !child.spread.keys.empty() && !keySet.empty() &&
+          std::all_of(child.spread.keys.begin(), child.spread.keys.end(), [&](const std::set<ColumnId>& key) {
+            return std::any_of(key.begin(), key.end(), [&](ColumnId id) { return keySet.contains(id); });
+          });
+      if (keys.empty() || keys.size() != window.partitionBy.size()) {
+        child = gather(std::move(child));
+      } else if (!partitioned) {
+        child = exchange(std::move(child), FragmentOutput::kRepartition, keys, allNodes());
+      }
+    }
+    op->children[0] = std::move(child.op);
+    return {std::move(op), child.spread};
   }
 
   /// The column that every aggregate takes DISTINCT, when they all do and are COUNT, SUM, MIN or MAX of it.

@@ -13,15 +13,7 @@ struct Sort::Run final : LocalSinkState {
   std::vector<Chunk> chunks;
 };
 
-namespace {
-
-struct RowRef {
-  uint32_t chunk;
-  uint32_t row;
-};
-
-/// Three-way comparison of two non-NULL values of one vector type.
-int compareAt(const Vector& a, size_t rowA, const Vector& b, size_t rowB) {
+int compareNonNullAt(const Vector& a, size_t rowA, const Vector& b, size_t rowB) {
   auto threeWay = [](const auto& x, const auto& y) { return x < y ? -1 : (y < x ? 1 : 0); };
   switch (a.type().physicalType()) {
     case PhysicalType::kBool:
@@ -47,6 +39,13 @@ int compareAt(const Vector& a, size_t rowA, const Vector& b, size_t rowB) {
   return 0;
 }
 
+namespace {
+
+struct RowRef {
+  uint32_t chunk;
+  uint32_t row;
+};
+
 class RowOrder {
  public:
   RowOrder(const std::vector<Chunk>& chunks, const std::vector<SortColumn>& keys) : chunks_(chunks), keys_(keys) {}
@@ -61,7 +60,7 @@ class RowOrder {
         if (nullA && nullB) continue;
         return nullA == key.nullsFirst;
       }
-      int order = compareAt(a, left.row, b, right.row);
+      int order = compareNonNullAt(a, left.row, b, right.row);
       if (order != 0) return key.ascending ? order < 0 : order > 0;
     }
     return false;

@@ -14,6 +14,10 @@ struct SortColumn {
   bool nullsFirst = false;
 };
 
+/// Three-way comparison of two non-NULL values of one vector type, as ORDER BY orders them: strings by bytes,
+/// NaN above every number, intervals by their span.
+int compareNonNullAt(const Vector& a, size_t rowA, const Vector& b, size_t rowB);
+
 /// ORDER BY [LIMIT/OFFSET]: every thread sorts the rows it consumed into a
 /// run (keeping only the first OFFSET + LIMIT of its run when there is a
 /// limit: a top-N), then the runs are merged once all are in. The source

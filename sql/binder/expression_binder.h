@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -25,6 +26,7 @@ class A_Indirection;
 class ColumnRef;
 class SubLink;
 class FuncCall;
+class WindowDef;
 }  // namespace pg_query
 
 namespace shoal::sql {
@@ -48,6 +50,17 @@ bool isMathFunction(std::string_view name);
 /// Whether `name` is one of the string functions ExpressionBinder::bindStringLibraryFunction binds.
 bool isStringLibraryFunction(std::string_view name);
 
+/// A window function call as written: the call (arguments and frame over the query's columns) and its
+/// window's PARTITION BY and ORDER BY. The QueryBinder groups the calls by window and projects their inputs.
+struct WindowFunctionCall {
+  WindowCall call;
+  std::vector<engine::ExpressionPtr> partitionBy;
+  std::vector<SortKey> orderBy;
+};
+
+/// The WINDOW clause's definitions by name.
+using NamedWindows = std::map<std::string, const pg_query::WindowDef*, std::less<>>;
+
 /// Turns parse-tree expressions into typed engine expressions, resolving
 /// column names through the caller's scope, inferring parameter types from
 /// context and inserting PostgreSQL's implicit casts. Errors carry the
@@ -61,6 +74,8 @@ class ExpressionBinder {
   /// Takes a set-returning function call of the select list (its arguments bound) and returns what reads its
   /// values.
   using SetFunctionSink = std::function<engine::ExpressionPtr(SetFunctionColumn)>;
+  /// Takes a window function call (its inputs bound) and returns the expression that reads its result.
+  using WindowSink = std::function<engine::ExpressionPtr(WindowFunctionCall)>;
   /// Binds a subquery used as an expression (EXISTS, IN, scalar) and returns what reads its result.
   using SubqueryBinder = std::function<engine::ExpressionPtr(const pg_query::SubLink&, ExpressionBinder&)>;
 
@@ -78,6 +93,12 @@ class ExpressionBinder {
 
   /// Lets aggregate calls appear. Without a sink an aggregate fails with 42803 naming the clause.
   void setAggregateSink(AggregateSink sink) { aggregateSink_ = std::move(sink); }
+  /// Lets window functions appear (the select list and ORDER BY), over the WINDOW clause's `named` windows.
+  /// Without a sink they fail with 42P20 naming the clause.
+  void setWindowSink(WindowSink sink, const NamedWindows* named) {
+    windowSink_ = std::move(sink);
+    namedWindows_ = named;
+  }
   /// Lets set-returning functions appear (the select list). Without a sink they fail with 0A000 naming the clause.
   void setSetFunctionSink(SetFunctionSink sink) { setFunctionSink_ = std::move(sink); }
   /// Lets subqueries appear. Without this they fail with 0A000.
@@ -201,6 +222,29 @@ class ExpressionBinder {
   engine::ExpressionPtr bindApproximateAggregate(const pg_query::Node& node, engine::AggregateFunction function);
   /// Refuses an aggregate inside another, in FILTER, or in a clause without aggregates (42803).
   void checkAggregateAllowed(const pg_query::FuncCall& call);
+  /// Hands a bound aggregate call to the aggregate sink, or, for an aggregate called OVER a window, to the
+  /// window sink as a window aggregate over that window.
+  engine::ExpressionPtr emitAggregate(AggregateCall call);
+  /// What binding an aggregate's arguments changes, to put back after (endAggregateArguments).
+  struct AggregateArguments {
+    const WindowFunctionCall* window;
+    bool insideAggregate;
+    bool insideWindow;
+  };
+  /// Entered before an aggregate's arguments are bound: nested aggregates are errors there, except in a window
+  /// aggregate's arguments, which may hold plain ones (sum(sum(x)) OVER (...)) but no window function.
+  AggregateArguments beginAggregateArguments();
+  void endAggregateArguments(const AggregateArguments& saved);
+  /// f(...) OVER (...) (window_binding.cpp).
+  engine::ExpressionPtr bindWindowFunction(const pg_query::Node& node);
+  /// The window of an OVER clause (or, `definesName`, of a WINDOW clause entry), after the WINDOW clause entry
+  /// it names, into `into`.
+  void bindWindowDefinition(const pg_query::WindowDef& definition, WindowFunctionCall& into, int location,
+                            bool definesName = false);
+  /// The frame clause of `definition` (`options`: its FRAMEOPTION_ bits) into `into`.
+  void bindWindowFrame(const pg_query::WindowDef& definition, WindowFunctionCall& into);
+  /// A RANGE frame's offset: the per-row bound (the key minus or plus the offset) and the key as its type.
+  void bindRangeOffset(const pg_query::Node& offsetNode, WindowFrameEnd& end, WindowFunctionCall& into);
   /// An aggregate's FILTER (WHERE c) condition, bound; null without one.
   engine::ExpressionPtr bindAggregateFilter(const pg_query::FuncCall& call);
   /// `argument` where `filter` holds, else NULL (the argument itself without a filter).
@@ -285,6 +329,18 @@ class ExpressionBinder {
   SetFunctionSink setFunctionSink_;
   bool insideSetFunction_ = false;
   SubqueryBinder subqueryBinder_;
+  WindowSink windowSink_;
+  const NamedWindows* namedWindows_ = nullptr;
+  /// The window of the aggregate being bound as a window function (null otherwise).
+  const WindowFunctionCall* windowOfAggregate_ = nullptr;
+  /// Whether that aggregate handed a call to the window sink (a plain function called OVER does not).
+  bool windowAggregateEmitted_ = false;
+  /// Binding a window function's arguments, where another window function is an error.
+  bool insideWindow_ = false;
+  /// Binding an OVER clause's PARTITION BY, ORDER BY and frame.
+  bool insideWindowDefinition_ = false;
+  /// WINDOW clause entries followed from one OVER clause (more than there are: a cycle).
+  size_t windowReferenceDepth_ = 0;
   std::string clause_ = "WHERE";
   const SessionInfo* session_ = nullptr;
   const CatalogReader* catalog_ = nullptr;

@@ -46,15 +46,16 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
       {"every", engine::AggregateFunction::kMin},
       {"bool_or", engine::AggregateFunction::kMax},
       {"string_agg", engine::AggregateFunction::kStringAgg}};
-  if (call.has_over()) {
-    fail(SqlState::kFeatureNotSupported, call.location(),
-         fmt::format("window functions are not supported yet: {}() OVER (...)", name));
-  }
+  if (call.has_over() && windowOfAggregate_ == nullptr) return bindWindowFunction(node);
   static const std::map<std::string, engine::AggregateFunction, std::less<>> kOrderedSetAggregates = {
       {"percentile_cont", engine::AggregateFunction::kPercentileCont},
       {"percentile_disc", engine::AggregateFunction::kPercentileDisc},
       {"mode", engine::AggregateFunction::kMode}};
   if (auto orderedSet = kOrderedSetAggregates.find(name); orderedSet != kOrderedSetAggregates.end()) {
+    if (windowOfAggregate_ != nullptr) {
+      fail(SqlState::kFeatureNotSupported, call.location(),
+           fmt::format("OVER is not supported for ordered-set aggregate {}", name));
+    }
     return bindOrderedSetAggregate(node, orderedSet->second);
   }
   if (auto aggregate = kAggregates.find(name); aggregate != kAggregates.end() && !call.agg_within_group()) {
@@ -306,6 +307,16 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
 }
 
 void ExpressionBinder::checkAggregateAllowed(const pg_query::FuncCall& call) {
+  if (windowOfAggregate_ != nullptr) {
+    if (call.agg_distinct()) {
+      fail(SqlState::kFeatureNotSupported, call.location(), "DISTINCT is not implemented for window functions");
+    }
+    if (call.agg_order_size() > 0) {
+      fail(SqlState::kFeatureNotSupported, call.location(),
+           "aggregate ORDER BY is not implemented for window functions");
+    }
+    return;
+  }
   if (insideAggregate_) {
     fail(SqlState::kGroupingError, call.location(),
          insideFilter_ ? "aggregate functions are not allowed in FILTER" : "aggregate function calls cannot be nested");
@@ -365,7 +376,7 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
            fmt::format("function {} takes exactly {}, not {}", name,
                        expectedArguments == 1 ? "one argument" : "two arguments", call.args_size()));
     }
-    insideAggregate_ = true;
+    const AggregateArguments aggregateArguments = beginAggregateArguments();
     ExpressionPtr argument = bind(call.args(0));
     const std::string spelled = lastName(call.funcname());
     const bool booleanAggregate = spelled == "bool_and" || spelled == "bool_or" || spelled == "every";
@@ -413,7 +424,7 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
     // Nor do min, max and the boolean aggregates depend on repeated values: DISTINCT changes nothing (and an
     // interval's DISTINCT key is its span, which would lose which of '1 mon' and '30 days' it was).
     if (extreme || booleanAggregate) aggregate.distinct = false;
-    insideAggregate_ = false;
+    endAggregateArguments(aggregateArguments);
     const LogicalType& type = argument->type();
     const bool sumOrAverage =
         function == engine::AggregateFunction::kSum || function == engine::AggregateFunction::kAvg;
@@ -437,7 +448,7 @@ ExpressionPtr ExpressionBinder::bindAggregate(const pg_query::Node& node, engine
   }
   LogicalType argumentType = aggregate.argument ? aggregate.argument->type() : LogicalType::bigInt();
   aggregate.resultType = engine::aggregateResultType(aggregate.function, argumentType);
-  return aggregateSink_(std::move(aggregate));
+  return emitAggregate(std::move(aggregate));
 }
 
 std::vector<SortKey> ExpressionBinder::bindAggregateOrder(const pg_query::FuncCall& call, bool distinct,
@@ -479,6 +490,10 @@ ExpressionPtr ExpressionBinder::bindSetFunction(const pg_query::Node& node) {
   if (insideAggregate_) {
     fail(SqlState::kFeatureNotSupported, call.location(),
          "aggregate function calls cannot contain set-returning function calls");
+  }
+  if (insideWindow_ || insideWindowDefinition_) {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         "window function calls cannot contain set-returning function calls");
   }
   if (!setFunctionSink_) {
     fail(SqlState::kFeatureNotSupported, call.location(),

@@ -291,7 +291,7 @@ ExpressionPtr ExpressionBinder::bindIntervalSum(engine::AggregateFunction functi
     aggregate.name = engine::aggregateFunctionName(which);
     aggregate.argument = filteredArgument(filter ? copyExpression(*filter) : nullptr, std::move(value));
     aggregate.resultType = engine::aggregateResultType(which, aggregate.argument->type());
-    return aggregateSink_(std::move(aggregate));
+    return emitAggregate(std::move(aggregate));
   };
   std::vector<ExpressionPtr> sums;
   for (auto component : {engine::IntervalComponent::kMonths, engine::IntervalComponent::kDays,

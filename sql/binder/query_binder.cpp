@@ -62,7 +62,6 @@ void QueryBinder::rejectUnsupportedClauses(const pg_query::SelectStmt& select) c
   };
   reject(select.values_lists_size() > 0, "VALUES");
   reject(select.has_into_clause(), "SELECT INTO");
-  reject(select.window_clause_size() > 0, "WINDOW");
   reject(select.locking_clause_size() > 0, "FOR UPDATE/SHARE");
   reject(select.group_distinct(), "GROUP BY DISTINCT");
   reject(select.distinct_clause_size() > 1 || (select.distinct_clause_size() == 1 &&
@@ -482,10 +481,21 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
     return columnRef(column);
   };
 
+  // Window function calls of the select list and ORDER BY, each bound as a reference to its result.
+  const NamedWindows windows = namedWindows(select);
+  std::vector<WindowFunctionCall> windowCalls;
+  auto windowSink = [&](WindowFunctionCall call) -> ExpressionPtr {
+    call.call.id = ids_.next();
+    PlanColumn column{call.call.id, call.call.resultType, call.call.name};
+    windowCalls.push_back(std::move(call));
+    return columnRef(column);
+  };
+
   // The select list.
   std::vector<PendingSubquery> selectSubqueries;
   ExpressionBinder selectBinder = makeBinder(selectSubqueries, "SELECT");
   selectBinder.setAggregateSink(aggregateSink);
+  selectBinder.setWindowSink(windowSink, &windows);
   // Set-returning functions of the select list: computed by a ProjectSet below the final projection.
   std::vector<SetFunctionColumn> setFunctions;
   selectBinder.setSetFunctionSink([&](SetFunctionColumn function) -> ExpressionPtr {
@@ -602,6 +612,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   std::vector<PendingSubquery> orderSubqueries;
   ExpressionBinder orderBinder = makeBinder(orderSubqueries, "ORDER BY");
   orderBinder.setAggregateSink(aggregateSink);
+  orderBinder.setWindowSink(windowSink, &windows);
   bool distinct = select.distinct_clause_size() > 0;
   for (size_t i = 0; distinct && i < visibleColumns; ++i) {
     if (auto reason = uncomparableReason(items[i].expression->type(), false)) {
@@ -712,6 +723,11 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
     for (auto& function : setFunctions) {
       for (auto& argument : function.arguments) argument = rewrite(*argument);
     }
+    for (auto& call : windowCalls) {
+      for (auto& key : call.partitionBy) key = rewrite(*key);
+      for (auto& key : call.orderBy) key.expression = rewrite(*key.expression);
+      forEachWindowInput(call.call, [&](ExpressionPtr& input) { input = rewrite(*input); });
+    }
     for (auto* list : {&selectSubqueries, &havingSubqueries, &orderSubqueries}) {
       for (auto& subquery : *list) {
         rewritePlanExpressions(*subquery.plan, [&](const engine::Expression& e) { return rewrite(e); });
@@ -730,6 +746,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   }
   plan = attachSubqueries(std::move(plan), selectSubqueries);
   plan = attachSubqueries(std::move(plan), orderSubqueries);
+  plan = addWindows(std::move(plan), std::move(windowCalls));
   if (!setFunctions.empty()) {
     auto projectSet = std::make_unique<LogicalProjectSet>();
     projectSet->functions = std::move(setFunctions);

@@ -117,6 +117,12 @@ class QueryBinder {
   /// Puts each pending subquery's join on top of `input`.
   LogicalOperatorPtr attachSubqueries(LogicalOperatorPtr input, std::vector<PendingSubquery>& pending);
 
+  /// The WINDOW clause's definitions by name; 42P20 for a name defined twice (window_planning.cpp).
+  NamedWindows namedWindows(const pg_query::SelectStmt& select) const;
+  /// Computes the window function calls over `plan`: their inputs as columns, then a window per PARTITION BY
+  /// and ORDER BY. Outputs the plan's columns and one per call (its id).
+  LogicalOperatorPtr addWindows(LogicalOperatorPtr plan, std::vector<WindowFunctionCall> calls);
+
   std::optional<int64_t> bindLimit(const pg_query::Node& node, std::string_view clause);
   /// Puts the statement's LIMIT and OFFSET (if any) on top of `plan`.
   LogicalOperatorPtr addLimit(const pg_query::SelectStmt& select, LogicalOperatorPtr plan);

@@ -59,10 +59,10 @@ ExpressionPtr ExpressionBinder::bindStatisticalAggregate(const pg_query::Node& n
          fmt::format("function {}({}) does not exist", spelled, call.agg_star() ? "*" : "..."),
          "No function matches the given name and argument types. You might need to add explicit type casts.");
   }
-  insideAggregate_ = true;
+  const AggregateArguments aggregateArguments = beginAggregateArguments();
   std::vector<ExpressionPtr> arguments;
   for (const auto& argument : call.args()) arguments.push_back(bind(argument));
-  insideAggregate_ = false;
+  endAggregateArguments(aggregateArguments);
   std::string types;  // as written, for the error (the arguments are moved on below)
   for (const auto& argument : arguments) {
     types += (types.empty() ? "" : ", ") + (isUnknown(argument) ? "unknown" : argument->type().toString());
@@ -84,7 +84,7 @@ ExpressionPtr ExpressionBinder::bindStatisticalAggregate(const pg_query::Node& n
     }
     aggregate.argument = filteredArgument(std::move(filter), std::move(arguments[0]));
     aggregate.secondArgument = std::move(arguments[1]);
-    return aggregateSink_(std::move(aggregate));
+    return emitAggregate(std::move(aggregate));
   }
   ExpressionPtr argument = std::move(arguments[0]);
   // An untyped literal takes the numeric category's preferred type, as PostgreSQL resolves it.
@@ -93,7 +93,7 @@ ExpressionPtr ExpressionBinder::bindStatisticalAggregate(const pg_query::Node& n
   if (!type.isNumeric()) noSuchFunction();
   if (type.id() == TypeId::kDouble) {
     aggregate.argument = filteredArgument(std::move(filter), std::move(argument));
-    return aggregateSink_(std::move(aggregate));
+    return emitAggregate(std::move(aggregate));
   }
   // Integers and decimals: exact sums at the argument's scale s, squares at 2s.
   const int scale = type.id() == TypeId::kDecimal ? type.scale() : 0;
@@ -115,7 +115,7 @@ ExpressionPtr ExpressionBinder::bindStatisticalAggregate(const pg_query::Node& n
     part.distinct = aggregate.distinct;
     part.resultType = engine::aggregateResultType(which, input->type());
     part.argument = std::move(input);
-    return aggregateSink_(std::move(part));
+    return emitAggregate(std::move(part));
   };
   std::vector<ExpressionPtr> parts;
   parts.push_back(partial(AggregateFunction::kCount, copyExpression(*value), "_count"));
@@ -189,9 +189,9 @@ ExpressionPtr ExpressionBinder::bindOrderedSetAggregate(const pg_query::Node& no
   if (sortBy.sortby_dir() == pg_query::SORTBY_USING) {
     fail(SqlState::kFeatureNotSupported, location, "ORDER BY ... USING is not supported");
   }
-  insideAggregate_ = true;
+  const AggregateArguments aggregateArguments = beginAggregateArguments();
   ExpressionPtr value = resolveUnknown(bind(sortBy.node()), location);
-  insideAggregate_ = false;
+  endAggregateArguments(aggregateArguments);
   if (function == AggregateFunction::kPercentileCont) {
     // PostgreSQL has it over double precision (and interval): numbers are cast.
     if (!value->type().isNumeric()) {
@@ -212,7 +212,7 @@ ExpressionPtr ExpressionBinder::bindOrderedSetAggregate(const pg_query::Node& no
   aggregate.orderBy.push_back({copyExpression(*value), ascending, !ascending});
   aggregate.argument = filteredArgument(std::move(filter), std::move(value));
   aggregate.secondArgument = std::move(fraction);
-  return aggregateSink_(std::move(aggregate));
+  return emitAggregate(std::move(aggregate));
 }
 
 ExpressionPtr ExpressionBinder::bindApproximateAggregate(const pg_query::Node& node, AggregateFunction function) {
@@ -229,9 +229,9 @@ ExpressionPtr ExpressionBinder::bindApproximateAggregate(const pg_query::Node& n
     fail(SqlState::kFeatureNotSupported, call.location(), "DISTINCT in approx_percentile() is not supported");
   }
   ExpressionPtr filter = bindAggregateFilter(call);
-  insideAggregate_ = true;
+  const AggregateArguments aggregateArguments = beginAggregateArguments();
   ExpressionPtr value = resolveUnknown(bind(call.args(0)), locationOf(call.args(0)));
-  insideAggregate_ = false;
+  endAggregateArguments(aggregateArguments);
   AggregateCall aggregate;
   aggregate.function = function;
   aggregate.name = spelled;
@@ -240,7 +240,7 @@ ExpressionPtr ExpressionBinder::bindApproximateAggregate(const pg_query::Node& n
     if (auto reason = uncomparableReason(value->type(), false)) fail(reason->first, call.location(), reason->second);
     aggregate.resultType = engine::aggregateResultType(function, value->type());
     aggregate.argument = filteredArgument(std::move(filter), std::move(value));
-    return aggregateSink_(std::move(aggregate));
+    return emitAggregate(std::move(aggregate));
   }
   if (!value->type().isNumeric()) {
     fail(SqlState::kUndefinedFunction, call.location(),
@@ -271,7 +271,7 @@ ExpressionPtr ExpressionBinder::bindApproximateAggregate(const pg_query::Node& n
   aggregate.argument =
       filteredArgument(std::move(filter), coerce(std::move(value), LogicalType::doublePrecision(), call.location()));
   aggregate.secondArgument = constantOf(engine::Value::doublePrecision(share));
-  return aggregateSink_(std::move(aggregate));
+  return emitAggregate(std::move(aggregate));
 }
 
 }  // namespace shoal::sql

@@ -11,6 +11,8 @@
 #include "engine/pipeline/project_set_operator.h"
 #include "engine/pipeline/row_counter.h"
 #include "engine/sort/sort.h"
+#include "engine/types/interval.h"
+#include "engine/window/window_operator.h"
 #include "sql/plan/expression_rewriting.h"
 
 namespace shoal::sql {
@@ -136,6 +138,8 @@ class Builder {
         return buildAggregate(static_cast<const LogicalAggregate&>(op));
       case LogicalOperatorKind::kSort:
         return buildSort(static_cast<const LogicalSort&>(op), std::nullopt, 0);
+      case LogicalOperatorKind::kWindow:
+        return buildWindow(static_cast<const LogicalWindow&>(op));
       case LogicalOperatorKind::kLimit: {
         const auto& limit = static_cast<const LogicalLimit&>(op);
         if (op.children[0]->kind() == LogicalOperatorKind::kSort) {
@@ -318,6 +322,94 @@ class Builder {
     auto node = std::make_shared<engine::Sort>(std::move(keys), limit, offset);
     plan_.keepAlive.push_back(node);
     return continueFrom(std::move(child), node->sink(), node->source());
+  }
+
+  Partial buildWindow(const LogicalWindow& window) {
+    Partial child = build(*window.children[0]);
+    auto position = [&](const engine::Expression& expression) {
+      ExpressionPtr positioned = toPositions(expression, child.layout);
+      SHOAL_CHECK(positioned->kind() == engine::ExpressionKind::kColumnRef, "window inputs are columns");
+      return static_cast<const engine::ColumnRefExpression&>(*positioned).columnIndex();
+    };
+    std::vector<size_t> partition;
+    for (const auto& key : window.partitionBy) partition.push_back(position(*key));
+    std::vector<engine::SortColumn> order;
+    for (const auto& key : window.orderBy) order.push_back({position(*key.expression), key.ascending, key.nullsFirst});
+    std::vector<engine::WindowCallSpec> calls;
+    for (const auto& call : window.calls) {
+      engine::WindowCallSpec spec;
+      spec.function = call.function;
+      spec.resultType = call.resultType;
+      if (call.function == engine::WindowFunction::kAggregate) {
+        spec.aggregate.function = call.aggregate.function;
+        spec.aggregate.resultType = call.aggregate.resultType;
+        if (call.aggregate.argument) {
+          spec.aggregate.argumentColumn = position(*call.aggregate.argument);
+          spec.aggregate.argumentType = call.aggregate.argument->type();
+        }
+        if (call.aggregate.secondArgument) spec.aggregate.secondArgumentColumn = position(*call.aggregate.secondArgument);
+      }
+      for (const auto& argument : call.arguments) spec.argumentColumns.push_back(position(*argument));
+      spec.frame.unit = call.frame.unit;
+      spec.frame.exclusion = call.frame.exclusion;
+      if (call.frame.rangeKey) spec.frame.rangeKeyColumn = position(*call.frame.rangeKey);
+      spec.frame.start = frameEnd(call.frame, call.frame.start, true, position);
+      spec.frame.end = frameEnd(call.frame, call.frame.end, false, position);
+      calls.push_back(std::move(spec));
+    }
+    auto node = std::make_shared<engine::WindowOperator>(std::move(partition), std::move(order), std::move(calls));
+    plan_.keepAlive.push_back(node);
+    Partial partial = continueFrom(std::move(child), node->sink(), node->source());
+    for (const auto& call : window.calls) {
+      partial.layout.push_back(call.id);
+      partial.types.push_back(call.resultType);
+    }
+    return partial;
+  }
+
+  /// Whether a RANGE offset (a number or an interval, by its span) is below zero.
+  static bool isNegative(const engine::Value& value) {
+    return std::visit(
+        [&](const auto& stored) -> bool {
+          using T = std::decay_t<decltype(stored)>;
+          if constexpr (std::is_same_v<T, engine::int128_t>) {
+            return value.type().id() == engine::TypeId::kInterval ? engine::intervalSpan(stored) < 0 : stored < 0;
+          } else if constexpr (std::is_same_v<T, std::monostate> || std::is_same_v<T, std::string> ||
+                               std::is_same_v<T, bool>) {
+            return false;
+          } else {
+            return stored < 0;
+          }
+        },
+        value.storage());
+  }
+
+  /// A frame end with its offset read (a constant or parameter): 22004 when NULL, 22013 when negative, as
+  /// PostgreSQL checks them when the window starts.
+  template <class Position>
+  engine::FrameEnd frameEnd(const WindowFrameClause& frame, const WindowFrameEnd& end, bool isStart,
+                            const Position& position) {
+    engine::FrameEnd out{end.bound, 0, std::nullopt};
+    if (!end.offset) return out;
+    engine::ExpressionEvaluator evaluator(options_.parameters);
+    engine::Value offset = evaluator.evaluate(*toPositions(*end.offset, {}), engine::Chunk(1)).getValue(0);
+    const char* which = isStart ? "starting" : "ending";
+    if (offset.isNull()) {
+      SHOAL_USER_FAIL(SqlState::kNullValueNotAllowed, "frame {} offset must not be null", which);
+    }
+    if (frame.unit == engine::FrameUnit::kRange) {
+      if (isNegative(offset)) {
+        SHOAL_USER_FAIL(SqlState::kInvalidPrecedingOrFollowingSize,
+                        "invalid preceding or following size in window function");
+      }
+      out.boundColumn = position(*end.rangeBound);
+      return out;
+    }
+    out.count = offset.type().physicalType() == engine::PhysicalType::kInt32 ? offset.asInt32() : offset.asInt64();
+    if (out.count < 0) {
+      SHOAL_USER_FAIL(SqlState::kInvalidPrecedingOrFollowingSize, "frame {} offset must not be negative", which);
+    }
+    return out;
   }
 
   Partial buildJoin(const LogicalJoin& join) {

@@ -383,6 +383,14 @@ double CardinalityEstimator::estimate(LogicalOperator& op) {
     case LogicalOperatorKind::kSort:
       rows = childRows[0];
       break;
+    case LogicalOperatorKind::kWindow:
+      rows = childRows[0];
+      for (const auto& call : static_cast<LogicalWindow&>(op).calls) {
+        ColumnEstimate estimate;
+        estimate.distinct = rows;
+        columns_[call.id] = estimate;
+      }
+      break;
     case LogicalOperatorKind::kLimit: {
       auto& limit = static_cast<LogicalLimit&>(op);
       rows = std::max(0.0, childRows[0] - static_cast<double>(limit.offset));

@@ -226,6 +226,8 @@ Decorrelator::Pulled Decorrelator::pullUp(LogicalOperatorPtr& op, const std::set
       unsupported("UNION in a subquery that reads the outer query");
     case LogicalOperatorKind::kProjectSet:
       unsupported("a set-returning function over the outer query's columns (LATERAL)");
+    case LogicalOperatorKind::kWindow:
+      unsupported("a window function in a subquery that reads the outer query");
     default:
       unsupported("an outer column in a table scan");
   }

@@ -191,6 +191,8 @@ LogicalOperatorPtr Decorrelator::pushDown(LogicalOperatorPtr op, Pushdown& pushd
       unsupported("LIMIT or OFFSET in a subquery that reads the outer query");
     case LogicalOperatorKind::kUnionAll:
       unsupported("UNION in a subquery that reads the outer query");
+    case LogicalOperatorKind::kWindow:
+      unsupported("a window function in a subquery that reads the outer query");
     default:
       unsupported("an outer column in a table scan");
   }

@@ -60,6 +60,10 @@ void prune(LogicalOperator& op, std::set<ColumnId> required) {
       for (auto& child : op.children) prune(*child, outputIds(*child));
       return;
     }
+    case LogicalOperatorKind::kWindow:
+      std::erase_if(static_cast<LogicalWindow&>(op).calls,
+                    [&](const WindowCall& call) { return !required.contains(call.id); });
+      [[fallthrough]];
     default: {
       // Filters, joins, sorts and limits pass columns through: add what they read themselves.
       forEachExpression(op, [&](const engine::Expression& expression) { collectColumns(expression, required); });

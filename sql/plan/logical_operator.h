@@ -9,6 +9,7 @@
 #include "engine/aggregate/aggregate_function.h"
 #include "engine/expression/expression.h"
 #include "engine/pipeline/table_function_source.h"
+#include "engine/window/window_function.h"
 #include "sql/binder/catalog_reader.h"
 
 namespace shoal::sql {
@@ -38,6 +39,7 @@ enum class LogicalOperatorKind {
   kUnionAll,
   kTableFunction,
   kProjectSet,
+  kWindow,
 };
 
 class LogicalOperator;
@@ -229,6 +231,53 @@ class LogicalLimit final : public LogicalOperator {
 
   std::optional<int64_t> limit;
   int64_t offset = 0;
+};
+
+/// One end of a window frame. `offset` (n PRECEDING/FOLLOWING) is a constant or a parameter: a count of rows or
+/// peer groups, or for RANGE a distance in the ORDER BY key's values. A RANGE offset also has `rangeBound`,
+/// a column of the input holding each row's key minus or plus the offset (in the key's direction).
+struct WindowFrameEnd {
+  engine::FrameBound bound = engine::FrameBound::kUnboundedPreceding;
+  engine::ExpressionPtr offset;
+  engine::ExpressionPtr rangeBound;
+};
+
+struct WindowFrameClause {
+  engine::FrameUnit unit = engine::FrameUnit::kRange;
+  WindowFrameEnd start;
+  WindowFrameEnd end{engine::FrameBound::kCurrentRow, nullptr, nullptr};
+  engine::FrameExclusion exclusion = engine::FrameExclusion::kNoOthers;
+  /// RANGE with an offset: the ORDER BY key as a column of the type its bounds have.
+  engine::ExpressionPtr rangeKey;
+};
+
+/// One window function call. Its inputs are columns of the window's input (the binder projects them).
+struct WindowCall {
+  engine::WindowFunction function = engine::WindowFunction::kRowNumber;
+  /// kAggregate: the aggregate and its argument(s) (never DISTINCT, never with ORDER BY).
+  AggregateCall aggregate;
+  /// The other functions' arguments (ntile's count; lag/lead's value, offset, default; nth_value's value, n).
+  std::vector<engine::ExpressionPtr> arguments;
+  WindowFrameClause frame;
+  engine::LogicalType resultType;
+  ColumnId id = 0;
+  std::string name;
+};
+
+/// Window functions over one PARTITION BY and ORDER BY (each call with its own frame). Every expression is a
+/// column of the input. Outputs the input's columns, then one per call.
+class LogicalWindow final : public LogicalOperator {
+ public:
+  LogicalWindow() : LogicalOperator(LogicalOperatorKind::kWindow) {}
+  std::vector<PlanColumn> outputColumns() const override {
+    std::vector<PlanColumn> columns = children[0]->outputColumns();
+    for (const auto& call : calls) columns.push_back({call.id, call.resultType, call.name});
+    return columns;
+  }
+
+  std::vector<engine::ExpressionPtr> partitionBy;
+  std::vector<SortKey> orderBy;
+  std::vector<WindowCall> calls;
 };
 
 /// Concatenates its inputs; input i's column c becomes output column c.

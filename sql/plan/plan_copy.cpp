@@ -29,6 +29,19 @@ std::vector<SortKey> copyKeys(const std::vector<SortKey>& keys) {
   return copies;
 }
 
+AggregateCall copyAggregateCall(const AggregateCall& call) {
+  return {call.function,   copyOrNull(call.argument),
+          call.distinct,   call.resultType,
+          call.id,         call.name,
+          copyOrNull(call.secondArgument),
+          copyKeys(call.orderBy),
+          call.combinesPartials};
+}
+
+WindowFrameEnd copyFrameEnd(const WindowFrameEnd& end) {
+  return {end.bound, copyOrNull(end.offset), copyOrNull(end.rangeBound)};
+}
+
 /// The operator itself, without its children.
 LogicalOperatorPtr copyNode(const LogicalOperator& op) {
   switch (op.kind()) {
@@ -92,11 +105,15 @@ LogicalOperatorPtr copyNode(const LogicalOperator& op) {
       copy->groups = copyAll(aggregate.groups);
       copy->groupIds = aggregate.groupIds;
       copy->groupNames = aggregate.groupNames;
-      for (const auto& call : aggregate.aggregates) {
-        copy->aggregates.push_back({call.function, copyOrNull(call.argument), call.distinct, call.resultType, call.id,
-                                    call.name, copyOrNull(call.secondArgument), copyKeys(call.orderBy),
-                                    call.combinesPartials});
-      }
+      for (const auto& call : aggregate.aggregates) copy->aggregates.push_back(copyAggregateCall(call));
+      return copy;
+    }
+    case LogicalOperatorKind::kWindow: {
+      const auto& window = static_cast<const LogicalWindow&>(op);
+      auto copy = std::make_unique<LogicalWindow>();
+      copy->partitionBy = copyAll(window.partitionBy);
+      copy->orderBy = copyKeys(window.orderBy);
+      for (const auto& call : window.calls) copy->calls.push_back(copyWindowCall(call));
       return copy;
     }
     case LogicalOperatorKind::kSort: {
@@ -150,6 +167,9 @@ void renameProduced(LogicalOperator& op, const std::map<ColumnId, ColumnId>& ren
     case LogicalOperatorKind::kUnionAll:
       for (auto& column : static_cast<LogicalUnionAll&>(op).columns) rename(column.id);
       return;
+    case LogicalOperatorKind::kWindow:
+      for (auto& call : static_cast<LogicalWindow&>(op).calls) rename(call.id);
+      return;
     default:
       return;
   }
@@ -161,6 +181,22 @@ void renameAll(LogicalOperator& op, const std::map<ColumnId, ColumnId>& renamed)
 }
 
 }  // namespace
+
+WindowCall copyWindowCall(const WindowCall& call) {
+  WindowCall copy;
+  copy.function = call.function;
+  copy.aggregate = copyAggregateCall(call.aggregate);
+  copy.arguments = copyAll(call.arguments);
+  copy.frame.unit = call.frame.unit;
+  copy.frame.start = copyFrameEnd(call.frame.start);
+  copy.frame.end = copyFrameEnd(call.frame.end);
+  copy.frame.exclusion = call.frame.exclusion;
+  copy.frame.rangeKey = copyOrNull(call.frame.rangeKey);
+  copy.resultType = call.resultType;
+  copy.id = call.id;
+  copy.name = call.name;
+  return copy;
+}
 
 LogicalOperatorPtr copyPlan(const LogicalOperator& op) {
   LogicalOperatorPtr copy = copyNode(op);

@@ -10,6 +10,9 @@ namespace shoal::sql {
 /// A deep copy of `op` and everything under it, with the same column ids.
 LogicalOperatorPtr copyPlan(const LogicalOperator& op);
 
+/// A deep copy of one window function call.
+WindowCall copyWindowCall(const WindowCall& call);
+
 /// Gives every column `root` and its inputs produce a fresh id from `ids`, and renames the references to
 /// them, so that a copy can sit in the same plan as its original. References to columns produced outside
 /// `root` stay. Returns each old id's new one.

@@ -100,8 +100,20 @@ class Printer {
                std::string(engine::tableFunctionName(static_cast<const LogicalTableFunction&>(op).function));
       case LogicalOperatorKind::kProjectSet:
         return "ProjectSet";
+      case LogicalOperatorKind::kWindow:
+        return "WindowAgg";
     }
     return "?";
+  }
+
+  static std::string sortKeysText(const std::vector<SortKey>& sortKeys) {
+    std::vector<std::string> keys;
+    for (const auto& key : sortKeys) {
+      std::string text = key.expression->toString() + (key.ascending ? "" : " DESC");
+      if (key.nullsFirst == key.ascending) text += key.nullsFirst ? " NULLS FIRST" : " NULLS LAST";
+      keys.push_back(text);
+    }
+    return joinList(keys);
   }
 
   std::vector<std::string> details(const LogicalOperator& op) const {
@@ -152,14 +164,26 @@ class Printer {
         if (!calls.empty()) lines.push_back("aggregates: " + joinList(calls));
         break;
       }
-      case LogicalOperatorKind::kSort: {
-        std::vector<std::string> keys;
-        for (const auto& key : static_cast<const LogicalSort&>(op).keys) {
-          std::string text = key.expression->toString() + (key.ascending ? "" : " DESC");
-          if (key.nullsFirst == key.ascending) text += key.nullsFirst ? " NULLS FIRST" : " NULLS LAST";
-          keys.push_back(text);
+      case LogicalOperatorKind::kSort:
+        lines.push_back("keys: " + sortKeysText(static_cast<const LogicalSort&>(op).keys));
+        break;
+      case LogicalOperatorKind::kWindow: {
+        const auto& window = static_cast<const LogicalWindow&>(op);
+        if (!window.partitionBy.empty()) lines.push_back("partition by: " + expressionList(window.partitionBy));
+        if (!window.orderBy.empty()) lines.push_back("order by: " + sortKeysText(window.orderBy));
+        std::vector<std::string> calls;
+        for (const auto& call : window.calls) {
+          if (call.function == engine::WindowFunction::kAggregate) {
+            calls.push_back(aggregateText(call.aggregate));
+            continue;
+          }
+          std::string arguments;
+          for (const auto& argument : call.arguments) {
+            arguments += (arguments.empty() ? "" : ", ") + argument->toString();
+          }
+          calls.push_back(std::string(engine::windowFunctionName(call.function)) + "(" + arguments + ")");
         }
-        lines.push_back("keys: " + joinList(keys));
+        lines.push_back("functions: " + joinList(calls));
         break;
       }
       case LogicalOperatorKind::kLimit: {

@@ -80,20 +80,30 @@ class Encoder {
         }
         for (const auto& call : aggregate.aggregates) {
           auto& encoded = *out.add_aggregates();
-          encoded.mutable_call()->set_function(static_cast<uint32_t>(call.function));
-          if (call.argument) *encoded.mutable_call()->mutable_argument() = expression(*call.argument);
-          *encoded.mutable_call()->mutable_result_type() = proto::encodeType(call.resultType);
-          encoded.mutable_call()->set_distinct(call.distinct);
-          if (call.secondArgument) {
-            *encoded.mutable_call()->mutable_second_argument() = expression(*call.secondArgument);
+          encodeAggregate(call, *encoded.mutable_call());
+          encoded.set_id(call.id);
+          encoded.set_name(call.name);
+        }
+        break;
+      }
+      case LogicalOperatorKind::kWindow: {
+        const auto& window = static_cast<const LogicalWindow&>(op);
+        auto& out = *node.mutable_window();
+        for (const auto& key : window.partitionBy) *out.add_partition_by() = expression(*key);
+        for (const auto& key : window.orderBy) encodeSortKey(key, *out.add_order_by());
+        for (const auto& call : window.calls) {
+          auto& encoded = *out.add_calls();
+          encoded.set_function(static_cast<uint32_t>(call.function));
+          if (call.function == engine::WindowFunction::kAggregate) {
+            encodeAggregate(call.aggregate, *encoded.mutable_aggregate());
           }
-          encoded.mutable_call()->set_combines_partials(call.combinesPartials);
-          for (const auto& key : call.orderBy) {
-            auto& out = *encoded.mutable_call()->add_order_by();
-            *out.mutable_expression() = expression(*key.expression);
-            out.set_ascending(key.ascending);
-            out.set_nulls_first(key.nullsFirst);
-          }
+          for (const auto& argument : call.arguments) *encoded.add_arguments() = expression(*argument);
+          encoded.set_frame_unit(static_cast<uint32_t>(call.frame.unit));
+          encodeFrameEnd(call.frame.start, *encoded.mutable_frame_start());
+          encodeFrameEnd(call.frame.end, *encoded.mutable_frame_end());
+          encoded.set_frame_exclusion(static_cast<uint32_t>(call.frame.exclusion));
+          if (call.frame.rangeKey) *encoded.mutable_range_key() = expression(*call.frame.rangeKey);
+          *encoded.mutable_result_type() = proto::encodeType(call.resultType);
           encoded.set_id(call.id);
           encoded.set_name(call.name);
         }
@@ -101,10 +111,7 @@ class Encoder {
       }
       case LogicalOperatorKind::kSort:
         for (const auto& key : static_cast<const LogicalSort&>(op).keys) {
-          auto& out = *node.mutable_sort()->add_keys();
-          *out.mutable_expression() = expression(*key.expression);
-          out.set_ascending(key.ascending);
-          out.set_nulls_first(key.nullsFirst);
+          encodeSortKey(key, *node.mutable_sort()->add_keys());
         }
         break;
       case LogicalOperatorKind::kLimit: {
@@ -149,6 +156,28 @@ class Encoder {
     return proto::encodeExpression(e, parameters_);
   }
 
+  void encodeSortKey(const SortKey& key, proto::SortKeyProto& out) const {
+    *out.mutable_expression() = expression(*key.expression);
+    out.set_ascending(key.ascending);
+    out.set_nulls_first(key.nullsFirst);
+  }
+
+  void encodeAggregate(const AggregateCall& call, proto::AggregateProto& out) const {
+    out.set_function(static_cast<uint32_t>(call.function));
+    if (call.argument) *out.mutable_argument() = expression(*call.argument);
+    *out.mutable_result_type() = proto::encodeType(call.resultType);
+    out.set_distinct(call.distinct);
+    if (call.secondArgument) *out.mutable_second_argument() = expression(*call.secondArgument);
+    out.set_combines_partials(call.combinesPartials);
+    for (const auto& key : call.orderBy) encodeSortKey(key, *out.add_order_by());
+  }
+
+  void encodeFrameEnd(const WindowFrameEnd& end, proto::WindowFrameEndProto& out) const {
+    out.set_bound(static_cast<uint32_t>(end.bound));
+    if (end.offset) *out.mutable_offset() = expression(*end.offset);
+    if (end.rangeBound) *out.mutable_range_bound() = expression(*end.rangeBound);
+  }
+
   void encodeScan(const LogicalScan& scan, proto::ScanNodeProto& out) const {
     SHOAL_CHECK(!scan.table.isSystemView, "system views are computed on the coordinator");
     if (scan.exchangeInput) {
@@ -176,6 +205,43 @@ class Encoder {
 
 class Decoder {
  public:
+  template <class DecodeExpression>
+  static AggregateCall decodeAggregate(const proto::AggregateProto& in, const DecodeExpression& expression) {
+    if (in.function() > static_cast<uint32_t>(engine::AggregateFunction::kQuantileSketch)) {
+      corrupt("an unknown aggregate function");
+    }
+    AggregateCall decoded;
+    decoded.function = static_cast<engine::AggregateFunction>(in.function());
+    if (in.has_argument()) decoded.argument = expression(in.argument());
+    if ((decoded.function == engine::AggregateFunction::kCountStar) != (decoded.argument == nullptr)) {
+      corrupt("an aggregate with the wrong arguments");
+    }
+    decoded.distinct = in.distinct();
+    if (in.has_second_argument()) decoded.secondArgument = expression(in.second_argument());
+    decoded.combinesPartials = in.combines_partials();
+    // kMoments takes x alone or (y, x).
+    const engine::AggregateFunction function = decoded.function;
+    const bool takesSecond = function == engine::AggregateFunction::kStringAgg ||
+                             function == engine::AggregateFunction::kPercentileCont ||
+                             function == engine::AggregateFunction::kPercentileDisc ||
+                             function == engine::AggregateFunction::kApproxPercentile ||
+                             (engine::takesTwoVariables(function) && !decoded.combinesPartials);
+    // kMoments takes an optional second, and array_agg its FILTER as one.
+    const bool optionalSecond =
+        function == engine::AggregateFunction::kMoments || function == engine::AggregateFunction::kArrayAgg;
+    if ((takesSecond != (decoded.secondArgument != nullptr) && !optionalSecond) ||
+        (decoded.combinesPartials && !engine::isMomentAggregate(function) &&
+         function != engine::AggregateFunction::kApproxCountDistinct &&
+         function != engine::AggregateFunction::kApproxPercentile)) {
+      corrupt("an aggregate with the wrong arguments");
+    }
+    for (const auto& key : in.order_by()) {
+      decoded.orderBy.push_back({expression(key.expression()), key.ascending(), key.nulls_first()});
+    }
+    decoded.resultType = proto::decodeType(in.result_type());
+    return decoded;
+  }
+
   LogicalOperatorPtr decode(const proto::PlanNodeProto& node, int depth = 0) {
     if (depth > kMaxDepth) corrupt("nested too deeply");
     std::vector<LogicalOperatorPtr> children;
@@ -255,38 +321,7 @@ class Decoder {
           aggregate->groupNames.push_back(in.group_names(i));
         }
         for (const auto& call : in.aggregates()) {
-          if (call.call().function() > static_cast<uint32_t>(engine::AggregateFunction::kQuantileSketch)) {
-            corrupt("an unknown aggregate function");
-          }
-          AggregateCall decoded;
-          decoded.function = static_cast<engine::AggregateFunction>(call.call().function());
-          if (call.call().has_argument()) decoded.argument = expression(call.call().argument());
-          if ((decoded.function == engine::AggregateFunction::kCountStar) != (decoded.argument == nullptr)) {
-            corrupt("an aggregate with the wrong arguments");
-          }
-          decoded.distinct = call.call().distinct();
-          if (call.call().has_second_argument()) decoded.secondArgument = expression(call.call().second_argument());
-          decoded.combinesPartials = call.call().combines_partials();
-          // kMoments takes x alone or (y, x).
-          const engine::AggregateFunction function = decoded.function;
-          const bool takesSecond = function == engine::AggregateFunction::kStringAgg ||
-                                   function == engine::AggregateFunction::kPercentileCont ||
-                                   function == engine::AggregateFunction::kPercentileDisc ||
-                                   function == engine::AggregateFunction::kApproxPercentile ||
-                                   (engine::takesTwoVariables(function) && !decoded.combinesPartials);
-          // kMoments takes an optional second, and array_agg its FILTER as one.
-          const bool optionalSecond =
-              function == engine::AggregateFunction::kMoments || function == engine::AggregateFunction::kArrayAgg;
-          if ((takesSecond != (decoded.secondArgument != nullptr) && !optionalSecond) ||
-              (decoded.combinesPartials && !engine::isMomentAggregate(function) &&
-               function != engine::AggregateFunction::kApproxCountDistinct &&
-               function != engine::AggregateFunction::kApproxPercentile)) {
-            corrupt("an aggregate with the wrong arguments");
-          }
-          for (const auto& key : call.call().order_by()) {
-            decoded.orderBy.push_back({expression(key.expression()), key.ascending(), key.nulls_first()});
-          }
-          decoded.resultType = proto::decodeType(call.call().result_type());
+          AggregateCall decoded = decodeAggregate(call.call(), expression);
           decoded.id = call.id();
           decoded.name = call.name();
           aggregate->aggregates.push_back(std::move(decoded));
@@ -303,6 +338,53 @@ class Decoder {
           sort->keys.push_back({std::move(keyExpression), key.ascending(), key.nulls_first()});
         }
         op = std::move(sort);
+        break;
+      }
+      case proto::PlanNodeProto::kWindow: {
+        expectChildren(1);
+        const auto& in = node.window();
+        auto window = std::make_unique<LogicalWindow>();
+        auto column = [&](const proto::ExpressionProto& e) {
+          engine::ExpressionPtr decoded = expression(e);
+          if (decoded->kind() != engine::ExpressionKind::kColumnRef) corrupt("a window input that is not a column");
+          return decoded;
+        };
+        for (const auto& key : in.partition_by()) window->partitionBy.push_back(column(key));
+        for (const auto& key : in.order_by()) {
+          window->orderBy.push_back({column(key.expression()), key.ascending(), key.nulls_first()});
+        }
+        auto frameEnd = [&](const proto::WindowFrameEndProto& end) {
+          if (end.bound() > static_cast<uint32_t>(engine::FrameBound::kUnboundedFollowing)) {
+            corrupt("an unknown frame bound");
+          }
+          WindowFrameEnd decoded{static_cast<engine::FrameBound>(end.bound()), nullptr, nullptr};
+          if (end.has_offset()) decoded.offset = expression(end.offset());
+          if (end.has_range_bound()) decoded.rangeBound = column(end.range_bound());
+          return decoded;
+        };
+        for (const auto& call : in.calls()) {
+          if (call.function() > static_cast<uint32_t>(engine::WindowFunction::kAggregate) ||
+              call.frame_unit() > static_cast<uint32_t>(engine::FrameUnit::kGroups) ||
+              call.frame_exclusion() > static_cast<uint32_t>(engine::FrameExclusion::kTies)) {
+            corrupt("an unknown window function or frame");
+          }
+          WindowCall decoded;
+          decoded.function = static_cast<engine::WindowFunction>(call.function());
+          if (decoded.function == engine::WindowFunction::kAggregate) {
+            decoded.aggregate = decodeAggregate(call.aggregate(), column);
+          }
+          for (const auto& argument : call.arguments()) decoded.arguments.push_back(column(argument));
+          decoded.frame.unit = static_cast<engine::FrameUnit>(call.frame_unit());
+          decoded.frame.start = frameEnd(call.frame_start());
+          decoded.frame.end = frameEnd(call.frame_end());
+          decoded.frame.exclusion = static_cast<engine::FrameExclusion>(call.frame_exclusion());
+          if (call.has_range_key()) decoded.frame.rangeKey = column(call.range_key());
+          decoded.resultType = proto::decodeType(call.result_type());
+          decoded.id = call.id();
+          decoded.name = call.name();
+          window->calls.push_back(std::move(decoded));
+        }
+        op = std::move(window);
         break;
       }
       case proto::PlanNodeProto::kLimit: {

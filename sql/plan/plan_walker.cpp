@@ -38,9 +38,26 @@ void forEachExpression(LogicalOperator& op, const std::function<void(engine::Exp
         for (auto& argument : function.arguments) visit(argument);
       }
       return;
+    case LogicalOperatorKind::kWindow: {
+      auto& window = static_cast<LogicalWindow&>(op);
+      for (auto& key : window.partitionBy) visit(key);
+      for (auto& key : window.orderBy) visit(key.expression);
+      for (auto& call : window.calls) forEachWindowInput(call, visit);
+      return;
+    }
     default:
       return;
   }
+}
+
+void forEachWindowInput(WindowCall& call, const std::function<void(engine::ExpressionPtr&)>& visit) {
+  forEachAggregateInput(call.aggregate, visit);
+  for (auto& argument : call.arguments) visit(argument);
+  for (auto* end : {&call.frame.start, &call.frame.end}) {
+    if (end->offset) visit(end->offset);
+    if (end->rangeBound) visit(end->rangeBound);
+  }
+  if (call.frame.rangeKey) visit(call.frame.rangeKey);
 }
 
 void forEachAggregateInput(AggregateCall& call, const std::function<void(engine::ExpressionPtr&)>& visit) {

@@ -16,6 +16,9 @@ void forEachExpression(const LogicalOperator& op, const std::function<void(const
 void forEachAggregateInput(AggregateCall& call, const std::function<void(engine::ExpressionPtr&)>& visit);
 void forEachAggregateInput(const AggregateCall& call, const std::function<void(const engine::Expression&)>& visit);
 
+/// Calls `visit` on each expression a window call reads: arguments, frame offsets and RANGE bound columns.
+void forEachWindowInput(WindowCall& call, const std::function<void(engine::ExpressionPtr&)>& visit);
+
 /// Whether two aggregate calls compute the same value: same function, DISTINCT, inputs and order.
 bool sameAggregateCall(const AggregateCall& a, const AggregateCall& b);
 
