@@ -724,9 +724,10 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
       for (auto& argument : function.arguments) argument = rewrite(*argument);
     }
     for (auto& call : windowCalls) {
+      // In PostgreSQL's order: a bare column in the arguments is reported before one in the window.
+      forEachWindowInput(call.call, [&](ExpressionPtr& input) { input = rewrite(*input); });
       for (auto& key : call.partitionBy) key = rewrite(*key);
       for (auto& key : call.orderBy) key.expression = rewrite(*key.expression);
-      forEachWindowInput(call.call, [&](ExpressionPtr& input) { input = rewrite(*input); });
     }
     for (auto* list : {&selectSubqueries, &havingSubqueries, &orderSubqueries}) {
       for (auto& subquery : *list) {

@@ -48,6 +48,13 @@ const std::map<std::string, WindowFunction, std::less<>>& windowFunctions() {
   return functions;
 }
 
+/// A type's name as PostgreSQL's format_type prints it without a type modifier (numeric, not numeric(2,1)).
+std::string typeNameWithoutModifiers(const LogicalType& type) {
+  std::string name = type.toString();
+  if (const size_t open = name.find('('); open != std::string::npos) name.erase(open, name.find(')', open) - open + 1);
+  return name;
+}
+
 std::vector<ExpressionPtr> copyAll(const std::vector<ExpressionPtr>& expressions) {
   std::vector<ExpressionPtr> copies;
   for (const auto& expression : expressions) copies.push_back(copyExpression(*expression));
@@ -314,10 +321,14 @@ void ExpressionBinder::bindWindowFrame(const pg_query::WindowDef& definition, Wi
              fmt::format("argument of {} must not contain variables",
                          frame.unit == engine::FrameUnit::kRows ? "ROWS" : "GROUPS"));
       }
-      if (!isUnknown(offset) && !offset->type().isIntegral()) {
+      if (!isUnknown(offset) && !offset->type().isNumeric()) {
         fail(SqlState::kDatatypeMismatch, at,
              fmt::format("argument of {} must be type bigint, not type {}",
                          frame.unit == engine::FrameUnit::kRows ? "ROWS" : "GROUPS", offset->type().toString()));
+      }
+      // A numeric offset rounds to bigint, as PostgreSQL's cast does.
+      if (!isUnknown(offset) && !offset->type().isIntegral()) {
+        offset = std::make_unique<engine::CastExpression>(std::move(offset), LogicalType::bigInt());
       }
       end.offset = coerce(std::move(offset), LogicalType::bigInt(), at);
     } else {
@@ -352,14 +363,17 @@ void ExpressionBinder::bindRangeOffset(const pg_query::Node& offsetNode, WindowF
   const LogicalType keyType = key.expression->type();
   const LogicalType offsetType = offset->type();
   auto unsupported = [&]() {
-    if (isUnknown(offset)) {
+    const bool keyHasOffsets = keyType.isNumeric() || keyType.id() == TypeId::kDate ||
+                               keyType.id() == TypeId::kTimestamp || keyType.id() == TypeId::kTimestampTz ||
+                               keyType.id() == TypeId::kInterval;
+    if (isUnknown(offset) || !keyHasOffsets) {
       fail(SqlState::kFeatureNotSupported, at,
            fmt::format("RANGE with offset PRECEDING/FOLLOWING is not supported for column type {}",
-                       keyType.toString()));
+                       typeNameWithoutModifiers(keyType)));
     }
     fail(SqlState::kFeatureNotSupported, at,
          fmt::format("RANGE with offset PRECEDING/FOLLOWING is not supported for column type {} and offset type {}",
-                     keyType.toString(), offsetType.toString()),
+                     typeNameWithoutModifiers(keyType), typeNameWithoutModifiers(offsetType)),
          "Cast the offset value to an appropriate type.");
   };
   // The key and its bounds in one type where `key - offset` cannot overflow: integers as numeric, dates as

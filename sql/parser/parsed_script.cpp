@@ -28,10 +28,15 @@ ParsedScript ParsedScript::parse(std::string text) {
     // libpg_query's cursorpos is already PostgreSQL's 1-based character position.
     std::string message = result.error->message;
     int position = result.error->cursorpos;
+    // libpg_query reports every grammar error as 42601; the grammar raises the frame clause's own as 42P20.
+    const std::string_view sqlState = message.starts_with("frame start") || message.starts_with("frame end") ||
+                                              message.starts_with("frame starting from")
+                                          ? SqlState::kWindowingError
+                                          : SqlState::kSyntaxError;
     if (position > 0) {
-      SHOAL_USER_FAIL_AT(SqlState::kSyntaxError, position, "{}", message);
+      SHOAL_USER_FAIL_AT(sqlState, position, "{}", message);
     }
-    SHOAL_USER_FAIL(SqlState::kSyntaxError, "{}", message);
+    SHOAL_USER_FAIL(sqlState, "{}", message);
   }
   script.tree_ = std::make_unique<pg_query::ParseResult>();
   // Protobuf stops at 100 levels by default; long expressions (a + b + ... ) nest one level per operator.
