@@ -45,6 +45,7 @@ bench: build
 	$(BUILD_DIR)/bench/exchange_bench
 	$(VENV)/bin/python bench/tpch_load_bench.py --shoal $(SHOAL) --sf 1 --workers 2
 	$(VENV)/bin/python bench/string_date_bench.py --shoal $(SHOAL) --sf 1 --workers 2
+	$(VENV)/bin/python bench/analytical_sql_bench.py --shoal $(SHOAL) --sf 1 --workers 2
 	$(VENV)/bin/python bench/approximate_aggregates_bench.py --shoal $(SHOAL) --sf 1 --workers 2
 
 # The multiplexer's network microbenchmarks (the paper's Figures 5, 10b, 10c), with plots.

@@ -11,7 +11,7 @@ the same text on both engines. DuckDB has no to_char: a macro maps the one patte
 strftime, which DuckDB inlines. percentile_cont's argument is cast to double precision, as PostgreSQL does
 implicitly (it has no numeric percentile_cont); DuckDB would otherwise interpolate decimals at their scale.
 
-How (the machinery is bench/tpch_bench.py's):
+How (the machinery is bench/query_set_bench.py's and bench/tpch_bench.py's):
   1. Starts `shoal local --workers N` on a scratch (or --data-dir) directory and loads TPC-H at --sf with
      CALL tpch_load, unless that directory already holds it.
   2. Writes the same data as .tbl files with tpchgen-cli (or uses --tbl-dir) and loads it into DuckDB's
@@ -27,16 +27,11 @@ How (the machinery is bench/tpch_bench.py's):
 The exit code is 1 when an answer is wrong. Target (issue 26): Shoal/DuckDB <= 1.5 on the total at SF 1.
 """
 
-import argparse
-import json
-import math
-import os
 import pathlib
 import sys
-import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import tpch_bench  # noqa: E402  (also puts tests/tpch and tests/integration on sys.path)
+import query_set_bench  # noqa: E402
 
 # (name, SQL): one statement each, the same text on Shoal and on DuckDB.
 QUERIES = [
@@ -134,80 +129,5 @@ GROUP BY 1, 2 ORDER BY 1, 2"""),
 DUCKDB_SETUP = ["CREATE MACRO to_char(d, fmt) AS strftime(d, replace(replace(fmt, 'YYYY', '%Y'), 'MM', '%m'))"]
 
 
-def run(connection, text, repeat):
-    import validate_queries_duckdb as tpch
-    return tpch_bench.best_time(lambda: tpch.run(connection, text)[1], repeat)
-
-
-def measure(arguments, data_dir, tbl_dir):
-    """One result per selected query: best times on both engines, the ratio and the answer check."""
-    import psycopg
-    threads = arguments.threads or os.cpu_count()
-    cluster = tpch_bench.start_cluster(data_dir, arguments.workers, arguments.threads)
-    results = []
-    try:
-        with psycopg.connect(cluster.conninfo(), autocommit=True) as shoal:
-            tpch_bench.ensure_loaded(shoal, arguments.sf)
-            duck = tpch_bench.duckdb_connection(arguments.sf, threads * arguments.workers, tbl_dir)
-            for statement in DUCKDB_SETUP:
-                duck.execute(statement)
-            print(f"\nstring/date queries, TPC-H SF {arguments.sf}: Shoal on {arguments.workers} worker(s) x "
-                  f"{threads} thread(s) against DuckDB, best of {arguments.repeat}")
-            print(f"{'query':>5} {'shoal s':>9} {'duckdb s':>9} {'ratio':>7}  answer")
-            for number in arguments.queries:
-                name, text = QUERIES[number - 1]
-                try:
-                    shoal_s, got = run(shoal, text, arguments.repeat)
-                    error = None
-                except psycopg.Error as failure:
-                    shoal_s, got, error = math.nan, None, f"{failure.sqlstate}: {str(failure).strip()}"
-                duck_s, expected = run(duck, text, arguments.repeat)
-                difference = error or tpch_bench.first_difference(got, expected)
-                results.append({"query": number, "name": name, "shoal": shoal_s, "duckdb": duck_s,
-                                "ratio": shoal_s / duck_s if duck_s > 0 else math.nan,
-                                "correct": difference is None, "rows": len(expected),
-                                **({"difference": difference} if difference else {})})
-                print(f"{'S%02d' % number:>5} {shoal_s:9.3f} {duck_s:9.3f} {results[-1]['ratio']:7.2f}  "
-                      f"{'ok' if difference is None else 'WRONG: ' + difference}  ({name})", flush=True)
-    finally:
-        cluster.stop()
-    return results
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shoal", default=str(tpch_bench.ROOT / "build" / "release" / "cli" / "shoal"),
-                        help="the shoal binary")
-    parser.add_argument("--sf", type=float, default=1.0, help="TPC-H scale factor")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=0, help="threads per worker (0: one per core)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per query and engine; the best counts")
-    parser.add_argument("--queries", default=f"1-{len(QUERIES)}", help=f"e.g. 1-{len(QUERIES)} or 1,6,9")
-    parser.add_argument("--json", help="write the results here")
-    parser.add_argument("--data-dir", help="the cluster's directory, kept between runs (default: a scratch one)")
-    parser.add_argument("--tbl-dir", help="where DuckDB's .tbl files are (written if missing; default: scratch)")
-    arguments = parser.parse_args()
-    arguments.queries = [n for part in filter(None, arguments.queries.split(","))
-                         for n in range(int(part.partition("-")[0]), int(part.partition("-")[2] or part) + 1)]
-    os.environ["SHOAL_BINARY"] = str(pathlib.Path(arguments.shoal).resolve())
-    # CALL tpch_load runs tpchgen-cli: let a shoal binary outside the build tree find the venv's.
-    os.environ["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-
-    with tempfile.TemporaryDirectory(prefix="shoal-string-date-bench-") as scratch:
-        data_dir = pathlib.Path(arguments.data_dir or pathlib.Path(scratch) / "cluster")
-        tbl_dir = pathlib.Path(arguments.tbl_dir or pathlib.Path(scratch) / "tbl")
-        data_dir.mkdir(parents=True, exist_ok=True)
-        tbl_dir.mkdir(parents=True, exist_ok=True)
-        results = measure(arguments, data_dir, tbl_dir)
-    report = {"sf": arguments.sf, "workers": arguments.workers,
-              "threads_per_worker": arguments.threads or os.cpu_count(), "repeat": arguments.repeat,
-              "queries": results, **tpch_bench.summarize(results)}
-    print(f"Shoal/DuckDB on the total: {report['total_ratio']:.2f} (target <= 1.5)")
-    if arguments.json:
-        pathlib.Path(arguments.json).write_text(json.dumps(report, indent=2) + "\n")
-        print(f"wrote {arguments.json}")
-    return 0 if all(r["correct"] for r in results) else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(query_set_bench.main(__doc__, QUERIES, DUCKDB_SETUP, title="string/date queries"))

@@ -127,16 +127,23 @@ class Planner {
       case LogicalOperatorKind::kUnionAll: {
         std::vector<Placed> inputs;
         bool allReplicated = true;
+        bool allDistributed = true;
         for (auto& child : op->children) {
           inputs.push_back(place(std::move(child)));
           allReplicated = allReplicated && inputs.back().spread.kind == Spread::Kind::kReplicated;
+          allDistributed = allDistributed && inputs.back().spread.distributed();
         }
+        // Inputs spread over the workers concatenate where they are: each worker unions its own parts.
+        // Otherwise (some on the coordinator, or replicated beside spread ones) they meet on the coordinator.
         for (size_t i = 0; i < inputs.size(); ++i) {
-          if (!allReplicated && inputs[i].spread.kind != Spread::Kind::kCoordinator)
+          if (!allReplicated && !allDistributed && inputs[i].spread.kind != Spread::Kind::kCoordinator)
             inputs[i] = gather(std::move(inputs[i]));
           op->children[i] = std::move(inputs[i].op);
         }
-        return {std::move(op), Spread{allReplicated ? Spread::Kind::kReplicated : Spread::Kind::kCoordinator, {}, {}}};
+        Spread::Kind kind = allReplicated    ? Spread::Kind::kReplicated
+                            : allDistributed ? Spread::Kind::kAnywhere
+                                             : Spread::Kind::kCoordinator;
+        return {std::move(op), Spread{kind, {}, {}}};
       }
     }
     SHOAL_UNREACHABLE("operator kind {}", static_cast<int>(op->kind()));

@@ -53,6 +53,7 @@ void QueryBinder::fail(std::string_view sqlState, int location, std::string mess
 LogicalPlan QueryBinder::bind(const pg_query::SelectStmt& select) {
   checkStackDepth();
   if (select.op() != pg_query::SETOP_NONE) return bindSetOperation(select);
+  if (select.values_lists_size() > 0) return bindValues(select);
   return bindSimpleSelect(select);
 }
 
@@ -60,7 +61,6 @@ void QueryBinder::rejectUnsupportedClauses(const pg_query::SelectStmt& select) c
   auto reject = [&](bool present, std::string_view clause) {
     if (present) fail(SqlState::kFeatureNotSupported, -1, fmt::format("{} is not supported yet", clause));
   };
-  reject(select.values_lists_size() > 0, "VALUES");
   reject(select.has_into_clause(), "SELECT INTO");
   reject(select.locking_clause_size() > 0, "FOR UPDATE/SHARE");
   reject(select.group_distinct(), "GROUP BY DISTINCT");
@@ -413,13 +413,12 @@ LogicalOperatorPtr QueryBinder::addLimit(const pg_query::SelectStmt& select, Log
   return op;
 }
 
-namespace {
-
-/// PostgreSQL: NULLs sort as larger than any value unless told otherwise.
 bool sortsNullsFirst(const pg_query::SortBy& sortBy) {
   if (sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_DEFAULT) return sortBy.sortby_dir() == pg_query::SORTBY_DESC;
   return sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_FIRST;
 }
+
+namespace {
 
 /// A select-list entry: the bound expression (over FROM, or aggregate results) and its output name.
 struct SelectItem {
@@ -802,111 +801,6 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   }
   for (size_t i = 0; i < visibleColumns; ++i) result.columnNames.push_back(projected[i].name);
   result.root = std::move(plan);
-  return result;
-}
-
-LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
-  rejectUnsupportedClauses(select);
-  if (select.op() != pg_query::SETOP_UNION) {
-    fail(SqlState::kFeatureNotSupported, -1, "INTERSECT and EXCEPT are not supported yet");
-  }
-  registerCtes(select);
-  QueryBinder leftBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_, views_);
-  QueryBinder rightBinder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_, views_);
-  leftBinder.keepUntypedOutputs();
-  rightBinder.keepUntypedOutputs();
-  LogicalPlan left = leftBinder.bind(select.larg());
-  LogicalPlan right = rightBinder.bind(select.rarg());
-  std::vector<PlanColumn> leftColumns = left.root->outputColumns();
-  std::vector<PlanColumn> rightColumns = right.root->outputColumns();
-  if (leftColumns.size() != rightColumns.size()) {
-    fail(SqlState::kSyntaxError, -1, "each UNION query must have the same number of columns");
-  }
-  ExpressionBinder types(text_, std::vector<ColumnDescription>{}, parameterTypes_);
-  auto unionAll = std::make_unique<LogicalUnionAll>();
-  std::vector<LogicalType> columnTypes;
-  for (size_t i = 0; i < leftColumns.size(); ++i) {
-    columnTypes.push_back(types.commonType({leftColumns[i].type, rightColumns[i].type}, "UNION", -1));
-    unionAll->columns.push_back({ids_.next(), columnTypes.back(), left.columnNames[i]});
-  }
-  for (auto* side : {&left, &right}) {
-    // An untyped literal takes the UNION's type where the select list computes it.
-    LogicalOperator* below = side->root.get();
-    while (below->kind() == LogicalOperatorKind::kSort || below->kind() == LogicalOperatorKind::kLimit) {
-      below = below->children[0].get();
-    }
-    if (below->kind() == LogicalOperatorKind::kProject) {
-      auto& project = static_cast<LogicalProject&>(*below);
-      for (size_t i = 0; i < project.expressions.size() && i < columnTypes.size(); ++i) {
-        if (project.expressions[i]->type().id() == TypeId::kUnknown) {
-          project.expressions[i] = types.coerce(std::move(project.expressions[i]), columnTypes[i], -1);
-        }
-      }
-    }
-    std::vector<PlanColumn> columns = side->root->outputColumns();
-    auto cast = std::make_unique<LogicalProject>();
-    for (size_t i = 0; i < columns.size(); ++i) {
-      cast->expressions.push_back(types.coerce(columnRef(columns[i]), columnTypes[i], -1));
-      cast->ids.push_back(ids_.next());
-      cast->names.push_back(columns[i].name);
-    }
-    cast->children.push_back(std::move(side->root));
-    unionAll->children.push_back(std::move(cast));
-  }
-  LogicalOperatorPtr plan = std::move(unionAll);
-  std::vector<PlanColumn> output = plan->outputColumns();
-  if (!select.all()) {
-    auto aggregate = std::make_unique<LogicalAggregate>();
-    for (auto& column : output) {
-      if (auto reason = uncomparableReason(column.type, false)) fail(reason->first, -1, reason->second);
-      aggregate->groups.push_back(columnRef(column));
-      aggregate->groupIds.push_back(ids_.next());
-      aggregate->groupNames.push_back(column.name);
-      column.id = aggregate->groupIds.back();
-    }
-    aggregate->children.push_back(std::move(plan));
-    plan = std::move(aggregate);
-  }
-  if (select.sort_clause_size() > 0) {
-    auto sort = std::make_unique<LogicalSort>();
-    for (const auto& sortNode : select.sort_clause()) {
-      const auto& sortBy = sortNode.sort_by();
-      const auto& node = sortBy.node();
-      int location = ExpressionBinder::locationOf(node);
-      std::optional<size_t> column;
-      if (node.has_a_const() && node.a_const().has_ival()) {
-        int ordinal = node.a_const().ival().ival();
-        if (ordinal >= 1 && static_cast<size_t>(ordinal) <= output.size()) column = ordinal - 1;
-      } else if (node.has_column_ref() && node.column_ref().fields_size() == 1 &&
-                 node.column_ref().fields(0).has_string()) {
-        for (size_t i = 0; i < output.size(); ++i) {
-          if (output[i].name == node.column_ref().fields(0).string().sval()) column = i;
-        }
-      }
-      if (!column && node.has_a_const() && node.a_const().has_ival()) {
-        fail(SqlState::kInvalidColumnReference, location,
-             fmt::format("ORDER BY position {} is not in select list", node.a_const().ival().ival()));
-      }
-      if (!column && node.has_column_ref()) {
-        fail(SqlState::kUndefinedColumn, location,
-             fmt::format("column \"{}\" does not exist", ExpressionBinder::columnNameOf(node)));
-      }
-      if (!column) {
-        fail(SqlState::kFeatureNotSupported, location,
-             "ORDER BY on a UNION result must name an output column or its position");
-      }
-      // jsonb would sort on its sort key, a column the UNION's output does not have (yet): refused, not by text.
-      if (auto reason = uncomparableReason(output[*column].type, true)) fail(reason->first, location, reason->second);
-      sort->keys.push_back(
-          {columnRef(output[*column]), sortBy.sortby_dir() != pg_query::SORTBY_DESC, sortsNullsFirst(sortBy)});
-    }
-    sort->children.push_back(std::move(plan));
-    plan = std::move(sort);
-  }
-  plan = addLimit(select, std::move(plan));
-  LogicalPlan result;
-  result.root = std::move(plan);
-  result.columnNames = std::move(left.columnNames);
   return result;
 }
 

@@ -17,9 +17,13 @@ class Node;
 class CommonTableExpr;
 class SubLink;
 class RangeFunction;
+class SortBy;
 }  // namespace pg_query
 
 namespace shoal::sql {
+
+/// Whether an ORDER BY key puts NULLs first: PostgreSQL sorts them as larger than any value unless told otherwise.
+bool sortsNullsFirst(const pg_query::SortBy& sortBy);
 
 /// Hands out the column ids of one statement's plan.
 class ColumnIdGenerator {
@@ -81,7 +85,17 @@ class QueryBinder {
     engine::ExpressionPtr nullAwareCondition;
   };
 
+  /// UNION, INTERSECT and EXCEPT [ALL] (set_operation_binding.cpp).
   LogicalPlan bindSetOperation(const pg_query::SelectStmt& select);
+  /// Keeps the rows of a grouped INTERSECT or EXCEPT as many times as the result has them, from their copies on
+  /// the `left` and `right` sides; outputs `output`.
+  LogicalOperatorPtr keepCopies(LogicalOperatorPtr grouped, const pg_query::SelectStmt& select,
+                                const std::vector<PlanColumn>& output, const PlanColumn& left, const PlanColumn& right);
+  /// ORDER BY (output names and positions only) and LIMIT/OFFSET over a set operation's or VALUES' `output`.
+  LogicalOperatorPtr orderAndLimitOutput(const pg_query::SelectStmt& select, LogicalOperatorPtr plan,
+                                         const std::vector<PlanColumn>& output, std::string_view construct);
+  /// VALUES (...), (...) as a table of columns column1, column2, ... (values_binding.cpp).
+  LogicalPlan bindValues(const pg_query::SelectStmt& select);
   LogicalPlan bindSimpleSelect(const pg_query::SelectStmt& select);
   void rejectUnsupportedClauses(const pg_query::SelectStmt& select) const;
   /// Makes the WITH queries of `select` visible to the rest of it.

@@ -7,6 +7,7 @@
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/expression_builders.h"
+#include "sql/binder/query_binder.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/plan/expression_rewriting.h"
 #include "sql/plan/plan_copy.h"
@@ -273,12 +274,14 @@ void ExpressionBinder::bindWindowDefinition(const pg_query::WindowDef& definitio
         fail(SqlState::kFeatureNotSupported, sortBy.location(), "ORDER BY ... USING is not supported");
       }
       ExpressionPtr key = resolveUnknown(bind(sortBy.node()), at);
-      if (auto reason = uncomparableReason(key->type(), true)) fail(reason->first, at, reason->second);
+      if (key->type().isJsonb() && !key->type().isArray()) {
+        // jsonb orders by structure: on bytes that order as it does.
+        key = makeFunction(engine::ScalarFunction::kJsonbSortKey, LogicalType::bytea(), std::move(key));
+      } else if (auto reason = uncomparableReason(key->type(), true)) {
+        fail(reason->first, at, reason->second);
+      }
       const bool ascending = sortBy.sortby_dir() != pg_query::SORTBY_DESC;
-      const bool nullsFirst = sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_DEFAULT
-                                  ? !ascending
-                                  : sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_FIRST;
-      into.orderBy.push_back({std::move(key), ascending, nullsFirst});
+      into.orderBy.push_back({std::move(key), ascending, sortsNullsFirst(sortBy)});
     }
   }
   bindWindowFrame(*frameSource, into);

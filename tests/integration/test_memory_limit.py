@@ -41,3 +41,16 @@ def test_the_limit_must_be_a_number_of_megabytes(loaded_cluster):
             with pytest.raises(psycopg.errors.InvalidParameterValue):
                 connection.execute(f"SET query_memory_limit_mb = {bad}")
 
+
+
+def test_a_window_over_its_memory_limit_fails_with_53200_and_the_workers_stay_up(loaded_cluster):
+    """A window sorts its whole partition input: over the limit it fails cleanly, and the next query runs."""
+    window = ("SELECT l_orderkey, sum(l_quantity) OVER (PARTITION BY l_partkey ORDER BY l_orderkey, l_linenumber) "
+              "FROM lineitem ORDER BY 2 DESC, 1 LIMIT 1")
+    with psycopg.connect(loaded_cluster.conninfo(), autocommit=True) as connection:
+        connection.execute("SET query_memory_limit_mb = 1")
+        with pytest.raises(psycopg.errors.OutOfMemory) as raised:
+            connection.execute(window).fetchall()
+        assert raised.value.sqlstate == "53200"
+        connection.execute("RESET query_memory_limit_mb")
+        assert len(connection.execute(window).fetchall()) == 1

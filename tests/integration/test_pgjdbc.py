@@ -2,9 +2,8 @@
 through DatabaseMetaData the way DBeaver does on connect, binds dates, timestamps, decimals and longs to
 PreparedStatements over orders and lineitem, and reads lineitem with a fetch size of 100; it gets what pgjdbc
 gets from PostgreSQL 15 for the same TPC-H tables and rows. tests/java/ShoalJdbcCheck.java makes the calls,
-once per server, in one JVM each; this module compares. What Shoal lacks for some calls (arrays, window
-functions, pg_constraint, pg_index, set-returning functions in FROM, dates written as timestamps) makes
-those checks strict xfails, each expecting the exact error Shoal gives today."""
+once per server, in one JVM each; this module compares. What Shoal lacks for some calls (composite field
+selection, array_in) makes those checks strict xfails, each expecting the exact error Shoal gives today."""
 
 import json
 import pathlib
@@ -54,8 +53,6 @@ STAGING_SCHEMA = ["CREATE SCHEMA staging", "CREATE TABLE staging.loads (id integ
 
 # The checks that fail on Shoal today, each with the error pgjdbc reports for it, word for word.
 KNOWN_FAILURES = {
-    "get_columns_lineitem": "ERROR: window functions are not supported yet: row_number() OVER (...)\n"
-                            "  Position: 203",
     # pgjdbc reads information_schema._pg_expandarray(...)'s composite fields: (keys).x
     "get_primary_keys_lineitem": "ERROR: field selection is not supported\n  Position: 382",
     "get_index_info_orders": "ERROR: field selection is not supported\n  Position: 1058",
