@@ -192,7 +192,8 @@ class Planner {
           sql::collectColumns(*key.expression, below);
         break;
       case LogicalOperatorKind::kWindow:
-        sql::forEachExpression(op, [&](const engine::Expression& expression) { sql::collectColumns(expression, below); });
+        sql::forEachExpression(op,
+                               [&](const engine::Expression& expression) { sql::collectColumns(expression, below); });
         break;
       case LogicalOperatorKind::kUnionAll:
         // Inputs line up by position: every column of each is read.

@@ -66,8 +66,7 @@ class SegmentTree {
       const size_t count = std::min(kVectorSize, partition.end - first);
       leaves.clear();
       for (size_t i = 0; i < count; ++i) leaves.push_back(bytesOf(nodes_[size_ + first - partition.begin + i]));
-      aggregation::updateStates(aggregate, partition.rows, aggregation::Window{first, count, leaves.data()}, 0,
-                                store_);
+      aggregation::updateStates(aggregate, partition.rows, aggregation::Window{first, count, leaves.data()}, 0, store_);
     }
     for (size_t node = size_ - 1; node >= 1; --node) {
       nodes_[node] = nodes_[2 * node];

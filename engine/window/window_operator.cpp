@@ -188,8 +188,8 @@ void computeShift(const WindowCallSpec& call, const Partition& partition, Vector
 void computeFrameValue(const WindowCallSpec& call, const Partition& partition, const std::vector<SortColumn>& order,
                        Vector& out) {
   const Vector& values = partition.rows.column(call.argumentColumns[0]);
-  const Vector* nths = call.function == WindowFunction::kNthValue ? &partition.rows.column(call.argumentColumns[1])
-                                                                    : nullptr;
+  const Vector* nths =
+      call.function == WindowFunction::kNthValue ? &partition.rows.column(call.argumentColumns[1]) : nullptr;
   for (size_t row = partition.begin; row < partition.end; ++row) {
     const FrameRows frame = window::frameOf(call.frame, partition, order, row);
     const size_t rows = frame.size();
@@ -372,7 +372,9 @@ class WindowSource final : public ChunkSource {
 
 WindowOperator::WindowOperator(std::vector<size_t> partitionColumns, std::vector<SortColumn> orderColumns,
                                std::vector<WindowCallSpec> calls)
-    : partitionColumns_(std::move(partitionColumns)), orderColumns_(std::move(orderColumns)), calls_(std::move(calls)) {}
+    : partitionColumns_(std::move(partitionColumns)),
+      orderColumns_(std::move(orderColumns)),
+      calls_(std::move(calls)) {}
 
 WindowOperator::~WindowOperator() = default;
 

@@ -64,9 +64,6 @@ void QueryBinder::rejectUnsupportedClauses(const pg_query::SelectStmt& select) c
   reject(select.has_into_clause(), "SELECT INTO");
   reject(select.locking_clause_size() > 0, "FOR UPDATE/SHARE");
   reject(select.group_distinct(), "GROUP BY DISTINCT");
-  reject(select.distinct_clause_size() > 1 || (select.distinct_clause_size() == 1 &&
-                                               select.distinct_clause(0).node_case() != pg_query::Node::NODE_NOT_SET),
-         "SELECT DISTINCT ON");
   reject(select.limit_option() == pg_query::LIMIT_OPTION_WITH_TIES, "FETCH ... WITH TIES");
   for (const auto& group : select.group_clause()) {
     reject(group.has_grouping_set(), "GROUPING SETS, ROLLUP and CUBE");
@@ -612,7 +609,10 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   ExpressionBinder orderBinder = makeBinder(orderSubqueries, "ORDER BY");
   orderBinder.setAggregateSink(aggregateSink);
   orderBinder.setWindowSink(windowSink, &windows);
-  bool distinct = select.distinct_clause_size() > 0;
+  // DISTINCT ON (keys) keeps each key's first row in the ORDER BY; plain DISTINCT groups by the whole row.
+  const bool distinctOn =
+      select.distinct_clause_size() > 0 && select.distinct_clause(0).node_case() != pg_query::Node::NODE_NOT_SET;
+  bool distinct = select.distinct_clause_size() > 0 && !distinctOn;
   for (size_t i = 0; distinct && i < visibleColumns; ++i) {
     if (auto reason = uncomparableReason(items[i].expression->type(), false)) {
       fail(reason->first, items[i].location, reason->second);
@@ -672,6 +672,47 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
       fail(reason->first, location, reason->second);
     }
     orderItems.push_back({*column, ascending, nullsFirst});
+  }
+
+  // DISTINCT ON's keys, resolved as ORDER BY's are; they must be ORDER BY's first keys.
+  std::vector<size_t> distinctKeys;
+  for (int n = 0; distinctOn && n < select.distinct_clause_size(); ++n) {
+    const pg_query::Node& node = select.distinct_clause(n);
+    const int location = ExpressionBinder::locationOf(node);
+    std::optional<size_t> column;
+    if (node.has_a_const() && node.a_const().has_ival()) {
+      const int ordinal = node.a_const().ival().ival();
+      if (ordinal < 1 || static_cast<size_t>(ordinal) > visibleColumns) {
+        fail(SqlState::kInvalidColumnReference, location,
+             fmt::format("SELECT DISTINCT ON position {} is not in select list", ordinal));
+      }
+      column = static_cast<size_t>(ordinal - 1);
+    } else if (node.has_column_ref() && node.column_ref().fields_size() == 1 &&
+               node.column_ref().fields(0).has_string()) {
+      for (size_t i = 0; i < visibleColumns && !column; ++i) {
+        if (items[i].name == node.column_ref().fields(0).string().sval()) column = i;
+      }
+    }
+    if (!column) {
+      ExpressionPtr expression = orderBinder.resolveUnknown(orderBinder.bind(node), location);
+      for (size_t i = 0; i < items.size() && !column; ++i) {
+        if (sameExpression(*items[i].expression, *expression)) column = i;
+      }
+      if (!column) {
+        items.push_back({std::move(expression), "?distinct?", location});
+        column = items.size() - 1;
+      }
+    }
+    if (auto reason = uncomparableReason(items[*column].expression->type(), false)) {
+      fail(reason->first, location, reason->second);
+    }
+    distinctKeys.push_back(*column);
+  }
+  for (size_t i = 0; i < std::min(distinctKeys.size(), orderItems.size()); ++i) {
+    if (std::find(distinctKeys.begin(), distinctKeys.end(), orderItems[i].column) == distinctKeys.end()) {
+      fail(SqlState::kInvalidColumnReference, ExpressionBinder::locationOf(select.distinct_clause(0)),
+           "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
+    }
   }
 
   // Aggregation: group keys and aggregates replace the input; what is left must not read the input.
@@ -763,6 +804,17 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   project->children.push_back(std::move(plan));
   std::vector<PlanColumn> projected = project->outputColumns();
   plan = std::move(project);
+
+  if (distinctOn) {
+    std::vector<PlanColumn> keys;
+    for (size_t column : distinctKeys) keys.push_back(projected[column]);
+    std::vector<SortKey> order;
+    for (const auto& item : orderItems) {
+      if (std::find(distinctKeys.begin(), distinctKeys.end(), item.column) != distinctKeys.end()) continue;
+      order.push_back({columnRef(projected[item.column]), item.ascending, item.nullsFirst});
+    }
+    plan = keepFirstOfEach(std::move(plan), keys, std::move(order), projected);
+  }
 
   if (distinct) {
     auto aggregate = std::make_unique<LogicalAggregate>();

@@ -88,9 +88,9 @@ class QueryBinder {
   /// UNION, INTERSECT and EXCEPT [ALL] (set_operation_binding.cpp).
   LogicalPlan bindSetOperation(const pg_query::SelectStmt& select);
   /// Keeps the rows of a grouped INTERSECT or EXCEPT as many times as the result has them, from their copies on
-  /// the `left` and `right` sides; outputs `output`.
+  /// the `left` and `right` sides; outputs `output`, which gets the ids it has above.
   LogicalOperatorPtr keepCopies(LogicalOperatorPtr grouped, const pg_query::SelectStmt& select,
-                                const std::vector<PlanColumn>& output, const PlanColumn& left, const PlanColumn& right);
+                                std::vector<PlanColumn>& output, const PlanColumn& left, const PlanColumn& right);
   /// ORDER BY (output names and positions only) and LIMIT/OFFSET over a set operation's or VALUES' `output`.
   LogicalOperatorPtr orderAndLimitOutput(const pg_query::SelectStmt& select, LogicalOperatorPtr plan,
                                          const std::vector<PlanColumn>& output, std::string_view construct);
@@ -136,6 +136,11 @@ class QueryBinder {
   /// Computes the window function calls over `plan`: their inputs as columns, then a window per PARTITION BY
   /// and ORDER BY. Outputs the plan's columns and one per call (its id).
   LogicalOperatorPtr addWindows(LogicalOperatorPtr plan, std::vector<WindowFunctionCall> calls);
+
+  /// SELECT DISTINCT ON (keys): the first row of each distinct `keys` in `order`; `columns` (the plan's) get the
+  /// ids they have above it (window_planning.cpp).
+  LogicalOperatorPtr keepFirstOfEach(LogicalOperatorPtr plan, const std::vector<PlanColumn>& keys,
+                                     std::vector<SortKey> order, std::vector<PlanColumn>& columns);
 
   std::optional<int64_t> bindLimit(const pg_query::Node& node, std::string_view clause);
   /// Puts the statement's LIMIT and OFFSET (if any) on top of `plan`.

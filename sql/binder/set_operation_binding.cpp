@@ -59,7 +59,8 @@ LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
     unionAll->columns.push_back({ids_.next(), columnTypes[i], left.columnNames[i]});
   }
   if (counting) {
-    for (const char* side : {"?left?", "?right?"}) unionAll->columns.push_back({ids_.next(), LogicalType::integer(), side});
+    for (const char* side : {"?left?", "?right?"})
+      unionAll->columns.push_back({ids_.next(), LogicalType::integer(), side});
   }
   for (auto* side : {&left, &right}) {
     // An untyped literal takes the UNION's type where the select list computes it.
@@ -131,7 +132,7 @@ LogicalPlan QueryBinder::bindSetOperation(const pg_query::SelectStmt& select) {
 }
 
 LogicalOperatorPtr QueryBinder::keepCopies(LogicalOperatorPtr grouped, const pg_query::SelectStmt& select,
-                                           const std::vector<PlanColumn>& output, const PlanColumn& left,
+                                           std::vector<PlanColumn>& output, const PlanColumn& left,
                                            const PlanColumn& right) {
   const bool intersect = select.op() == pg_query::SETOP_INTERSECT;
   // How many copies of the row the result holds: INTERSECT ALL min(l, r), EXCEPT ALL l - r (where positive);
@@ -139,8 +140,8 @@ LogicalOperatorPtr QueryBinder::keepCopies(LogicalOperatorPtr grouped, const pg_
   ExpressionPtr count;
   if (intersect) {
     std::vector<ExpressionPtr> branches;
-    branches.push_back(makeFunction(engine::ScalarFunction::kLess, LogicalType::boolean(), columnRef(left),
-                                    columnRef(right)));
+    branches.push_back(
+        makeFunction(engine::ScalarFunction::kLess, LogicalType::boolean(), columnRef(left), columnRef(right)));
     branches.push_back(columnRef(left));
     branches.push_back(columnRef(right));
     count = std::make_unique<engine::FunctionExpression>(engine::ScalarFunction::kCase, std::move(branches),
@@ -151,8 +152,8 @@ LogicalOperatorPtr QueryBinder::keepCopies(LogicalOperatorPtr grouped, const pg_
   // EXCEPT keeps a row the right side does not have at all, however many copies the left has.
   auto filter = std::make_unique<LogicalFilter>();
   if (!intersect && !select.all()) {
-    filter->conditions.push_back(makeFunction(engine::ScalarFunction::kEqual, LogicalType::boolean(),
-                                              columnRef(right), constantOf(engine::Value::bigInt(0))));
+    filter->conditions.push_back(makeFunction(engine::ScalarFunction::kEqual, LogicalType::boolean(), columnRef(right),
+                                              constantOf(engine::Value::bigInt(0))));
   } else {
     filter->conditions.push_back(makeFunction(engine::ScalarFunction::kGreater, LogicalType::boolean(),
                                               copyExpression(*count), constantOf(engine::Value::bigInt(0))));
@@ -171,10 +172,11 @@ LogicalOperatorPtr QueryBinder::keepCopies(LogicalOperatorPtr grouped, const pg_
     repeat->children.push_back(std::move(plan));
     plan = std::move(repeat);
   }
-  // Only the row's own columns go on.
+  // Only the row's own columns go on, under new ids (a column has one producer).
   auto project = std::make_unique<LogicalProject>();
-  for (const auto& column : output) {
+  for (auto& column : output) {
     project->expressions.push_back(columnRef(column));
+    column.id = ids_.next();
     project->ids.push_back(column.id);
     project->names.push_back(column.name);
   }

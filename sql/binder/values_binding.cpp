@@ -44,7 +44,8 @@ LogicalPlan QueryBinder::bindValues(const pg_query::SelectStmt& select) {
     names.push_back(fmt::format("column{}", column + 1));
   }
   auto unionAll = std::make_unique<LogicalUnionAll>();
-  for (size_t column = 0; column < width; ++column) unionAll->columns.push_back({ids_.next(), columnTypes[column], names[column]});
+  for (size_t column = 0; column < width; ++column)
+    unionAll->columns.push_back({ids_.next(), columnTypes[column], names[column]});
   for (size_t r = 0; r < rows.size(); ++r) {
     auto project = std::make_unique<LogicalProject>();
     for (size_t column = 0; column < width; ++column) {

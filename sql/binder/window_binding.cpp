@@ -40,11 +40,16 @@ constexpr int kFrameExcludeTies = 0x20000;
 
 const std::map<std::string, WindowFunction, std::less<>>& windowFunctions() {
   static const std::map<std::string, WindowFunction, std::less<>> functions = {
-      {"row_number", WindowFunction::kRowNumber},   {"rank", WindowFunction::kRank},
-      {"dense_rank", WindowFunction::kDenseRank},   {"percent_rank", WindowFunction::kPercentRank},
-      {"cume_dist", WindowFunction::kCumeDist},     {"ntile", WindowFunction::kNtile},
-      {"lag", WindowFunction::kLag},                {"lead", WindowFunction::kLead},
-      {"first_value", WindowFunction::kFirstValue}, {"last_value", WindowFunction::kLastValue},
+      {"row_number", WindowFunction::kRowNumber},
+      {"rank", WindowFunction::kRank},
+      {"dense_rank", WindowFunction::kDenseRank},
+      {"percent_rank", WindowFunction::kPercentRank},
+      {"cume_dist", WindowFunction::kCumeDist},
+      {"ntile", WindowFunction::kNtile},
+      {"lag", WindowFunction::kLag},
+      {"lead", WindowFunction::kLead},
+      {"first_value", WindowFunction::kFirstValue},
+      {"last_value", WindowFunction::kLastValue},
       {"nth_value", WindowFunction::kNthValue}};
   return functions;
 }
@@ -392,9 +397,9 @@ void ExpressionBinder::bindRangeOffset(const pg_query::Node& offsetNode, WindowF
       break;
     case TypeId::kDecimal:
       if (!isUnknown(offset) && !offsetType.isIntegral() && offsetType.id() != TypeId::kDecimal) unsupported();
-      offsetAs = isUnknown(offset) || offsetType.isIntegral() ? LogicalType::decimal(LogicalType::kMaxDecimalPrecision,
-                                                                                     keyType.scale())
-                                                              : offsetType;
+      offsetAs = isUnknown(offset) || offsetType.isIntegral()
+                     ? LogicalType::decimal(LogicalType::kMaxDecimalPrecision, keyType.scale())
+                     : offsetType;
       break;
     case TypeId::kDouble:
       if (!isUnknown(offset) && !offsetType.isNumeric()) unsupported();

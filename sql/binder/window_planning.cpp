@@ -59,8 +59,8 @@ LogicalOperatorPtr QueryBinder::addWindows(LogicalOperatorPtr plan, std::vector<
   auto asColumn = [&](ExpressionPtr& expression) {
     if (!expression) return;
     if (expression->kind() == engine::ExpressionKind::kColumnRef &&
-        available.contains(static_cast<ColumnId>(
-            static_cast<const engine::ColumnRefExpression&>(*expression).columnIndex()))) {
+        available.contains(
+            static_cast<ColumnId>(static_cast<const engine::ColumnRefExpression&>(*expression).columnIndex()))) {
       return;
     }
     for (size_t i = passedThrough; i < project->expressions.size(); ++i) {
@@ -108,6 +108,38 @@ LogicalOperatorPtr QueryBinder::addWindows(LogicalOperatorPtr plan, std::vector<
     plan = std::move(window);
   }
   return plan;
+}
+
+LogicalOperatorPtr QueryBinder::keepFirstOfEach(LogicalOperatorPtr plan, const std::vector<PlanColumn>& keys,
+                                                std::vector<SortKey> order, std::vector<PlanColumn>& columns) {
+  auto window = std::make_unique<LogicalWindow>();
+  for (const auto& key : keys) window->partitionBy.push_back(columnRef(key));
+  window->orderBy = std::move(order);
+  WindowCall rowNumber;
+  rowNumber.function = engine::WindowFunction::kRowNumber;
+  rowNumber.resultType = engine::LogicalType::bigInt();
+  rowNumber.id = ids_.next();
+  rowNumber.name = "?row_number?";
+  const PlanColumn first{rowNumber.id, rowNumber.resultType, rowNumber.name};
+  window->calls.push_back(std::move(rowNumber));
+  window->children.push_back(std::move(plan));
+  auto filter = std::make_unique<LogicalFilter>();
+  std::vector<ExpressionPtr> arguments;
+  arguments.push_back(columnRef(first));
+  arguments.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::bigInt(1)));
+  filter->conditions.push_back(std::make_unique<engine::FunctionExpression>(
+      engine::ScalarFunction::kEqual, std::move(arguments), engine::LogicalType::boolean()));
+  filter->children.push_back(std::move(window));
+  // The row's own columns, under new ids (a column has one producer).
+  auto project = std::make_unique<LogicalProject>();
+  for (auto& column : columns) {
+    project->expressions.push_back(columnRef(column));
+    column.id = ids_.next();
+    project->ids.push_back(column.id);
+    project->names.push_back(column.name);
+  }
+  project->children.push_back(std::move(filter));
+  return project;
 }
 
 }  // namespace shoal::sql

@@ -347,7 +347,8 @@ class Builder {
           spec.aggregate.argumentColumn = position(*call.aggregate.argument);
           spec.aggregate.argumentType = call.aggregate.argument->type();
         }
-        if (call.aggregate.secondArgument) spec.aggregate.secondArgumentColumn = position(*call.aggregate.secondArgument);
+        if (call.aggregate.secondArgument)
+          spec.aggregate.secondArgumentColumn = position(*call.aggregate.secondArgument);
       }
       for (const auto& argument : call.arguments) spec.argumentColumns.push_back(position(*argument));
       spec.frame.unit = call.frame.unit;

@@ -30,12 +30,8 @@ std::vector<SortKey> copyKeys(const std::vector<SortKey>& keys) {
 }
 
 AggregateCall copyAggregateCall(const AggregateCall& call) {
-  return {call.function,   copyOrNull(call.argument),
-          call.distinct,   call.resultType,
-          call.id,         call.name,
-          copyOrNull(call.secondArgument),
-          copyKeys(call.orderBy),
-          call.combinesPartials};
+  return {call.function, copyOrNull(call.argument),       call.distinct,          call.resultType,      call.id,
+          call.name,     copyOrNull(call.secondArgument), copyKeys(call.orderBy), call.combinesPartials};
 }
 
 WindowFrameEnd copyFrameEnd(const WindowFrameEnd& end) {

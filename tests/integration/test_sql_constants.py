@@ -72,7 +72,7 @@ def test_bad_sql_returns_42601_with_position(cluster):
     ("SELECT nope FROM shoal_nodes", "42703"),
     ("SELECT * FROM no_such_table", "42P01"),
     ("SELECT 1 + 'a'::text", "42883"),
-    ("SELECT 1 INTERSECT SELECT 1", "0A000"),
+    ("SELECT 1 INTERSECT SELECT 'a'::text", "42804"),
     ("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r", "0A000"),
 ])
 def test_errors_carry_sqlstates(cluster, sql, sqlstate):

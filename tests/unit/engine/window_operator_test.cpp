@@ -102,7 +102,8 @@ std::vector<const Row*> frameByDefinition(const std::vector<Row>& rows, const Ro
       partition.begin());
   // Peer group numbers, for GROUPS.
   std::vector<int64_t> groupOf(partition.size());
-  for (size_t i = 1; i < partition.size(); ++i) groupOf[i] = groupOf[i - 1] + (peers(partition[i - 1], partition[i]) ? 0 : 1);
+  for (size_t i = 1; i < partition.size(); ++i)
+    groupOf[i] = groupOf[i - 1] + (peers(partition[i - 1], partition[i]) ? 0 : 1);
   auto inFrameEnd = [&](const FrameEnd& end, bool isStart, int64_t i) {
     // Whether row i is on the inner side of this end of the frame.
     switch (end.bound) {
@@ -136,8 +137,8 @@ std::vector<const Row*> frameByDefinition(const std::vector<Row>& rows, const Ro
 
 void expectFramesMatch(const std::vector<Row>& rows, const WindowFrame& frame, bool orderById) {
   std::vector<WindowCallSpec> calls;
-  for (AggregateFunction function : {AggregateFunction::kSum, AggregateFunction::kCount, AggregateFunction::kMin,
-                                     AggregateFunction::kCountStar}) {
+  for (AggregateFunction function :
+       {AggregateFunction::kSum, AggregateFunction::kCount, AggregateFunction::kMin, AggregateFunction::kCountStar}) {
     WindowCallSpec call;
     call.function = WindowFunction::kAggregate;
     call.aggregate = aggregateOf(function);
@@ -171,8 +172,7 @@ void expectFramesMatch(const std::vector<Row>& rows, const WindowFrame& frame, b
 
 TEST(WindowOperatorTest, RowsFramesSumCountAndMinimumExactlyTheirRows) {
   const std::vector<Row> rows = randomRows(3000);
-  for (auto [start, startCount, end, endCount] :
-       std::vector<std::tuple<FrameBound, int64_t, FrameBound, int64_t>>{
+  for (auto [start, startCount, end, endCount] : std::vector<std::tuple<FrameBound, int64_t, FrameBound, int64_t>>{
            {FrameBound::kUnboundedPreceding, 0, FrameBound::kCurrentRow, 0},
            {FrameBound::kPreceding, 3, FrameBound::kFollowing, 2},
            {FrameBound::kFollowing, 1, FrameBound::kFollowing, 40},
