@@ -57,6 +57,10 @@ int ExpressionBinder::locationOf(const pg_query::Node& node) {
       return node.coalesce_expr().location();
     case pg_query::Node::kSubLink:
       return node.sub_link().location();
+    case pg_query::Node::kGroupingFunc:
+      return node.grouping_func().location();
+    case pg_query::Node::kGroupingSet:
+      return node.grouping_set().location();
     default:
       return -1;
   }
@@ -210,10 +214,22 @@ ExpressionPtr ExpressionBinder::bind(const pg_query::Node& node) {
       return bindArrayConstructor(node.a_array_expr(), std::nullopt);
     case pg_query::Node::kAIndirection:
       return bindSubscript(node.a_indirection());
+    case pg_query::Node::kGroupingFunc: {
+      const auto& grouping = node.grouping_func();
+      if (!groupingSink_ || insideAggregate_) {
+        fail(SqlState::kGroupingError, grouping.location(),
+             insideAggregate_ ? "aggregate function calls cannot contain grouping operations"
+                              : fmt::format("grouping operations are not allowed in {}", clause_));
+      }
+      std::vector<ExpressionPtr> arguments;
+      for (const auto& argument : grouping.args()) {
+        arguments.push_back(resolveUnknown(bind(argument), locationOf(argument)));
+      }
+      return groupingSink_(std::move(arguments), grouping.location());
+    }
     default: {
       static const std::map<std::string, std::string, std::less<>> kNames = {
           {"RowExpr", "row constructors are"},
-          {"GroupingFunc", "GROUPING() is"},
           {"SQLValueFunction", "CURRENT_DATE and friends are"},
           {"XmlExpr", "XML functions are"}};
       const auto* field = node.GetDescriptor()->FindFieldByNumber(node.node_case());

@@ -76,6 +76,8 @@ class ExpressionBinder {
   using SetFunctionSink = std::function<engine::ExpressionPtr(SetFunctionColumn)>;
   /// Takes a window function call (its inputs bound) and returns the expression that reads its result.
   using WindowSink = std::function<engine::ExpressionPtr(WindowFunctionCall)>;
+  /// Takes GROUPING(args)'s bound arguments and returns what reads its value.
+  using GroupingSink = std::function<engine::ExpressionPtr(std::vector<engine::ExpressionPtr> arguments, int location)>;
   /// Binds a subquery used as an expression (EXISTS, IN, scalar) and returns what reads its result.
   using SubqueryBinder = std::function<engine::ExpressionPtr(const pg_query::SubLink&, ExpressionBinder&)>;
 
@@ -99,6 +101,8 @@ class ExpressionBinder {
     windowSink_ = std::move(sink);
     namedWindows_ = named;
   }
+  /// Lets GROUPING(...) appear (select list, HAVING, ORDER BY). Without a sink it fails with 42803.
+  void setGroupingSink(GroupingSink sink) { groupingSink_ = std::move(sink); }
   /// Lets set-returning functions appear (the select list). Without a sink they fail with 0A000 naming the clause.
   void setSetFunctionSink(SetFunctionSink sink) { setFunctionSink_ = std::move(sink); }
   /// Lets subqueries appear. Without this they fail with 0A000.
@@ -330,6 +334,7 @@ class ExpressionBinder {
   bool insideSetFunction_ = false;
   SubqueryBinder subqueryBinder_;
   WindowSink windowSink_;
+  GroupingSink groupingSink_;
   const NamedWindows* namedWindows_ = nullptr;
   /// The window of the aggregate being bound as a window function (null otherwise).
   const WindowFunctionCall* windowOfAggregate_ = nullptr;

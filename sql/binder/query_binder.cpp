@@ -65,9 +65,6 @@ void QueryBinder::rejectUnsupportedClauses(const pg_query::SelectStmt& select) c
   reject(select.locking_clause_size() > 0, "FOR UPDATE/SHARE");
   reject(select.group_distinct(), "GROUP BY DISTINCT");
   reject(select.limit_option() == pg_query::LIMIT_OPTION_WITH_TIES, "FETCH ... WITH TIES");
-  for (const auto& group : select.group_clause()) {
-    reject(group.has_grouping_set(), "GROUPING SETS, ROLLUP and CUBE");
-  }
 }
 
 void QueryBinder::registerCtes(const pg_query::SelectStmt& select) {
@@ -365,55 +362,7 @@ LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindSco
   }
 }
 
-std::optional<int64_t> QueryBinder::bindLimit(const pg_query::Node& node, std::string_view clause) {
-  std::vector<PendingSubquery> none;
-  ExpressionBinder binder = makeBinder(none, std::string(clause));
-  ExpressionPtr expression = binder.bind(node);
-  int location = ExpressionBinder::locationOf(node);
-  if (expression->kind() != engine::ExpressionKind::kConstant && expression->kind() != engine::ExpressionKind::kCast &&
-      expression->kind() != engine::ExpressionKind::kParameter) {
-    fail(SqlState::kFeatureNotSupported, location, fmt::format("{} must be a constant or a parameter", clause));
-  }
-  if (!columnsOf(*expression).empty()) {
-    fail(SqlState::kInvalidColumnReference, location, fmt::format("argument of {} must not contain variables", clause));
-  }
-  if (!none.empty())
-    fail(SqlState::kFeatureNotSupported, location, fmt::format("subqueries in {} are not supported yet", clause));
-  expression = binder.coerce(std::move(expression), LogicalType::bigInt(), location);
-  const engine::Expression* inner = expression.get();
-  while (inner->kind() == engine::ExpressionKind::kCast)
-    inner = &static_cast<const engine::CastExpression*>(inner)->child();
-  if (parameterValues_.empty() && inner->kind() == engine::ExpressionKind::kParameter) {
-    return std::nullopt;  // LIMIT $1 before its value is known: the session binds again with it
-  }
-  engine::ExpressionEvaluator evaluator(parameterValues_);
-  engine::Vector value = evaluator.evaluate(*expression, engine::Chunk(1));
-  if (value.isNull(0)) return std::nullopt;
-  int64_t count = value.data<int64_t>()[0];
-  if (count < 0) {
-    fail(clause == "OFFSET" ? SqlState::kInvalidRowCountInOffset : SqlState::kInvalidRowCountInLimit, location,
-         fmt::format("{} must not be negative", clause));
-  }
-  return count;
-}
-
 // --- SELECT ---------------------------------------------------------------------------------------
-
-LogicalOperatorPtr QueryBinder::addLimit(const pg_query::SelectStmt& select, LogicalOperatorPtr plan) {
-  std::optional<int64_t> limit = select.has_limit_count() ? bindLimit(select.limit_count(), "LIMIT") : std::nullopt;
-  int64_t offset = select.has_limit_offset() ? bindLimit(select.limit_offset(), "OFFSET").value_or(0) : 0;
-  if (!limit && offset == 0) return plan;
-  auto op = std::make_unique<LogicalLimit>();
-  op->limit = limit;
-  op->offset = offset;
-  op->children.push_back(std::move(plan));
-  return op;
-}
-
-bool sortsNullsFirst(const pg_query::SortBy& sortBy) {
-  if (sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_DEFAULT) return sortBy.sortby_dir() == pg_query::SORTBY_DESC;
-  return sortBy.sortby_nulls() == pg_query::SORTBY_NULLS_FIRST;
-}
 
 namespace {
 
@@ -487,10 +436,18 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
     return columnRef(column);
   };
 
+  // GROUPING(...) calls: each a column of the grouped rows, a constant in each grouping set.
+  std::vector<GroupingCall> groupingCalls;
+  auto groupingSink = [&](std::vector<ExpressionPtr> arguments, int location) -> ExpressionPtr {
+    groupingCalls.push_back({std::move(arguments), ids_.next(), location});
+    return columnRef({groupingCalls.back().id, LogicalType::integer(), "grouping"});
+  };
+
   // The select list.
   std::vector<PendingSubquery> selectSubqueries;
   ExpressionBinder selectBinder = makeBinder(selectSubqueries, "SELECT");
   selectBinder.setAggregateSink(aggregateSink);
+  selectBinder.setGroupingSink(groupingSink);
   selectBinder.setWindowSink(windowSink, &windows);
   // Set-returning functions of the select list: computed by a ProjectSet below the final projection.
   std::vector<SetFunctionColumn> setFunctions;
@@ -547,32 +504,59 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   std::vector<ExpressionPtr> groups;
   std::vector<PendingSubquery> groupSubqueries;
   ExpressionBinder groupBinder = makeBinder(groupSubqueries, "GROUP BY");
-  for (const auto& groupNode : select.group_clause()) {
+  // Each GROUP BY key once, as an index into `groups`.
+  auto addGroup = [&](const pg_query::Node& groupNode) -> size_t {
     int location = ExpressionBinder::locationOf(groupNode);
+    ExpressionPtr group;
     if (groupNode.has_a_const() && groupNode.a_const().has_ival()) {
       int ordinal = groupNode.a_const().ival().ival();
       if (ordinal < 1 || static_cast<size_t>(ordinal) > items.size()) {
         fail(SqlState::kInvalidColumnReference, location,
              fmt::format("GROUP BY position {} is not in select list", ordinal));
       }
-      groups.push_back(groupableCopy(items[ordinal - 1]));
-      continue;
-    }
-    if (groupNode.has_column_ref() && groupNode.column_ref().fields_size() == 1 &&
-        groupNode.column_ref().fields(0).has_string()) {
+      group = groupableCopy(items[ordinal - 1]);
+    } else if (groupNode.has_column_ref() && groupNode.column_ref().fields_size() == 1 &&
+               groupNode.column_ref().fields(0).has_string()) {
       const std::string& name = groupNode.column_ref().fields(0).string().sval();
       bool inputColumn = false;
       for (const auto& entry : scope_.entries()) inputColumn = inputColumn || entry.name == name;
       if (!inputColumn) {
         auto alias =
             std::find_if(items.begin(), items.end(), [&](const SelectItem& item) { return item.name == name; });
-        if (alias != items.end()) {
-          groups.push_back(groupableCopy(*alias));
-          continue;
-        }
+        if (alias != items.end()) group = groupableCopy(*alias);
       }
     }
-    groups.push_back(groupBinder.resolveUnknown(groupBinder.bind(groupNode), location));
+    if (!group) group = groupBinder.resolveUnknown(groupBinder.bind(groupNode), location);
+    for (size_t i = 0; i < groups.size(); ++i) {
+      if (sameExpression(*groups[i], *group)) return i;
+    }
+    groups.push_back(std::move(group));
+    return groups.size() - 1;
+  };
+  // The grouping sets, each a list of keys: one (every key) without ROLLUP, CUBE or GROUPING SETS.
+  std::vector<std::vector<size_t>> groupingSets{{}};
+  bool hasGroupingSets = false;
+  for (const auto& groupNode : select.group_clause()) {
+    std::vector<std::vector<size_t>> alternatives;
+    if (groupNode.has_grouping_set()) {
+      hasGroupingSets = true;
+      alternatives = groupingSetsOf(groupNode.grouping_set(), addGroup);
+    } else {
+      alternatives = {{addGroup(groupNode)}};
+    }
+    // GROUP BY a, ROLLUP (b): every set so far with every alternative of this item.
+    std::vector<std::vector<size_t>> crossed;
+    for (const auto& set : groupingSets) {
+      for (const auto& alternative : alternatives) {
+        crossed.push_back(set);
+        crossed.back().insert(crossed.back().end(), alternative.begin(), alternative.end());
+      }
+    }
+    groupingSets = std::move(crossed);
+    if (groupingSets.size() > kMaxGroupingSets) {
+      fail(SqlState::kStatementTooComplex, ExpressionBinder::locationOf(groupNode),
+           fmt::format("too many grouping sets present (maximum {})", kMaxGroupingSets));
+    }
   }
   for (const auto& group : groups) {
     if (auto reason = uncomparableReason(group->type(), false)) fail(reason->first, -1, reason->second);
@@ -585,6 +569,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   std::vector<PendingSubquery> havingSubqueries;
   ExpressionBinder havingBinder = makeBinder(havingSubqueries, "HAVING");
   havingBinder.setAggregateSink(aggregateSink);
+  havingBinder.setGroupingSink(groupingSink);
   ExpressionPtr having;
   if (select.has_having_clause()) {
     having = havingBinder.bind(select.having_clause());
@@ -608,6 +593,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   std::vector<PendingSubquery> orderSubqueries;
   ExpressionBinder orderBinder = makeBinder(orderSubqueries, "ORDER BY");
   orderBinder.setAggregateSink(aggregateSink);
+  orderBinder.setGroupingSink(groupingSink);
   orderBinder.setWindowSink(windowSink, &windows);
   // DISTINCT ON (keys) keeps each key's first row in the ORDER BY; plain DISTINCT groups by the whole row.
   const bool distinctOn =
@@ -716,7 +702,8 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   }
 
   // Aggregation: group keys and aggregates replace the input; what is left must not read the input.
-  bool aggregating = !aggregates.empty() || !groups.empty() || having != nullptr;
+  bool aggregating = !aggregates.empty() || !groups.empty() || having != nullptr || hasGroupingSets ||
+                    !groupingCalls.empty();
   if (aggregating) {
     auto aggregate = std::make_unique<LogicalAggregate>();
     for (auto& group : groups) {
@@ -775,7 +762,11 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
         for (auto& condition : subquery.conditions) condition = rewrite(*condition);
       }
     }
-    plan = std::move(aggregate);
+    if (hasGroupingSets || !groupingCalls.empty()) {
+      plan = expandGroupingSets(std::move(aggregate), groupingSets, groupingCalls);
+    } else {
+      plan = std::move(aggregate);
+    }
   }
 
   if (having) {

@@ -18,6 +18,7 @@ class CommonTableExpr;
 class SubLink;
 class RangeFunction;
 class SortBy;
+class GroupingSet;
 }  // namespace pg_query
 
 namespace shoal::sql {
@@ -87,6 +88,23 @@ class QueryBinder {
 
   /// UNION, INTERSECT and EXCEPT [ALL] (set_operation_binding.cpp).
   LogicalPlan bindSetOperation(const pg_query::SelectStmt& select);
+  /// A GROUPING(args) call of the query: its arguments (group keys) and the column that holds its value.
+  struct GroupingCall {
+    std::vector<engine::ExpressionPtr> arguments;
+    ColumnId id;
+    int location;
+  };
+  static constexpr size_t kMaxGroupingSets = 4096;
+  /// The grouping sets a ROLLUP, CUBE or GROUPING SETS item spans, each a list of keys that `addGroup` numbers
+  /// (grouping_sets.cpp).
+  std::vector<std::vector<size_t>> groupingSetsOf(const pg_query::GroupingSet& set,
+                                                  const std::function<size_t(const pg_query::Node&)>& addGroup);
+  /// Turns `aggregate` into one aggregation per grouping set over copies of its input, concatenated: keys
+  /// outside a set are NULL, and each GROUPING() call is the set's constant. Outputs the aggregate's columns,
+  /// then the GROUPING() calls' (grouping_sets.cpp).
+  LogicalOperatorPtr expandGroupingSets(std::unique_ptr<LogicalAggregate> aggregate,
+                                        const std::vector<std::vector<size_t>>& sets,
+                                        std::vector<GroupingCall>& calls);
   /// Keeps the rows of a grouped INTERSECT or EXCEPT as many times as the result has them, from their copies on
   /// the `left` and `right` sides; outputs `output`, which gets the ids it has above.
   LogicalOperatorPtr keepCopies(LogicalOperatorPtr grouped, const pg_query::SelectStmt& select,

@@ -1,6 +1,6 @@
 // QueryBinder's set operations: UNION [ALL] as a concatenation (and a grouping without ALL); INTERSECT and EXCEPT
 // [ALL] as a grouping of both sides' rows that counts each row's copies on either side, distributed like any
-// GROUP BY (repartitioned on all columns); and the ORDER BY and LIMIT over their output.
+// GROUP BY (repartitioned on all columns).
 
 #include <fmt/format.h>
 
@@ -182,47 +182,6 @@ LogicalOperatorPtr QueryBinder::keepCopies(LogicalOperatorPtr grouped, const pg_
   }
   project->children.push_back(std::move(plan));
   return project;
-}
-
-LogicalOperatorPtr QueryBinder::orderAndLimitOutput(const pg_query::SelectStmt& select, LogicalOperatorPtr plan,
-                                                    const std::vector<PlanColumn>& output, std::string_view construct) {
-  if (select.sort_clause_size() > 0) {
-    auto sort = std::make_unique<LogicalSort>();
-    for (const auto& sortNode : select.sort_clause()) {
-      const auto& sortBy = sortNode.sort_by();
-      const auto& node = sortBy.node();
-      int location = ExpressionBinder::locationOf(node);
-      std::optional<size_t> column;
-      if (node.has_a_const() && node.a_const().has_ival()) {
-        int ordinal = node.a_const().ival().ival();
-        if (ordinal >= 1 && static_cast<size_t>(ordinal) <= output.size()) column = ordinal - 1;
-      } else if (node.has_column_ref() && node.column_ref().fields_size() == 1 &&
-                 node.column_ref().fields(0).has_string()) {
-        for (size_t i = 0; i < output.size(); ++i) {
-          if (output[i].name == node.column_ref().fields(0).string().sval()) column = i;
-        }
-      }
-      if (!column && node.has_a_const() && node.a_const().has_ival()) {
-        fail(SqlState::kInvalidColumnReference, location,
-             fmt::format("ORDER BY position {} is not in select list", node.a_const().ival().ival()));
-      }
-      if (!column && node.has_column_ref()) {
-        fail(SqlState::kUndefinedColumn, location,
-             fmt::format("column \"{}\" does not exist", ExpressionBinder::columnNameOf(node)));
-      }
-      if (!column) {
-        fail(SqlState::kFeatureNotSupported, location,
-             fmt::format("ORDER BY on a {} result must name an output column or its position", construct));
-      }
-      // jsonb would sort on its sort key, a column the output does not have (yet): refused, not by text.
-      if (auto reason = uncomparableReason(output[*column].type, true)) fail(reason->first, location, reason->second);
-      sort->keys.push_back(
-          {columnRef(output[*column]), sortBy.sortby_dir() != pg_query::SORTBY_DESC, sortsNullsFirst(sortBy)});
-    }
-    sort->children.push_back(std::move(plan));
-    plan = std::move(sort);
-  }
-  return addLimit(select, std::move(plan));
 }
 
 }  // namespace shoal::sql
