@@ -1,10 +1,12 @@
-"""Window queries over TPC-H on a local Shoal cluster against DuckDB over the same data, in one run.
+"""Window, ROLLUP and INTERSECT/EXCEPT queries over TPC-H on a local Shoal cluster against DuckDB, in one run.
 
     .venv/bin/python bench/analytical_sql_bench.py --shoal build/release/cli/shoal --sf 1 --workers 2 [--json FILE]
 
-What an analyst asks of window functions (issue "The SQL people write, part 2"): running totals per customer,
-the top orders per customer, ranks within a group of grouped rows, a moving average without PARTITION BY, the gap
-to the previous order, and each line's share of its order over all of lineitem. Each query ends in a small
+What an analyst asks of window functions, grouping sets and set operations (issue "The SQL people write, part
+2"): running totals per customer, the top orders per customer, ranks within a group of grouped rows, a moving
+average without PARTITION BY, the gap to the previous order, each line's share of its order over all of
+lineitem, revenue rolled up over nation and year, and the customers who ordered in both of two years (and in one
+but not the other). Each query ends in a small
 result (an aggregate over the window's output or a short ordered list), so that the window is measured and not
 the transfer of millions of rows to the client; each is the same text on both engines.
 
@@ -52,7 +54,24 @@ SELECT count(*) AS lines
 FROM (SELECT l_extendedprice * 2 AS twice, sum(l_extendedprice) OVER (PARTITION BY l_orderkey) AS order_total
       FROM lineitem) s
 WHERE twice > order_total"""),
+    ("revenue by nation and year with subtotals: ROLLUP", """
+SELECT n_name, CAST(EXTRACT(year FROM o_orderdate) AS integer) AS year,
+       sum(l_extendedprice * (1 - l_discount)) AS revenue
+FROM lineitem JOIN orders ON l_orderkey = o_orderkey JOIN customer ON o_custkey = c_custkey
+     JOIN nation ON c_nationkey = n_nationkey
+GROUP BY ROLLUP (n_name, CAST(EXTRACT(year FROM o_orderdate) AS integer))
+ORDER BY 1 NULLS LAST, 2 NULLS LAST"""),
+    ("customers who ordered in 1995 and in 1996: INTERSECT", """
+SELECT count(*) AS customers FROM (
+  SELECT o_custkey FROM orders WHERE o_orderdate >= DATE '1995-01-01' AND o_orderdate < DATE '1996-01-01'
+  INTERSECT
+  SELECT o_custkey FROM orders WHERE o_orderdate >= DATE '1996-01-01' AND o_orderdate < DATE '1997-01-01') s"""),
+    ("customers who ordered in 1995 but not in 1996: EXCEPT", """
+SELECT count(*) AS customers FROM (
+  SELECT o_custkey FROM orders WHERE o_orderdate >= DATE '1995-01-01' AND o_orderdate < DATE '1996-01-01'
+  EXCEPT
+  SELECT o_custkey FROM orders WHERE o_orderdate >= DATE '1996-01-01' AND o_orderdate < DATE '1997-01-01') s"""),
 ]
 
 if __name__ == "__main__":
-    sys.exit(query_set_bench.main(__doc__, QUERIES, title="window queries"))
+    sys.exit(query_set_bench.main(__doc__, QUERIES, title="window, rollup and set-operation queries"))

@@ -222,10 +222,12 @@ ExpressionPtr ExpressionBinder::bind(const pg_query::Node& node) {
                               : fmt::format("grouping operations are not allowed in {}", clause_));
       }
       std::vector<ExpressionPtr> arguments;
+      std::vector<int> locations;
       for (const auto& argument : grouping.args()) {
-        arguments.push_back(resolveUnknown(bind(argument), locationOf(argument)));
+        locations.push_back(locationOf(argument));
+        arguments.push_back(resolveUnknown(bind(argument), locations.back()));
       }
-      return groupingSink_(std::move(arguments), grouping.location());
+      return groupingSink_(std::move(arguments), std::move(locations));
     }
     default: {
       static const std::map<std::string, std::string, std::less<>> kNames = {

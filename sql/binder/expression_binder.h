@@ -76,8 +76,9 @@ class ExpressionBinder {
   using SetFunctionSink = std::function<engine::ExpressionPtr(SetFunctionColumn)>;
   /// Takes a window function call (its inputs bound) and returns the expression that reads its result.
   using WindowSink = std::function<engine::ExpressionPtr(WindowFunctionCall)>;
-  /// Takes GROUPING(args)'s bound arguments and returns what reads its value.
-  using GroupingSink = std::function<engine::ExpressionPtr(std::vector<engine::ExpressionPtr> arguments, int location)>;
+  /// Takes GROUPING(args)'s bound arguments (and where each is written) and returns what reads its value.
+  using GroupingSink =
+      std::function<engine::ExpressionPtr(std::vector<engine::ExpressionPtr> arguments, std::vector<int> locations)>;
   /// Binds a subquery used as an expression (EXISTS, IN, scalar) and returns what reads its result.
   using SubqueryBinder = std::function<engine::ExpressionPtr(const pg_query::SubLink&, ExpressionBinder&)>;
 

@@ -95,17 +95,17 @@ LogicalOperatorPtr QueryBinder::expandGroupingSets(std::unique_ptr<LogicalAggreg
   std::vector<std::vector<size_t>> callKeys;
   for (const auto& call : calls) {
     std::vector<size_t> keys;
-    for (const auto& argument : call.arguments) {
+    for (size_t a = 0; a < call.arguments.size(); ++a) {
       size_t key = 0;
-      while (key < aggregate->groups.size() && !sameExpression(*aggregate->groups[key], *argument)) ++key;
+      while (key < aggregate->groups.size() && !sameExpression(*aggregate->groups[key], *call.arguments[a])) ++key;
       if (key == aggregate->groups.size()) {
-        fail(SqlState::kGroupingError, call.location,
+        fail(SqlState::kGroupingError, call.locations[a],
              "arguments to GROUPING must be grouping expressions of the associated query level");
       }
       keys.push_back(key);
     }
     // 54023, too_many_arguments, as PostgreSQL says it.
-    if (keys.size() > 31) fail("54023", call.location, "GROUPING must have fewer than 32 arguments");
+    if (keys.size() > 31) fail("54023", call.locations[31], "GROUPING must have fewer than 32 arguments");
     callKeys.push_back(std::move(keys));
   }
 
@@ -154,7 +154,8 @@ LogicalOperatorPtr QueryBinder::expandGroupingSets(std::unique_ptr<LogicalAggreg
       copy.id = ids_.next();
       copy.name = call.name;
       copy.secondArgument = call.secondArgument ? remap(*call.secondArgument) : nullptr;
-      for (const auto& key : call.orderBy) copy.orderBy.push_back({remap(*key.expression), key.ascending, key.nullsFirst});
+      for (const auto& key : call.orderBy)
+        copy.orderBy.push_back({remap(*key.expression), key.ascending, key.nullsFirst});
       copy.combinesPartials = call.combinesPartials;
       branch->aggregates.push_back(std::move(copy));
     }
@@ -166,7 +167,8 @@ LogicalOperatorPtr QueryBinder::expandGroupingSets(std::unique_ptr<LogicalAggreg
       project->expressions.push_back(keys.contains(key) ? columnRef({keyIds[key], type, aggregate->groupNames[key]})
                                                         : constantOf(engine::Value::null(type)));
     }
-    for (const auto& call : branch->aggregates) project->expressions.push_back(columnRef({call.id, call.resultType, call.name}));
+    for (const auto& call : branch->aggregates)
+      project->expressions.push_back(columnRef({call.id, call.resultType, call.name}));
     for (const auto& argumentKeys : callKeys) {
       int32_t bits = 0;
       for (size_t key : argumentKeys) bits = (bits << 1) | (keys.contains(key) ? 0 : 1);

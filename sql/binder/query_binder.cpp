@@ -438,8 +438,8 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
 
   // GROUPING(...) calls: each a column of the grouped rows, a constant in each grouping set.
   std::vector<GroupingCall> groupingCalls;
-  auto groupingSink = [&](std::vector<ExpressionPtr> arguments, int location) -> ExpressionPtr {
-    groupingCalls.push_back({std::move(arguments), ids_.next(), location});
+  auto groupingSink = [&](std::vector<ExpressionPtr> arguments, std::vector<int> locations) -> ExpressionPtr {
+    groupingCalls.push_back({std::move(arguments), ids_.next(), std::move(locations)});
     return columnRef({groupingCalls.back().id, LogicalType::integer(), "grouping"});
   };
 
@@ -702,8 +702,8 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   }
 
   // Aggregation: group keys and aggregates replace the input; what is left must not read the input.
-  bool aggregating = !aggregates.empty() || !groups.empty() || having != nullptr || hasGroupingSets ||
-                    !groupingCalls.empty();
+  bool aggregating =
+      !aggregates.empty() || !groups.empty() || having != nullptr || hasGroupingSets || !groupingCalls.empty();
   if (aggregating) {
     auto aggregate = std::make_unique<LogicalAggregate>();
     for (auto& group : groups) {

@@ -92,7 +92,7 @@ class QueryBinder {
   struct GroupingCall {
     std::vector<engine::ExpressionPtr> arguments;
     ColumnId id;
-    int location;
+    std::vector<int> locations;  // of each argument
   };
   static constexpr size_t kMaxGroupingSets = 4096;
   /// The grouping sets a ROLLUP, CUBE or GROUPING SETS item spans, each a list of keys that `addGroup` numbers
@@ -103,8 +103,7 @@ class QueryBinder {
   /// outside a set are NULL, and each GROUPING() call is the set's constant. Outputs the aggregate's columns,
   /// then the GROUPING() calls' (grouping_sets.cpp).
   LogicalOperatorPtr expandGroupingSets(std::unique_ptr<LogicalAggregate> aggregate,
-                                        const std::vector<std::vector<size_t>>& sets,
-                                        std::vector<GroupingCall>& calls);
+                                        const std::vector<std::vector<size_t>>& sets, std::vector<GroupingCall>& calls);
   /// Keeps the rows of a grouped INTERSECT or EXCEPT as many times as the result has them, from their copies on
   /// the `left` and `right` sides; outputs `output`, which gets the ids it has above.
   LogicalOperatorPtr keepCopies(LogicalOperatorPtr grouped, const pg_query::SelectStmt& select,
