@@ -190,7 +190,8 @@ struct Window {
 /// Calls `body(row, group)` for each row of the window where `argument` is not NULL.
 template <class Body>
 void forValidRows(const Vector& argument, const Window& window, Body&& body) {
-  const bool allValid = argument.validity().allValid(window.first + window.count);
+  // Only the window's rows: a window function folds rows deep into a long chunk, a few at a time.
+  const bool allValid = argument.validity().allValidIn(window.first, window.count);
   for (size_t i = 0; i < window.count; ++i) {
     size_t row = window.first + i;
     if (allValid || !argument.isNull(row)) body(row, window.groups[i]);

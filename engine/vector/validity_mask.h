@@ -29,6 +29,22 @@ class ValidityMask {
   const uint64_t* words() const { return words_.data(); }
   size_t numWords() const { return words_.size(); }
 
+  /// Whether rows [first, first + count) are all valid: the words they span only.
+  bool allValidIn(size_t first, size_t count) const {
+    size_t row = first;
+    const size_t end = first + count;
+    while (row < end && row % 64 != 0) {
+      if (!isValid(row)) return false;
+      ++row;
+    }
+    for (; row + 64 <= end; row += 64) {
+      if (words_[row / 64] != ~uint64_t{0}) return false;
+    }
+    for (; row < end; ++row) {
+      if (!isValid(row)) return false;
+    }
+    return true;
+  }
   bool allValid(size_t numRows) const {
     const size_t fullWords = numRows / 64;
     for (size_t i = 0; i < fullWords; ++i) {

@@ -107,9 +107,12 @@ size_t boundary(const WindowFrame& frame, const FrameEnd& end, bool isStart, con
 
 }  // namespace
 
-Partition findPeers(const Chunk& rows, size_t begin, size_t end, const std::vector<SortColumn>& order) {
-  Partition partition{rows, begin, end, {}, {}};
+void findPeers(size_t begin, size_t end, const std::vector<SortColumn>& order, Partition& partition) {
+  const Chunk& rows = partition.rows;
+  partition.begin = begin;
+  partition.end = end;
   partition.groupOf.resize(end - begin);
+  partition.groupStarts.clear();
   uint32_t group = 0;
   partition.groupStarts.push_back(begin);
   for (size_t row = begin; row < end; ++row) {
@@ -120,7 +123,6 @@ Partition findPeers(const Chunk& rows, size_t begin, size_t end, const std::vect
     partition.groupOf[row - begin] = group;
   }
   partition.groupStarts.push_back(end);
-  return partition;
 }
 
 size_t FrameRows::at(size_t n) const {

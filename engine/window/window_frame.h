@@ -29,8 +29,9 @@ struct Partition {
   size_t peerEnd(size_t row) const { return groupStarts[groupOf[row - begin] + 1]; }
 };
 
-/// The peer groups of rows [begin, end) of `rows`, sorted on `order`.
-Partition findPeers(const Chunk& rows, size_t begin, size_t end, const std::vector<SortColumn>& order);
+/// Makes `partition` (over its chunk) rows [begin, end), sorted on `order`, with their peer groups; its
+/// buffers are reused from one partition to the next.
+void findPeers(size_t begin, size_t end, const std::vector<SortColumn>& order, Partition& partition);
 
 /// A frame: at most three runs of rows, in order (a frame less its EXCLUDE, which may keep the current row
 /// between two runs).

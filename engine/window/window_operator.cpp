@@ -13,9 +13,10 @@
 
 namespace shoal::engine {
 
-/// One thread's rows, by bucket.
+/// One thread's rows, by bucket, with the hash of each row's PARTITION BY values (none without PARTITION BY).
 struct WindowOperator::Buckets final : LocalSinkState {
   std::array<std::vector<Chunk>, kBuckets> chunks;
+  std::array<std::vector<std::vector<uint64_t>>, kBuckets> hashes;
 };
 
 namespace {
@@ -24,9 +25,33 @@ using window::FrameRows;
 using window::Partition;
 
 struct RowRef {
+  uint64_t hash;  // of the PARTITION BY values: rows sort on it first, so partitions are compared rarely
   uint32_t chunk;
   uint32_t row;
 };
+
+/// Copies one column of the rows `rows` names, from several chunks, into `out`: values through a pointer per
+/// chunk, NULLs only where a chunk has some.
+template <class T>
+void gatherColumn(const std::vector<const Chunk*>& chunks, size_t column, const std::vector<RowRef>& rows,
+                  Vector& out) {
+  std::vector<const T*> values;
+  std::vector<const Vector*> vectors;
+  bool anyNull = false;
+  for (const Chunk* chunk : chunks) {
+    const Vector& vector = chunk->column(column);
+    values.push_back(vector.data<T>());
+    vectors.push_back(&vector);
+    anyNull = anyNull || !vector.validity().allValid(chunk->size());
+  }
+  T* target = out.data<T>();
+  for (size_t i = 0; i < rows.size(); ++i) target[i] = values[rows[i].chunk][rows[i].row];
+  if (anyNull) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (vectors[rows[i].chunk]->isNull(rows[i].row)) out.setNull(i, true);
+    }
+  }
+}
 
 /// The rows of several chunks in one chunk, in the order `rows` gives. Strings are not copied: the new vectors
 /// keep the chunks' heaps alive.
@@ -35,37 +60,26 @@ Chunk gatherRows(const std::vector<const Chunk*>& chunks, const std::vector<RowR
   for (size_t column = 0; column < chunks[0]->numColumns(); ++column) {
     const LogicalType& type = chunks[0]->column(column).type();
     Vector values(type, rows.size());
-    if (type.physicalType() == PhysicalType::kString) {
-      for (const Chunk* chunk : chunks) values.shareStringsOf(chunk->column(column));
-    }
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const Vector& from = chunks[rows[i].chunk]->column(column);
-      const size_t row = rows[i].row;
-      if (from.isNull(row)) {
-        values.setNull(i, true);
-        continue;
-      }
-      values.setNull(i, false);
-      switch (type.physicalType()) {
-        case PhysicalType::kBool:
-          values.data<uint8_t>()[i] = from.data<uint8_t>()[row];
-          break;
-        case PhysicalType::kInt32:
-          values.data<int32_t>()[i] = from.data<int32_t>()[row];
-          break;
-        case PhysicalType::kInt64:
-          values.data<int64_t>()[i] = from.data<int64_t>()[row];
-          break;
-        case PhysicalType::kInt128:
-          values.data<__int128>()[i] = from.data<__int128>()[row];
-          break;
-        case PhysicalType::kDouble:
-          values.data<double>()[i] = from.data<double>()[row];
-          break;
-        case PhysicalType::kString:
-          values.data<StringRef>()[i] = from.data<StringRef>()[row];
-          break;
-      }
+    switch (type.physicalType()) {
+      case PhysicalType::kBool:
+        gatherColumn<uint8_t>(chunks, column, rows, values);
+        break;
+      case PhysicalType::kInt32:
+        gatherColumn<int32_t>(chunks, column, rows, values);
+        break;
+      case PhysicalType::kInt64:
+        gatherColumn<int64_t>(chunks, column, rows, values);
+        break;
+      case PhysicalType::kInt128:
+        gatherColumn<__int128>(chunks, column, rows, values);
+        break;
+      case PhysicalType::kDouble:
+        gatherColumn<double>(chunks, column, rows, values);
+        break;
+      case PhysicalType::kString:
+        for (const Chunk* chunk : chunks) values.shareStringsOf(chunk->column(column));
+        gatherColumn<StringRef>(chunks, column, rows, values);
+        break;
     }
     out.addColumn(std::move(values));
   }
@@ -79,6 +93,7 @@ class RowOrder {
       : chunks_(chunks), keys_(std::move(keys)) {}
 
   bool operator()(const RowRef& left, const RowRef& right) const {
+    if (left.hash != right.hash) return left.hash < right.hash;
     for (const auto& key : keys_) {
       const Vector& a = chunks_[left.chunk]->column(key.column);
       const Vector& b = chunks_[right.chunk]->column(key.column);
@@ -272,6 +287,7 @@ class WindowSink final : public ChunkSink {
   void consume(Chunk& chunk, LocalSinkState& state) const override {
     reserveQueryMemory(chunk.memoryBytes());
     auto& buckets = static_cast<WindowOperator::Buckets&>(state).chunks;
+    auto& bucketHashes = static_cast<WindowOperator::Buckets&>(state).hashes;
     if (window_.partitionColumns_.empty()) {
       buckets[0].push_back(std::move(chunk));
       return;
@@ -295,6 +311,10 @@ class WindowSink final : public ChunkSink {
     static_assert(WindowOperator::kBuckets == 32, "buckets take the hash's top 5 bits");
     for (size_t bucket = 0; bucket < WindowOperator::kBuckets; ++bucket) {
       if (rows[bucket].empty()) continue;
+      std::vector<uint64_t> partHashes;
+      partHashes.reserve(rows[bucket].size());
+      for (uint32_t row : rows[bucket]) partHashes.push_back(hashes[row]);
+      bucketHashes[bucket].push_back(std::move(partHashes));
       if (rows[bucket].size() == chunk.size()) {
         buckets[bucket].push_back(std::move(chunk));
         return;
@@ -323,15 +343,20 @@ class WindowSource final : public ChunkSource {
 
   void produce(size_t bucket, const std::function<void(Chunk&)>& consume) const override {
     std::vector<const Chunk*> chunks;
+    std::vector<const std::vector<uint64_t>*> hashes;
     for (const auto& buckets : window_.buckets_) {
-      for (const auto& chunk : buckets->chunks[bucket]) {
-        if (chunk.size() > 0) chunks.push_back(&chunk);
+      for (size_t i = 0; i < buckets->chunks[bucket].size(); ++i) {
+        if (buckets->chunks[bucket][i].size() == 0) continue;
+        chunks.push_back(&buckets->chunks[bucket][i]);
+        hashes.push_back(window_.partitionColumns_.empty() ? nullptr : &buckets->hashes[bucket][i]);
       }
     }
     if (chunks.empty()) return;
     std::vector<RowRef> refs;
     for (uint32_t c = 0; c < chunks.size(); ++c) {
-      for (uint32_t row = 0; row < chunks[c]->size(); ++row) refs.push_back({c, row});
+      for (uint32_t row = 0; row < chunks[c]->size(); ++row) {
+        refs.push_back({hashes[c] != nullptr ? (*hashes[c])[row] : 0, c, row});
+      }
     }
     std::vector<SortColumn> keys;
     for (size_t column : window_.partitionColumns_) keys.push_back({column, true, false});
@@ -344,10 +369,11 @@ class WindowSource final : public ChunkSource {
     const size_t total = rows.size();
     std::vector<Vector> results;
     for (const auto& call : window_.calls_) results.emplace_back(call.resultType, total);
+    Partition partition{rows, 0, 0, {}, {}};
     for (size_t begin = 0; begin < total;) {
       size_t end = begin + 1;
       while (end < total && samePartition(rows, begin, end, window_.partitionColumns_)) ++end;
-      const Partition partition = window::findPeers(rows, begin, end, window_.orderColumns_);
+      window::findPeers(begin, end, window_.orderColumns_, partition);
       for (size_t i = 0; i < window_.calls_.size(); ++i) {
         computeCall(window_.calls_[i], partition, window_.orderColumns_, results[i]);
       }
