@@ -58,8 +58,8 @@ struct WindowFunctionCall {
   std::vector<SortKey> orderBy;
 };
 
-/// The WINDOW clause's definitions by name.
-using NamedWindows = std::map<std::string, const pg_query::WindowDef*, std::less<>>;
+/// The WINDOW clause's definitions by name, with their positions in it.
+using NamedWindows = std::map<std::string, std::pair<const pg_query::WindowDef*, size_t>, std::less<>>;
 
 /// Turns parse-tree expressions into typed engine expressions, resolving
 /// column names through the caller's scope, inferring parameter types from

@@ -140,14 +140,17 @@ ExpressionPtr ExpressionBinder::bindWindowFunction(const pg_query::Node& node) {
   }
 
   if (call.agg_distinct()) {
-    fail(SqlState::kWrongObjectType, call.location(),
-         fmt::format("DISTINCT specified, but {} is not an aggregate function", name));
+    fail(SqlState::kFeatureNotSupported, call.location(), "DISTINCT is not implemented for window functions");
   }
-  if (call.agg_order_size() > 0 || call.has_agg_filter() || call.agg_within_group() || call.agg_star()) {
-    fail(SqlState::kWrongObjectType, call.location(),
-         fmt::format("{} specified, but {} is not an aggregate function",
-                     call.has_agg_filter() ? "FILTER" : (call.agg_star() ? "*" : "ORDER BY"), name));
+  if (call.has_agg_filter()) {
+    fail(SqlState::kFeatureNotSupported, call.location(),
+         "FILTER is not implemented for non-aggregate window functions");
   }
+  if (call.agg_order_size() > 0 || call.agg_within_group()) {
+    fail(SqlState::kWrongObjectType, call.location(),
+         fmt::format("ORDER BY specified, but {} is not an aggregate function", name));
+  }
+  // f(*) is f() for a window function (PostgreSQL takes row_number(*) too).
   insideWindow_ = true;
   std::vector<ExpressionPtr> arguments;
   for (const auto& argument : call.args()) arguments.push_back(bind(argument));
@@ -160,9 +163,16 @@ ExpressionPtr ExpressionBinder::bindWindowFunction(const pg_query::Node& node) {
     fail(SqlState::kUndefinedFunction, call.location(), fmt::format("function {}({}) does not exist", name, types),
          "No function matches the given name and argument types. You might need to add explicit type casts.");
   };
+  // ntile, lag/lead's offset and nth_value's n are integer (int4): smallint widens, bigint is no match.
   auto integerArgument = [&](size_t i) {
-    if (!isUnknown(arguments[i]) && !arguments[i]->type().isIntegral()) noSuchFunction();
+    const TypeId id = arguments[i]->type().id();
+    if (!isUnknown(arguments[i]) && id != TypeId::kInteger && id != TypeId::kSmallInt) noSuchFunction();
     arguments[i] = coerce(std::move(arguments[i]), LogicalType::integer(), locationOf(call.args(static_cast<int>(i))));
+  };
+  // lag(anyelement) and friends cannot take their type from an untyped literal alone.
+  auto polymorphicUnknown = [&]() {
+    fail(SqlState::kDatatypeMismatch, call.location(),
+         "could not determine polymorphic type because input has type unknown");
   };
   WindowCall& bound = window.call;
   bound.function = known->second;
@@ -197,8 +207,8 @@ ExpressionPtr ExpressionBinder::bindWindowFunction(const pg_query::Node& node) {
         if (type.id() == TypeId::kUnknown) type = LogicalType::text();
         arguments[2] = coerce(std::move(arguments[2]), type, locationOf(call.args(2)));
       }
+      if (type.id() == TypeId::kUnknown) polymorphicUnknown();
       arguments[0] = coerce(std::move(arguments[0]), type, locationOf(call.args(0)));
-      arguments[0] = resolveUnknown(std::move(arguments[0]), call.location());
       bound.resultType = arguments[0]->type();
       if (arguments.size() == 3) arguments[2] = coerce(std::move(arguments[2]), bound.resultType, call.location());
       break;
@@ -208,7 +218,7 @@ ExpressionPtr ExpressionBinder::bindWindowFunction(const pg_query::Node& node) {
     case WindowFunction::kNthValue:
       if (arguments.size() != (bound.function == WindowFunction::kNthValue ? 2u : 1u)) noSuchFunction();
       if (bound.function == WindowFunction::kNthValue) integerArgument(1);
-      arguments[0] = resolveUnknown(std::move(arguments[0]), call.location());
+      if (isUnknown(arguments[0])) polymorphicUnknown();
       bound.resultType = arguments[0]->type();
       break;
     case WindowFunction::kAggregate:
@@ -229,11 +239,15 @@ void ExpressionBinder::bindWindowDefinition(const pg_query::WindowDef& definitio
       !definition.refname().empty() ? definition.refname() : (definesName ? std::string() : definition.name());
   if (!referenced.empty()) {
     auto found = namedWindows_ != nullptr ? namedWindows_->find(referenced) : NamedWindows::const_iterator();
-    if (namedWindows_ == nullptr || found == namedWindows_->end()) {
+    // A WINDOW clause entry sees only the entries before it.
+    const bool later = found != NamedWindows::const_iterator() && namedWindows_ != nullptr &&
+                       found != namedWindows_->end() && definesName && namedWindows_->contains(definition.name()) &&
+                       found->second.second >= namedWindows_->find(definition.name())->second.second;
+    if (namedWindows_ == nullptr || found == namedWindows_->end() || later) {
       fail(SqlState::kUndefinedObject, definition.location() >= 0 ? definition.location() : location,
            fmt::format("window \"{}\" does not exist", referenced));
     }
-    const pg_query::WindowDef& base = *found->second;
+    const pg_query::WindowDef& base = *found->second.first;
     // Entries that refer to each other in a cycle (w AS (w)) would be followed forever.
     if (++windowReferenceDepth_ > namedWindows_->size()) {
       windowReferenceDepth_ = 0;
@@ -253,8 +267,11 @@ void ExpressionBinder::bindWindowDefinition(const pg_query::WindowDef& definitio
            fmt::format("cannot override ORDER BY clause of window \"{}\"", referenced));
     }
     if (base.frame_options() & kFrameNonDefault) {
+      const bool bare = definition.partition_clause_size() == 0 && definition.order_clause_size() == 0 &&
+                        !(definition.frame_options() & kFrameNonDefault);
       fail(SqlState::kWindowingError, definition.location(),
-           fmt::format("cannot copy window \"{}\" because it has a frame clause", referenced));
+           fmt::format("cannot copy window \"{}\" because it has a frame clause", referenced),
+           bare ? "Omit the parentheses in this OVER clause." : "");
     }
     WindowFunctionCall inherited;
     bindWindowDefinition(base, inherited, location, true);

@@ -36,7 +36,7 @@ NamedWindows QueryBinder::namedWindows(const pg_query::SelectStmt& select) const
   NamedWindows named;
   for (const auto& node : select.window_clause()) {
     const auto& definition = node.window_def();
-    if (!named.emplace(definition.name(), &definition).second) {
+    if (!named.emplace(definition.name(), std::pair(&definition, named.size())).second) {
       fail(SqlState::kWindowingError, definition.location(),
            fmt::format("window \"{}\" is already defined", definition.name()));
     }
