@@ -14,7 +14,6 @@ import json
 import os
 import pathlib
 import sys
-import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tpch_bench  # noqa: E402  (also puts tests/tpch and tests/integration on sys.path)
@@ -91,22 +90,9 @@ def measure(arguments, data_dir, tbl_dir):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shoal", default=str(tpch_bench.ROOT / "build" / "release" / "cli" / "shoal"))
-    parser.add_argument("--sf", type=float, default=1.0, help="TPC-H scale factor")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=0, help="threads per worker (0: one per core)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per form; the best counts")
-    parser.add_argument("--json", help="write the results here")
-    parser.add_argument("--data-dir", help="the cluster's directory, kept between runs (default: a scratch one)")
-    parser.add_argument("--tbl-dir", help="where DuckDB's .tbl files are (written if missing; default: scratch)")
+    tpch_bench.add_query_set_arguments(parser, "runs per form; the best counts")
     arguments = parser.parse_args()
-    os.environ["SHOAL_BINARY"] = str(pathlib.Path(arguments.shoal).resolve())
-    os.environ["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    with tempfile.TemporaryDirectory(prefix="shoal-approximate-bench-") as scratch:
-        data_dir = pathlib.Path(arguments.data_dir or pathlib.Path(scratch) / "cluster")
-        tbl_dir = pathlib.Path(arguments.tbl_dir or pathlib.Path(scratch) / "tbl")
-        data_dir.mkdir(parents=True, exist_ok=True)
-        tbl_dir.mkdir(parents=True, exist_ok=True)
+    with tpch_bench.bench_directories(arguments, "shoal-approximate-bench-") as (data_dir, tbl_dir):
         results = measure(arguments, data_dir, tbl_dir)
     if arguments.json:
         pathlib.Path(arguments.json).write_text(json.dumps({"sf": arguments.sf, "results": results}, indent=2) + "\n")

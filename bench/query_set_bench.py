@@ -8,7 +8,6 @@ import math
 import os
 import pathlib
 import sys
-import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tpch_bench  # noqa: E402  (also puts tests/tpch and tests/integration on sys.path)
@@ -57,28 +56,12 @@ def measure(arguments, data_dir, tbl_dir, queries, duckdb_setup, title):
 def main(description, queries, duckdb_setup=(), title="queries", target=1.5):
     """Parses the command line, measures `queries` ((name, SQL) pairs) and reports; returns the exit code."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shoal", default=str(tpch_bench.ROOT / "build" / "release" / "cli" / "shoal"),
-                        help="the shoal binary")
-    parser.add_argument("--sf", type=float, default=1.0, help="TPC-H scale factor")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=0, help="threads per worker (0: one per core)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per query and engine; the best counts")
+    tpch_bench.add_query_set_arguments(parser, "runs per query and engine; the best counts")
     parser.add_argument("--queries", default=f"1-{len(queries)}", help=f"e.g. 1-{len(queries)} or 1,6,9")
-    parser.add_argument("--json", help="write the results here")
-    parser.add_argument("--data-dir", help="the cluster's directory, kept between runs (default: a scratch one)")
-    parser.add_argument("--tbl-dir", help="where DuckDB's .tbl files are (written if missing; default: scratch)")
     arguments = parser.parse_args()
     arguments.queries = [n for part in filter(None, arguments.queries.split(","))
                          for n in range(int(part.partition("-")[0]), int(part.partition("-")[2] or part) + 1)]
-    os.environ["SHOAL_BINARY"] = str(pathlib.Path(arguments.shoal).resolve())
-    # CALL tpch_load runs tpchgen-cli: let a shoal binary outside the build tree find the venv's.
-    os.environ["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-
-    with tempfile.TemporaryDirectory(prefix="shoal-query-set-bench-") as scratch:
-        data_dir = pathlib.Path(arguments.data_dir or pathlib.Path(scratch) / "cluster")
-        tbl_dir = pathlib.Path(arguments.tbl_dir or pathlib.Path(scratch) / "tbl")
-        data_dir.mkdir(parents=True, exist_ok=True)
-        tbl_dir.mkdir(parents=True, exist_ok=True)
+    with tpch_bench.bench_directories(arguments, "shoal-query-set-bench-") as (data_dir, tbl_dir):
         results = measure(arguments, data_dir, tbl_dir, queries, duckdb_setup, title)
     report = {"sf": arguments.sf, "workers": arguments.workers,
               "threads_per_worker": arguments.threads or os.cpu_count(), "repeat": arguments.repeat,

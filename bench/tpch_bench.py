@@ -30,6 +30,7 @@ execution").
 """
 
 import argparse
+import contextlib
 import decimal
 import json
 import math
@@ -293,6 +294,32 @@ def summarize(results):
           f"{summary['geomean_ratio']:7.2f}")
     print(f"answers: {sum(r['correct'] for r in results)} of {len(results)} match DuckDB's")
     return summary
+
+
+def add_query_set_arguments(parser, repeat_help):
+    """The command-line options the query-set benchmarks share: the binary, the data, the cluster, the output."""
+    parser.add_argument("--shoal", default=str(ROOT / "build" / "release" / "cli" / "shoal"), help="the shoal binary")
+    parser.add_argument("--sf", type=float, default=1.0, help="TPC-H scale factor")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=0, help="threads per worker (0: one per core)")
+    parser.add_argument("--repeat", type=int, default=3, help=repeat_help)
+    parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--data-dir", help="the cluster's directory, kept between runs (default: a scratch one)")
+    parser.add_argument("--tbl-dir", help="where DuckDB's .tbl files are (written if missing; default: scratch)")
+
+
+@contextlib.contextmanager
+def bench_directories(arguments, prefix):
+    """The cluster's and DuckDB's data directories (--data-dir, --tbl-dir, or scratch ones deleted after), with
+    the environment the cluster needs: SHOAL_BINARY, and the venv's tpchgen-cli on PATH for CALL tpch_load."""
+    os.environ["SHOAL_BINARY"] = str(pathlib.Path(arguments.shoal).resolve())
+    os.environ["PATH"] = f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+        data_dir = pathlib.Path(arguments.data_dir or pathlib.Path(scratch) / "cluster")
+        tbl_dir = pathlib.Path(arguments.tbl_dir or pathlib.Path(scratch) / "tbl")
+        data_dir.mkdir(parents=True, exist_ok=True)
+        tbl_dir.mkdir(parents=True, exist_ok=True)
+        yield data_dir, tbl_dir
 
 
 def main():
