@@ -5,6 +5,7 @@
 #include "coordinator/catalog/pg_catalog_keys.h"
 #include "coordinator/catalog/pg_catalog_routines.h"
 #include "coordinator/catalog/postgres_types.h"
+#include "sql/catalog/builtin_routines.h"
 
 namespace shoal::coordinator {
 
@@ -209,12 +210,12 @@ std::vector<sql::ColumnDescription> typeColumns() {
           {"typsubscript", type::text()},
           {"typelem", type::oid()},
           {"typarray", type::oid()},
-          {"typinput", type::text()},
-          {"typoutput", type::text()},
-          {"typreceive", type::text()},
-          {"typsend", type::text()},
-          {"typmodin", type::text()},
-          {"typmodout", type::text()},
+          {"typinput", type::oid()},
+          {"typoutput", type::oid()},
+          {"typreceive", type::oid()},
+          {"typsend", type::oid()},
+          {"typmodin", type::oid()},
+          {"typmodout", type::oid()},
           {"typanalyze", type::text()},
           {"typalign", type::text()},
           {"typstorage", type::text()},
@@ -226,6 +227,12 @@ std::vector<sql::ColumnDescription> typeColumns() {
           {"typdefaultbin", type::text()},
           {"typdefault", type::text()},
           {"typacl", type::textArray()}};
+}
+
+/// A regproc column's value: the OID of the pg_catalog routine named `name`, 0 for "-".
+int64_t routineOid(std::string_view name) {
+  const std::vector<int64_t> oids = sql::builtinRoutineOidsNamed(name);
+  return oids.empty() ? 0 : oids.front();
 }
 
 SystemRows typeRows() {
@@ -248,12 +255,12 @@ SystemRows typeRows() {
                     value::text(facts.elementOid != 0 ? "array_subscript_handler" : "-"),
                     value::oid(facts.elementOid),
                     value::oid(facts.arrayOid),
-                    value::text(facts.input),
-                    value::text(facts.output),
-                    value::text(facts.receive),
-                    value::text(facts.send),
-                    value::text(facts.modifierInput),
-                    value::text(facts.modifierOutput),
+                    value::oid(routineOid(facts.input)),
+                    value::oid(routineOid(facts.output)),
+                    value::oid(routineOid(facts.receive)),
+                    value::oid(routineOid(facts.send)),
+                    value::oid(routineOid(facts.modifierInput)),
+                    value::oid(routineOid(facts.modifierOutput)),
                     value::text("-"),
                     value::character(facts.align),
                     value::character(facts.storage),

@@ -170,6 +170,10 @@ class ExpressionBinder {
                                          engine::ExpressionPtr left, engine::ExpressionPtr pattern, int location);
   engine::ExpressionPtr bindBoolean(const pg_query::Node& node);
   engine::ExpressionPtr bindNullTest(const pg_query::Node& node);
+  /// int4in('5'), numeric_out(x), array_in('{1}', 23, -1): casts from and to text; 0A000 for the binary and
+  /// typmod routines pg_type names; nullopt for a function that is no type's I/O routine
+  /// (type_io_function_binding.cpp).
+  std::optional<engine::ExpressionPtr> bindTypeIoFunction(const pg_query::FuncCall& call);
   /// CAST(x AS type) and x::type (type_cast_binding.cpp).
   engine::ExpressionPtr bindTypeCast(const pg_query::Node& node);
   /// x op ANY/ALL (ARRAY[...]) over the array's elements; nullopt for another array or operator.

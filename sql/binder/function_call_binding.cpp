@@ -115,6 +115,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
   }
   if (isSetFunctionName(name)) return bindSetFunction(node);
   if (auto value = bindSessionFunction(name, static_cast<size_t>(call.args_size()), session_, catalog_)) return value;
+  if (auto io = bindTypeIoFunction(call)) return std::move(*io);
   if (name == "pg_typeof" && call.args_size() == 1 && !call.agg_star()) {
     // A regtype: the argument's type, known as the statement is bound.
     ExpressionPtr argument = bind(call.args(0));

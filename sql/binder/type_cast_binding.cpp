@@ -48,13 +48,16 @@ LogicalType ExpressionBinder::typeFromName(const pg_query::TypeName& typeName) c
       if (modifiers.empty()) return LogicalType::unknown();  // unconstrained: decided by the caller
       return LogicalType::decimal(modifiers[0], modifiers.size() > 1 ? modifiers[1] : 0);
     }
-    if (name == "text" || name == "name") return LogicalType::text();  // name: an identifier, as text here
+    // name (an identifier) and cstring (an I/O routine's text) are text here.
+    if (name == "text" || name == "name" || name == "cstring") return LogicalType::text();
     if (name == "varchar") {
       if (!modifiers.empty() && modifiers[0] < 1) {
         fail(SqlState::kInvalidParameterValue, typeName.location(), "length for type varchar must be at least 1");
       }
       return LogicalType::varchar(modifiers.empty() ? 0 : modifiers[0]);
     }
+    // bpchar without a length has none (its values keep what they hold); char and character mean char(1).
+    if (name == "bpchar" && modifiers.empty()) return LogicalType::text();
     if (name == "bpchar" || name == "char" || name == "character") {
       int length = modifiers.empty() ? 1 : modifiers[0];
       if (length < 1) {

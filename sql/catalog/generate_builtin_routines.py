@@ -25,9 +25,9 @@ ELEMENT = 23  # int4
 POLYMORPHIC = {2283: ELEMENT, 2776: ELEMENT, 5077: ELEMENT, 5080: ELEMENT,  # any(compatible)(non)element
                2277: 1007, 5078: 1007,  # anyarray, anycompatiblearray: int4[]
                2276: ELEMENT}  # "any"
-# Shoal keeps every OID type as a BIGINT and names as text, so these results stand for PostgreSQL's (where
+# Shoal keeps every OID type as a BIGINT and names and cstring as text, so these results stand for PostgreSQL's (where
 # Shoal's pg_type lists the type).
-RESULT_STANDS_FOR = {20: {20, 26, 2205, 2206, 24, 4089, 4096}, 25: {25, 19, 18}}
+RESULT_STANDS_FOR = {20: {20, 26, 2205, 2206, 24, 4089, 4096}, 25: {25, 19, 18, 2275}}
 # Functions that act on the server, not on their arguments: never called, never listed.
 SIDE_EFFECTS = {"pg_sleep", "pg_terminate_backend", "pg_cancel_backend", "set_config", "pg_reload_conf",
                 "pg_rotate_logfile"}
@@ -75,12 +75,25 @@ def cstring(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# The input, output, binary and typmod functions of the types Shoal's pg_type lists, which pg_type's typinput,
+# typoutput, ... name: listed whether or not Shoal can call them (the binary ones take and give internal
+# representations), as pg_type's references must resolve ('array_in'::regproc, which pgjdbc's type cache asks).
+TYPE_IO_QUERY = """
+select distinct f::oid from pg_type t, unnest(array[t.typinput, t.typoutput, t.typreceive, t.typsend, t.typmodin,
+                                                   t.typmodout]::oid[]) as f
+where t.oid = any(%s) and f <> 0"""
+
+
 def routines(postgres, shoal, shoal_types, type_names):
     kept = []
+    type_io = {oid for (oid,) in postgres.execute(TYPE_IO_QUERY, [sorted(shoal_types)])}
     for row in postgres.execute(ROUTINE_QUERY):
         (oid, name, kind, returns_set, strict, volatility, parallel, variadic, nargs, ndefaults, result, args,
          source, language, cost, rows, arguments, identity, result_text) = row
         if name in SIDE_EFFECTS:
+            continue
+        if oid in type_io:
+            kept.append(row)
             continue
         probe_args = [concrete(a, shoal_types) for a in args]
         probe_result = concrete(result, shoal_types)

@@ -56,7 +56,6 @@ KNOWN_FAILURES = {
     # pgjdbc reads information_schema._pg_expandarray(...)'s composite fields: (keys).x
     "get_primary_keys_lineitem": "ERROR: field selection is not supported\n  Position: 382",
     "get_index_info_orders": "ERROR: field selection is not supported\n  Position: 1058",
-    "get_type_info": "ERROR: function \"pg_catalog.array_in\" does not exist\n  Position: 17",
 }
 CHECKS = ["get_catalogs", "get_schemas", "get_tables", "get_tables_staging", "get_columns_lineitem", "get_primary_keys_lineitem",
           "get_index_info_orders", "get_type_info", "set_date", "set_timestamp", "set_time", "set_float", "set_big_decimal",
