@@ -170,6 +170,9 @@ const PostgresTypeFacts& postgresTypeFacts(const engine::LogicalType& type) {
   for (const auto& facts : kTypes) {
     if (facts.oid == oid) return facts;
   }
+  for (const auto& facts : kPseudoTypes) {
+    if (facts.oid == oid) return facts;  // record: a view's column can be one
+  }
   SHOAL_UNREACHABLE("no pg_type facts for a Shoal type");
 }
 
@@ -212,6 +215,7 @@ InformationSchemaSizes informationSchemaSizes(const engine::LogicalType& type) {
     case TypeId::kArray:
     case TypeId::kUuid:
     case TypeId::kBytea:
+    case TypeId::kRecord:
       return sizes;
   }
   return sizes;

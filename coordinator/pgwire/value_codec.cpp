@@ -377,6 +377,8 @@ Value decodeParameter(std::span<const uint8_t> bytes, WireFormat format, const L
       return engine::parseValue(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), type);
     case TypeId::kArray:
       return readArrayBinary(bytes, type);
+    case TypeId::kRecord:
+      break;  // no parameter is ever a record
   }
   SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "binary input of type {} is not supported", type.toString());
 }

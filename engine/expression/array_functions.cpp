@@ -3,6 +3,7 @@
 #include "common/check.h"
 #include "engine/expression/comparison.h"
 #include "engine/types/array_value.h"
+#include "engine/types/record_type.h"
 
 namespace shoal::engine {
 namespace {
@@ -67,6 +68,19 @@ Value evaluateRow(ScalarFunction function, std::span<const Vector* const> argume
       std::vector<Value> elements;
       for (size_t i = 0; i < arguments.size(); ++i) elements.push_back(argument(i));
       return makeArrayValue(elements, resultType);
+    }
+    case ScalarFunction::kRecordConstruct: {
+      std::vector<std::optional<std::string>> fields;
+      for (size_t i = 0; i < arguments.size(); ++i) {
+        fields.push_back(isNull(i) ? std::nullopt : std::optional(arguments[i]->getValue(row).asString()));
+      }
+      return Value::varchar(encodeRecord(fields), resultType);
+    }
+    case ScalarFunction::kRecordField: {
+      if (isNull(0)) return null;
+      auto text =
+          recordFieldText(arguments[0]->data<StringRef>()[row].view(), static_cast<size_t>(argument(1).asInt64()));
+      return text ? Value::varchar(std::move(*text)) : null;
     }
     case ScalarFunction::kArrayToString: {
       if (isNull(0) || isNull(1)) return null;

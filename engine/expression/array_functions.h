@@ -15,7 +15,8 @@ namespace shoal::engine {
 /// - array[i] is NULL out of range; || treats a NULL array as empty;
 /// - x op ANY (array) is true when some comparison is true, else NULL when one is NULL, else false
 ///   (false for an empty array); ALL is the dual (true for an empty array).
-/// Arrays are catalog-sized: these work a row at a time on decoded elements.
+/// Arrays are catalog-sized: these work a row at a time on decoded elements. The record functions
+/// (kRecordConstruct, kRecordField), whose values are encoded as text arrays, run here too.
 Vector evaluateArrayFunction(ScalarFunction function, std::span<const Vector* const> arguments,
                              const LogicalType& resultType);
 

@@ -5,6 +5,7 @@
 #include "common/stack_depth.h"
 #include "engine/expression/arithmetic.h"
 #include "engine/expression/array_functions.h"
+#include "engine/expression/bitwise_functions.h"
 #include "engine/expression/bytea_functions.h"
 #include "engine/expression/cast.h"
 #include "engine/expression/comparison.h"
@@ -401,7 +402,16 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kArrayPrepend:
     case ScalarFunction::kCompareAny:
     case ScalarFunction::kCompareAll:
+    case ScalarFunction::kRecordConstruct:
+    case ScalarFunction::kRecordField:
       return evaluateArrayFunction(function.function(), argumentVectors, function.type());
+    case ScalarFunction::kBitAnd:
+    case ScalarFunction::kBitOr:
+    case ScalarFunction::kBitXor:
+    case ScalarFunction::kBitNot:
+    case ScalarFunction::kShiftLeft:
+    case ScalarFunction::kShiftRight:
+      return evaluateBitwise(function.function(), argumentVectors, function.type());
     case ScalarFunction::kReplace:
       return evaluateReplace(value(0), value(1), value(2));
     case ScalarFunction::kQuoteIdent:

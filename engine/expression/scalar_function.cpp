@@ -238,6 +238,22 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "substring";
     case ScalarFunction::kNumberToChar:
       return "to_char";
+    case ScalarFunction::kRecordConstruct:
+      return "ROW";
+    case ScalarFunction::kRecordField:
+      return "record_field";
+    case ScalarFunction::kBitAnd:
+      return "&";
+    case ScalarFunction::kBitOr:
+      return "|";
+    case ScalarFunction::kBitXor:
+      return "#";
+    case ScalarFunction::kBitNot:
+      return "~";
+    case ScalarFunction::kShiftLeft:
+      return "<<";
+    case ScalarFunction::kShiftRight:
+      return ">>";
     case ScalarFunction::kJsonGet:
       return "->";
     case ScalarFunction::kJsonGetText:
@@ -344,6 +360,8 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kByteaDecode:
     case ScalarFunction::kByteaSubstring:
     case ScalarFunction::kNumberToChar:
+    case ScalarFunction::kRecordConstruct:
+    case ScalarFunction::kRecordField:
     case ScalarFunction::kJsonTypeOf:
     case ScalarFunction::kJsonbCompare:
     case ScalarFunction::kJsonbSortKey:

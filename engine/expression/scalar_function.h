@@ -222,10 +222,22 @@ enum class ScalarFunction {
   kByteaSubstring,
   // to_char(number, format TEXT) -> TEXT, with PostgreSQL's number template patterns (number_to_char.h).
   kNumberToChar,
+  // Records (record_type.h): ROW of the fields' texts (TEXT each) -> RECORD, never NULL; and
+  // (record, index INTEGER constant) -> TEXT, the field's text, NULL for a NULL record or field.
+  kRecordConstruct,
+  kRecordField,
+  // Integer bit operators (bitwise_functions.h): & | # over two values of the result type, ~ over one,
+  // << >> over a value of the result type and an INTEGER count.
+  kBitAnd,
+  kBitOr,
+  kBitXor,
+  kBitNot,
+  kShiftLeft,
+  kShiftRight,
 };
 
 /// The highest enumerator: plan decoding rejects anything above it. Keep it last.
-inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kNumberToChar;
+inline constexpr ScalarFunction kLastScalarFunction = ScalarFunction::kShiftRight;
 
 /// The SQL spelling: an operator ("+", "AND") or a function name ("lower").
 std::string_view scalarFunctionName(ScalarFunction function);

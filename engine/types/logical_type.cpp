@@ -38,6 +38,12 @@ LogicalType LogicalType::array(const LogicalType& element) {
   return type;
 }
 
+LogicalType LogicalType::record(uint32_t shape) {
+  LogicalType type(TypeId::kRecord);
+  type.maxLength_ = shape;
+  return type;
+}
+
 LogicalType LogicalType::int2Vector() {
   LogicalType type = array(smallInt());
   type.vector_ = true;
@@ -101,7 +107,7 @@ LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t sca
     }
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "bad json type id {}", id);
   }
-  if (id > static_cast<uint32_t>(TypeId::kTime)) {
+  if (id > static_cast<uint32_t>(TypeId::kRecord)) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown type id {}", id);
   }
   switch (static_cast<TypeId>(id)) {
@@ -126,6 +132,8 @@ LogicalType LogicalType::fromParts(uint32_t id, uint32_t precision, uint32_t sca
     case TypeId::kChar:
       if (maxLength == 0) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "character type without a length");
       return character(maxLength);
+    case TypeId::kRecord:
+      return record(maxLength);
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTime: {
@@ -200,6 +208,8 @@ std::string LogicalType::toString() const {
       return maxLength_ == 0 ? "text" : fmt::format("character varying({})", maxLength_);
     case TypeId::kChar:
       return fmt::format("character({})", maxLength_);
+    case TypeId::kRecord:
+      return "record";
     case TypeId::kArray:
       if (vector_) return elementId_ == TypeId::kSmallInt ? "int2vector" : "oidvector";
       return elementType().toString() + "[]";
@@ -242,6 +252,8 @@ uint32_t LogicalType::postgresOid() const {
       return maxLength_ == 0 ? pg_oid::kText : pg_oid::kVarchar;
     case TypeId::kChar:
       return pg_oid::kBpchar;
+    case TypeId::kRecord:
+      return pg_oid::kRecord;
     case TypeId::kArray:
       if (vector_) return elementId_ == TypeId::kSmallInt ? pg_oid::kInt2Vector : pg_oid::kOidVector;
       return postgresArrayOid(elementType().postgresOid());

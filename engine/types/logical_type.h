@@ -24,6 +24,7 @@ enum class TypeId : uint8_t {
   kUuid,         // 16 bytes in an int128 whose signed order is theirs (uuid_value.h)
   kBytea,        // bytes, in a string (bytea_text.h)
   kTime,         // TIME WITHOUT TIME ZONE: microseconds since midnight, 0 to 24:00:00 inclusive
+  kRecord,       // an anonymous composite (record_type.h): its fields' texts, in a string
 };
 
 /// How a type's values sit in memory. DECIMAL(p,s) is a scaled integer: int64
@@ -87,6 +88,8 @@ class LogicalType {
                                bool jsonb = false, bool real = false);
   /// CHAR(n), n >= 1 (PostgreSQL's bpchar).
   static LogicalType character(uint32_t length);
+  /// PostgreSQL's record: a composite of the fields record_type.h registered as `shape`.
+  static LogicalType record(uint32_t shape);
 
   TypeId id() const { return id_; }
   uint8_t precision() const { return precision_; }
@@ -110,6 +113,9 @@ class LogicalType {
   bool isNumeric() const { return isIntegral() || id_ == TypeId::kDecimal || id_ == TypeId::kDouble; }
   bool isString() const { return id_ == TypeId::kVarchar || id_ == TypeId::kChar; }
   bool isArray() const { return id_ == TypeId::kArray; }
+  bool isRecord() const { return id_ == TypeId::kRecord; }
+  /// A record's shape number (record_type.h).
+  uint32_t recordShape() const { return id_ == TypeId::kRecord ? maxLength_ : 0; }
   /// date, timestamp or timestamptz: the types date_trunc, EXTRACT and interval arithmetic take.
   bool isDateTime() const { return id_ == TypeId::kDate || id_ == TypeId::kTimestamp || id_ == TypeId::kTimestampTz; }
   /// int2vector or oidvector: an array whose first subscript is 0.
@@ -177,6 +183,7 @@ inline constexpr uint32_t kTime = 1083;
 inline constexpr uint32_t kTimeArray = 1183;
 inline constexpr uint32_t kInterval = 1186;
 inline constexpr uint32_t kUuid = 2950;
+inline constexpr uint32_t kRecord = 2249;
 inline constexpr uint32_t kBytea = 17;
 inline constexpr uint32_t kNumeric = 1700;
 inline constexpr uint32_t kOid = 26;
@@ -233,6 +240,7 @@ inline PhysicalType LogicalType::physicalType() const {
     case TypeId::kChar:
     case TypeId::kArray:
     case TypeId::kBytea:
+    case TypeId::kRecord:
       return PhysicalType::kString;
   }
   return PhysicalType::kString;

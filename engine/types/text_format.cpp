@@ -525,6 +525,8 @@ Value parseValue(std::string_view text, const LogicalType& type, const TimeZone*
       return Value::unknownLiteral(std::string(text));
     case TypeId::kArray:
       return Value::array(type, parseArrayText(text, type, zone));
+    case TypeId::kRecord:
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "input of anonymous composite types is not implemented");
   }
   return Value::null(type);
 }

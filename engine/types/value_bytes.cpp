@@ -54,6 +54,7 @@ Value readValueBytes(ByteReader& reader, const LogicalType& type) {
       return Value::ofDouble(type, reader.read<double>());
     case TypeId::kVarchar:
     case TypeId::kChar:
+    case TypeId::kRecord:
     case TypeId::kUnknown: {
       const uint64_t length = reader.readVarint();
       return Value::varchar(std::string(reader.take(length)), type);

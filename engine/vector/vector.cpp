@@ -5,6 +5,7 @@
 #include "engine/types/array_value.h"
 #include "engine/types/bytea_text.h"
 #include "engine/types/interval.h"
+#include "engine/types/record_type.h"
 #include "engine/types/text_format.h"
 #include "engine/types/time_zone.h"
 #include "engine/types/timestamp_text.h"
@@ -125,6 +126,7 @@ Value Vector::getValue(size_t row) const {
       return Value::unknownLiteral(std::string(data<StringRef>()[row].view()));
     case TypeId::kVarchar:
     case TypeId::kChar:
+    case TypeId::kRecord:
       return Value::varchar(std::string(data<StringRef>()[row].view()), type_);
     case TypeId::kArray:
       return Value::array(type_, std::string(data<StringRef>()[row].view()));
@@ -188,6 +190,9 @@ void Vector::appendText(size_t row, std::string& out, const TimeZone* zone) cons
     }
     case TypeId::kArray:
       appendArrayText(data<StringRef>()[row].view(), type_, out, zone);
+      break;
+    case TypeId::kRecord:
+      appendRecordText(data<StringRef>()[row].view(), out);
       break;
   }
 }

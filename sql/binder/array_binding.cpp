@@ -64,11 +64,15 @@ ExpressionPtr ExpressionBinder::bindArrayConstructor(const pg_query::A_ArrayExpr
 }
 
 ExpressionPtr ExpressionBinder::bindSubscript(const pg_query::A_Indirection& indirection) {
+  if (indirection.indirection(0).has_string() || indirection.indirection(0).has_a_star()) {
+    return bindFieldSelection(indirection);
+  }
   const int location = locationOf(indirection.arg());
   if (indirection.indirection_size() != 1 || !indirection.indirection(0).has_a_indices()) {
     fail(SqlState::kFeatureNotSupported, location,
-         indirection.indirection(0).has_a_indices() ? "subscripts of more than one dimension are not supported"
-                                                    : "field selection is not supported");
+         indirection.indirection(indirection.indirection_size() - 1).has_a_indices()
+             ? "subscripts of more than one dimension are not supported"
+             : "a subscript followed by a field selection is not supported");
   }
   const auto& indices = indirection.indirection(0).a_indices();
   if (indices.is_slice()) fail(SqlState::kFeatureNotSupported, location, "array slices are not supported");

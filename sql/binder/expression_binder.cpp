@@ -166,12 +166,27 @@ void ExpressionBinder::fail(std::string_view sqlState, int location, std::string
   throw ShoalError(std::move(status));
 }
 
+std::string typeNameWithoutModifiers(const LogicalType& type) {
+  if (type.isArray() && !type.isVector()) return typeNameWithoutModifiers(type.elementType()) + "[]";
+  switch (type.id()) {
+    case TypeId::kDecimal:
+      return "numeric";
+    case TypeId::kVarchar:
+      return type.isJson() || type.maxLength() == 0 ? type.toString() : "character varying";
+    case TypeId::kChar:
+      return "character";
+    default:
+      return type.withoutFractionalDigits().toString();
+  }
+}
+
 void ExpressionBinder::failNoOperator(std::string_view op, const LogicalType& left, const LogicalType& right,
                                       int location) const {
   int position = characterPosition(queryText_, location);
   throw ShoalError(
       Status(SqlState::kUndefinedFunction,
-             fmt::format("operator does not exist: {} {} {}", left.toString(), op, right.toString()),
+             fmt::format("operator does not exist: {} {} {}", typeNameWithoutModifiers(left), op,
+                         typeNameWithoutModifiers(right)),
              position > 0 ? std::optional<int>(position) : std::nullopt)
           .withHint("No operator matches the given name and argument types. You might need to add explicit type "
                     "casts."));
@@ -382,9 +397,14 @@ ExpressionPtr ExpressionBinder::bindOperator(const pg_query::Node& node) {
                                            : "cbrt",
                               arguments, location, [] { SHOAL_UNREACHABLE("one numeric argument has a signature"); });
     }
-    if ((op != "-" && op != "+") || !operand->type().isNumeric()) {
+    if ((op != "-" && op != "+" && op != "~") || !operand->type().isNumeric() ||
+        (op == "~" && !operand->type().isIntegral())) {
       fail(SqlState::kUndefinedFunction, location,
-           fmt::format("operator does not exist: {} {}", op, operand->type().toString()));
+           fmt::format("operator does not exist: {} {}", op, typeNameWithoutModifiers(operand->type())));
+    }
+    if (op == "~" && operand->type().isIntegral()) {
+      LogicalType type = operand->type();
+      return makeFunction(ScalarFunction::kBitNot, type, std::move(operand));
     }
     if (op == "+") return operand;
     LogicalType type = operand->type();
@@ -419,6 +439,7 @@ ExpressionPtr ExpressionBinder::bindOperator(const pg_query::Node& node) {
     return bindPatternMatch(*regex, op, std::move(left), std::move(right), location);
   }
   if (auto json = bindJsonOperator(op, left, right, location)) return std::move(*json);
+  if (auto bits = bindBitOperator(op, left, right, location)) return std::move(*bits);
   failNoOperator(op, left->type(), right->type(), location);
 }
 

@@ -36,6 +36,8 @@ namespace shoal::sql {
 /// tree runs out of stack. AND and OR are associative in three-valued logic, so the shape changes nothing.
 /// The last part of a qualified name as the parser gives it (pg_catalog.lower: lower).
 std::string lastName(const google::protobuf::RepeatedPtrField<pg_query::Node>& names);
+/// A type as PostgreSQL's format_type_be spells it in errors: without its modifiers ("numeric", "character").
+std::string typeNameWithoutModifiers(const engine::LogicalType& type);
 /// The keyword a SQLValueFunction was written as (current_user, ...), which also names its output column.
 std::string_view sqlValueFunctionName(pg_query::SQLValueFunctionOp op);
 /// The comparison an operator names ("=", "<>", "!=", "<", ...); nullopt for another operator.
@@ -163,6 +165,9 @@ class ExpressionBinder {
   engine::ExpressionPtr bindComparison(engine::ScalarFunction function, engine::ExpressionPtr left,
                                        engine::ExpressionPtr right, int location);
   engine::ExpressionPtr bindConcat(engine::ExpressionPtr left, engine::ExpressionPtr right, int location);
+  /// The integer bit operators & | # << >> (math_function_binding.cpp); nullopt for another operator.
+  std::optional<engine::ExpressionPtr> bindBitOperator(std::string_view op, engine::ExpressionPtr& left,
+                                                       engine::ExpressionPtr& right, int location);
   /// expr COLLATE c: accepted for the collations that compare byte-wise, as Shoal does; 0A000 for others.
   engine::ExpressionPtr bindCollate(const pg_query::Node& node);
   /// LIKE, NOT LIKE, ~, !~, ~*, !~*: a string (a CHAR(n) keeps its padding) against a text pattern.
@@ -184,8 +189,13 @@ class ExpressionBinder {
   /// ARRAY[a, b, ...], its elements of `elementType` when the constructor is cast (ARRAY[]::int[]).
   engine::ExpressionPtr bindArrayConstructor(const pg_query::A_ArrayExpr& array,
                                              std::optional<engine::LogicalType> elementType);
-  /// array[i]; slices and field selection fail with 0A000.
+  /// array[i], or (record).field; slices fail with 0A000.
   engine::ExpressionPtr bindSubscript(const pg_query::A_Indirection& indirection);
+  // Records (record_binding.cpp).
+  /// information_schema._pg_expandarray(array): a record (x, n) per element, through the ProjectSet.
+  engine::ExpressionPtr bindExpandArray(const pg_query::FuncCall& call);
+  /// (record).field: 42809 when the value is no record, 42703 for a field it lacks.
+  engine::ExpressionPtr bindFieldSelection(const pg_query::A_Indirection& indirection);
   /// x op ANY (array) and x op ALL (array) over any array value: a column, a parameter, a literal.
   engine::ExpressionPtr bindQuantifiedComparison(engine::ScalarFunction comparison, std::string_view op, bool isAll,
                                                  const pg_query::A_Expr& expr);

@@ -114,6 +114,7 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     }
   }
   if (isSetFunctionName(name)) return bindSetFunction(node);
+  if (name == "_pg_expandarray") return bindExpandArray(call);
   if (auto value = bindSessionFunction(name, static_cast<size_t>(call.args_size()), session_, catalog_)) return value;
   if (auto io = bindTypeIoFunction(call)) return std::move(*io);
   if (name == "pg_typeof" && call.args_size() == 1 && !call.agg_star()) {

@@ -204,3 +204,43 @@ ExpressionPtr ExpressionBinder::bindMathFunction(std::string_view name, std::vec
 }
 
 }  // namespace shoal::sql
+
+namespace shoal::sql {
+
+std::optional<engine::ExpressionPtr> ExpressionBinder::bindBitOperator(std::string_view op, engine::ExpressionPtr& left,
+                                                                       engine::ExpressionPtr& right, int location) {
+  static const std::pair<std::string_view, ScalarFunction> kOperators[] = {{"&", ScalarFunction::kBitAnd},
+                                                                           {"|", ScalarFunction::kBitOr},
+                                                                           {"#", ScalarFunction::kBitXor},
+                                                                           {"<<", ScalarFunction::kShiftLeft},
+                                                                           {">>", ScalarFunction::kShiftRight}};
+  const auto* found =
+      std::find_if(std::begin(kOperators), std::end(kOperators), [&](const auto& entry) { return entry.first == op; });
+  if (found == std::end(kOperators)) return std::nullopt;
+  const bool shift = found->second == ScalarFunction::kShiftLeft || found->second == ScalarFunction::kShiftRight;
+  auto integral = [](const ExpressionPtr& e) { return isUnknown(e) || e->type().isIntegral(); };
+  if (!integral(left) || !integral(right) || (isUnknown(left) && (shift || isUnknown(right)))) {
+    failNoOperator(op, left->type(), right->type(), location);
+  }
+  if (shift) {
+    // int2shl, int4shl, int8shl: the count is an integer (a bigint count fits no signature).
+    if (!isUnknown(right) && right->type().id() == TypeId::kBigInt) {
+      failNoOperator(op, left->type(), right->type(), location);
+    }
+    LogicalType type = left->type();
+    return makeFunction(found->second, type, std::move(left),
+                        coerce(std::move(right), LogicalType::integer(), location));
+  }
+  // int2and ... int8xor take two values of one type: the narrower side widens; an untyped side takes the other's.
+  auto width = [](const ExpressionPtr& e) {
+    return e->type().id() == TypeId::kBigInt ? 3 : e->type().id() == TypeId::kInteger ? 2 : 1;
+  };
+  const LogicalType type = isUnknown(left)               ? right->type()
+                           : isUnknown(right)            ? left->type()
+                           : width(left) >= width(right) ? left->type()
+                                                         : right->type();
+  return makeFunction(found->second, type, coerce(std::move(left), type, location),
+                      coerce(std::move(right), type, location));
+}
+
+}  // namespace shoal::sql

@@ -101,6 +101,12 @@ std::optional<std::pair<std::string_view, std::string>> uncomparableReason(const
         SqlState::kFeatureNotSupported,
         fmt::format("{} interval[] values is not supported yet", ordering ? "ordering" : "comparing or grouping")};
   }
+  if (type.isRecord()) {
+    // Records hold their fields' texts, which do not order or compare as the fields do.
+    return std::pair<std::string_view, std::string>{
+        SqlState::kFeatureNotSupported,
+        fmt::format("{} record values is not supported yet", ordering ? "ordering" : "comparing or grouping")};
+  }
   if (!type.isJson()) return std::nullopt;
   if (type.isJsonb()) {
     return std::pair<std::string_view, std::string>{

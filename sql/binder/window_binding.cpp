@@ -54,13 +54,6 @@ const std::map<std::string, WindowFunction, std::less<>>& windowFunctions() {
   return functions;
 }
 
-/// A type's name as PostgreSQL's format_type prints it without a type modifier (numeric, not numeric(2,1)).
-std::string typeNameWithoutModifiers(const LogicalType& type) {
-  std::string name = type.toString();
-  if (const size_t open = name.find('('); open != std::string::npos) name.erase(open, name.find(')', open) - open + 1);
-  return name;
-}
-
 std::vector<ExpressionPtr> copyAll(const std::vector<ExpressionPtr>& expressions) {
   std::vector<ExpressionPtr> copies;
   for (const auto& expression : expressions) copies.push_back(copyExpression(*expression));

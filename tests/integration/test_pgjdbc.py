@@ -52,11 +52,7 @@ STAGING_SCHEMA = ["CREATE SCHEMA staging", "CREATE TABLE staging.loads (id integ
                   "CREATE VIEW staging.recent AS SELECT id FROM staging.loads WHERE id > 10"]
 
 # The checks that fail on Shoal today, each with the error pgjdbc reports for it, word for word.
-KNOWN_FAILURES = {
-    # pgjdbc reads information_schema._pg_expandarray(...)'s composite fields: (keys).x
-    "get_primary_keys_lineitem": "ERROR: field selection is not supported\n  Position: 382",
-    "get_index_info_orders": "ERROR: field selection is not supported\n  Position: 1058",
-}
+KNOWN_FAILURES = {}
 CHECKS = ["get_catalogs", "get_schemas", "get_tables", "get_tables_staging", "get_columns_lineitem", "get_primary_keys_lineitem",
           "get_index_info_orders", "get_type_info", "set_date", "set_timestamp", "set_time", "set_float", "set_big_decimal",
           "set_long", "fetch_size_streaming"]

@@ -610,6 +610,7 @@ void ColumnSegment::computeZoneMap() {
           [&](double v) { return engine::Value::ofDouble(type_, v); });
       break;
     case engine::TypeId::kArray:
+    case engine::TypeId::kRecord:
       // No range (an array's bytes do not order as the array does): only the NULLs are counted.
       zoneMap_.ranged = false;
       for (size_t row = 0; row < numRows_; ++row) zoneMap_.nullCount += !validity_.isValid(row);

@@ -224,7 +224,8 @@ void ColumnStatistics::scan(const engine::Vector& vector, size_t numRows, bool t
       absorb(range, [&](double v) { return Value::ofDouble(type_, v); });
       break;
     }
-    case TypeId::kArray: {
+    case TypeId::kArray:
+    case TypeId::kRecord: {
       // Arrays have no range here (their bytes do not order as arrays do): NULLs and distinct values only.
       scanColumn(
           vector.data<engine::StringRef>(), validity, numRows, false, sketch_, nullCount_,
