@@ -10,7 +10,7 @@ using engine::TypeId;
 
 namespace {
 
-constexpr std::array<PostgresTypeFacts, 40> kTypes{{
+constexpr std::array<PostgresTypeFacts, 43> kTypes{{
     {16, "bool", "boolean", 1, true, 'B', true, 1000, 'c', 'p', false, "boolin", "boolout", "boolrecv", "boolsend", "-",
      "-"},
     {17, "bytea", "bytea", -1, false, 'U', false, 1001, 'i', 'x', false, "byteain", "byteaout", "bytearecv",
@@ -25,6 +25,8 @@ constexpr std::array<PostgresTypeFacts, 40> kTypes{{
      "-", "-"},
     {25, "text", "text", -1, false, 'S', true, 1009, 'i', 'x', true, "textin", "textout", "textrecv", "textsend", "-",
      "-"},
+    // oid: Shoal's OID values are bigint, but routines' signatures name it (array_in(cstring, oid, integer)).
+    {26, "oid", "oid", 4, true, 'N', true, 1028, 'i', 'p', false, "oidin", "oidout", "oidrecv", "oidsend", "-", "-"},
     {30, "oidvector", "oidvector", -1, false, 'A', false, 0, 'i', 'p', false, "oidvectorin", "oidvectorout",
      "oidvectorrecv", "oidvectorsend", "-", "-", 26},
     {114, "json", "json", -1, false, 'U', false, 199, 'i', 'x', false, "json_in", "json_out", "json_recv", "json_send",
@@ -55,6 +57,8 @@ constexpr std::array<PostgresTypeFacts, 40> kTypes{{
      "array_send", "-", "-", 700},
     {1022, "_float8", "ARRAY", -1, false, 'A', false, 0, 'd', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "-", "-", 701},
+    {1028, "_oid", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 26},
     {1042, "bpchar", "character", -1, false, 'S', false, 1014, 'i', 'x', true, "bpcharin", "bpcharout", "bpcharrecv",
      "bpcharsend", "bpchartypmodin", "bpchartypmodout"},
     {1043, "varchar", "character varying", -1, false, 'S', false, 1015, 'i', 'x', true, "varcharin", "varcharout",
@@ -81,6 +85,9 @@ constexpr std::array<PostgresTypeFacts, 40> kTypes{{
      "array_send", "intervaltypmodin", "intervaltypmodout", 1186},
     {1231, "_numeric", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
      "array_send", "numerictypmodin", "numerictypmodout", 1700},
+    // cstring[]: what the typmod input routines take (numerictypmodin).
+    {1263, "_cstring", "ARRAY", -1, false, 'A', false, 0, 'i', 'x', false, "array_in", "array_out", "array_recv",
+     "array_send", "-", "-", 2275},
     {1700, "numeric", "numeric", -1, false, 'N', false, 1231, 'i', 'm', false, "numeric_in", "numeric_out",
      "numeric_recv", "numeric_send", "numerictypmodin", "numerictypmodout"},
     {2950, "uuid", "uuid", 16, false, 'U', false, 2951, 'c', 'p', false, "uuid_in", "uuid_out", "uuid_recv",

@@ -93,7 +93,8 @@ def routines(postgres, shoal, shoal_types, type_names):
         if name in SIDE_EFFECTS:
             continue
         if oid in type_io:
-            kept.append(row)
+            if result in shoal_types and all(a in shoal_types for a in args):
+                kept.append(row)
             continue
         probe_args = [concrete(a, shoal_types) for a in args]
         probe_result = concrete(result, shoal_types)

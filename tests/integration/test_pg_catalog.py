@@ -43,8 +43,10 @@ QUERIES = [
     "SELECT schemaname, tablename, hasrules, hastriggers, rowsecurity FROM pg_tables "
     "WHERE schemaname = 'public' AND tablename LIKE 'cat\\_%' ORDER BY tablename",
     "SELECT schemaname, viewname FROM pg_catalog.pg_views WHERE viewname LIKE 'cat\\_%'",
+    # The regproc columns as OIDs: Shoal's hold the OIDs, not a regproc type that prints names.
     "SELECT oid, typname, typnamespace, typlen, typbyval, typtype, typcategory, typispreferred, typdelim, typarray, "
-    "typinput, typoutput, typreceive, typsend, typmodin, typmodout, typalign, typstorage, typcollation "
+    "typinput::oid, typoutput::oid, typreceive::oid, typsend::oid, typmodin::oid, typmodout::oid, typalign, "
+    "typstorage, typcollation "
     "FROM pg_type WHERE typname IN ('bool', 'int4', 'int8', 'float8', 'numeric', 'date', 'text', 'varchar', "
     "'bpchar') ORDER BY oid",
     "SELECT oid, nspname FROM pg_namespace WHERE nspname IN ('pg_catalog', 'public') ORDER BY oid",
