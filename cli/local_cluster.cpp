@@ -240,7 +240,11 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
                             "--data-dir",
                             (dataDir / "coordinator").string(),
                             "--cluster-secret-file",
-                            secretFile.string()},
+                            secretFile.string(),
+                            "--client-startup-timeout",
+                            std::to_string(options.clientStartupTimeoutSeconds),
+                            "--max-startup-connections",
+                            std::to_string(options.maxStartupConnections)},
                            (logDir / "coordinator.log").string()));
 
   // The coordinator writes its bound ports once it serves; wait for them.

@@ -27,6 +27,9 @@ struct LocalClusterOptions {
   double tpchScaleFactor = 0;
   /// How long to wait for the coordinator and every worker to come up.
   int startupTimeoutSeconds = 60;
+  /// The coordinator's --client-startup-timeout and --max-startup-connections.
+  int clientStartupTimeoutSeconds = 60;
+  size_t maxStartupConnections = 20;
 };
 
 /// `shoal local`: starts a coordinator and N workers as child processes of

@@ -75,6 +75,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   coordinatorCommand->add_option("--max-connections", coordinatorOptions.maxConnections, "Most SQL clients at once")
       ->capture_default_str();
+  coordinatorCommand
+      ->add_option("--client-startup-timeout", coordinatorOptions.clientStartupTimeoutSeconds,
+                   "Seconds from a SQL client's connect within which it must finish its startup")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  coordinatorCommand
+      ->add_option("--max-startup-connections", coordinatorOptions.maxStartupConnections,
+                   "Most SQL connections still in their startup at once; past it, the one starting longest is dropped")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   coordinatorCommand->add_option("--data-dir", coordinatorOptions.dataDir,
                                  "Directory for the catalog (empty: keep it in memory)");
   coordinatorCommand
@@ -167,6 +177,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   localCommand->add_option("--host", localOptions.host, "Address every process listens on")->capture_default_str();
   localCommand->add_option("--data-dir", localOptions.dataDir, "Directory for logs and data")->capture_default_str();
+  localCommand
+      ->add_option("--client-startup-timeout", localOptions.clientStartupTimeoutSeconds,
+                   "The coordinator's --client-startup-timeout")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  localCommand
+      ->add_option("--max-startup-connections", localOptions.maxStartupConnections,
+                   "The coordinator's --max-startup-connections")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   localCommand->add_option("--cluster-id", localOptions.clusterId, "Cluster id")->capture_default_str();
   localCommand->add_option("--transport", localOptions.transport, "Each worker's --transport: auto, rdma or tcp")
       ->check(CLI::IsMember({"auto", "rdma", "tcp"}))

@@ -76,6 +76,8 @@ void Coordinator::start() {
   pgwireOptions.host = options_.pgHost;
   pgwireOptions.port = options_.pgPort;
   pgwireOptions.maxConnections = options_.maxConnections;
+  pgwireOptions.startupTimeoutSeconds = options_.clientStartupTimeoutSeconds;
+  pgwireOptions.maxStartupConnections = options_.maxStartupConnections;
   pgwireServer_ = std::make_unique<PgwireServer>(pgwireOptions, *cluster_);
   pgwireServer_->start();
   registry_->setCoordinatorAddress(fmt::format("{}:{}", options_.pgHost, pgwireServer_->port()));

@@ -37,6 +37,9 @@ struct CoordinatorOptions {
   uint32_t heartbeatIntervalMs = 500;
   uint32_t heartbeatTimeoutMs = 2000;
   size_t maxConnections = 100;
+  /// PgwireOptions' startupTimeoutSeconds and maxStartupConnections.
+  int clientStartupTimeoutSeconds = 60;
+  size_t maxStartupConnections = 20;
   /// When set, the bound ports are written there as JSON once the coordinator serves.
   std::string portFile;
   /// Where the catalog is kept (empty: in memory only, lost at exit).

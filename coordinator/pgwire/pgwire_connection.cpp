@@ -1,6 +1,7 @@
 #include "coordinator/pgwire/pgwire_connection.h"
 #include "coordinator/pgwire/value_codec.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -84,6 +85,7 @@ class PgwireCopyIn final : public CopyInput {
 PgwireConnection::PgwireConnection(int socket, PgwireServer& server)
     : socket_(socket),
       server_(server),
+      startupDeadline_(acceptedAt_ + std::chrono::seconds(server.options().startupTimeoutSeconds)),
       processId_(server.nextProcessId()),
       activity_(server.cluster().sessions, processId_, socket) {
   std::random_device random;
@@ -100,6 +102,16 @@ std::string PgwireConnection::resultTag(const std::string& commandTag, size_t ro
 bool PgwireConnection::readExact(void* buffer, size_t size) {
   auto* cursor = static_cast<uint8_t*>(buffer);
   while (size > 0) {
+    if (inStartup_.load()) {
+      // The startup's deadline is absolute: a client trickling a byte at a time does not extend it.
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(startupDeadline_ - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd readable{socket_, POLLIN, 0};
+      const int ready = ::poll(&readable, 1, static_cast<int>(std::min<int64_t>(left.count(), INT32_MAX)));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready <= 0) return false;
+    }
     ssize_t received = ::recv(socket_, cursor, size, 0);
     if (received == 0) return false;  // the client went away, possibly mid-message
     if (received < 0) {
@@ -138,8 +150,19 @@ bool PgwireConnection::readMessage(char& type, std::vector<uint8_t>& body) {
     flush();
     return false;
   }
-  body.resize(static_cast<size_t>(length) - 4);
-  return readExact(body.data(), body.size());
+  // The body grows as its bytes arrive, a chunk at a time: a declared length reserves nothing by itself.
+  constexpr size_t kChunkBytes = size_t{1} << 20;
+  if (body.capacity() > 8 * kChunkBytes) std::vector<uint8_t>().swap(body);  // a past large message's buffer
+  body.clear();
+  size_t remaining = static_cast<size_t>(length) - 4;
+  while (remaining > 0) {
+    const size_t chunk = std::min(remaining, kChunkBytes);
+    const size_t filled = body.size();
+    body.resize(filled + chunk);
+    if (!readExact(body.data() + filled, chunk)) return false;
+    remaining -= chunk;
+  }
+  return true;
 }
 
 void PgwireConnection::run() {
@@ -231,8 +254,6 @@ bool PgwireConnection::reportStatementError(const Status& status, bool extended)
 }
 
 PgwireConnection::StartupResult PgwireConnection::runStartup() {
-  timeval timeout{server_.options().startupTimeoutSeconds, 0};
-  ::setsockopt(socket_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
   while (true) {
     uint8_t lengthBytes[4];
     if (!readExact(lengthBytes, sizeof(lengthBytes))) return StartupResult::kClose;
@@ -316,8 +337,7 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
     activity_.opened(*session_, session_->database());
     sendReadyForQuery();
     flush();
-    timeval noTimeout{0, 0};
-    ::setsockopt(socket_, SOL_SOCKET, SO_RCVTIMEO, &noTimeout, sizeof(noTimeout));
+    inStartup_.store(false);
     return StartupResult::kReady;
   }
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -36,6 +38,12 @@ class PgwireConnection {
   }
   int32_t processId() const { return processId_; }
   int32_t secretKey() const { return secretKey_; }
+  /// Whether the client has not finished its startup yet (any thread).
+  bool inStartup() const { return inStartup_.load(); }
+  int64_t millisecondsSinceAccept() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - acceptedAt_)
+        .count();
+  }
 
  private:
   /// A bound statement with its parameter values (pgwire's portal).
@@ -56,6 +64,7 @@ class PgwireConnection {
   enum class StartupResult { kReady, kClose };
 
   StartupResult runStartup();
+  /// Reads exactly `size` bytes; false when the client went away, or, in the startup, its deadline passed.
   bool readExact(void* buffer, size_t size);
   bool readMessage(char& type, std::vector<uint8_t>& body);
   void flush();
@@ -104,6 +113,10 @@ class PgwireConnection {
 
   int socket_;
   PgwireServer& server_;
+  const std::chrono::steady_clock::time_point acceptedAt_ = std::chrono::steady_clock::now();
+  /// The startup's absolute deadline: acceptedAt_ plus the startup timeout.
+  const std::chrono::steady_clock::time_point startupDeadline_;
+  std::atomic<bool> inStartup_{true};
   int32_t processId_;
   int32_t secretKey_;
   /// pg_stat_activity's row of this connection; declared before the session, so it goes after it.

@@ -81,7 +81,15 @@ void PgwireServer::acceptLoop() {
     ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &enable, sizeof(enable));
     std::lock_guard lock(mutex_);
     reapFinishedLocked();
-    if (connections_.size() >= options_.maxConnections) {
+    size_t open = 0;
+    size_t startingUp = 0;
+    for (const auto& slot : connections_) {
+      if (slot.evicted || slot.finished.load()) continue;
+      ++open;
+      startingUp += slot.connection->inStartup() ? 1 : 0;
+    }
+    const bool full = open >= options_.maxConnections;
+    if ((full || startingUp >= options_.maxStartupConnections) && !makeRoomLocked(startingUp, open) && full) {
       refuseConnection(client, SqlState::kTooManyConnections, "sorry, too many clients already");
       ::close(client);
       continue;
@@ -95,6 +103,23 @@ void PgwireServer::acceptLoop() {
       slot.finished.store(true);
     });
   }
+}
+
+bool PgwireServer::makeRoomLocked(size_t startingUp, size_t open) {
+  ConnectionSlot* oldest = nullptr;
+  for (auto& slot : connections_) {  // in accept order: the first one starting up is the oldest
+    if (!slot.evicted && !slot.finished.load() && slot.connection->inStartup()) {
+      oldest = &slot;
+      break;
+    }
+  }
+  if (oldest == nullptr) return false;
+  spdlog::warn("dropping a connection still in its startup after {} ms ({} of {} starting up, {} of {} open)",
+               oldest->connection->millisecondsSinceAccept(), startingUp, options_.maxStartupConnections, open,
+               options_.maxConnections);
+  oldest->evicted = true;
+  ::shutdown(oldest->socket, SHUT_RDWR);  // its thread's recv returns, and it ends
+  return true;
 }
 
 void PgwireServer::reapFinishedLocked() {

@@ -18,8 +18,13 @@ struct PgwireOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 5433;  // 0: any free port
   size_t maxConnections = 100;
-  /// A client must finish its startup packet within this time.
+  /// A client must finish its startup (startup packet, and a login when there is one) within this time from
+  /// its connect, however it trickles its bytes (PostgreSQL's authentication_timeout).
   int startupTimeoutSeconds = 60;
+  /// At most this many connections may be in their startup at once: when a new one would exceed it, the one
+  /// that has been starting up longest is dropped, so that idle or trickling sockets never lock out a client
+  /// that completes its startup in milliseconds.
+  size_t maxStartupConnections = 20;
   /// Largest message a client may send; larger ones end the connection (08P01).
   uint32_t maxMessageBytes = 256u << 20;
 };
@@ -51,10 +56,15 @@ class PgwireServer {
     std::unique_ptr<PgwireConnection> connection;
     std::thread thread;
     std::atomic<bool> finished{false};
+    /// Its socket was shut down to make room: it no longer counts against either limit.
+    bool evicted = false;
   };
 
   void acceptLoop();
   void reapFinishedLocked();
+  /// Drops the connection that has been in its startup longest when `startingUp` connections are, or all
+  /// `open` ones are taken, so that a new client fits; false when none is in its startup.
+  bool makeRoomLocked(size_t startingUp, size_t open);
 
   PgwireOptions options_;
   ClusterContext& cluster_;
