@@ -111,11 +111,18 @@ void removeUnder(LogicalOperator& op, std::vector<LogicalOperator*>& readers, co
       for (size_t i = 0; i < project.ids.size(); ++i) replacements[project.ids[i]] = std::move(project.expressions[i]);
       LogicalOperatorPtr grandchild = std::move(project.children[0]);
       child = std::move(grandchild);
+      // A parent projection that passes a column on under the same id (the one below window functions does)
+      // still produces it: what reads that id above the parent reads the parent's column, not the removed one.
+      std::set<ColumnId> removedAbove = removed;
+      if (mergeIntoParent) {
+        for (ColumnId id : static_cast<const LogicalProject&>(op).ids) removedAbove.erase(id);
+      }
       for (LogicalOperator* reader : readers) {
+        const std::set<ColumnId>& replaced = reader == &op ? removed : removedAbove;
         forEachExpression(*reader, [&](engine::ExpressionPtr& expression) {
-          if (!readsAnyOf(*expression, removed)) return;
+          if (!readsAnyOf(*expression, replaced)) return;
           expression = remapColumns(*expression, [&](ColumnId id) -> engine::ExpressionPtr {
-            auto found = replacements.find(id);
+            auto found = replaced.contains(id) ? replacements.find(id) : replacements.end();
             return found == replacements.end() ? nullptr : copyExpression(*found->second);
           });
         });
