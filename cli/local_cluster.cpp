@@ -220,32 +220,38 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
   if (!fs::exists(secretFile)) proto::writeClusterSecretFile(secretFile.string());
   proto::installClusterSecret(proto::readClusterSecretFile(secretFile.string()));
 
-  children.push_back(spawn("coordinator",
-                           {shoalExecutable,
-                            "--log-level",
-                            options.logLevel,
-                            "coordinator",
-                            "--cluster-id",
-                            options.clusterId,
-                            "--pg-host",
-                            options.host,
-                            "--pg-port",
-                            std::to_string(options.pgPort),
-                            "--control-host",
-                            options.host,
-                            "--control-port",
-                            "0",
-                            "--port-file",
-                            portFile.string(),
-                            "--data-dir",
-                            (dataDir / "coordinator").string(),
-                            "--cluster-secret-file",
-                            secretFile.string(),
-                            "--client-startup-timeout",
-                            std::to_string(options.clientStartupTimeoutSeconds),
-                            "--max-startup-connections",
-                            std::to_string(options.maxStartupConnections)},
-                           (logDir / "coordinator.log").string()));
+  std::vector<std::string> coordinatorArguments = {shoalExecutable,
+                                                   "--log-level",
+                                                   options.logLevel,
+                                                   "coordinator",
+                                                   "--cluster-id",
+                                                   options.clusterId,
+                                                   "--pg-host",
+                                                   options.host,
+                                                   "--pg-port",
+                                                   std::to_string(options.pgPort),
+                                                   "--control-host",
+                                                   options.host,
+                                                   "--control-port",
+                                                   "0",
+                                                   "--port-file",
+                                                   portFile.string(),
+                                                   "--data-dir",
+                                                   (dataDir / "coordinator").string(),
+                                                   "--cluster-secret-file",
+                                                   secretFile.string(),
+                                                   "--client-startup-timeout",
+                                                   std::to_string(options.clientStartupTimeoutSeconds),
+                                                   "--max-startup-connections",
+                                                   std::to_string(options.maxStartupConnections)};
+  for (const auto& [flag, file] : {std::pair<std::string, std::string>{"--hba-file", options.hbaFile},
+                                   {"--tls-cert", options.tlsCertificateFile},
+                                   {"--tls-key", options.tlsKeyFile}}) {
+    if (file.empty()) continue;
+    coordinatorArguments.push_back(flag);
+    coordinatorArguments.push_back(fs::absolute(file).string());
+  }
+  children.push_back(spawn("coordinator", coordinatorArguments, (logDir / "coordinator.log").string()));
 
   // The coordinator writes its bound ports once it serves; wait for them.
   auto deadline = Clock::now() + std::chrono::seconds(options.startupTimeoutSeconds);
@@ -333,8 +339,13 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
                    "            SELECT * FROM shoal_tables;\n"
                    "            SELECT count(*), sum(l_extendedprice), avg(l_discount) FROM lineitem\n"
                    "              WHERE l_shipdate <= DATE '1998-09-02';\n"
+                   "  logins:   {}\n"
                    "  stop:     Ctrl-C\n",
-                   options.numWorkers, logDir.string(), options.host, pgPort)
+                   options.numWorkers, logDir.string(), options.host, pgPort,
+                   options.hbaFile.empty()
+                       ? "trusted from 127.0.0.1; to require passwords, ALTER ROLE shoal PASSWORD '...' and restart "
+                         "with --hba-file (README: Security)"
+                       : "as " + options.hbaFile + " says")
             << "ready: " << url << std::endl;
 
   while (true) {

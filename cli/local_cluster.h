@@ -30,6 +30,11 @@ struct LocalClusterOptions {
   /// The coordinator's --client-startup-timeout and --max-startup-connections.
   int clientStartupTimeoutSeconds = 60;
   size_t maxStartupConnections = 20;
+  /// The coordinator's --hba-file (empty: its built-in rules).
+  std::string hbaFile;
+  /// The coordinator's --tls-cert and --tls-key (empty: none).
+  std::string tlsCertificateFile;
+  std::string tlsKeyFile;
 };
 
 /// `shoal local`: starts a coordinator and N workers as child processes of

@@ -19,6 +19,7 @@
 #include "cli/worker_drain.h"
 #include "common/logging.h"
 #include "common/status.h"
+#include "coordinator/auth/tls_context.h"
 #include "coordinator/coordinator.h"
 #include "proto/internal_auth.h"
 #include "worker/worker.h"
@@ -80,6 +81,17 @@ int main(int argc, char** argv) {
                    "Seconds from a SQL client's connect within which it must finish its startup")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
+  coordinatorCommand
+      ->add_option("--tls-cert", coordinatorOptions.tlsCertificateFile,
+                   "PEM certificate (chain) for TLS on the SQL port (`shoal certs init DIR` makes one)")
+      ->check(CLI::ExistingFile);
+  coordinatorCommand->add_option("--tls-key", coordinatorOptions.tlsKeyFile, "PEM key of --tls-cert")
+      ->check(CLI::ExistingFile);
+  coordinatorCommand
+      ->add_option("--hba-file", coordinatorOptions.hbaFile,
+                   "Host rules, as pg_hba.conf's host lines: who logs in with trust, scram-sha-256 or is rejected "
+                   "(default: trust on 127.0.0.1, scram-sha-256 from anywhere else)")
+      ->check(CLI::ExistingFile);
   coordinatorCommand
       ->add_option("--max-startup-connections", coordinatorOptions.maxStartupConnections,
                    "Most SQL connections still in their startup at once; past it, the one starting longest is dropped")
@@ -182,6 +194,12 @@ int main(int argc, char** argv) {
                    "The coordinator's --client-startup-timeout")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
+  localCommand->add_option("--hba-file", localOptions.hbaFile, "The coordinator's --hba-file")
+      ->check(CLI::ExistingFile);
+  localCommand->add_option("--tls-cert", localOptions.tlsCertificateFile, "The coordinator's --tls-cert")
+      ->check(CLI::ExistingFile);
+  localCommand->add_option("--tls-key", localOptions.tlsKeyFile, "The coordinator's --tls-key")
+      ->check(CLI::ExistingFile);
   localCommand
       ->add_option("--max-startup-connections", localOptions.maxStartupConnections,
                    "The coordinator's --max-startup-connections")
@@ -215,6 +233,20 @@ int main(int argc, char** argv) {
   auto* secretInitCommand = secretCommand->add_subcommand(
       "init", "Write a fresh random cluster secret to FILE (owner-only); copy it to every node of the cluster");
   secretInitCommand->add_option("FILE", secretPath, "Where to write it (must not exist)")->required();
+
+  std::string certsDirectory;
+  std::vector<std::string> certsHosts;
+  auto* certsCommand = app.add_subcommand("certs", "TLS certificates");
+  certsCommand->require_subcommand(1);
+  auto* certsInitCommand = certsCommand->add_subcommand(
+      "init",
+      "Make a private CA (ca.crt, ca.key) and a node certificate it signs (node.crt, node.key) in DIR, for "
+      "--tls-cert/--tls-key and clients' sslrootcert");
+  certsInitCommand->add_option("DIR", certsDirectory, "Where to write them (existing files are never overwritten)")
+      ->required();
+  certsInitCommand->add_option("--host", certsHosts,
+                               "A name or IPv4 address the node certificate is valid for, besides localhost and "
+                               "127.0.0.1 (repeatable)");
 
   double loadScaleFactor = 1;
   std::string loadHost = "127.0.0.1";
@@ -360,6 +392,21 @@ int main(int argc, char** argv) {
       return 0;
     } catch (const ShoalError& error) {
       std::cerr << "shoal secret init: " << error.status().message() << std::endl;
+      return 1;
+    }
+  }
+
+  if (*certsCommand) {
+    try {
+      coordinator::writeClusterCertificates(certsDirectory, certsHosts);
+      std::cout << "wrote ca.crt, ca.key, node.crt and node.key to " << certsDirectory
+                << "\n  serve:   shoal coordinator ... --tls-cert " << certsDirectory << "/node.crt --tls-key "
+                << certsDirectory
+                << "/node.key\n  connect: psql \"host=127.0.0.1 port=5433 user=shoal sslmode=verify-full "
+                << "sslrootcert=" << certsDirectory << "/ca.crt\"" << std::endl;
+      return 0;
+    } catch (const ShoalError& error) {
+      std::cerr << "shoal certs init: " << error.status().message() << std::endl;
       return 1;
     }
   }

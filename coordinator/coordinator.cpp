@@ -78,6 +78,23 @@ void Coordinator::start() {
   pgwireOptions.maxConnections = options_.maxConnections;
   pgwireOptions.startupTimeoutSeconds = options_.clientStartupTimeoutSeconds;
   pgwireOptions.maxStartupConnections = options_.maxStartupConnections;
+  if (!options_.hbaFile.empty()) pgwireOptions.hostRules = HostRules::load(options_.hbaFile);
+  if (options_.tlsCertificateFile.empty() != options_.tlsKeyFile.empty()) {
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "--tls-cert and --tls-key go together");
+  }
+  if (!options_.tlsCertificateFile.empty()) {
+    pgwireOptions.tls = TlsContext::load(options_.tlsCertificateFile, options_.tlsKeyFile);
+    spdlog::info("SQL clients may use TLS (certificate {})", options_.tlsCertificateFile);
+  } else {
+    spdlog::warn("the SQL port {}:{} has no TLS (--tls-cert, --tls-key): sessions travel in plaintext", options_.pgHost,
+                 options_.pgPort);
+  }
+  for (const auto& rule : pgwireOptions.hostRules.rules()) {
+    if (rule.method == LoginMethod::kTrust && rule.mask != ~uint32_t{0}) {
+      spdlog::warn("{}: clients matching line {} log in without a password (trust) from more than one address",
+                   options_.hbaFile.empty() ? "the built-in host rules" : options_.hbaFile, rule.line);
+    }
+  }
   pgwireServer_ = std::make_unique<PgwireServer>(pgwireOptions, *cluster_);
   pgwireServer_->start();
   registry_->setCoordinatorAddress(fmt::format("{}:{}", options_.pgHost, pgwireServer_->port()));

@@ -40,6 +40,11 @@ struct CoordinatorOptions {
   /// PgwireOptions' startupTimeoutSeconds and maxStartupConnections.
   int clientStartupTimeoutSeconds = 60;
   size_t maxStartupConnections = 20;
+  /// pg_hba.conf-like host rules (auth/host_rules.h); empty: trust on 127.0.0.1, SCRAM elsewhere.
+  std::string hbaFile;
+  /// TLS on the SQL port: PEM certificate (chain) and key; both or neither.
+  std::string tlsCertificateFile;
+  std::string tlsKeyFile;
   /// When set, the bound ports are written there as JSON once the coordinator serves.
   std::string portFile;
   /// Where the catalog is kept (empty: in memory only, lost at exit).

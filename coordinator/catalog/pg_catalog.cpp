@@ -357,16 +357,33 @@ std::vector<sql::ColumnDescription> rolesColumns() {
           {"oid", type::oid()}};
 }
 
-/// The roles there are until logins arrive (issue 27): the owner of everything, a superuser that logs in, and
-/// PostgreSQL 15's pg_database_owner, which owns schema public.
-SystemRows rolesRows() {
+/// The roles: the bootstrap superuser (which, as PostgreSQL's, also replicates and bypasses row security),
+/// those CREATE ROLE made, and PostgreSQL 15's pg_database_owner, which owns schema public.
+SystemRows rolesRows(const std::vector<RoleEntry>& roles) {
   SystemRows rows;
-  for (const bool owner : {true, false}) {
-    rows.push_back({value::text(owner ? kOwnerRoleName : kDatabaseOwnerRoleName), value::boolean(owner),
-                    value::boolean(true), value::boolean(owner), value::boolean(owner), value::boolean(owner),
-                    value::boolean(owner), value::integer(-1), value::text("********"), value::nullText(),
-                    value::boolean(owner), value::nullText(),
-                    value::oid(owner ? kOwnerRoleOid : kDatabaseOwnerRoleOid)});
+  for (const auto& role : roles) {
+    const bool bootstrap = role.oid == kOwnerRoleOid;
+    rows.push_back({value::text(role.name), value::boolean(role.superuser), value::boolean(role.inherit),
+                    value::boolean(role.createRole), value::boolean(role.createDb), value::boolean(role.login),
+                    value::boolean(bootstrap), value::integer(-1), value::text("********"), value::nullText(),
+                    value::boolean(bootstrap), value::nullText(), value::oid(role.oid)});
+  }
+  rows.push_back({value::text(kDatabaseOwnerRoleName), value::boolean(false), value::boolean(true),
+                  value::boolean(false), value::boolean(false), value::boolean(false), value::boolean(false),
+                  value::integer(-1), value::text("********"), value::nullText(), value::boolean(false),
+                  value::nullText(), value::oid(kDatabaseOwnerRoleOid)});
+  return rows;
+}
+
+/// pg_user: the roles that can log in.
+SystemRows userRows(const std::vector<RoleEntry>& roles) {
+  SystemRows rows;
+  for (const auto& role : roles) {
+    if (!role.login) continue;
+    const bool bootstrap = role.oid == kOwnerRoleOid;
+    rows.push_back({value::text(role.name), value::oid(role.oid), value::boolean(role.createDb),
+                    value::boolean(role.superuser), value::boolean(bootstrap), value::boolean(bootstrap),
+                    value::text("********"), value::nullText(), value::nullText()});
   }
   return rows;
 }
@@ -643,8 +660,8 @@ int64_t pgCatalogRelationOid(std::string_view name) {
 }
 
 std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& relations,
-                                               const CatalogSchemaLister& schemas,
-                                               const CatalogCommentLister& comments) {
+                                               const CatalogSchemaLister& schemas, const CatalogCommentLister& comments,
+                                               const CatalogRoleLister& roles) {
   auto relation = [](std::string name, char kind, std::vector<sql::ColumnDescription> columns,
                      std::function<SystemRows(const SystemScanContext&)> rows) {
     const int64_t oid = pgCatalogRelationOid(name);
@@ -669,15 +686,10 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
       relation("pg_tables", 'v', tablesColumns(),
                [relations](const SystemScanContext&) { return tablesRows(relations); }),
       relation("pg_views", 'v', viewsColumns(), [relations](const SystemScanContext&) { return viewsRows(relations); }),
-      relation("pg_roles", 'v', rolesColumns(), [](const SystemScanContext&) { return rolesRows(); }),
+      relation("pg_roles", 'v', rolesColumns(), [roles](const SystemScanContext&) { return rolesRows(roles()); }),
       relation("pg_description", 'r', descriptionColumns(),
                [comments, schemas](const SystemScanContext&) { return descriptionRows(comments, schemas); }),
-      relation("pg_user", 'v', userColumns(),
-               [](const SystemScanContext&) {
-                 return SystemRows{{value::text(kOwnerRoleName), value::oid(kOwnerRoleOid), value::boolean(true),
-                                    value::boolean(true), value::boolean(true), value::boolean(true),
-                                    value::text("********"), value::nullText(), value::nullText()}};
-               }),
+      relation("pg_user", 'v', userColumns(), [roles](const SystemScanContext&) { return userRows(roles()); }),
       relation("pg_tablespace", 'r', tablespaceColumns(), [](const SystemScanContext&) { return tablespaceRows(); }),
       relation("pg_settings", 'v', settingsColumns(),
                [](const SystemScanContext& context) { return context.settings ? context.settings() : SystemRows{}; }),

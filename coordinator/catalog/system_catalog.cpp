@@ -45,7 +45,8 @@ SystemCatalog::SystemCatalog(const MemberRegistry& registry, const TableCatalog&
     : registry_(registry), tables_(tables), queries_(queries) {
   CatalogRelationLister lister = [this] { return listRelations(); };
   CatalogSchemaLister schemaLister = [this] { return schemas(); };
-  for (auto& relation : pgCatalogRelations(lister, schemaLister, [this] { return comments(); })) {
+  for (auto& relation : pgCatalogRelations(
+           lister, schemaLister, [this] { return comments(); }, [this] { return tables_.roles(); })) {
     relations_.push_back(std::move(relation));
   }
   for (auto& relation : shoalViews()) relations_.push_back(std::move(relation));

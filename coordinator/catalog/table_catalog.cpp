@@ -183,6 +183,7 @@ void TableCatalog::loadFromStore() {
         views_[entry.qualifiedName()] = entry;
       }
     }
+    if (document.contains("roles")) roles_.loadJson(document.at("roles"));
     if (document.contains("comments")) {
       for (const auto& comment : document.at("comments")) {
         comments_[{comment.at("relation_id"), comment.at("column")}] = comment.at("text");
@@ -221,11 +222,12 @@ json TableCatalog::documentLocked() const {
               {"schemas", schemas},
               {"tables", tables},
               {"views", views},
-              {"comments", comments}};
+              {"comments", comments},
+              {"roles", roles_.toJson()}};
 }
 
 TableCatalog::Snapshot TableCatalog::snapshotLocked() const {
-  return Snapshot{tables_, views_, schemas_, nextId_, comments_};
+  return Snapshot{tables_, views_, schemas_, nextId_, comments_, roles_};
 }
 
 void TableCatalog::persistLocked(Snapshot& before) {
@@ -240,6 +242,7 @@ void TableCatalog::persistLocked(Snapshot& before) {
     schemas_ = std::move(before.schemas);
     nextId_ = before.nextId;
     comments_ = std::move(before.comments);
+    roles_ = std::move(before.roles);
     throw;
   }
 }
@@ -507,6 +510,51 @@ void TableCatalog::recordLoad(const std::vector<LoadedTable>& tables) {
     it->second = updated;
   }
   persistLocked(before);
+}
+
+std::vector<RoleEntry> TableCatalog::roles() const {
+  std::lock_guard lock(mutex_);
+  return roles_.list();
+}
+
+std::optional<RoleEntry> TableCatalog::findRole(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  const RoleEntry* role = roles_.find(name);
+  return role ? std::optional(*role) : std::nullopt;
+}
+
+void TableCatalog::createRole(const std::string& name, const RoleChanges& changes) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  roles_.create(name, changes, kFirstUserOid + static_cast<int64_t>(nextId_++));
+  persistLocked(before);
+}
+
+void TableCatalog::alterRole(const std::string& name, const RoleChanges& changes) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  roles_.alter(name, changes);
+  persistLocked(before);
+}
+
+std::vector<std::string> TableCatalog::dropRoles(const std::vector<std::string>& names, bool ifExists) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  std::vector<std::string> skipped;
+  try {
+    for (const auto& name : names) {
+      if (ifExists && roles_.find(name) == nullptr) {
+        skipped.push_back(name);
+        continue;
+      }
+      roles_.drop(name);
+    }
+  } catch (...) {
+    roles_ = std::move(before.roles);
+    throw;
+  }
+  persistLocked(before);
+  return skipped;
 }
 
 }  // namespace shoal::coordinator

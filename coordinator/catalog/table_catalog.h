@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "coordinator/catalog/catalog_store.h"
+#include "coordinator/catalog/role_catalog.h"
 #include "engine/types/logical_type.h"
 #include "sql/binder/catalog_reader.h"
 
@@ -154,6 +155,17 @@ class TableCatalog {
   /// Every comment; a relation's go when it is dropped.
   std::vector<Comment> comments() const;
 
+  /// The roles (role_catalog.h), kept in the same document.
+  std::vector<RoleEntry> roles() const;
+  std::optional<RoleEntry> findRole(const std::string& name) const;
+  /// 42710 when the name is taken.
+  void createRole(const std::string& name, const RoleChanges& changes);
+  /// 42704 when there is no such role.
+  void alterRole(const std::string& name, const RoleChanges& changes);
+  /// Drops the named roles, all or none: 42704 for a missing one unless `ifExists`, when it is returned
+  /// among the skipped names instead.
+  std::vector<std::string> dropRoles(const std::vector<std::string>& names, bool ifExists);
+
  private:
   using CommentKey = std::pair<uint64_t, int32_t>;  // relation id, column
   using TableMap = std::map<sql::QualifiedName, std::shared_ptr<const TableEntry>>;
@@ -164,6 +176,7 @@ class TableCatalog {
     std::map<std::string, SchemaEntry> schemas;
     uint64_t nextId;
     std::map<CommentKey, std::string> comments;
+    RoleCatalog roles;
   };
   /// Fails with 3F000 unless schema `name` exists.
   void requireSchemaLocked(const std::string& name) const;
@@ -184,6 +197,7 @@ class TableCatalog {
   std::map<std::string, SchemaEntry> schemas_;  // guarded by mutex_
   uint64_t nextId_ = 1;                         // guarded by mutex_
   std::map<CommentKey, std::string> comments_;  // guarded by mutex_
+  RoleCatalog roles_;                           // guarded by mutex_
 };
 
 }  // namespace shoal::coordinator

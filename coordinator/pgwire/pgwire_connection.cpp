@@ -1,6 +1,8 @@
 #include "coordinator/pgwire/pgwire_connection.h"
 #include "coordinator/pgwire/value_codec.h"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -92,7 +94,9 @@ PgwireConnection::PgwireConnection(int socket, PgwireServer& server)
   secretKey_ = static_cast<int32_t>(random());
 }
 
-PgwireConnection::~PgwireConnection() = default;
+PgwireConnection::~PgwireConnection() {
+  if (tls_ != nullptr) SSL_free(tls_);
+}
 
 std::string PgwireConnection::resultTag(const std::string& commandTag, size_t rows) {
   if (commandTag == "SHOW" || commandTag == "EXPLAIN") return commandTag;
@@ -102,7 +106,7 @@ std::string PgwireConnection::resultTag(const std::string& commandTag, size_t ro
 bool PgwireConnection::readExact(void* buffer, size_t size) {
   auto* cursor = static_cast<uint8_t*>(buffer);
   while (size > 0) {
-    if (inStartup_.load()) {
+    if (inStartup_.load() && !(tls_ != nullptr && SSL_pending(tls_) > 0)) {
       // The startup's deadline is absolute: a client trickling a byte at a time does not extend it.
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(startupDeadline_ - std::chrono::steady_clock::now());
@@ -111,6 +115,15 @@ bool PgwireConnection::readExact(void* buffer, size_t size) {
       const int ready = ::poll(&readable, 1, static_cast<int>(std::min<int64_t>(left.count(), INT32_MAX)));
       if (ready < 0 && errno == EINTR) continue;
       if (ready <= 0) return false;
+      // A TLS record may need more bytes than the poll saw: the socket's timeout bounds that read too.
+      if (tls_ != nullptr) setReceiveTimeout(left);
+    }
+    if (tls_ != nullptr) {
+      const int received = SSL_read(tls_, cursor, static_cast<int>(std::min<size_t>(size, INT32_MAX)));
+      if (received <= 0) return false;  // the client went away, a timeout, or a TLS error
+      cursor += received;
+      size -= static_cast<size_t>(received);
+      continue;
     }
     ssize_t received = ::recv(socket_, cursor, size, 0);
     if (received == 0) return false;  // the client went away, possibly mid-message
@@ -124,9 +137,42 @@ bool PgwireConnection::readExact(void* buffer, size_t size) {
   return true;
 }
 
+void PgwireConnection::setReceiveTimeout(std::chrono::milliseconds timeout) {
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+  timeval value{
+      static_cast<time_t>(seconds.count()),
+      static_cast<suseconds_t>(std::chrono::duration_cast<std::chrono::microseconds>(timeout - seconds).count())};
+  ::setsockopt(socket_, SOL_SOCKET, SO_RCVTIMEO, &value, sizeof(value));
+}
+
+bool PgwireConnection::startTls() {
+  tls_ = SSL_new(server_.options().tls->context());
+  if (tls_ == nullptr || SSL_set_fd(tls_, socket_) != 1) return false;
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(startupDeadline_ - std::chrono::steady_clock::now());
+  if (left.count() <= 0) return false;
+  setReceiveTimeout(left);  // the handshake is part of the startup, and its deadline
+  if (SSL_accept(tls_) != 1) {
+    spdlog::debug("TLS handshake with a client failed: {}", ERR_reason_error_string(ERR_get_error())
+                                                                ? ERR_reason_error_string(ERR_get_error())
+                                                                : "connection closed");
+    return false;
+  }
+  return true;
+}
+
 void PgwireConnection::flush() {
   const auto& bytes = writer_.buffer();
   size_t sent = 0;
+  while (tls_ != nullptr && sent < bytes.size()) {
+    const int written =
+        SSL_write(tls_, bytes.data() + sent, static_cast<int>(std::min<size_t>(bytes.size() - sent, INT32_MAX)));
+    if (written <= 0) {
+      writer_.clear();
+      throw ConnectionEnded{};
+    }
+    sent += static_cast<size_t>(written);
+  }
   while (sent < bytes.size()) {
     ssize_t written = ::send(socket_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
     if (written < 0) {
@@ -267,8 +313,14 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
     if (!readExact(body.data(), body.size())) return StartupResult::kClose;
     MessageReader reader(body);
     int32_t code = reader.readInt32();
+    if (code == kSslRequestCode && server_.options().tls && tls_ == nullptr) {
+      writer_.writeByte('S');  // then the TLS handshake, and the startup packet over TLS
+      flush();
+      if (!startTls()) return StartupResult::kClose;
+      continue;
+    }
     if (code == kSslRequestCode || code == kGssEncRequestCode) {
-      writer_.writeByte('N');  // no TLS yet: the client may continue in the clear
+      writer_.writeByte('N');  // no TLS here (or not twice), no GSSAPI encryption: the client may go on in the clear
       flush();
       continue;
     }
@@ -298,6 +350,7 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
     }
     // PostgreSQL's default database is the one named like the user.
     std::string database = parameters["database"].empty() ? parameters["user"] : parameters["database"];
+    if (!authenticate(parameters["user"], database)) return StartupResult::kClose;
     session_ = std::make_unique<Session>(
         server_.cluster(), sql::SessionInfo{parameters["user"], std::move(database), processId_, {}, {}, {}, {}, {}});
     // `options` (-c name=value ...) first, as PostgreSQL applies it: a setting of its own in the packet wins.
@@ -321,9 +374,6 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
         spdlog::debug("ignored startup setting {}={}: {}", name, value, error.status().message());
       }
     }
-    writer_.begin('R');  // AuthenticationOk: no authentication yet
-    writer_.writeInt32(0);
-    writer_.end();
     for (const auto& [name, value] : session_->settings().startupReport()) {
       writer_.begin('S');
       writer_.writeString(name);
@@ -338,6 +388,7 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
     sendReadyForQuery();
     flush();
     inStartup_.store(false);
+    if (tls_ != nullptr) setReceiveTimeout(std::chrono::milliseconds(0));  // idle sessions wait as long as they like
     return StartupResult::kReady;
   }
 }

@@ -15,6 +15,8 @@
 #include "coordinator/pgwire/value_codec.h"
 #include "coordinator/query/session.h"
 
+typedef struct ssl_st SSL;
+
 namespace shoal::coordinator {
 
 class PgwireServer;
@@ -38,6 +40,8 @@ class PgwireConnection {
   }
   int32_t processId() const { return processId_; }
   int32_t secretKey() const { return secretKey_; }
+  /// Whether the session runs over TLS.
+  bool encrypted() const { return tls_ != nullptr; }
   /// Whether the client has not finished its startup yet (any thread).
   bool inStartup() const { return inStartup_.load(); }
   int64_t millisecondsSinceAccept() const {
@@ -64,6 +68,12 @@ class PgwireConnection {
   enum class StartupResult { kReady, kClose };
 
   StartupResult runStartup();
+  /// Logs the client in as the host rules say (authentication.cpp): true once AuthenticationOk is written;
+  /// false after a FATAL error was sent, or the client left.
+  bool authenticate(const std::string& user, const std::string& database);
+  /// The TLS handshake after an SSLRequest, within the startup's deadline; false when it failed.
+  bool startTls();
+  void setReceiveTimeout(std::chrono::milliseconds timeout);
   /// Reads exactly `size` bytes; false when the client went away, or, in the startup, its deadline passed.
   bool readExact(void* buffer, size_t size);
   bool readMessage(char& type, std::vector<uint8_t>& body);
@@ -117,6 +127,8 @@ class PgwireConnection {
   /// The startup's absolute deadline: acceptedAt_ plus the startup timeout.
   const std::chrono::steady_clock::time_point startupDeadline_;
   std::atomic<bool> inStartup_{true};
+  /// The session's TLS, after an SSLRequest on a server with --tls-cert; nullptr in the clear.
+  SSL* tls_ = nullptr;
   int32_t processId_;
   int32_t secretKey_;
   /// pg_stat_activity's row of this connection; declared before the session, so it goes after it.

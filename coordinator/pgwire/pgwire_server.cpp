@@ -134,6 +134,34 @@ void PgwireServer::reapFinishedLocked() {
   }
 }
 
+namespace {
+
+// More failed logins than this from one address within a window refuse it until the window ends.
+constexpr int kMaxFailedLogins = 10;
+constexpr auto kLoginWindow = std::chrono::seconds(60);
+
+}  // namespace
+
+void PgwireServer::recordFailedLogin(const std::string& address) {
+  std::lock_guard lock(loginMutex_);
+  const auto now = std::chrono::steady_clock::now();
+  auto& failures = loginFailures_[address];
+  if (now - failures.windowStart >= kLoginWindow) failures = {now, 0};
+  ++failures.count;
+  if (loginFailures_.size() > 10000) {  // forget addresses whose window ended, so the map stays small
+    std::erase_if(loginFailures_, [&](const auto& entry) { return now - entry.second.windowStart >= kLoginWindow; });
+  }
+}
+
+std::optional<int> PgwireServer::loginBlockedFor(const std::string& address) {
+  std::lock_guard lock(loginMutex_);
+  auto found = loginFailures_.find(address);
+  if (found == loginFailures_.end() || found->second.count < kMaxFailedLogins) return std::nullopt;
+  const auto left = kLoginWindow - (std::chrono::steady_clock::now() - found->second.windowStart);
+  if (left <= std::chrono::seconds(0)) return std::nullopt;
+  return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(left).count()) + 1;
+}
+
 void PgwireServer::cancel(int32_t processId, int32_t secretKey) {
   std::lock_guard lock(mutex_);
   for (auto& slot : connections_) {

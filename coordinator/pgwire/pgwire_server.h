@@ -1,13 +1,18 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "coordinator/auth/host_rules.h"
+#include "coordinator/auth/tls_context.h"
 #include "coordinator/cluster/cluster_context.h"
 
 namespace shoal::coordinator {
@@ -27,6 +32,10 @@ struct PgwireOptions {
   size_t maxStartupConnections = 20;
   /// Largest message a client may send; larger ones end the connection (08P01).
   uint32_t maxMessageBytes = 256u << 20;
+  /// Who may log in, and how (--hba-file; without one, HostRules::defaults()).
+  HostRules hostRules = HostRules::defaults();
+  /// TLS on the SQL port (--tls-cert, --tls-key); null: clients are answered 'N' to SSLRequest.
+  std::shared_ptr<TlsContext> tls;
 };
 
 /// Accepts PostgreSQL clients and serves each on its own thread. Routes
@@ -49,6 +58,10 @@ class PgwireServer {
   void cancel(int32_t processId, int32_t secretKey);
   /// A new backend process id for a connection.
   int32_t nextProcessId() { return nextProcessId_.fetch_add(1); }
+  /// Counts a failed login from `address` (any thread).
+  void recordFailedLogin(const std::string& address);
+  /// The seconds `address` must wait before it may try to log in again, when it failed too often lately.
+  std::optional<int> loginBlockedFor(const std::string& address);
 
  private:
   struct ConnectionSlot {
@@ -75,6 +88,13 @@ class PgwireServer {
   std::thread acceptThread_;
   std::mutex mutex_;
   std::list<ConnectionSlot> connections_;  // guarded by mutex_
+  /// Failed logins per client address within the current window.
+  struct LoginFailures {
+    std::chrono::steady_clock::time_point windowStart;
+    int count = 0;
+  };
+  std::mutex loginMutex_;
+  std::map<std::string, LoginFailures> loginFailures_;  // guarded by loginMutex_
 };
 
 }  // namespace shoal::coordinator

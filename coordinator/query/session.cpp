@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "coordinator/query/plan_executor.h"
+#include "coordinator/query/role_commands.h"
 #include "coordinator/query/session_registry.h"
 #include "coordinator/query/table_commands.h"
 #include "coordinator/query/tpch_loader.h"
@@ -306,6 +307,12 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     outcome.commandTag = runTruncateTable(cluster_, command);
   } else if constexpr (std::is_same_v<Command, sql::CreateSchema>) {
     outcome.commandTag = runCreateSchema(cluster_, command, outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::CreateRole>) {
+    outcome.commandTag = runCreateRole(cluster_, command, user());
+  } else if constexpr (std::is_same_v<Command, sql::AlterRole>) {
+    outcome.commandTag = runAlterRole(cluster_, command, user());
+  } else if constexpr (std::is_same_v<Command, sql::DropRole>) {
+    outcome.commandTag = runDropRole(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::DropSchema>) {
     outcome.commandTag = runDropSchema(cluster_, command, catalog_, outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {

@@ -12,6 +12,7 @@
 #include "sql/binder/copy_binder.h"
 #include "sql/binder/expression_binder.h"
 #include "sql/binder/query_binder.h"
+#include "sql/binder/role_binder.h"
 #include "sql/binder/schema_binder.h"
 #include "sql/binder/search_path.h"
 #include "sql/binder/table_statement_binder.h"
@@ -234,6 +235,18 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
     case pg_query::Node::kCreateSchemaStmt:
       bound.command = bindCreateSchema(node.create_schema_stmt(), catalog_);
       bound.commandTag = "CREATE SCHEMA";
+      break;
+    case pg_query::Node::kCreateRoleStmt:
+      bound.command = bindCreateRole(node.create_role_stmt());
+      bound.commandTag = "CREATE ROLE";
+      break;
+    case pg_query::Node::kAlterRoleStmt:
+      bound.command = bindAlterRole(node.alter_role_stmt(), catalog_);
+      bound.commandTag = "ALTER ROLE";
+      break;
+    case pg_query::Node::kDropRoleStmt:
+      bound.command = bindDropRole(node.drop_role_stmt(), catalog_);
+      bound.commandTag = "DROP ROLE";
       break;
     case pg_query::Node::kDropStmt:
       if (node.drop_stmt().remove_type() == pg_query::OBJECT_SCHEMA) {

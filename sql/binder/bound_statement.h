@@ -79,6 +79,31 @@ struct CreateSchema {
   bool ifNotExists = false;
 };
 
+/// The attributes CREATE ROLE and ALTER ROLE name; those left out are nullopt.
+struct RoleOptions {
+  std::optional<bool> superuser, login, createDb, createRole, inherit;
+  /// PASSWORD 'text' (the text, or a SCRAM verifier) or PASSWORD NULL (nullopt inside).
+  std::optional<std::optional<std::string>> password;
+};
+
+/// CREATE ROLE / CREATE USER (which can log in unless told NOLOGIN) name [WITH] options.
+struct CreateRole {
+  std::string name;
+  RoleOptions options;
+};
+
+/// ALTER ROLE / ALTER USER name [WITH] options.
+struct AlterRole {
+  std::string name;
+  RoleOptions options;
+};
+
+/// DROP ROLE / DROP USER [IF EXISTS] name, ...
+struct DropRole {
+  std::vector<std::string> names;
+  bool ifExists = false;
+};
+
 /// DROP SCHEMA [IF EXISTS] name, ... [CASCADE | RESTRICT].
 struct DropSchema {
   std::vector<std::string> names;
@@ -243,7 +268,8 @@ struct CommentOn {
 struct BoundStatement {
   std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
                CreateTable, DropTable, TruncateTable, InsertValues, CopyFrom, CopyTo, TpchLoad, PrepareStatement,
-               ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn, CreateSchema, DropSchema>
+               ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn, CreateSchema, DropSchema,
+               CreateRole, AlterRole, DropRole>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

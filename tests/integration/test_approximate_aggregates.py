@@ -123,6 +123,7 @@ def test_three_workers_answer_as_two(both, own_cluster):
                "approx_percentile(latency, 0.5), approx_percentile(latency, 0.99) FROM visits GROUP BY site ORDER BY 1",
                "SELECT approx_count_distinct(visitor), approx_percentile(amount, 0.25) FROM visits"]
     three = own_cluster(workers=3)
+    run_sql(three, "CREATE ROLE postgres SUPERUSER LOGIN")  # logged in as below, as on the shared cluster
     for sql in DROP + SCHEMA:
         run_sql(three, sql)
     other = f"host=127.0.0.1 port={three.port} user=postgres dbname=postgres connect_timeout=10"
