@@ -320,6 +320,14 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   } else if constexpr (std::is_same_v<Command, sql::CopyFrom>) {
     std::unique_ptr<CopyInput> input;
     if (command.path) {
+      // As on PostgreSQL: the coordinator's files are a superuser's to read, so that no login can read them
+      // through COPY (or learn whether they exist).
+      if (!isSuperuser()) {
+        throw ShoalError(
+            Status(SqlState::kInsufficientPrivilege,
+                   "must be superuser or have privileges of the pg_read_server_files role to COPY from a file")
+                .withHint("Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone."));
+      }
       input = openCopyFile(*command.path);
     } else {
       if (!openCopyIn) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM STDIN is not possible here");
@@ -332,10 +340,18 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     outcome.commandTag = runCopy(cluster_, command, *input, cancelRequested_);
   } else {
     static_assert(std::is_same_v<Command, sql::TpchLoad>);
+    // It drops and recreates the eight TPC-H tables, whoever made them.
+    if (!isSuperuser())
+      SHOAL_USER_FAIL(SqlState::kInsufficientPrivilege, "permission denied: tpch_load needs a superuser");
     outcome.commandTag =
         runTpchLoad(cluster_, command.scaleFactor, command.generators, command.chunked, outcome.notices);
   }
   return outcome;
+}
+
+bool Session::isSuperuser() const {
+  const auto role = cluster_.tables.findRole(user());
+  return role && role->superuser;
 }
 
 void Session::recordError() {

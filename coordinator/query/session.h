@@ -116,6 +116,8 @@ class Session {
   /// When the current transaction began (microseconds since 1970 UTC): the block's, or the last statement's.
   int64_t transactionStart() const { return clock_.transactionStart; }
   const std::string& user() const { return catalog_.session()->user; }
+  /// Whether the session's role is a superuser (now: a role altered since the login counts as it is now).
+  bool isSuperuser() const;
   const std::string& database() const { return catalog_.session()->database; }
   SystemScanContext systemScan() const {
     return {catalog_.session()->database, [this] { return settings_.pgSettingsRows(); }};

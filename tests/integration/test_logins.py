@@ -218,3 +218,20 @@ def test_an_address_that_keeps_failing_is_refused_for_a_while(tmp_path):
         assert refused[:2] == ("error", "28000") and "too many failed logins from 127.0.0.1" in refused[2]
     finally:
         cluster.kill()
+
+
+def test_server_files_and_tpch_load_are_a_superusers(secured):
+    """A login that is no superuser cannot read the coordinator's files through COPY, nor drop and recreate
+    the TPC-H tables with tpch_load; the superuser still can."""
+    cluster, _ = secured
+    with psycopg.connect(conninfo(cluster, "shoal"), autocommit=True) as connection:
+        connection.execute("CREATE TABLE IF NOT EXISTS lines (line text)")
+    with psycopg.connect(conninfo(cluster, "analyst", "correct horse"), autocommit=True) as connection:
+        for sql in ["COPY lines FROM '/etc/passwd'", "COPY lines FROM '/no/such/file'", "CALL tpch_load(0.01)"]:
+            with pytest.raises(psycopg.Error) as refused:
+                connection.execute(sql)
+            assert refused.value.sqlstate == "42501", sql
+            assert "/etc/passwd" not in str(refused.value) and "root" not in str(refused.value)
+    with psycopg.connect(conninfo(cluster, "shoal"), autocommit=True) as connection:
+        connection.execute("COPY lines FROM '/etc/hostname'")
+        assert connection.execute("SELECT count(*) FROM lines").fetchone()[0] >= 1
