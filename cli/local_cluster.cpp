@@ -38,6 +38,12 @@ struct ChildProcess {
   pid_t pid = -1;
   std::string logPath;
   bool running = true;
+  std::vector<std::string> arguments;  // to start it again
+  Clock::time_point startedAt = Clock::now();
+  /// A worker that died is started again at restartAt, after a backoff that doubles while it keeps dying.
+  std::optional<Clock::time_point> restartAt;
+  std::chrono::seconds backoff{0};
+  int restarts = 0;
 };
 
 /// Starts `arguments` as a child whose output goes to `logPath` and which gets
@@ -65,8 +71,18 @@ ChildProcess spawn(const std::string& name, const std::vector<std::string>& argu
     execv(argv[0], argv.data());
     _exit(127);
   }
-  return ChildProcess{name, pid, logPath, true};
+  ChildProcess child;
+  child.name = name;
+  child.pid = pid;
+  child.logPath = logPath;
+  child.arguments = arguments;
+  return child;
 }
+
+// A worker that ran this long before it died starts over at the shortest backoff.
+constexpr auto kStableRun = std::chrono::seconds(60);
+constexpr auto kFirstBackoff = std::chrono::seconds(1);
+constexpr auto kMaxBackoff = std::chrono::seconds(30);
 
 std::string tailOfFile(const std::string& path, size_t maxLines) {
   std::ifstream file(path);
@@ -361,6 +377,23 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
       if (child->name == "coordinator") {
         return fail("the coordinator is gone; stopping the cluster");
       }
+      if (!options.restartWorkers) continue;
+      // As systemd's Restart=on-failure does for the shipped units: again, after a backoff that grows while
+      // the worker keeps dying soon after it starts.
+      child->backoff = Clock::now() - child->startedAt >= kStableRun || child->backoff.count() == 0
+                           ? kFirstBackoff
+                           : std::min(child->backoff * 2, kMaxBackoff);
+      child->restartAt = Clock::now() + child->backoff;
+      std::cerr << fmt::format("shoal local: restarting {} in {} s", child->name, child->backoff.count()) << std::endl;
+    }
+    for (auto& child : children) {
+      if (child.running || !child.restartAt || Clock::now() < *child.restartAt) continue;
+      ChildProcess restarted = spawn(child.name, child.arguments, child.logPath);
+      restarted.backoff = child.backoff;
+      restarted.restarts = child.restarts + 1;
+      child = std::move(restarted);
+      std::cerr << fmt::format("shoal local: restarted {} (pid {}, restart {})", child.name, child.pid, child.restarts)
+                << std::endl;
     }
   }
 }

@@ -32,6 +32,8 @@ struct LocalClusterOptions {
   size_t maxStartupConnections = 20;
   /// The coordinator's --hba-file (empty: its built-in rules).
   std::string hbaFile;
+  /// Start a worker that died again (after a backoff), as a supervisor would; false: leave it down.
+  bool restartWorkers = true;
   /// The coordinator's --tls-cert and --tls-key (empty: none).
   std::string tlsCertificateFile;
   std::string tlsKeyFile;

@@ -194,6 +194,9 @@ int main(int argc, char** argv) {
                    "The coordinator's --client-startup-timeout")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
+  localCommand->add_flag("!--no-restart", localOptions.restartWorkers,
+                         "Leave a worker that died down, instead of starting it again after a backoff (1 s, "
+                         "doubling to 30 s while it keeps dying)");
   localCommand->add_option("--hba-file", localOptions.hbaFile, "The coordinator's --hba-file")
       ->check(CLI::ExistingFile);
   localCommand->add_option("--tls-cert", localOptions.tlsCertificateFile, "The coordinator's --tls-cert")

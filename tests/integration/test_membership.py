@@ -34,8 +34,9 @@ def test_workers_appear_in_shoal_nodes(cluster):
 
 
 def test_killed_worker_shows_down_within_3_seconds(own_cluster):
-    """`kill -9` of a worker: shoal_nodes shows it down within 3 s while queries keep working."""
-    cluster = own_cluster(workers=2)
+    """`kill -9` of a worker: shoal_nodes shows it down within 3 s while queries keep working (with
+    --no-restart, as on a host without a supervisor)."""
+    cluster = own_cluster(workers=2, extra_args=["--no-restart"])
     victim = cluster.worker_pid("worker-1")
     os.kill(victim, signal.SIGKILL)
     killed_at = time.monotonic()
@@ -49,6 +50,31 @@ def test_killed_worker_shows_down_within_3_seconds(own_cluster):
     assert nodes(cluster)["worker-2"][3] == "up"
     with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
         assert connection.execute("SELECT 1 + 1").fetchone() == (2,)
+
+
+def test_a_killed_worker_is_restarted(own_cluster):
+    """`kill -9` of a worker: `shoal local` starts it again after a second, as systemd would, and says so; it
+    comes back under its name, with its data, and queries need it again."""
+    cluster = own_cluster(workers=2)
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        connection.execute("CREATE TABLE restart_probe (id integer) WITH (distribution = 'hash(id)')")
+        connection.execute("INSERT INTO restart_probe VALUES " + ", ".join(f"({i})" for i in range(1, 1001)))
+    victim = cluster.worker_pid("worker-1")
+    old_address = nodes(cluster)["worker-1"][2]
+    os.kill(victim, signal.SIGKILL)
+
+    def back_up():
+        # The new process listens on a port of its own: it is back once shoal_nodes shows it there.
+        _, _, address, state, _ = nodes(cluster)["worker-1"]
+        return address != old_address and state == "up"
+
+    assert wait_until(back_up, timeout_s=10) is not None, "worker-1 was not restarted"
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        assert connection.execute("SELECT count(*), sum(id) FROM restart_probe").fetchone() == (1000, 500500)
+    # What `shoal local` said meanwhile (its output is not read after "ready").
+    said = os.read(cluster.process.stdout.fileno(), 1 << 20).decode(errors="replace")
+    assert "worker-1 was killed by signal 9" in said and "restarting worker-1 in 1 s" in said, said
+    assert "restarted worker-1" in said, said
 
 
 def test_sigterm_stops_the_whole_cluster_without_orphans(own_cluster):
