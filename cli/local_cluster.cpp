@@ -359,7 +359,7 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
                    "  stop:     Ctrl-C\n",
                    options.numWorkers, logDir.string(), options.host, pgPort,
                    options.hbaFile.empty()
-                       ? "trusted from 127.0.0.1; to require passwords, ALTER ROLE shoal PASSWORD '...' and restart "
+                       ? "trusted from this machine; to require passwords, ALTER ROLE shoal PASSWORD '...' and restart "
                          "with --hba-file (README: Security)"
                        : "as " + options.hbaFile + " says")
             << "ready: " << url << std::endl;

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   coordinatorCommand
       ->add_option("--hba-file", coordinatorOptions.hbaFile,
                    "Host rules, as pg_hba.conf's host lines: who logs in with trust, scram-sha-256 or is rejected "
-                   "(default: trust on 127.0.0.1, scram-sha-256 from anywhere else)")
+                   "(default: trust from this machine's own addresses, scram-sha-256 from anywhere else)")
       ->check(CLI::ExistingFile);
   coordinatorCommand
       ->add_option("--max-startup-connections", coordinatorOptions.maxStartupConnections,

@@ -90,7 +90,7 @@ void Coordinator::start() {
                  options_.pgPort);
   }
   for (const auto& rule : pgwireOptions.hostRules.rules()) {
-    if (rule.method == LoginMethod::kTrust && rule.mask != ~uint32_t{0}) {
+    if (rule.method == LoginMethod::kTrust && !rule.sameHost && rule.mask != ~uint32_t{0}) {
       spdlog::warn("{}: clients matching line {} log in without a password (trust) from more than one address",
                    options_.hbaFile.empty() ? "the built-in host rules" : options_.hbaFile, rule.line);
     }

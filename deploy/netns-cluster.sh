@@ -12,7 +12,7 @@
 #   namespace shoal-n0 at 10.77.0.10: etcd (client port 2379) and the coordinator (SQL 5433, control 7433)
 #   namespace shoal-nK at 10.77.0.(10+K): worker-K (gRPC 7500, exchange 7600, TCP transport)
 #   bridge shoal-br at 10.77.0.1 in the caller's namespace, so psql on the host reaches the coordinator:
-#     psql -h 10.77.0.10 -p 5433
+#     psql -h 10.77.0.10 -p 5433 -U shoal
 #   host side of worker-K's link: veth shoal-vK (`ip link set shoal-vK down` cuts the worker off)
 # Logs, data and pid files live in $SHOAL_NETNS_DIR (default build/netns-cluster).
 set -euo pipefail
@@ -91,7 +91,7 @@ start_role() {
     coordinator)
       run_in 0 coordinator "$SHOAL" coordinator --cluster-id "$CLUSTER_ID" --etcd "$etcd_endpoint" \
         --pg-host "$coordinator_ip" --pg-port 5433 --control-host "$coordinator_ip" --control-port 7433 \
-        --data-dir "$STATE/coordinator" --cluster-secret-file "$STATE/cluster-secret"
+        --data-dir "$STATE/coordinator" --cluster-secret-file "$STATE/cluster-secret" --hba-file "$STATE/hba.conf"
       wait_for_port 0 5433 coordinator
       ;;
     worker-*)
@@ -126,7 +126,7 @@ stop_role() {
 }
 
 sql() { # sql STATEMENT: run through the host's psql
-  psql -h "$(ip_of 0)" -p 5433 -X -q -v ON_ERROR_STOP=1 -c "$1"
+  psql -h "$(ip_of 0)" -p 5433 -U shoal -d shoal -X -q -v ON_ERROR_STOP=1 -c "$1"
 }
 
 up() {
@@ -149,6 +149,8 @@ up() {
   echo "$workers" >"$STATE/workers"
   # Every "host" reads the same cluster secret (on real hosts: copied to each, owner-only).
   [[ -f "$STATE/cluster-secret" ]] || "$SHOAL" secret init "$STATE/cluster-secret" >/dev/null
+  # SQL clients reach the coordinator from the bridge's private test subnet, not from 127.0.0.1: trust it there.
+  printf 'host all all %s.0/24 trust\n' "$SUBNET" >"$STATE/hba.conf"
   ip link add "$BRIDGE" type bridge
   ip addr add "$SUBNET.1/24" dev "$BRIDGE"
   ip link set "$BRIDGE" up
@@ -158,7 +160,7 @@ up() {
   for k in $(seq 1 "$workers"); do start_role "worker-$k"; done
   # Every worker registered: as many up as started.
   for _ in $(seq 1 100); do
-    [[ $(psql -h "$(ip_of 0)" -p 5433 -X -tAc "select count(*) from shoal_nodes where role = 'worker' and state = 'up'" 2>/dev/null) == "$workers" ]] && break
+    [[ $(psql -h "$(ip_of 0)" -p 5433 -U shoal -d shoal -X -tAc "select count(*) from shoal_nodes where role = 'worker' and state = 'up'" 2>/dev/null) == "$workers" ]] && break
     sleep 0.1
   done
   if [[ $sf != 0 ]]; then
@@ -167,7 +169,7 @@ up() {
   fi
   cat <<EOF
 Shoal cluster up: etcd and the coordinator in shoal-n0 ($(ip_of 0)), $workers worker(s) in shoal-n1..shoal-n$workers.
-  psql -h $(ip_of 0) -p 5433
+  psql -h "$(ip_of 0)" -p 5433 -U shoal -d shoal
   etcdctl --endpoints $(ip_of 0):2379 get --prefix /shoal/$CLUSTER_ID/members/ --keys-only
 Logs in $STATE/logs; deploy/netns-cluster.sh down removes it all.
 EOF

@@ -4,11 +4,16 @@ namespace shoal::scheduler {
 
 namespace {
 
+/// Thrown through a pipeline's operators when its sink is satisfied (a LIMIT holds enough rows), to end
+/// the morsel: a cross product or a join that would make millions more rows stops at once.
+struct SinkSatisfied {};
+
 /// Runs `chunk` through the pipeline's operators from `first` on, into its sink. An operator may pass on
-/// several chunks; each is checked for cancellation before the next step.
+/// several chunks; each is checked for cancellation, and for a sink that needs no more, before the next step.
 void pushThroughOperators(const engine::Pipeline& pipeline, size_t first, engine::Chunk& chunk,
                           engine::LocalSinkState& local, WorkerContext& context) {
   context.checkCancelled();
+  if (pipeline.sink->satisfied()) throw SinkSatisfied{};
   if (chunk.size() == 0) return;
   if (first == pipeline.operators.size()) {
     pipeline.sink->consume(chunk, local);
@@ -43,8 +48,13 @@ std::shared_ptr<QueryExecution> PipelineRunner::start(std::vector<engine::Pipeli
     job.runMorsel = [pipeline, localStates](const Morsel& morsel, WorkerContext& context) {
       auto& local = (*localStates)[context.threadIndex()];
       if (!local) local = pipeline->sink->makeLocalState();
-      pipeline->source->produce(
-          morsel.index, [&](engine::Chunk& chunk) { pushThroughOperators(*pipeline, 0, chunk, *local, context); });
+      if (pipeline->sink->satisfied()) return;  // the morsels left are not needed
+      try {
+        pipeline->source->produce(
+            morsel.index, [&](engine::Chunk& chunk) { pushThroughOperators(*pipeline, 0, chunk, *local, context); });
+      } catch (const SinkSatisfied&) {
+        // The operators unwound as they do for a cancel; the rows the sink took are all it needs.
+      }
     };
     job.finish = [pipeline, localStates] {
       for (auto& local : *localStates) {

@@ -1,6 +1,8 @@
 #include "coordinator/auth/host_rules.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <fstream>
@@ -30,6 +32,20 @@ std::vector<std::string> names(const std::string& field) {
     start = end + 1;
   }
   return out;
+}
+
+/// Whether `address` (host byte order) is one of this machine's: 127.0.0.0/8, or an interface's.
+bool isOwnAddress(uint32_t address) {
+  if ((address >> 24) == 127) return true;
+  ifaddrs* interfaces = nullptr;
+  if (::getifaddrs(&interfaces) != 0) return false;
+  bool found = false;
+  for (ifaddrs* each = interfaces; each != nullptr && !found; each = each->ifa_next) {
+    if (each->ifa_addr == nullptr || each->ifa_addr->sa_family != AF_INET) continue;
+    found = ntohl(reinterpret_cast<const sockaddr_in*>(each->ifa_addr)->sin_addr.s_addr) == address;
+  }
+  ::freeifaddrs(interfaces);
+  return found;
 }
 
 bool contains(const std::vector<std::string>& list, std::string_view name) {
@@ -79,9 +95,11 @@ HostRules HostRules::parse(std::string_view text, std::string_view source) {
       rule.databases = names(fields[1]);
     }
     if (fields[2] != "all") rule.users = names(fields[2]);
-    if (fields[3] != "all") {
+    if (fields[3] == "samehost") {
+      rule.sameHost = true;
+    } else if (fields[3] != "all") {
       const size_t slash = fields[3].find('/');
-      if (slash == std::string::npos) bad("the address must be `all` or a CIDR such as 10.0.0.0/8");
+      if (slash == std::string::npos) bad("the address must be `all`, `samehost` or a CIDR such as 10.0.0.0/8");
       in_addr address{};
       if (::inet_pton(AF_INET, fields[3].substr(0, slash).c_str(), &address) != 1) bad("not an IPv4 address");
       int bits = -1;
@@ -117,14 +135,14 @@ HostRules HostRules::load(const std::string& path) {
 }
 
 HostRules HostRules::defaults() {
-  return parse("host all all 127.0.0.1/32 trust\nhost all all all scram-sha-256\n", "(built-in rules)");
+  return parse("host all all samehost trust\nhost all all all scram-sha-256\n", "(built-in rules)");
 }
 
 const HostRules::Rule* HostRules::match(uint32_t address, bool tls, std::string_view database,
                                         std::string_view user) const {
   for (const Rule& rule : rules_) {
     if ((rule.sslOnly && !tls) || (rule.plaintextOnly && tls)) continue;
-    if ((address & rule.mask) != rule.network) continue;
+    if (rule.sameHost ? !isOwnAddress(address) : (address & rule.mask) != rule.network) continue;
     if (rule.sameUser ? database != user : !rule.databases.empty() && !contains(rule.databases, database)) continue;
     if (!rule.users.empty() && !contains(rule.users, user)) continue;
     return &rule;

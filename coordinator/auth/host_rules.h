@@ -13,10 +13,11 @@ enum class LoginMethod { kTrust, kScramSha256, kReject };
 
 /// pg_hba.conf's host lines, which --hba-file holds, one rule per line, the first that matches deciding:
 ///   host DATABASE USER ADDRESS METHOD
-/// DATABASE and USER are `all` or comma-separated names (DATABASE also `sameuser`); ADDRESS is `all` or an
-/// IPv4 CIDR (127.0.0.1/32); METHOD is trust, scram-sha-256, md5 (which, as on PostgreSQL with SCRAM
-/// passwords, is SCRAM) or reject. `#` starts a comment. hostssl lines match TLS connections only and
-/// hostnossl lines the others (the SQL port has no TLS yet, so every connection is plaintext).
+/// DATABASE and USER are `all` or comma-separated names (DATABASE also `sameuser`); ADDRESS is `all`, an
+/// IPv4 CIDR (127.0.0.1/32) or `samehost` (any of this machine's own addresses, as on PostgreSQL); METHOD is trust,
+/// scram-sha-256, md5 (which, as on PostgreSQL with SCRAM passwords, is SCRAM) or reject. `#` starts a comment. hostssl
+/// lines match TLS connections only and hostnossl lines the others (the SQL port has no TLS yet, so every connection is
+/// plaintext).
 class HostRules {
  public:
   struct Rule {
@@ -27,6 +28,7 @@ class HostRules {
     std::vector<std::string> users;  // empty: all
     uint32_t network = 0;            // host byte order
     uint32_t mask = 0;
+    bool sameHost = false;
     LoginMethod method = LoginMethod::kReject;
     int line = 0;
   };
@@ -35,7 +37,7 @@ class HostRules {
   static HostRules parse(std::string_view text, std::string_view source);
   /// Reads and parses --hba-file.
   static HostRules load(const std::string& path);
-  /// Without --hba-file: trust on the loopback address, SCRAM from anywhere else.
+  /// Without --hba-file: trust from this machine's own addresses, SCRAM from anywhere else.
   static HostRules defaults();
 
   /// The rule for a client at `address` (IPv4, host byte order), or nullptr when none matches (refused).

@@ -63,6 +63,10 @@ class ChunkSink {
   virtual void consume(Chunk& chunk, LocalSinkState& state) const = 0;
   /// Called once per local state, one at a time, after the last morsel.
   virtual void combine(LocalSinkState& state) = 0;
+  /// Whether the sink needs no more rows (a LIMIT that holds enough): the runner then stops feeding it, and
+  /// the rest of its pipeline's work (morsels not started, chunks a running one would still make) is skipped.
+  /// Any thread, at any time.
+  virtual bool satisfied() const { return false; }
   /// Called once, after every combine.
   virtual void finalize() {}
 };

@@ -156,12 +156,16 @@ class LimitSink final : public ChunkSink {
   explicit LimitSink(Limit& limit) : limit_(limit) {}
   std::unique_ptr<LocalSinkState> makeLocalState() const override { return std::make_unique<Sort::Run>(); }
   void consume(Chunk& chunk, LocalSinkState& state) const override {
+    if (satisfied()) return;  // enough rows are held already (by other threads, perhaps)
     reserveQueryMemory(chunk.memoryBytes());
+    const auto rows = static_cast<int64_t>(chunk.size());
     static_cast<Sort::Run&>(state).chunks.push_back(std::move(chunk));
+    limit_.rowsHeld_.fetch_add(rows);
   }
   void combine(LocalSinkState& state) override {
     for (auto& chunk : static_cast<Sort::Run&>(state).chunks) limit_.chunks_.push_back(std::move(chunk));
   }
+  bool satisfied() const override { return limit_.rowsHeld_.load() >= limit_.rowsNeeded(); }
 
  private:
   Limit& limit_;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -51,9 +52,14 @@ class Limit {
   std::shared_ptr<ChunkSink> sink();
   std::shared_ptr<ChunkSource> source();
 
+  /// The rows it must hold before the rest of its input may be skipped: LIMIT + OFFSET.
+  int64_t rowsNeeded() const { return limit_ ? *limit_ + offset_ : INT64_MAX; }
+
   std::optional<int64_t> limit_;
   int64_t offset_;
   std::vector<Chunk> chunks_;
+  /// The rows the sink's local states hold, over all threads.
+  std::atomic<int64_t> rowsHeld_{0};
 };
 
 }  // namespace shoal::engine

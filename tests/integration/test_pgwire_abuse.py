@@ -4,7 +4,8 @@ Against a cluster whose coordinator allows 3 s for a client's startup and 8 conn
 - a slowloris that trickles its startup packet a byte at a time is cut off at the startup deadline all the same;
 - clients that declare 256 MiB messages and send a few bytes make the coordinator reserve nothing: its resident
   memory stays within 100 MB of its idle size, and a real client still gets in under 1 s;
-- a declared length past the message cap is refused with 08P01.
+- a declared length past the message cap is refused with 08P01;
+- a cross join with LIMIT answers at once (LIMIT stops the producers).
 (issue 27's pgwire abuse acceptance; the deadline and cap are flags: --client-startup-timeout,
 --max-startup-connections.)"""
 
@@ -160,3 +161,22 @@ def test_a_length_past_the_cap_is_a_protocol_violation(guarded):
             reply += chunk
         assert reply[:1] == b"E" and b"08P01" in reply and b"invalid message length" in reply
     assert time_to_query(guarded) < 1.0
+
+
+def test_a_cross_join_with_limit_answers_at_once(guarded):
+    """LIMIT stops every producer once it holds enough rows: lineitem-sized cross joins answer in well under a
+    second, and the coordinator and worker stay small (they once grew toward the host's memory)."""
+    with psycopg.connect(guarded.conninfo(), autocommit=True) as connection:
+        connection.execute("DROP TABLE IF EXISTS wide")
+        connection.execute("CREATE TABLE wide (id integer, pad text)")
+        rows = ", ".join(f"({i}, '{'x' * 40}')" for i in range(20000))
+        connection.execute(f"INSERT INTO wide VALUES {rows}")
+        connection.execute("SET statement_timeout = '30s'")
+        for sql, expected in [("SELECT a.id, b.id FROM wide a, wide b LIMIT 3", 3),
+                              ("SELECT a.id FROM wide a, wide b, wide c LIMIT 5 OFFSET 2", 5),
+                              ("SELECT count(*) FROM (SELECT a.id FROM wide a, wide b LIMIT 70000) s", 1)]:
+            start = time.monotonic()
+            assert len(connection.execute(sql).fetchall()) == expected, sql
+            assert time.monotonic() - start < 1.0, f"{sql} took {time.monotonic() - start:.2f} s"
+        assert connection.execute("SELECT count(*) FROM (SELECT a.id FROM wide a, wide b LIMIT 70000) s"
+                                  ).fetchone() == (70000,)

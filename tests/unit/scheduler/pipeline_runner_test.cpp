@@ -7,6 +7,7 @@
 
 #include "engine/pipeline/collect_sink.h"
 #include "engine/pipeline/filter_operator.h"
+#include "engine/sort/sort.h"
 
 namespace shoal::scheduler {
 namespace {
@@ -138,6 +139,51 @@ TEST(PipelineRunnerTest, AnExpressionErrorEndsTheQueryWithItsSqlState) {
   } catch (const ShoalError& error) {
     EXPECT_EQ(error.status().sqlState(), SqlState::kDivisionByZero);
   }
+}
+
+}  // namespace
+}  // namespace shoal::scheduler
+
+namespace shoal::scheduler {
+namespace {
+
+/// Morsels that each make `chunksPerMorsel` chunks of 1000 rows, counting the chunks it was asked for.
+class EndlessSource final : public engine::ChunkSource {
+ public:
+  EndlessSource(size_t morsels, size_t chunksPerMorsel) : morsels_(morsels), chunksPerMorsel_(chunksPerMorsel) {}
+  size_t numMorsels() const override { return morsels_; }
+  void produce(size_t, const std::function<void(Chunk&)>& consume) const override {
+    for (size_t i = 0; i < chunksPerMorsel_; ++i) {
+      made_.fetch_add(1);
+      Chunk chunk = std::move(numbers(1)[0]);
+      consume(chunk);
+    }
+  }
+  size_t made() const { return made_.load(); }
+
+ private:
+  size_t morsels_;
+  size_t chunksPerMorsel_;
+  mutable std::atomic<size_t> made_{0};
+};
+
+TEST(PipelineRunnerTest, ALimitThatHoldsEnoughStopsItsProducers) {
+  // 64 morsels of 10,000 chunks each would be 640 million rows; LIMIT 3 OFFSET 2 needs five.
+  Dispatcher dispatcher(2, NumaTopology::fake(1));
+  PipelineRunner runner(dispatcher);
+  auto source = std::make_shared<EndlessSource>(64, 10000);
+  engine::Limit limit(3, 2);
+  auto result = std::make_shared<engine::CollectSink>();
+  std::vector<engine::Pipeline> pipelines(2);
+  pipelines[0].source = limit.source();
+  pipelines[0].sink = result;
+  pipelines[0].dependencies = {1};
+  pipelines[1].source = source;
+  pipelines[1].sink = limit.sink();
+  runner.start(std::move(pipelines))->wait();
+  EXPECT_EQ(result->numRows(), 3u);
+  // Each thread may have made a chunk or two before it saw the limit held.
+  EXPECT_LE(source->made(), 4u);
 }
 
 }  // namespace
