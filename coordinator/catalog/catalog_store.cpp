@@ -1,6 +1,7 @@
 #include "coordinator/catalog/catalog_store.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -24,7 +25,9 @@ void FileCatalogStore::save(const nlohmann::json& document) {
   std::string text = document.dump(1);
   std::filesystem::path temporary = file_;
   temporary += ".tmp";
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Owner-only: the catalog holds the roles' password verifiers, which a reader could attack offline.
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd >= 0) ::fchmod(fd, 0600);  // an old .tmp left with another mode keeps it otherwise
   if (fd < 0) {
     SHOAL_USER_FAIL(SqlState::kIoError, "could not write catalog file {}: {}", temporary.string(), strerror(errno));
   }

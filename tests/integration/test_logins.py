@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import os
 import socket
+import stat
 import struct
 import subprocess
 
@@ -200,6 +201,7 @@ def test_roles_and_passwords_survive_a_restart(tmp_path):
         # Only the verifier is kept, never the password.
         catalog = (data / "coordinator" / "catalog.json").read_text()
         assert "s3cret" not in catalog and "SCRAM-SHA-256$4096:" in catalog
+        assert stat.S_IMODE(os.stat(data / "coordinator" / "catalog.json").st_mode) == 0o600
     finally:
         cluster.kill()
 
