@@ -16,8 +16,7 @@ enum class LoginMethod { kTrust, kScramSha256, kReject };
 /// DATABASE and USER are `all` or comma-separated names (DATABASE also `sameuser`); ADDRESS is `all`, an
 /// IPv4 CIDR (127.0.0.1/32) or `samehost` (any of this machine's own addresses, as on PostgreSQL); METHOD is trust,
 /// scram-sha-256, md5 (which, as on PostgreSQL with SCRAM passwords, is SCRAM) or reject. `#` starts a comment. hostssl
-/// lines match TLS connections only and hostnossl lines the others (the SQL port has no TLS yet, so every connection is
-/// plaintext).
+/// lines match TLS connections only (the SQL port takes TLS with --tls-cert) and hostnossl lines the others.
 class HostRules {
  public:
   struct Rule {

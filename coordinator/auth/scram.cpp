@@ -76,6 +76,12 @@ std::string base64Encode(std::string_view bytes) {
 
 std::optional<std::string> base64Decode(std::string_view text) {
   if (text.size() % 4 != 0) return std::nullopt;
+  // At most two '=', and only at the end.
+  const size_t firstPad = text.find('=');
+  if (firstPad != std::string_view::npos &&
+      (text.size() - firstPad > 2 || text.find_first_not_of('=', firstPad) != std::string_view::npos)) {
+    return std::nullopt;
+  }
   for (char c : text) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '/' && c != '=') return std::nullopt;
   }
@@ -83,9 +89,9 @@ std::optional<std::string> base64Decode(std::string_view text) {
   const int written =
       EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(text.data()),
                       static_cast<int>(text.size()));
-  if (written < 0) return std::nullopt;
   size_t padding = 0;
   for (size_t i = text.size(); i > 0 && text[i - 1] == '='; --i) ++padding;
+  if (written < 0 || static_cast<size_t>(written) < padding) return std::nullopt;
   out.resize(static_cast<size_t>(written) - padding);
   return out;
 }
@@ -100,7 +106,7 @@ std::string makeScramVerifier(std::string_view password) {
 }
 
 bool isScramVerifier(std::string_view text) {
-  return text.starts_with("SCRAM-SHA-256$") && ScramExchange(std::string(text)).serverFirst("n,,n=,r=x").has_value();
+  return ScramExchange::validVerifier(text);
 }
 
 std::optional<ScramExchange::Verifier> ScramExchange::parse(std::string_view text) {
@@ -129,7 +135,8 @@ std::optional<ScramExchange::Verifier> ScramExchange::parse(std::string_view tex
   return verifier;
 }
 
-ScramExchange::ScramExchange(std::optional<std::string> verifier, std::optional<std::string> channelBinding)
+ScramExchange::ScramExchange(std::string_view user, std::optional<std::string> verifier,
+                             std::optional<std::string> channelBinding)
     : channelBinding_(std::move(channelBinding)) {
   if (verifier) {
     if (auto parsed = parse(*verifier)) {
@@ -138,8 +145,9 @@ ScramExchange::ScramExchange(std::optional<std::string> verifier, std::optional<
     }
   }
   if (!real_) {  // a made-up verifier: the proof fails as for a wrong password
+    static const std::string kMockSecret = randomBytes(32);
     verifier_.iterations = kIterations;
-    verifier_.salt = randomBytes(kSaltBytes);
+    verifier_.salt = hmac(kMockSecret, "salt:" + std::string(user)).substr(0, kSaltBytes);
     verifier_.storedKey = randomBytes(SHA256_DIGEST_LENGTH);
     verifier_.serverKey = randomBytes(SHA256_DIGEST_LENGTH);
   }

@@ -19,11 +19,13 @@ bool isScramVerifier(std::string_view text);
 /// One login's exchange: the client-first message in, the server-first out; then the client-final in and,
 /// when its proof holds, the server-final out. Without a verifier (an unknown role, or one without a
 /// password) the exchange runs with a made-up one and fails at the proof, so that a client cannot tell
-/// which roles exist.
+/// which roles exist: its salt is the same for the same user name at every try (derived, as PostgreSQL's
+/// mock salt is, from a secret of the server's and the name) and its iterations are the default.
 class ScramExchange {
  public:
   /// `channelBinding`: over TLS, the tls-server-end-point data that SCRAM-SHA-256-PLUS binds the login to.
-  explicit ScramExchange(std::optional<std::string> verifier, std::optional<std::string> channelBinding = {});
+  ScramExchange(std::string_view user, std::optional<std::string> verifier,
+                std::optional<std::string> channelBinding = {});
 
   /// The server-first message for `clientFirst` ("n,,n=user,r=nonce") of `mechanism` (SCRAM-SHA-256, or
   /// SCRAM-SHA-256-PLUS with "p=tls-server-end-point,,"); nullopt for a malformed one, a binding that does
@@ -31,6 +33,9 @@ class ScramExchange {
   std::optional<std::string> serverFirst(std::string_view clientFirst, std::string_view mechanism = "SCRAM-SHA-256");
   /// The server-final message ("v=signature") when `clientFinal`'s proof is right; nullopt otherwise.
   std::optional<std::string> serverFinal(std::string_view clientFinal);
+
+  /// Whether `text` parses as a verifier (iterations, salt and both keys).
+  static bool validVerifier(std::string_view text) { return parse(text).has_value(); }
 
  private:
   struct Verifier {

@@ -1,6 +1,7 @@
 #include "coordinator/auth/tls_context.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -8,6 +9,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -105,9 +107,13 @@ void writeNewFile(const std::filesystem::path& path, bool secret, Write&& write)
     SHOAL_USER_FAIL(auth_state::kConfigFileError, "{} exists already: certs init never overwrites a file",
                     path.string());
   }
-  FILE* file = std::fopen(path.c_str(), "wx");
-  if (file == nullptr) SHOAL_USER_FAIL(auth_state::kConfigFileError, "cannot write {}", path.string());
-  if (secret) ::fchmod(fileno(file), 0600);
+  // O_EXCL: never over an existing file (nor one made meanwhile); a key is owner-only from its first byte.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, secret ? 0600 : 0644);
+  FILE* file = fd >= 0 ? ::fdopen(fd, "w") : nullptr;
+  if (file == nullptr) {
+    if (fd >= 0) ::close(fd);
+    SHOAL_USER_FAIL(auth_state::kConfigFileError, "cannot write {}", path.string());
+  }
   const bool written = write(file);
   std::fclose(file);
   if (!written) SHOAL_USER_FAIL(auth_state::kConfigFileError, "cannot write {}: {}", path.string(), opensslError());

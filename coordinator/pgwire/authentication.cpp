@@ -25,6 +25,8 @@ constexpr int32_t kAuthenticationSaslContinue = 11;
 constexpr int32_t kAuthenticationSaslFinal = 12;
 constexpr std::string_view kScramMechanism = "SCRAM-SHA-256";
 constexpr std::string_view kScramPlusMechanism = "SCRAM-SHA-256-PLUS";
+// PostgreSQL's PG_MAX_AUTH_TOKEN_LENGTH: no client that has not logged in makes the server hold more.
+constexpr uint32_t kMaxAuthMessageBytes = 65535;
 
 /// The client's IPv4 address in host byte order, and as text.
 std::pair<uint32_t, std::string> peerAddress(int socket) {
@@ -72,11 +74,11 @@ bool PgwireConnection::authenticate(const std::string& user, const std::string& 
     flush();
     // An unknown role, or one without a password, goes through the exchange all the same and fails at its
     // proof, as on PostgreSQL: a client learns nothing of which roles exist.
-    ScramExchange exchange(role ? role->password : std::nullopt,
+    ScramExchange exchange(user, role ? role->password : std::nullopt,
                            encrypted() ? std::optional(server_.options().tls->endPoint()) : std::nullopt);
     std::vector<uint8_t> body;
     char type = 0;
-    if (!readMessage(type, body)) return false;
+    if (!readMessage(type, body, kMaxAuthMessageBytes)) return false;
     if (type != 'p')
       return refuse(SqlState::kProtocolViolation, "expected SASL response, got message type " + std::string(1, type),
                     false);
@@ -98,7 +100,7 @@ bool PgwireConnection::authenticate(const std::string& user, const std::string& 
     writer_.writeBytes(serverFirst->data(), serverFirst->size());
     writer_.end();
     flush();
-    if (!readMessage(type, body)) return false;
+    if (!readMessage(type, body, kMaxAuthMessageBytes)) return false;
     if (type != 'p') return refuse(SqlState::kProtocolViolation, "expected SASL response", false);
     auto serverFinal = exchange.serverFinal(std::string_view(reinterpret_cast<const char*>(body.data()), body.size()));
     if (!serverFinal) return refuse(auth_state::kInvalidPassword, failed, true);

@@ -153,9 +153,8 @@ bool PgwireConnection::startTls() {
   if (left.count() <= 0) return false;
   setReceiveTimeout(left);  // the handshake is part of the startup, and its deadline
   if (SSL_accept(tls_) != 1) {
-    spdlog::debug("TLS handshake with a client failed: {}", ERR_reason_error_string(ERR_get_error())
-                                                                ? ERR_reason_error_string(ERR_get_error())
-                                                                : "connection closed");
+    const char* reason = ERR_reason_error_string(ERR_get_error());
+    spdlog::debug("TLS handshake with a client failed: {}", reason != nullptr ? reason : "connection closed");
     return false;
   }
   return true;
@@ -185,13 +184,13 @@ void PgwireConnection::flush() {
   writer_.clear();
 }
 
-bool PgwireConnection::readMessage(char& type, std::vector<uint8_t>& body) {
+bool PgwireConnection::readMessage(char& type, std::vector<uint8_t>& body, uint32_t maxBytes) {
   uint8_t header[5];
   if (!readExact(header, sizeof(header))) return false;
   type = static_cast<char>(header[0]);
   MessageReader reader(std::span<const uint8_t>(header + 1, 4));
   int32_t length = reader.readInt32();
-  if (length < 4 || static_cast<uint32_t>(length) > server_.options().maxMessageBytes) {
+  if (length < 4 || static_cast<uint32_t>(length) > (maxBytes != 0 ? maxBytes : server_.options().maxMessageBytes)) {
     sendError(Status(SqlState::kProtocolViolation, fmt::format("invalid message length {}", length)));
     flush();
     return false;

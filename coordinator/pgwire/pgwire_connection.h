@@ -76,7 +76,8 @@ class PgwireConnection {
   void setReceiveTimeout(std::chrono::milliseconds timeout);
   /// Reads exactly `size` bytes; false when the client went away, or, in the startup, its deadline passed.
   bool readExact(void* buffer, size_t size);
-  bool readMessage(char& type, std::vector<uint8_t>& body);
+  /// Reads one message; a length past `maxBytes` (0: the server's cap) ends the connection with 08P01.
+  bool readMessage(char& type, std::vector<uint8_t>& body, uint32_t maxBytes = 0);
   void flush();
 
   void handleSimpleQuery(std::string_view text);

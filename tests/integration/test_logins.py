@@ -237,3 +237,41 @@ def test_server_files_and_tpch_load_are_a_superusers(secured):
     with psycopg.connect(conninfo(cluster, "shoal"), autocommit=True) as connection:
         connection.execute("COPY lines FROM '/etc/hostname'")
         assert connection.execute("SELECT count(*) FROM lines").fetchone()[0] >= 1
+
+
+def server_first_message(port, user, initial_response_length=None):
+    """The server-first message SCRAM gives `user` (its nonce, salt and iterations), or the server's error
+    for an initial response declared `initial_response_length` bytes long."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        parameters = f"user\0{user}\0database\0shoal\0\0".encode()
+        sock.sendall(struct.pack("!ii", 8 + len(parameters), PROTOCOL_3) + parameters)
+        reply = sock.recv(65536)
+        assert reply[:1] == b"R" and struct.unpack("!i", reply[5:9])[0] == 10, reply
+        first = b"n,,n=,r=" + base64.b64encode(os.urandom(18))
+        if initial_response_length is not None:
+            sock.sendall(b"p" + struct.pack("!i", initial_response_length) + b"SCRAM-SHA-256\0")
+        else:
+            payload = b"SCRAM-SHA-256\0" + struct.pack("!i", len(first)) + first
+            sock.sendall(b"p" + struct.pack("!i", 4 + len(payload)) + payload)
+        reply = sock.recv(65536)
+        if reply[:1] == b"E":
+            return reply
+        return dict(part.split("=", 1) for part in reply[9:].decode().split(","))
+
+
+def test_an_unknown_role_looks_like_a_real_one(secured):
+    """Its SCRAM salt is the same at every try and its iterations are the default, as a real role's are: two
+    logins cannot tell whether the role exists."""
+    cluster, _ = secured
+    first, second = (server_first_message(cluster.port, "no_such_role") for _ in range(2))
+    assert first["s"] == second["s"] and first["i"] == second["i"] == "4096"
+    assert server_first_message(cluster.port, "other_unknown")["s"] != first["s"]
+    real = [server_first_message(cluster.port, "analyst") for _ in range(2)]
+    assert real[0]["s"] == real[1]["s"] and real[0]["i"] == "4096"
+
+
+def test_an_oversized_authentication_message_is_refused(secured):
+    """Before a login, no client makes the server hold more than PostgreSQL's 64 KB authentication token."""
+    cluster, _ = secured
+    reply = server_first_message(cluster.port, "analyst", initial_response_length=1 << 20)
+    assert reply[:1] == b"E" and b"08P01" in reply and b"invalid message length" in reply
