@@ -111,21 +111,22 @@ void removeUnder(LogicalOperator& op, std::vector<LogicalOperator*>& readers, co
       for (size_t i = 0; i < project.ids.size(); ++i) replacements[project.ids[i]] = std::move(project.expressions[i]);
       LogicalOperatorPtr grandchild = std::move(project.children[0]);
       child = std::move(grandchild);
-      // A parent projection that passes a column on under the same id (the one below window functions does)
-      // still produces it: what reads that id above the parent reads the parent's column, not the removed one.
-      std::set<ColumnId> removedAbove = removed;
-      if (mergeIntoParent) {
-        for (ColumnId id : static_cast<const LogicalProject&>(op).ids) removedAbove.erase(id);
-      }
-      for (LogicalOperator* reader : readers) {
-        const std::set<ColumnId>& replaced = reader == &op ? removed : removedAbove;
-        forEachExpression(*reader, [&](engine::ExpressionPtr& expression) {
+      // A projection that passes a column on under the same id (the one below window functions does) still
+      // produces it: what reads that id above that projection reads the projection's column, not the removed
+      // one. So the readers are rewritten innermost first, and each projection shields the ids it outputs
+      // from the readers above it.
+      std::set<ColumnId> replaced = removed;
+      for (auto reader = readers.rbegin(); reader != readers.rend() && !replaced.empty(); ++reader) {
+        forEachExpression(**reader, [&](engine::ExpressionPtr& expression) {
           if (!readsAnyOf(*expression, replaced)) return;
           expression = remapColumns(*expression, [&](ColumnId id) -> engine::ExpressionPtr {
             auto found = replaced.contains(id) ? replacements.find(id) : replacements.end();
             return found == replacements.end() ? nullptr : copyExpression(*found->second);
           });
         });
+        if ((*reader)->kind() == LogicalOperatorKind::kProject) {
+          for (ColumnId id : static_cast<const LogicalProject&>(**reader).ids) replaced.erase(id);
+        }
       }
     }
     removeUnder(*child, readers, keep);
