@@ -674,7 +674,13 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
       relation("pg_class", 'r', classColumns(), [relations](const SystemScanContext&) { return classRows(relations); }),
       relation("pg_attribute", 'r', attributeColumns(),
                [relations](const SystemScanContext&) { return attributeRows(relations); }),
-      relation("pg_type", 'r', typeColumns(), [](const SystemScanContext&) { return typeRows(); }),
+      // Built from fixed facts alone: once, not at each of the scans drivers make of it (each row looks its six
+      // routines up by name).
+      relation("pg_type", 'r', typeColumns(),
+               [](const SystemScanContext&) {
+                 static const SystemRows kRows = typeRows();
+                 return kRows;
+               }),
       relation("pg_am", 'r', accessMethodColumns(),
                [](const SystemScanContext&) {
                  return SystemRows{{value::oid(kHeapAccessMethodOid), value::text("heap"),
