@@ -27,6 +27,10 @@ struct CatalogRelation {
   std::optional<uint64_t> rowCount;
   /// A view's query, as it was written (PostgreSQL shows it deparsed by pg_get_viewdef instead).
   std::optional<std::string> viewDefinition;
+  /// Its owner, and its privileges as aclitem texts (nullopt: the default, which relacl shows as NULL).
+  int64_t ownerOid = sql::kOwnerRoleOid;
+  std::string ownerName = std::string(sql::kOwnerRoleName);
+  std::optional<std::vector<std::string>> acl = std::nullopt;
 };
 
 /// Every relation there is, system relations first, then the user tables and views by name.

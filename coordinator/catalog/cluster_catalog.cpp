@@ -34,7 +34,42 @@ std::optional<sql::TableDescription> ClusterCatalog::findTable(const sql::Qualif
 std::optional<sql::ViewDescription> ClusterCatalog::findView(const sql::QualifiedName& name) const {
   auto view = tables_.findView(name);
   if (!view) return std::nullopt;
-  return sql::ViewDescription{view->schema, view->name, view->statement, view->columnNames, view->searchPath};
+  const RoleCatalog roles = tables_.roleCatalog();
+  const RoleEntry* owner = roles.findByOid(view->access.owner);
+  return sql::ViewDescription{view->schema,     view->name,
+                              view->statement,  view->columnNames,
+                              view->searchPath, owner != nullptr ? owner->name : std::string(sql::kOwnerRoleName)};
+}
+
+namespace {
+
+/// What every role may do with a system relation or schema: read it, use it.
+std::optional<sql::HeldPrivileges> systemPrivileges(const TableCatalog& tables, std::string_view role,
+                                                    sql::AclMode granted) {
+  const auto entry = tables.findRole(std::string(role));
+  if (!entry) return std::nullopt;
+  if (entry->superuser) return sql::HeldPrivileges::all();
+  return sql::HeldPrivileges{granted, 0};
+}
+
+}  // namespace
+
+std::optional<sql::HeldPrivileges> ClusterCatalog::relationPrivileges(std::string_view role,
+                                                                      const sql::QualifiedName& name) const {
+  if (sql::isSystemSchema(name.schema)) return systemPrivileges(tables_, role, sql::kAclSelect);
+  return tables_.relationPrivileges(std::string(role), name);
+}
+
+std::optional<sql::HeldPrivileges> ClusterCatalog::schemaPrivileges(std::string_view role,
+                                                                    const std::string& schema) const {
+  if (sql::isSystemSchema(schema)) return systemPrivileges(tables_, role, sql::kAclUsage);
+  return tables_.schemaPrivileges(std::string(role), schema);
+}
+
+std::vector<std::pair<int64_t, std::string>> ClusterCatalog::roles() const {
+  std::vector<std::pair<int64_t, std::string>> roles;
+  for (const auto& role : tables_.roles()) roles.emplace_back(role.oid, role.name);
+  return roles;
 }
 
 std::vector<sql::RelationVisibility> ClusterCatalog::relationVisibility() const {

@@ -19,6 +19,15 @@ class ClusterCatalog final : public sql::CatalogReader {
   std::vector<sql::RelationVisibility> relationVisibility() const override;
   std::vector<sql::ObjectComment> comments() const override { return system_.comments(); }
   std::vector<sql::PrimaryKeyDescription> primaryKeys() const override { return system_.primaryKeys(); }
+  /// Privileges: user objects' from the table catalog; system relations and schemas may be read and used by
+  /// every role (as PostgreSQL grants SELECT on its catalogs to PUBLIC).
+  std::optional<sql::HeldPrivileges> relationPrivileges(std::string_view role,
+                                                        const sql::QualifiedName& name) const override;
+  std::optional<sql::HeldPrivileges> schemaPrivileges(std::string_view role, const std::string& schema) const override;
+  std::optional<sql::HeldPrivileges> databasePrivileges(std::string_view role) const override {
+    return tables_.databasePrivileges(std::string(role));
+  }
+  std::vector<std::pair<int64_t, std::string>> roles() const override;
   /// A view's columns: its query bound against this catalog (fails as reading the view would).
   std::vector<CatalogColumn> viewColumns(const ViewEntry& view) const;
 

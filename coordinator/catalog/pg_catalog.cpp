@@ -30,7 +30,8 @@ std::vector<sql::ColumnDescription> namespaceColumns() {
 SystemRows namespaceRows(const CatalogSchemaLister& schemas) {
   SystemRows rows;
   for (const auto& schema : schemas()) {
-    rows.push_back({value::oid(schema.oid), value::text(schema.name), value::oid(schema.ownerOid), value::nullText()});
+    rows.push_back(
+        {value::oid(schema.oid), value::text(schema.name), value::oid(schema.ownerOid), value::textArray(schema.acl)});
   }
   return rows;
 }
@@ -94,7 +95,7 @@ SystemRows classRows(const CatalogRelationLister& relations) {
                     value::oid(relation.namespaceOid),
                     value::oid(0),
                     value::oid(0),
-                    value::oid(kOwnerRoleOid),
+                    value::oid(relation.ownerOid),
                     value::oid(table   ? kHeapAccessMethodOid
                                : index ? kBtreeAccessMethodOid
                                        : 0),
@@ -121,7 +122,7 @@ SystemRows classRows(const CatalogRelationLister& relations) {
                     value::oid(0),
                     value::oid(0),
                     value::oid(0),
-                    value::nullText(),
+                    value::textArray(relation.acl),
                     value::nullText(),
                     value::nullText()});
   }
@@ -317,7 +318,7 @@ SystemRows tablesRows(const CatalogRelationLister& relations) {
   SystemRows rows;
   for (const auto& relation : relations()) {
     if (relation.kind != 'r') continue;
-    rows.push_back({value::text(relation.schema), value::text(relation.name), value::text(kOwnerRoleName),
+    rows.push_back({value::text(relation.schema), value::text(relation.name), value::text(relation.ownerName),
                     value::nullText(), value::boolean(false), value::boolean(false), value::boolean(false),
                     value::boolean(false)});
   }
@@ -335,7 +336,7 @@ SystemRows viewsRows(const CatalogRelationLister& relations) {
   SystemRows rows;
   for (const auto& relation : relations()) {
     if (relation.kind != 'v') continue;
-    rows.push_back({value::text(relation.schema), value::text(relation.name), value::text(kOwnerRoleName),
+    rows.push_back({value::text(relation.schema), value::text(relation.name), value::text(relation.ownerName),
                     relation.viewDefinition ? value::text(*relation.viewDefinition) : value::nullText()});
   }
   return rows;
@@ -358,7 +359,7 @@ std::vector<sql::ColumnDescription> rolesColumns() {
 }
 
 /// The roles: the bootstrap superuser (which, as PostgreSQL's, also replicates and bypasses row security),
-/// those CREATE ROLE made, and PostgreSQL 15's pg_database_owner, which owns schema public.
+/// those CREATE ROLE made, and PostgreSQL 15's predefined roles (pg_database_owner owns schema public).
 SystemRows rolesRows(const std::vector<RoleEntry>& roles) {
   SystemRows rows;
   for (const auto& role : roles) {
@@ -368,10 +369,23 @@ SystemRows rolesRows(const std::vector<RoleEntry>& roles) {
                     value::boolean(bootstrap), value::integer(-1), value::text("********"), value::nullText(),
                     value::boolean(bootstrap), value::nullText(), value::oid(role.oid)});
   }
-  rows.push_back({value::text(kDatabaseOwnerRoleName), value::boolean(false), value::boolean(true),
-                  value::boolean(false), value::boolean(false), value::boolean(false), value::boolean(false),
-                  value::integer(-1), value::text("********"), value::nullText(), value::boolean(false),
-                  value::nullText(), value::oid(kDatabaseOwnerRoleOid)});
+  return rows;
+}
+
+std::vector<sql::ColumnDescription> authMembersColumns() {
+  return {
+      {"roleid", type::oid()}, {"member", type::oid()}, {"grantor", type::oid()}, {"admin_option", type::boolean()}};
+}
+
+/// pg_auth_members: who is a member of which role (GRANT role TO member).
+SystemRows authMembersRows(const std::vector<RoleEntry>& roles) {
+  SystemRows rows;
+  for (const auto& role : roles) {
+    for (const auto& membership : role.memberOf) {
+      rows.push_back({value::oid(membership.role), value::oid(role.oid), value::oid(membership.grantor),
+                      value::boolean(membership.adminOption)});
+    }
+  }
   return rows;
 }
 
@@ -482,9 +496,6 @@ std::vector<EmptyRelation> emptyRelations() {
         {"enumtypid", type::oid()},
         {"enumsortorder", type::real()},
         {"enumlabel", type::name()}}},
-      {"pg_auth_members",
-       'r',
-       {{"roleid", type::oid()}, {"member", type::oid()}, {"grantor", type::oid()}, {"admin_option", type::boolean()}}},
       {"pg_policy",
        'r',
        {{"oid", type::oid()},
@@ -696,6 +707,8 @@ std::vector<SystemRelation> pgCatalogRelations(const CatalogRelationLister& rela
       relation("pg_description", 'r', descriptionColumns(),
                [comments, schemas](const SystemScanContext&) { return descriptionRows(comments, schemas); }),
       relation("pg_user", 'v', userColumns(), [roles](const SystemScanContext&) { return userRows(roles()); }),
+      relation("pg_auth_members", 'r', authMembersColumns(),
+               [roles](const SystemScanContext&) { return authMembersRows(roles()); }),
       relation("pg_tablespace", 'r', tablespaceColumns(), [](const SystemScanContext&) { return tablespaceRows(); }),
       relation("pg_settings", 'v', settingsColumns(),
                [](const SystemScanContext& context) { return context.settings ? context.settings() : SystemRows{}; }),

@@ -62,6 +62,8 @@ CatalogRelation primaryKeyIndex(const CatalogRelation& table) {
   index.namespaceOid = table.namespaceOid;
   index.kind = 'i';
   index.isUserRelation = true;
+  index.ownerOid = table.ownerOid;
+  index.ownerName = table.ownerName;
   for (size_t column : table.primaryKey) {
     CatalogColumn indexColumn = table.columns[column];
     indexColumn.notNull = false;  // as PostgreSQL's index attributes show it

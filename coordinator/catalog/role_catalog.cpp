@@ -1,5 +1,8 @@
 #include "coordinator/catalog/role_catalog.h"
 
+#include <algorithm>
+#include <set>
+
 #include "common/status.h"
 #include "coordinator/auth/scram.h"
 #include "sql/binder/catalog_reader.h"
@@ -12,6 +15,8 @@ using nlohmann::json;
 constexpr std::string_view kUndefinedObject = "42704";
 constexpr std::string_view kDuplicateObject = "42710";
 constexpr std::string_view kDependentObjectsStillExist = "2BP01";
+constexpr std::string_view kInvalidGrantOperation = "0LP01";
+constexpr std::string_view kReservedName = "42939";
 
 void apply(RoleEntry& role, const RoleChanges& changes) {
   if (changes.superuser) role.superuser = *changes.superuser;
@@ -37,11 +42,99 @@ RoleEntry bootstrapRole() {
   return role;
 }
 
+/// PostgreSQL 15's predefined roles, with pg_monitor's memberships.
+std::vector<RoleEntry> predefinedRoles() {
+  const std::vector<std::pair<int64_t, std::string_view>> named = {
+      {kPgMonitorOid, "pg_monitor"},
+      {kPgReadAllSettingsOid, "pg_read_all_settings"},
+      {kPgReadAllStatsOid, "pg_read_all_stats"},
+      {kPgStatScanTablesOid, "pg_stat_scan_tables"},
+      {kPgSignalBackendOid, "pg_signal_backend"},
+      {kPgCheckpointOid, "pg_checkpoint"},
+      {kPgReadServerFilesOid, "pg_read_server_files"},
+      {kPgWriteServerFilesOid, "pg_write_server_files"},
+      {kPgExecuteServerProgramOid, "pg_execute_server_program"},
+      {sql::kDatabaseOwnerRoleOid, sql::kDatabaseOwnerRoleName},
+      {kPgReadAllDataOid, "pg_read_all_data"},
+      {kPgWriteAllDataOid, "pg_write_all_data"},
+  };
+  std::vector<RoleEntry> roles;
+  for (const auto& [oid, name] : named) {
+    RoleEntry role;
+    role.name = std::string(name);
+    role.oid = oid;
+    role.predefined = true;
+    if (oid == kPgMonitorOid) {
+      for (int64_t member : {kPgReadAllSettingsOid, kPgReadAllStatsOid, kPgStatScanTablesOid}) {
+        role.memberOf.push_back({member, sql::kOwnerRoleOid, false});
+      }
+    }
+    roles.push_back(std::move(role));
+  }
+  return roles;
+}
+
 }  // namespace
 
 RoleCatalog::RoleCatalog() {
-  RoleEntry bootstrap = bootstrapRole();
-  roles_[bootstrap.name] = bootstrap;
+  loadJson(json::array());
+}
+
+const RoleEntry* RoleCatalog::findByOid(int64_t oid) const {
+  for (const auto& [name, role] : roles_) {
+    if (role.oid == oid) return &role;
+  }
+  return nullptr;
+}
+
+bool RoleCatalog::grantMembership(const std::string& role, const std::string& member, int64_t grantor,
+                                  bool adminOption) {
+  const RoleEntry* granted = find(role);
+  if (granted == nullptr) SHOAL_USER_FAIL(kUndefinedObject, "role \"{}\" does not exist", role);
+  auto found = roles_.find(member);
+  if (found == roles_.end()) SHOAL_USER_FAIL(kUndefinedObject, "role \"{}\" does not exist", member);
+  if (role == member) SHOAL_USER_FAIL(kInvalidGrantOperation, "role \"{}\" is a member of role \"{}\"", member, role);
+  if (granted->oid == sql::kDatabaseOwnerRoleOid) {
+    SHOAL_USER_FAIL(kInvalidGrantOperation, "role \"{}\" cannot have explicit members", role);
+  }
+  // A cycle: `role` already is (directly or not) a member of `member`.
+  std::vector<int64_t> pending = {granted->oid};
+  std::set<int64_t> seen;
+  while (!pending.empty()) {
+    const RoleEntry* each = findByOid(pending.back());
+    pending.pop_back();
+    if (each == nullptr || !seen.insert(each->oid).second) continue;
+    if (each->oid == found->second.oid) {
+      SHOAL_USER_FAIL(kInvalidGrantOperation, "role \"{}\" is a member of role \"{}\"", role, member);
+    }
+    for (const auto& membership : each->memberOf) pending.push_back(membership.role);
+  }
+  for (auto& membership : found->second.memberOf) {
+    if (membership.role == granted->oid) {
+      if (membership.adminOption || !adminOption) return false;
+      membership.adminOption = true;
+      return true;
+    }
+  }
+  found->second.memberOf.push_back({granted->oid, grantor, adminOption});
+  return true;
+}
+
+bool RoleCatalog::revokeMembership(const std::string& role, const std::string& member, bool adminOptionOnly) {
+  const RoleEntry* granted = find(role);
+  if (granted == nullptr) SHOAL_USER_FAIL(kUndefinedObject, "role \"{}\" does not exist", role);
+  auto found = roles_.find(member);
+  if (found == roles_.end()) SHOAL_USER_FAIL(kUndefinedObject, "role \"{}\" does not exist", member);
+  auto& memberships = found->second.memberOf;
+  auto membership =
+      std::find_if(memberships.begin(), memberships.end(), [&](const auto& each) { return each.role == granted->oid; });
+  if (membership == memberships.end()) return false;
+  if (adminOptionOnly) {
+    membership->adminOption = false;
+  } else {
+    memberships.erase(membership);
+  }
+  return true;
 }
 
 const RoleEntry* RoleCatalog::find(const std::string& name) const {
@@ -67,23 +160,38 @@ void RoleCatalog::create(const std::string& name, const RoleChanges& changes, in
 void RoleCatalog::alter(const std::string& name, const RoleChanges& changes) {
   auto found = roles_.find(name);
   if (found == roles_.end()) SHOAL_USER_FAIL(kUndefinedObject, "role \"{}\" does not exist", name);
+  if (found->second.predefined) {
+    throw ShoalError(Status(kReservedName, fmt::format("role name \"{}\" is reserved", name))
+                         .withDetail("Cannot alter reserved roles."));
+  }
   apply(found->second, changes);
 }
 
 void RoleCatalog::drop(const std::string& name) {
   auto found = roles_.find(name);
   if (found == roles_.end()) SHOAL_USER_FAIL(kUndefinedObject, "role \"{}\" does not exist", name);
-  if (found->second.oid == sql::kOwnerRoleOid) {
+  if (found->second.oid == sql::kOwnerRoleOid || found->second.predefined) {
     SHOAL_USER_FAIL(kDependentObjectsStillExist, "cannot drop role {} because it is required by the database system",
                     name);
   }
+  const int64_t oid = found->second.oid;
   roles_.erase(found);
+  for (auto& [other, role] : roles_) {
+    std::erase_if(role.memberOf, [&](const auto& membership) { return membership.role == oid; });
+  }
 }
 
 json RoleCatalog::toJson() const {
   json all = json::array();
   for (const auto& [name, role] : roles_) {
-    all.push_back(json{{"name", role.name},
+    if (role.predefined) continue;
+    json memberOf = json::array();
+    for (const auto& membership : role.memberOf) {
+      memberOf.push_back(
+          json{{"role", membership.role}, {"grantor", membership.grantor}, {"admin", membership.adminOption}});
+    }
+    all.push_back(json{{"member_of", memberOf},
+                       {"name", role.name},
                        {"oid", role.oid},
                        {"superuser", role.superuser},
                        {"login", role.login},
@@ -99,6 +207,7 @@ void RoleCatalog::loadJson(const json& roles) {
   roles_.clear();
   RoleEntry bootstrap = bootstrapRole();
   roles_[bootstrap.name] = bootstrap;
+  for (auto& role : predefinedRoles()) roles_[role.name] = std::move(role);
   for (const auto& stored : roles) {
     RoleEntry role;
     role.name = stored.at("name");
@@ -109,6 +218,9 @@ void RoleCatalog::loadJson(const json& roles) {
     role.createRole = stored.value("create_role", false);
     role.inherit = stored.value("inherit", true);
     if (!stored.at("password").is_null()) role.password = stored.at("password").get<std::string>();
+    for (const auto& membership : stored.value("member_of", json::array())) {
+      role.memberOf.push_back({membership.at("role"), membership.at("grantor"), membership.at("admin")});
+    }
     roles_[role.name] = std::move(role);
   }
 }

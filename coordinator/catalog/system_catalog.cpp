@@ -71,10 +71,17 @@ std::vector<sql::SchemaDescription> SystemCatalog::schemas() const {
   std::vector<sql::SchemaDescription> schemas = {
       {kPgCatalogNamespaceOid, std::string(kPgCatalogSchema), kOwnerRoleOid, "system catalog schema"},
       {kInformationSchemaNamespaceOid, std::string(kInformationSchema), kOwnerRoleOid}};
+  const RoleCatalog roles = tables_.roleCatalog();
+  const auto nameOf = [&](int64_t oid) {
+    const RoleEntry* role = roles.findByOid(oid);
+    return role != nullptr ? role->name : fmt::format("{}", oid);
+  };
   for (auto& schema : tables_.schemas()) {
-    // public belongs to the database's owner, as in PostgreSQL 15; the schemas users make, to Shoal's role.
-    const int64_t owner = schema.oid == sql::kPublicNamespaceOid ? sql::kDatabaseOwnerRoleOid : kOwnerRoleOid;
-    schemas.push_back({schema.oid, std::move(schema.name), owner, std::move(schema.comment)});
+    // public belongs to the database's owner, as in PostgreSQL 15; the others, to the roles that made them.
+    sql::SchemaDescription description{schema.oid, std::move(schema.name), schema.access.owner,
+                                       std::move(schema.comment)};
+    if (schema.access.acl) description.acl = aclTexts(*schema.access.acl, nameOf);
+    schemas.push_back(std::move(description));
   }
   return schemas;
 }
@@ -145,6 +152,16 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
   }
   std::map<std::string, int64_t, std::less<>> schemaOids;
   for (const auto& schema : schemas()) schemaOids[schema.name] = schema.oid;
+  const RoleCatalog roles = tables_.roleCatalog();
+  const auto nameOf = [&](int64_t oid) {
+    const RoleEntry* role = roles.findByOid(oid);
+    return role != nullptr ? role->name : fmt::format("{}", oid);
+  };
+  const auto withAccess = [&](CatalogRelation& relation, const AccessRights& access) {
+    relation.ownerOid = access.owner;
+    relation.ownerName = nameOf(access.owner);
+    if (access.acl) relation.acl = aclTexts(*access.acl, nameOf);
+  };
   for (const auto& table : tables_.list()) {
     CatalogRelation relation{table->schema,
                              table->name,
@@ -157,6 +174,7 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
                              std::nullopt,
                              std::nullopt};
     if (table->columnStatistics.size() == table->columns.size()) relation.rowCount = table->rowCount;
+    withAccess(relation, table->access);
     relations.push_back(std::move(relation));
   }
   for (const auto& view : tables_.listViews()) {
@@ -168,16 +186,18 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
         // A view whose tables were dropped since no longer binds: listed without columns, as it cannot be read.
       }
     }
-    relations.push_back({view.schema,
-                         view.name,
-                         kFirstUserOid + static_cast<int64_t>(view.viewId),
-                         schemaOids[view.schema],
-                         'v',
-                         true,
-                         std::move(columns),
-                         {},
-                         std::nullopt,
-                         sql::viewQueryText(view.statement)});
+    CatalogRelation relation{view.schema,
+                             view.name,
+                             kFirstUserOid + static_cast<int64_t>(view.viewId),
+                             schemaOids[view.schema],
+                             'v',
+                             true,
+                             std::move(columns),
+                             {},
+                             std::nullopt,
+                             sql::viewQueryText(view.statement)};
+    withAccess(relation, view.access);
+    relations.push_back(std::move(relation));
   }
   return relations;
 }

@@ -1,5 +1,7 @@
 #include "coordinator/catalog/system_relation.h"
 
+#include "engine/types/array_value.h"
+
 namespace shoal::coordinator {
 
 sql::TableDescription SystemRelation::description() const {
@@ -9,6 +11,14 @@ sql::TableDescription SystemRelation::description() const {
   description.columns = columns;
   description.isSystemView = true;
   return description;
+}
+
+engine::Value system_value::textArray(const std::optional<std::vector<std::string>>& elements) {
+  const auto type = engine::LogicalType::array(engine::LogicalType::text());
+  if (!elements) return engine::Value::null(type);
+  std::vector<engine::Value> values;
+  for (const auto& element : *elements) values.push_back(text(element));
+  return engine::Value::array(type, engine::encodeArray(values, engine::LogicalType::text()));
 }
 
 std::vector<engine::Chunk> rowsToChunks(const std::vector<sql::ColumnDescription>& columns, const SystemRows& rows) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +85,8 @@ inline engine::Value nullText() {
 inline engine::Value nullInteger() {
   return engine::Value::null(engine::LogicalType::integer());
 }
+/// A text[] of `elements`, or NULL for nullopt (an ACL that is the default).
+engine::Value textArray(const std::optional<std::vector<std::string>>& elements);
 }  // namespace system_value
 
 /// Column types as the system relations declare them.
@@ -109,7 +112,7 @@ inline engine::LogicalType boolean() {
 inline engine::LogicalType real() {
   return engine::LogicalType::doublePrecision();
 }
-/// text[]; also what Shoal shows for PostgreSQL's aclitem[] (access privileges, always NULL: no GRANTs yet).
+/// text[]; also what Shoal shows for PostgreSQL's aclitem[] (access privileges: "alice=r/shoal").
 inline engine::LogicalType textArray() {
   return engine::LogicalType::array(engine::LogicalType::text());
 }

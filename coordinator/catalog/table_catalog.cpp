@@ -90,7 +90,8 @@ json entryToJson(const TableEntry& entry) {
               {"placement", entry.placement},
               {"storage_id", entry.storageId},
               {"row_count", entry.rowCount},
-              {"column_statistics", statistics}};
+              {"column_statistics", statistics},
+              {"access", accessToJson(entry.access)}};
 }
 
 Distribution distributionFromName(const std::string& name) {
@@ -115,6 +116,7 @@ TableEntry entryFromJson(const json& value) {
   entry.placement = value.at("placement").get<std::vector<std::string>>();
   entry.storageId = value.at("storage_id");
   entry.rowCount = value.at("row_count");
+  entry.access = accessFromJson(value, sql::kOwnerRoleOid);
   for (const auto& hex : value.at("column_statistics")) {
     const std::string& text = hex.get_ref<const std::string&>();
     std::string bytes;
@@ -134,10 +136,21 @@ TableEntry entryFromJson(const json& value) {
 
 }  // namespace
 
+namespace {
+
+/// PostgreSQL 15's rights on schema public: the database owner's, and USAGE for everyone (not CREATE).
+AccessRights publicSchemaAccess() {
+  const int64_t owner = sql::kDatabaseOwnerRoleOid;
+  return {owner, std::vector<AclItem>{{owner, owner, sql::kAclUsage | sql::kAclCreate, 0},
+                                      {kPublicGrantee, owner, sql::kAclUsage, 0}}};
+}
+
+}  // namespace
+
 TableCatalog::TableCatalog(std::unique_ptr<CatalogStore> store) : store_(std::move(store)) {
   // Every database starts with public, as in PostgreSQL (a stored catalog may have dropped it since).
   schemas_[std::string(sql::kPublicSchema)] = {std::string(sql::kPublicSchema), sql::kPublicNamespaceOid,
-                                               std::string(kPublicSchemaComment)};
+                                               std::string(kPublicSchemaComment), publicSchemaAccess()};
   if (store_) loadFromStore();
 }
 
@@ -158,6 +171,10 @@ void TableCatalog::loadFromStore() {
       schemas_.clear();
       for (const auto& schema : document.at("schemas")) {
         SchemaEntry entry{schema.at("name"), schema.at("oid"), schema.value("comment", std::string())};
+        // Catalogs written before privileges: public keeps PostgreSQL's rights, the others are the superuser's.
+        entry.access = schema.contains("access")               ? accessFromJson(schema, sql::kOwnerRoleOid)
+                       : entry.oid == sql::kPublicNamespaceOid ? publicSchemaAccess()
+                                                               : AccessRights{sql::kOwnerRoleOid, std::nullopt};
         schemas_[entry.name] = entry;
       }
     }
@@ -173,6 +190,7 @@ void TableCatalog::loadFromStore() {
         entry.statement = view.at("statement");
         entry.columnNames = view.at("column_names").get<std::vector<std::string>>();
         entry.searchPath = view.value("search_path", std::string(sql::kDefaultSearchPath));
+        entry.access = accessFromJson(view, sql::kOwnerRoleOid);
         // Catalogs written before views had ids get theirs now, saved at once so that they stay.
         if (view.contains("view_id")) {
           entry.viewId = view.at("view_id");
@@ -184,6 +202,7 @@ void TableCatalog::loadFromStore() {
       }
     }
     if (document.contains("roles")) roles_.loadJson(document.at("roles"));
+    if (document.contains("database")) databaseAccess_ = accessFromJson(document.at("database"), sql::kOwnerRoleOid);
     if (document.contains("comments")) {
       for (const auto& comment : document.at("comments")) {
         comments_[{comment.at("relation_id"), comment.at("column")}] = comment.at("text");
@@ -207,11 +226,15 @@ json TableCatalog::documentLocked() const {
                          {"statement", view.statement},
                          {"column_names", view.columnNames},
                          {"view_id", view.viewId},
-                         {"search_path", view.searchPath}});
+                         {"search_path", view.searchPath},
+                         {"access", accessToJson(view.access)}});
   }
   json schemas = json::array();
   for (const auto& [name, schema] : schemas_) {
-    schemas.push_back(json{{"name", schema.name}, {"oid", schema.oid}, {"comment", schema.comment}});
+    schemas.push_back(json{{"name", schema.name},
+                           {"oid", schema.oid},
+                           {"comment", schema.comment},
+                           {"access", accessToJson(schema.access)}});
   }
   json comments = json::array();
   for (const auto& [key, text] : comments_) {
@@ -223,11 +246,12 @@ json TableCatalog::documentLocked() const {
               {"tables", tables},
               {"views", views},
               {"comments", comments},
-              {"roles", roles_.toJson()}};
+              {"roles", roles_.toJson()},
+              {"database", json{{"access", accessToJson(databaseAccess_)}}}};
 }
 
 TableCatalog::Snapshot TableCatalog::snapshotLocked() const {
-  return Snapshot{tables_, views_, schemas_, nextId_, comments_, roles_};
+  return Snapshot{tables_, views_, schemas_, nextId_, comments_, roles_, databaseAccess_};
 }
 
 void TableCatalog::persistLocked(Snapshot& before) {
@@ -243,6 +267,7 @@ void TableCatalog::persistLocked(Snapshot& before) {
     nextId_ = before.nextId;
     comments_ = std::move(before.comments);
     roles_ = std::move(before.roles);
+    databaseAccess_ = before.databaseAccess;
     throw;
   }
 }
@@ -387,7 +412,7 @@ void TableCatalog::setSchemaComment(const std::string& name, const std::string& 
   persistLocked(before);
 }
 
-bool TableCatalog::createSchema(const std::string& name, bool ifNotExists) {
+bool TableCatalog::createSchema(const std::string& name, bool ifNotExists, int64_t owner) {
   std::lock_guard lock(mutex_);
   Snapshot before = snapshotLocked();
   if (schemas_.contains(name) || sql::isSystemSchema(name)) {
@@ -395,7 +420,10 @@ bool TableCatalog::createSchema(const std::string& name, bool ifNotExists) {
     SHOAL_USER_FAIL(SqlState::kDuplicateSchema, "schema \"{}\" already exists", name);
   }
   // public, dropped and made again, gets a new OID as in PostgreSQL.
-  schemas_[name] = {name, kFirstUserOid + static_cast<int64_t>(nextId_++)};
+  // public made again for the database's owner gets PostgreSQL's rights on it again.
+  const bool standardPublic = name == sql::kPublicSchema && owner == sql::kDatabaseOwnerRoleOid;
+  schemas_[name] = {name, kFirstUserOid + static_cast<int64_t>(nextId_++), "",
+                    standardPublic ? publicSchemaAccess() : AccessRights{owner, std::nullopt}};
   persistLocked(before);
   return true;
 }
@@ -510,51 +538,6 @@ void TableCatalog::recordLoad(const std::vector<LoadedTable>& tables) {
     it->second = updated;
   }
   persistLocked(before);
-}
-
-std::vector<RoleEntry> TableCatalog::roles() const {
-  std::lock_guard lock(mutex_);
-  return roles_.list();
-}
-
-std::optional<RoleEntry> TableCatalog::findRole(const std::string& name) const {
-  std::lock_guard lock(mutex_);
-  const RoleEntry* role = roles_.find(name);
-  return role ? std::optional(*role) : std::nullopt;
-}
-
-void TableCatalog::createRole(const std::string& name, const RoleChanges& changes) {
-  std::lock_guard lock(mutex_);
-  Snapshot before = snapshotLocked();
-  roles_.create(name, changes, kFirstUserOid + static_cast<int64_t>(nextId_++));
-  persistLocked(before);
-}
-
-void TableCatalog::alterRole(const std::string& name, const RoleChanges& changes) {
-  std::lock_guard lock(mutex_);
-  Snapshot before = snapshotLocked();
-  roles_.alter(name, changes);
-  persistLocked(before);
-}
-
-std::vector<std::string> TableCatalog::dropRoles(const std::vector<std::string>& names, bool ifExists) {
-  std::lock_guard lock(mutex_);
-  Snapshot before = snapshotLocked();
-  std::vector<std::string> skipped;
-  try {
-    for (const auto& name : names) {
-      if (ifExists && roles_.find(name) == nullptr) {
-        skipped.push_back(name);
-        continue;
-      }
-      roles_.drop(name);
-    }
-  } catch (...) {
-    roles_ = std::move(before.roles);
-    throw;
-  }
-  persistLocked(before);
-  return skipped;
 }
 
 }  // namespace shoal::coordinator

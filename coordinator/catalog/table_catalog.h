@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "coordinator/catalog/access_control.h"
 #include "coordinator/catalog/catalog_store.h"
 #include "coordinator/catalog/role_catalog.h"
 #include "engine/types/logical_type.h"
@@ -49,6 +51,8 @@ struct TableEntry {
   uint64_t rowCount = 0;
   /// Serialized ColumnStatistics per column (empty until the first load).
   std::vector<std::string> columnStatistics;
+  /// Its owner (the role that created it) and its privileges.
+  AccessRights access{sql::kOwnerRoleOid, std::nullopt};
 
   sql::QualifiedName qualifiedName() const { return {schema, name}; }
   std::vector<engine::LogicalType> columnTypes() const;
@@ -66,6 +70,7 @@ struct ViewEntry {
   uint64_t viewId = 0;
   /// The search_path it was created under, which its query is bound with.
   std::string searchPath = std::string(sql::kDefaultSearchPath);
+  AccessRights access{sql::kOwnerRoleOid, std::nullopt};
 
   sql::QualifiedName qualifiedName() const { return {schema, name}; }
 };
@@ -77,6 +82,7 @@ struct SchemaEntry {
   int64_t oid = 0;
   /// COMMENT ON SCHEMA's text; empty: none (the first public has PostgreSQL's "standard public schema").
   std::string comment = {};
+  AccessRights access = {sql::kOwnerRoleOid, std::nullopt};
 };
 
 /// What DROP SCHEMA removed: the schemas, and the tables and views that went with them (CASCADE).
@@ -121,8 +127,9 @@ class TableCatalog {
   std::vector<SchemaEntry> schemas() const;
   /// COMMENT ON SCHEMA: sets (or with an empty `text` removes) a schema's comment; 3F000 when it is missing.
   void setSchemaComment(const std::string& name, const std::string& text);
-  /// Adds a schema; 42P06 when it exists (unless `ifNotExists`). Returns whether one was made.
-  bool createSchema(const std::string& name, bool ifNotExists);
+  /// Adds a schema owned by role `owner`; 42P06 when it exists (unless `ifNotExists`). Returns whether one
+  /// was made.
+  bool createSchema(const std::string& name, bool ifNotExists, int64_t owner);
   /// Removes schemas, with their tables and views when `cascade` (2BP01 when one holds any and not
   /// `cascade`); 3F000 for a missing one (DROP SCHEMA IF EXISTS leaves those out). All or nothing, in one
   /// change of the catalog. The messages name a relation as PostgreSQL does, unqualified when the session's
@@ -164,7 +171,33 @@ class TableCatalog {
   void alterRole(const std::string& name, const RoleChanges& changes);
   /// Drops the named roles, all or none: 42704 for a missing one unless `ifExists`, when it is returned
   /// among the skipped names instead.
+  /// A role that owns objects or holds privileges cannot be dropped (2BP01, naming them).
   std::vector<std::string> dropRoles(const std::vector<std::string>& names, bool ifExists);
+  /// GRANT role TO member (0LP01 for a cycle; false: it changed nothing) and REVOKE role FROM member (false:
+  /// it was not a member).
+  bool grantRole(const std::string& role, const std::string& member, int64_t grantor, bool adminOption);
+  bool revokeRole(const std::string& role, const std::string& member, bool adminOptionOnly);
+  /// Every role, with their memberships.
+  RoleCatalog roleCatalog() const;
+
+  // Privileges (table_catalog_access.cpp).
+  /// What role `role` may do with a user relation, a user schema or the database; nullopt when the role or
+  /// the object does not exist.
+  std::optional<sql::HeldPrivileges> relationPrivileges(const std::string& role, const sql::QualifiedName& name) const;
+  std::optional<sql::HeldPrivileges> schemaPrivileges(const std::string& role, const std::string& schema) const;
+  std::optional<sql::HeldPrivileges> databasePrivileges(const std::string& role) const;
+  /// Fails with 42501 ("must be owner of table t") unless role `role` may act as the owner of a relation
+  /// (a table unless `isView`) or a schema. A missing object passes: the command reports it.
+  void requireRelationOwner(const std::string& role, const sql::QualifiedName& name, bool isView) const;
+  void requireSchemaOwner(const std::string& role, const std::string& schema) const;
+  /// The database's owner and privileges (GRANT ... ON DATABASE).
+  AccessRights databaseAccess() const;
+  /// GRANT and REVOKE: runs `change` on an object's rights under the catalog's lock and saves the result.
+  /// 42P01 / 3F000 when the object does not exist.
+  using AccessChange = std::function<void(AccessRights& rights, const RoleCatalog& roles)>;
+  void changeRelationAccess(const sql::QualifiedName& name, const AccessChange& change);
+  void changeSchemaAccess(const std::string& schema, const AccessChange& change);
+  void changeDatabaseAccess(const AccessChange& change);
 
  private:
   using CommentKey = std::pair<uint64_t, int32_t>;  // relation id, column
@@ -177,11 +210,16 @@ class TableCatalog {
     uint64_t nextId;
     std::map<CommentKey, std::string> comments;
     RoleCatalog roles;
+    AccessRights databaseAccess;
   };
   /// Fails with 3F000 unless schema `name` exists.
   void requireSchemaLocked(const std::string& name) const;
   /// `name` quoted, with its schema unless an unqualified name finds it through `lookup`.
   std::string relationNameLocked(const sql::QualifiedName& name, const std::vector<std::string>& lookup) const;
+  /// What depends on role `oid`: "owner of table t", "privileges for view v", ... (DROP ROLE's detail).
+  std::vector<std::string> roleDependentsLocked(int64_t oid) const;
+  /// The role named `role` (nullopt when none).
+  const RoleEntry* roleLocked(const std::string& role) const { return roles_.find(role); }
   /// Drops the comments of relation `relationId` (when it is dropped).
   void dropCommentsLocked(uint64_t relationId);
   Snapshot snapshotLocked() const;
@@ -192,12 +230,13 @@ class TableCatalog {
 
   const std::unique_ptr<CatalogStore> store_;
   mutable std::mutex mutex_;
-  TableMap tables_;                             // guarded by mutex_
-  ViewMap views_;                               // guarded by mutex_
-  std::map<std::string, SchemaEntry> schemas_;  // guarded by mutex_
-  uint64_t nextId_ = 1;                         // guarded by mutex_
-  std::map<CommentKey, std::string> comments_;  // guarded by mutex_
-  RoleCatalog roles_;                           // guarded by mutex_
+  TableMap tables_;                                                // guarded by mutex_
+  ViewMap views_;                                                  // guarded by mutex_
+  std::map<std::string, SchemaEntry> schemas_;                     // guarded by mutex_
+  uint64_t nextId_ = 1;                                            // guarded by mutex_
+  std::map<CommentKey, std::string> comments_;                     // guarded by mutex_
+  RoleCatalog roles_;                                              // guarded by mutex_
+  AccessRights databaseAccess_{sql::kOwnerRoleOid, std::nullopt};  // guarded by mutex_
 };
 
 }  // namespace shoal::coordinator

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "coordinator/query/grant_commands.h"
 #include "coordinator/query/plan_executor.h"
 #include "coordinator/query/role_commands.h"
 #include "coordinator/query/session_registry.h"
@@ -31,7 +32,8 @@ bool writes(const sql::BoundStatement& statement) {
                std::is_same_v<Command, sql::TruncateTable> || std::is_same_v<Command, sql::InsertValues> ||
                std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::TpchLoad> ||
                std::is_same_v<Command, sql::CommentOn> || std::is_same_v<Command, sql::CreateSchema> ||
-               std::is_same_v<Command, sql::DropSchema>;
+               std::is_same_v<Command, sql::DropSchema> || std::is_same_v<Command, sql::GrantPrivileges> ||
+               std::is_same_v<Command, sql::GrantRoles>;
       },
       statement.command);
 }
@@ -104,7 +106,7 @@ void Session::describe(PreparedStatement& prepared) {
       prepared.resultColumns.push_back(ResultColumn{query->plan.columnNames[i], outputs[i].type});
     }
   } else if (auto* copyTo = std::get_if<sql::CopyTo>(&prepared.bound->command)) {
-    sql::optimize(copyTo->plan, &cancelRequested_);
+    if (!copyTo->path) sql::optimize(copyTo->plan, &cancelRequested_);  // COPY TO a file is refused when it runs
   } else if (auto* explain = std::get_if<sql::Explain>(&prepared.bound->command)) {
     sql::optimize(explain->plan, &cancelRequested_);
     if (!explain->analyze) explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
@@ -206,6 +208,19 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           outcome.commandTag = "SELECT";  // pgwire adds the count once it has sent the (streamed) rows
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::CopyTo>) {
+          if (command.path) {
+            // Writing the coordinator's files would let a login replace them: PostgreSQL keeps it to
+            // superusers and pg_write_server_files, and Shoal does not write server files at all yet.
+            if (!hasPrivilegesOf(kPgWriteServerFilesOid)) {
+              throw ShoalError(
+                  Status(SqlState::kInsufficientPrivilege,
+                         "must be superuser or have privileges of the pg_write_server_files role to COPY to a file")
+                      .withHint(
+                          "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone."));
+            }
+            SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
+                            "COPY TO a file is not supported: COPY TO STDOUT, or psql's \\copy, writes the client's");
+          }
           StatementOutcome outcome;
           PlanExecutor planExecutor(cluster_, systemScan(), parameters, cancelRequested_,
                                     settings_.queryMemoryLimitBytes());
@@ -222,6 +237,8 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           view.statement = command.query;
           view.columnNames = command.columnNames;
           view.searchPath = command.searchPath;
+          if (command.orReplace) cluster_.tables.requireRelationOwner(user(), command.name, true);
+          view.access.owner = cluster_.tables.findRole(user()).value_or(RoleEntry{}).oid;
           cluster_.tables.createView(std::move(view), command.orReplace);
           StatementOutcome outcome;
           outcome.commandTag = bound.commandTag;
@@ -242,6 +259,7 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::DropView>) {
           StatementOutcome outcome;
+          for (const auto& name : command.names) cluster_.tables.requireRelationOwner(user(), name, true);
           for (const auto& name : command.names) {
             if (!cluster_.tables.dropView(name, command.ifExists)) {
               outcome.notices.push_back(Notice::notice(fmt::format("view \"{}\" does not exist, skipping", name.name)));
@@ -251,8 +269,11 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::CommentOn>) {
           if (command.onSchema) {
+            cluster_.tables.requireSchemaOwner(user(), command.relation.schema);
             cluster_.tables.setSchemaComment(command.relation.schema, command.text);
           } else {
+            cluster_.tables.requireRelationOwner(user(), command.relation,
+                                                 cluster_.tables.find(command.relation) == nullptr);
             cluster_.tables.setComment(command.relation, command.column, command.text);
           }
           StatementOutcome outcome;
@@ -300,21 +321,25 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   // Loads and DDL are not transactional: inside a block they still run, and stay done.
   StatementOutcome outcome;
   if constexpr (std::is_same_v<Command, sql::CreateTable>) {
-    outcome.commandTag = runCreateTable(cluster_, command, outcome.notices);
+    outcome.commandTag = runCreateTable(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::DropTable>) {
-    outcome.commandTag = runDropTable(cluster_, command, outcome.notices);
+    outcome.commandTag = runDropTable(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::TruncateTable>) {
     outcome.commandTag = runTruncateTable(cluster_, command);
   } else if constexpr (std::is_same_v<Command, sql::CreateSchema>) {
-    outcome.commandTag = runCreateSchema(cluster_, command, outcome.notices);
+    outcome.commandTag = runCreateSchema(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::CreateRole>) {
     outcome.commandTag = runCreateRole(cluster_, command, user());
   } else if constexpr (std::is_same_v<Command, sql::AlterRole>) {
     outcome.commandTag = runAlterRole(cluster_, command, user());
   } else if constexpr (std::is_same_v<Command, sql::DropRole>) {
     outcome.commandTag = runDropRole(cluster_, command, user(), outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::GrantPrivileges>) {
+    outcome.commandTag = runGrantPrivileges(cluster_, command, user(), outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::GrantRoles>) {
+    outcome.commandTag = runGrantRoles(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::DropSchema>) {
-    outcome.commandTag = runDropSchema(cluster_, command, catalog_, outcome.notices);
+    outcome.commandTag = runDropSchema(cluster_, command, catalog_, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {
     outcome.commandTag = runInsertValues(cluster_, command, parameters);
   } else if constexpr (std::is_same_v<Command, sql::CopyFrom>) {
@@ -322,7 +347,7 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     if (command.path) {
       // As on PostgreSQL: the coordinator's files are a superuser's to read, so that no login can read them
       // through COPY (or learn whether they exist).
-      if (!isSuperuser()) {
+      if (!hasPrivilegesOf(kPgReadServerFilesOid)) {
         throw ShoalError(
             Status(SqlState::kInsufficientPrivilege,
                    "must be superuser or have privileges of the pg_read_server_files role to COPY from a file")
@@ -344,7 +369,7 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     if (!isSuperuser())
       SHOAL_USER_FAIL(SqlState::kInsufficientPrivilege, "permission denied: tpch_load needs a superuser");
     outcome.commandTag =
-        runTpchLoad(cluster_, command.scaleFactor, command.generators, command.chunked, outcome.notices);
+        runTpchLoad(cluster_, command.scaleFactor, command.generators, command.chunked, user(), outcome.notices);
   }
   return outcome;
 }
@@ -352,6 +377,12 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
 bool Session::isSuperuser() const {
   const auto role = cluster_.tables.findRole(user());
   return role && role->superuser;
+}
+
+bool Session::hasPrivilegesOf(int64_t roleOid) const {
+  const RoleCatalog roles = cluster_.tables.roleCatalog();
+  const RoleEntry* self = roles.find(user());
+  return self != nullptr && (self->superuser || rolesActingAs(roles, *self).contains(roleOid));
 }
 
 void Session::recordError() {

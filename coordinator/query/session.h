@@ -118,6 +118,8 @@ class Session {
   const std::string& user() const { return catalog_.session()->user; }
   /// Whether the session's role is a superuser (now: a role altered since the login counts as it is now).
   bool isSuperuser() const;
+  /// Whether the session's user is a superuser or has the privileges of role `roleOid` (pg_read_server_files).
+  bool hasPrivilegesOf(int64_t roleOid) const;
   const std::string& database() const { return catalog_.session()->database; }
   SystemScanContext systemScan() const {
     return {catalog_.session()->database, [this] { return settings_.pgSettingsRows(); }};

@@ -29,6 +29,17 @@ class SessionCatalog final : public sql::CatalogReader {
   std::vector<sql::ObjectComment> comments() const override { return cluster_.comments(); }
   std::vector<sql::PrimaryKeyDescription> primaryKeys() const override { return cluster_.primaryKeys(); }
   const sql::SessionInfo* session() const override { return &session_; }
+  std::optional<sql::HeldPrivileges> relationPrivileges(std::string_view role,
+                                                        const sql::QualifiedName& name) const override {
+    return cluster_.relationPrivileges(role, name);
+  }
+  std::optional<sql::HeldPrivileges> schemaPrivileges(std::string_view role, const std::string& schema) const override {
+    return cluster_.schemaPrivileges(role, schema);
+  }
+  std::optional<sql::HeldPrivileges> databasePrivileges(std::string_view role) const override {
+    return cluster_.databasePrivileges(role);
+  }
+  std::vector<std::pair<int64_t, std::string>> roles() const override { return cluster_.roles(); }
 
  private:
   const sql::CatalogReader& cluster_;

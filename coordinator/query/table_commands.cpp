@@ -14,6 +14,13 @@ namespace shoal::coordinator {
 
 namespace {
 
+/// The OID of role `name`, which must still exist.
+int64_t roleOid(const ClusterContext& cluster, const std::string& name) {
+  auto role = cluster.tables.findRole(name);
+  if (!role) SHOAL_USER_FAIL(SqlState::kInsufficientPrivilege, "permission denied: role \"{}\" no longer exists", name);
+  return role->oid;
+}
+
 bool schemaExists(const ClusterContext& cluster, std::string_view name) {
   const auto schemas = cluster.tables.schemas();
   return std::any_of(schemas.begin(), schemas.end(), [&](const auto& schema) { return schema.name == name; });
@@ -21,7 +28,8 @@ bool schemaExists(const ClusterContext& cluster, std::string_view name) {
 
 }  // namespace
 
-std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& command, std::vector<Notice>& notices) {
+std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& command, const std::string& user,
+                           std::vector<Notice>& notices) {
   const std::string& name = command.name.name;
   if (cluster.tables.find(command.name) || cluster.tables.findView(command.name)) {
     if (command.ifNotExists) {
@@ -54,6 +62,7 @@ std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& comm
       break;
   }
   for (const auto& worker : workers) entry.placement.push_back(worker.name);
+  entry.access.owner = roleOid(cluster, user);
   cluster.tables.create(std::move(entry));
   return "CREATE TABLE";
 }
@@ -76,10 +85,14 @@ void dropStorageOnWorkers(ClusterContext& cluster, const TableEntry& table, uint
   }
 }
 
-std::string runDropTable(ClusterContext& cluster, const sql::DropTable& command, std::vector<Notice>& notices) {
+std::string runDropTable(ClusterContext& cluster, const sql::DropTable& command, const std::string& user,
+                         std::vector<Notice>& notices) {
   // Every name is checked before any table goes: DROP TABLE a, b drops neither when b is missing.
   for (const auto& name : command.names) {
-    if (cluster.tables.find(name)) continue;
+    if (cluster.tables.find(name)) {
+      cluster.tables.requireRelationOwner(user, name, false);
+      continue;
+    }
     const bool schemaMissing = !name.schema.empty() && !schemaExists(cluster, name.schema);
     if (command.ifExists) {
       notices.push_back(Notice::notice(schemaMissing
@@ -113,15 +126,28 @@ std::string runTruncateTable(ClusterContext& cluster, const sql::TruncateTable& 
   return "TRUNCATE TABLE";
 }
 
-std::string runCreateSchema(ClusterContext& cluster, const sql::CreateSchema& command, std::vector<Notice>& notices) {
-  if (!cluster.tables.createSchema(command.name, command.ifNotExists)) {
+std::string runCreateSchema(ClusterContext& cluster, const sql::CreateSchema& command, const std::string& user,
+                            std::vector<Notice>& notices) {
+  int64_t owner = roleOid(cluster, user);
+  if (!command.owner.empty() && command.owner != user) {
+    // Giving a schema to another role takes being able to act as that role.
+    const auto self = cluster.tables.findRole(user);
+    const RoleCatalog roles = cluster.tables.roleCatalog();
+    const RoleEntry* target = roles.find(command.owner);
+    if (target == nullptr) SHOAL_USER_FAIL(SqlState::kUndefinedObject, "role \"{}\" does not exist", command.owner);
+    if (!actsAsOwner(roles, *self, target->oid)) {
+      SHOAL_USER_FAIL(SqlState::kInsufficientPrivilege, "must be member of role \"{}\"", command.owner);
+    }
+    owner = target->oid;
+  }
+  if (!cluster.tables.createSchema(command.name, command.ifNotExists, owner)) {
     notices.push_back(Notice::notice(fmt::format("schema \"{}\" already exists, skipping", command.name), "42P06"));
   }
   return "CREATE SCHEMA";
 }
 
 std::string runDropSchema(ClusterContext& cluster, const sql::DropSchema& command, const sql::CatalogReader& catalog,
-                          std::vector<Notice>& notices) {
+                          const std::string& user, std::vector<Notice>& notices) {
   std::vector<std::string> names;
   for (const auto& name : command.names) {
     if (!schemaExists(cluster, name) && !sql::isSystemSchema(name)) {
@@ -129,6 +155,7 @@ std::string runDropSchema(ClusterContext& cluster, const sql::DropSchema& comman
       notices.push_back(Notice::notice(fmt::format("schema \"{}\" does not exist, skipping", name)));
       continue;
     }
+    if (!sql::isSystemSchema(name)) cluster.tables.requireSchemaOwner(user, name);
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
   if (names.empty()) return "DROP SCHEMA";

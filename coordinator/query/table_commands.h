@@ -14,14 +14,17 @@ namespace shoal::coordinator {
 // COPY, which streams: see copy_executor.h). Each returns its CommandComplete
 // tag and fills `notices` with what the client should be told.
 
-std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& command, std::vector<Notice>& notices);
-std::string runDropTable(ClusterContext& cluster, const sql::DropTable& command, std::vector<Notice>& notices);
+std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& command, const std::string& user,
+                           std::vector<Notice>& notices);
+std::string runDropTable(ClusterContext& cluster, const sql::DropTable& command, const std::string& user,
+                         std::vector<Notice>& notices);
 std::string runTruncateTable(ClusterContext& cluster, const sql::TruncateTable& command);
-std::string runCreateSchema(ClusterContext& cluster, const sql::CreateSchema& command, std::vector<Notice>& notices);
+std::string runCreateSchema(ClusterContext& cluster, const sql::CreateSchema& command, const std::string& user,
+                            std::vector<Notice>& notices);
 /// DROP SCHEMA, with the workers told to drop the storage of the tables CASCADE took along; `catalog` is the
 /// session's, whose search path decides how the notices name the relations.
 std::string runDropSchema(ClusterContext& cluster, const sql::DropSchema& command, const sql::CatalogReader& catalog,
-                          std::vector<Notice>& notices);
+                          const std::string& user, std::vector<Notice>& notices);
 std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& command,
                             std::span<const engine::Value> parameters);
 

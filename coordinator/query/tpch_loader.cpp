@@ -122,17 +122,17 @@ uint64_t generateAndCommit(ClusterContext& cluster, const std::vector<std::share
 }  // namespace
 
 std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t generators, bool chunked,
-                        std::vector<Notice>& notices) {
+                        const std::string& user, std::vector<Notice>& notices) {
   Stopwatch stopwatch;
   std::vector<std::string> tables = {"region", "nation",   "supplier", "customer",
                                      "part",   "partsupp", "orders",   "lineitem"};
   // The tables live in public, made again first if it was dropped.
-  cluster.tables.createSchema(std::string(sql::kPublicSchema), true);
+  cluster.tables.createSchema(std::string(sql::kPublicSchema), true, sql::kDatabaseOwnerRoleOid);
   sql::DropTable drop;
   drop.ifExists = true;
   for (const auto& name : tables) drop.names.push_back({std::string(sql::kPublicSchema), name});
   std::vector<Notice> ignored;
-  runDropTable(cluster, drop, ignored);
+  runDropTable(cluster, drop, user, ignored);
   for (std::string statement : tpchSchemaStatements()) {
     if (chunked) {
       const size_t hashed = statement.find("distribution = 'hash(");
@@ -140,7 +140,7 @@ std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t ge
     }
     sql::ParsedScript script = sql::ParsedScript::parse(statement);
     sql::BoundStatement bound = sql::Binder(cluster.catalog).bind(script, 0);
-    runCreateTable(cluster, std::get<sql::CreateTable>(bound.command), ignored);
+    runCreateTable(cluster, std::get<sql::CreateTable>(bound.command), user, ignored);
   }
   std::vector<std::shared_ptr<const TableEntry>> entries;
   for (const auto& name : tables) entries.push_back(cluster.tables.find({std::string(sql::kPublicSchema), name}));
@@ -150,7 +150,7 @@ std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t ge
   } catch (const ShoalError&) {
     // The tables were made by this call: a load that failed leaves none of them behind, empty.
     try {
-      runDropTable(cluster, drop, ignored);
+      runDropTable(cluster, drop, user, ignored);
     } catch (const ShoalError& error) {
       spdlog::warn("tpch_load: could not drop the tables of the failed load: {}", error.what());
     }

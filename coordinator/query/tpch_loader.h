@@ -18,8 +18,9 @@ namespace shoal::coordinator {
 /// load: if any part fails, none of the data stays. Returns the tag;
 /// `notices` gets a summary.
 /// `chunked`: every table but nation and region DISTRIBUTED RANDOMLY instead of hashed (the paper's chunked layout).
+/// The tables belong to `user`, who called it.
 std::string runTpchLoad(ClusterContext& cluster, double scaleFactor, uint32_t generators, bool chunked,
-                        std::vector<Notice>& notices);
+                        const std::string& user, std::vector<Notice>& notices);
 
 /// The CREATE TABLE statements of the TPC-H schema, with Shoal's distribution options.
 const std::vector<std::string>& tpchSchemaStatements();

@@ -11,6 +11,8 @@
 #include "sql/binder/comment_binder.h"
 #include "sql/binder/copy_binder.h"
 #include "sql/binder/expression_binder.h"
+#include "sql/binder/grant_binder.h"
+#include "sql/binder/privilege_checks.h"
 #include "sql/binder/query_binder.h"
 #include "sql/binder/role_binder.h"
 #include "sql/binder/schema_binder.h"
@@ -150,6 +152,7 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
         SHOAL_USER_FAIL_AT(error.status().sqlState(), characterPosition(script.text(), view.view().location()), "{}",
                            error.status().message());
       }
+      requireSchemaPrivilege(catalog_, command.name.schema, kAclCreate, script.text(), view.view().location());
       command.searchPath = catalog_.searchPathSetting();
       command.orReplace = view.replace();
       for (const auto& alias : view.aliases()) command.columnNames.push_back(alias.string().sval());
@@ -247,6 +250,14 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
     case pg_query::Node::kDropRoleStmt:
       bound.command = bindDropRole(node.drop_role_stmt(), catalog_);
       bound.commandTag = "DROP ROLE";
+      break;
+    case pg_query::Node::kGrantStmt:
+      bound.command = bindGrant(node.grant_stmt(), catalog_);
+      bound.commandTag = node.grant_stmt().is_grant() ? "GRANT" : "REVOKE";
+      break;
+    case pg_query::Node::kGrantRoleStmt:
+      bound.command = bindGrantRole(node.grant_role_stmt(), catalog_);
+      bound.commandTag = node.grant_role_stmt().is_grant() ? "GRANT ROLE" : "REVOKE ROLE";
       break;
     case pg_query::Node::kDropStmt:
       if (node.drop_stmt().remove_type() == pg_query::OBJECT_SCHEMA) {

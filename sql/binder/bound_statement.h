@@ -77,6 +77,8 @@ struct DropView {
 struct CreateSchema {
   std::string name;
   bool ifNotExists = false;
+  /// AUTHORIZATION role: who owns it; empty: the session's user.
+  std::string owner;
 };
 
 /// The attributes CREATE ROLE and ALTER ROLE name; those left out are nullopt.
@@ -102,6 +104,34 @@ struct AlterRole {
 struct DropRole {
   std::vector<std::string> names;
   bool ifExists = false;
+};
+
+/// GRANT privileges ON objects TO roles [WITH GRANT OPTION], or REVOKE [GRANT OPTION FOR] privileges ON
+/// objects FROM roles [CASCADE].
+struct GrantPrivileges {
+  bool grant = true;
+  AclObject kind = AclObject::kTable;
+  /// ON [TABLE] t, ...: each relation in the schema the search path found it in.
+  std::vector<QualifiedName> relations;
+  /// ON SCHEMA s, ..., or ON ALL TABLES IN SCHEMA s, ... (`allTablesInSchemas`).
+  std::vector<std::string> schemas;
+  bool allTablesInSchemas = false;
+  /// The privileges named; ALL [PRIVILEGES] names every privilege of the kind.
+  AclMode privileges = 0;
+  bool allPrivileges = false;
+  /// The roles, by name; an empty name stands for PUBLIC.
+  std::vector<std::string> grantees;
+  /// WITH GRANT OPTION, or REVOKE GRANT OPTION FOR.
+  bool grantOption = false;
+  bool cascade = false;
+};
+
+/// GRANT role, ... TO member, ... [WITH ADMIN OPTION], or REVOKE [ADMIN OPTION FOR] role, ... FROM member, ...
+struct GrantRoles {
+  bool grant = true;
+  std::vector<std::string> roles;
+  std::vector<std::string> members;
+  bool adminOption = false;
 };
 
 /// DROP SCHEMA [IF EXISTS] name, ... [CASCADE | RESTRICT].
@@ -210,6 +240,8 @@ struct CopyFrom {
 struct CopyTo {
   LogicalPlan plan;
   CopyFormat format;
+  /// COPY ... TO 'file': refused (members of pg_write_server_files get 0A000, the others 42501).
+  std::optional<std::string> path;
 };
 
 /// CALL tpch_load(scale_factor [, generators]).
@@ -269,7 +301,7 @@ struct BoundStatement {
   std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
                CreateTable, DropTable, TruncateTable, InsertValues, CopyFrom, CopyTo, TpchLoad, PrepareStatement,
                ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn, CreateSchema, DropSchema,
-               CreateRole, AlterRole, DropRole>
+               CreateRole, AlterRole, DropRole, GrantPrivileges, GrantRoles>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

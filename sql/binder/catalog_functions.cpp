@@ -38,12 +38,11 @@ ExpressionPtr oneOf(const ExpressionPtr& oid, const std::vector<int64_t>& oids) 
   return combineBalanced(ScalarFunction::kOr, std::move(terms));
 }
 
-ExpressionPtr userById(ExpressionPtr oid) {
-  // CASE WHEN oid = 10 THEN 'shoal' WHEN oid = 6171 THEN 'pg_database_owner'
+ExpressionPtr userById(ExpressionPtr oid, const CatalogReader& catalog) {
+  // CASE WHEN oid = 10 THEN 'shoal' WHEN oid = 6171 THEN 'pg_database_owner' ...
   // ELSE 'unknown (OID=' || oid::text || ')' END
   std::vector<ExpressionPtr> arguments;
-  for (auto [roleOid, roleName] :
-       {std::pair{kOwnerRoleOid, kOwnerRoleName}, std::pair{kDatabaseOwnerRoleOid, kDatabaseOwnerRoleName}}) {
+  for (const auto& [roleOid, roleName] : catalog.roles()) {
     arguments.push_back(binaryOf(ScalarFunction::kEqual, LogicalType::boolean(), copyExpression(*oid),
                                  constantOf(Value::bigInt(roleOid))));
     arguments.push_back(constantOf(Value::varchar(std::string(roleName))));
@@ -294,7 +293,7 @@ ExpressionPtr bindCatalogFunction(std::string_view name, std::vector<ExpressionP
                                   const CatalogReader& catalog) {
   SHOAL_CHECK(catalogFunctionSignature(name) && catalogFunctionSignature(name)->size() == arguments.size(),
               "{} is not a catalog function of {} arguments", name, arguments.size());
-  if (name == "pg_get_userbyid") return userById(std::move(arguments[0]));
+  if (name == "pg_get_userbyid") return userById(std::move(arguments[0]), catalog);
   if (name == "pg_table_is_visible") return tableIsVisible(std::move(arguments[0]), catalog);
   if (name == "pg_type_is_visible") return typeIsVisible(std::move(arguments[0]));
   if (name == "pg_encoding_to_char") return encodingName(std::move(arguments[0]));

@@ -9,6 +9,7 @@
 
 #include "engine/types/logical_type.h"
 #include "engine/types/value.h"
+#include "sql/binder/acl.h"
 #include "sql/binder/session_functions.h"
 
 namespace shoal::sql {
@@ -53,6 +54,8 @@ struct SchemaDescription {
   int64_t ownerOid = 0;
   /// COMMENT ON SCHEMA's text (pg_description); empty: none.
   std::string comment = {};
+  /// Its privileges as aclitem texts (pg_namespace.nspacl); nullopt: the default.
+  std::optional<std::vector<std::string>> acl = std::nullopt;
 };
 
 /// A relation's OID and name, and whether an unqualified name finds it (what pg_table_is_visible answers).
@@ -136,6 +139,8 @@ struct ViewDescription {
   /// The search_path the view was created under: its query's unqualified names are looked up with it, so
   /// that a reader's own search_path cannot change what the view reads.
   std::string searchPath;
+  /// The role that owns it: its query's relations are read with the owner's privileges, as in PostgreSQL.
+  std::string owner = std::string(kOwnerRoleName);
 };
 
 /// The binder's view of the catalog. The coordinator owns the catalog and
@@ -165,6 +170,34 @@ class CatalogReader {
   virtual std::vector<std::string> relationNames() const { return {}; }
   /// The session the statement is bound for (current_user, ...); null outside a session.
   virtual const SessionInfo* session() const { return nullptr; }
+
+  /// The role whose privileges the relations a statement reads and writes are checked with: the session's
+  /// user, or inside a view the view's owner. The bootstrap superuser outside a session.
+  virtual std::string privilegeRole() const;
+  /// What role `role` may do with a relation (table, view or system relation), a schema, or the database;
+  /// nullopt when there is no such role. A catalog without roles allows everything.
+  virtual std::optional<HeldPrivileges> relationPrivileges(std::string_view /*role*/,
+                                                           const QualifiedName& /*name*/) const {
+    return HeldPrivileges::all();
+  }
+  virtual std::optional<HeldPrivileges> schemaPrivileges(std::string_view /*role*/,
+                                                         const std::string& /*schema*/) const {
+    return HeldPrivileges::all();
+  }
+  virtual std::optional<HeldPrivileges> databasePrivileges(std::string_view /*role*/) const {
+    return HeldPrivileges::all();
+  }
+  /// Every role: OID and name (pg_get_userbyid, regrole).
+  virtual std::vector<std::pair<int64_t, std::string>> roles() const {
+    return {{kOwnerRoleOid, std::string(kOwnerRoleName)}, {kDatabaseOwnerRoleOid, std::string(kDatabaseOwnerRoleName)}};
+  }
+  /// The name of the role with OID `oid`; nullopt when there is none.
+  std::optional<std::string> roleName(int64_t oid) const {
+    for (auto& [each, name] : roles()) {
+      if (each == oid) return name;
+    }
+    return std::nullopt;
+  }
 };
 
 }  // namespace shoal::sql

@@ -1,4 +1,5 @@
 #include "sql/binder/copy_binder.h"
+#include "sql/binder/privilege_checks.h"
 #include "sql/binder/search_path.h"
 
 #include <fmt/format.h>
@@ -110,6 +111,7 @@ CopyFrom CopyBinder::bindFrom(const pg_query::CopyStmt& copy) {
          fmt::format("relation \"{}\" does not exist",
                      schema.empty() ? range.relname() : schema + "." + range.relname()));
   }
+  requireRelationPrivilege(catalog_, *resolved, kAclInsert, false, text_, range.location());
   CopyFrom bound;
   bound.table = {table->schema, table->name};
   bound.columns = columnIndexes(copy, *table);
@@ -129,12 +131,9 @@ CopyFrom CopyBinder::bindFrom(const pg_query::CopyStmt& copy) {
 
 CopyTo CopyBinder::bindTo(const pg_query::CopyStmt& copy) {
   if (!copy.filename().empty()) {
-    // Writing a server file is a superuser's right in PostgreSQL; Shoal has no roles yet (issue 27), so
-    // nobody has it: anyone who can connect could otherwise overwrite the coordinator's files.
-    throw ShoalError(
-        Status(SqlState::kInsufficientPrivilege,
-               "must be superuser or have privileges of the pg_write_server_files role to COPY to a file")
-            .withHint("Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone."));
+    CopyTo bound;
+    bound.path = copy.filename();
+    return bound;
   }
   CopyTo bound;
   ColumnIdGenerator ids;

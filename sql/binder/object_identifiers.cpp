@@ -102,9 +102,9 @@ std::vector<NamedOid> schemaNames(const CatalogReader& catalog) {
   return names;
 }
 
-const std::vector<NamedOid>& roleNames() {
-  static const std::vector<NamedOid> names = {{kOwnerRoleOid, std::string(kOwnerRoleName)},
-                                              {kDatabaseOwnerRoleOid, std::string(kDatabaseOwnerRoleName)}};
+std::vector<NamedOid> roleNames(const CatalogReader& catalog) {
+  std::vector<NamedOid> names;
+  for (auto& [oid, name] : catalog.roles()) names.push_back({oid, std::move(name)});
   return names;
 }
 
@@ -202,7 +202,7 @@ int64_t objectIdentifierFromText(ObjectIdentifierType type, std::string_view tex
       SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", text);
     }
     case ObjectIdentifierType::kRegrole: {
-      const int64_t oid = findNamed(roleNames(), splitQualifiedName(text).second);
+      const int64_t oid = findNamed(roleNames(catalog), splitQualifiedName(text).second);
       if (oid >= 0) return oid;
       SHOAL_USER_FAIL(SqlState::kUndefinedObject, "role \"{}\" does not exist", text);
     }
@@ -232,7 +232,7 @@ ExpressionPtr objectIdentifierName(ExpressionPtr oid, ObjectIdentifierType type,
       names = schemaNames(catalog);
       break;
     case ObjectIdentifierType::kRegrole:
-      names = roleNames();
+      names = roleNames(catalog);
       break;
   }
   if (type != ObjectIdentifierType::kOid) names.push_back({0, "-"});

@@ -53,8 +53,10 @@ std::string upper(std::string text) {
   return text;
 }
 
-/// Checks a privilege list ("select, insert WITH GRANT OPTION") against those of `function`.
-void checkPrivileges(const PrivilegeFunction& function, std::string_view list) {
+/// A privilege list ("select, insert WITH GRANT OPTION") checked against those of `function`: the
+/// privileges asked for, and those asked for with grant option.
+std::pair<AclMode, AclMode> parsePrivileges(const PrivilegeFunction& function, std::string_view list) {
+  std::pair<AclMode, AclMode> asked{0, 0};
   size_t start = 0;
   while (true) {
     size_t comma = list.find(',', start);
@@ -62,32 +64,46 @@ void checkPrivileges(const PrivilegeFunction& function, std::string_view list) {
         list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     std::string privilege = trimmed(item);
     constexpr std::string_view kGrantOption = " WITH GRANT OPTION";
+    bool withGrantOption = false;
     if (upper(privilege).ends_with(kGrantOption)) {
       privilege = trimmed(std::string_view(privilege).substr(0, privilege.size() - kGrantOption.size()));
+      withGrantOption = true;
     }
     if (std::find(function.privileges.begin(), function.privileges.end(), upper(privilege)) ==
         function.privileges.end()) {
       SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "unrecognized privilege type: \"{}\"", privilege);
     }
-    if (comma == std::string_view::npos) return;
+    const AclMode bit = *privilegeNamed(privilege);
+    (withGrantOption ? asked.second : asked.first) |= bit;
+    if (comma == std::string_view::npos) return asked;
     start = comma + 1;
   }
 }
 
-/// TRUE when `oid` is one of `oids`, else NULL: what PostgreSQL answers for an OID that names nothing.
-ExpressionPtr trueForKnownOids(ExpressionPtr oid, const std::vector<int64_t>& oids) {
-  std::vector<ExpressionPtr> terms;
-  for (int64_t each : oids) {
-    std::vector<ExpressionPtr> operands;
-    operands.push_back(copyExpression(*oid));
-    operands.push_back(constantOf(Value::bigInt(each)));
-    terms.push_back(std::make_unique<engine::FunctionExpression>(ScalarFunction::kEqual, std::move(operands),
-                                                                 LogicalType::boolean()));
-  }
+/// PostgreSQL's answer: whether the role holds any of the privileges asked for.
+bool holdsAny(const std::optional<HeldPrivileges>& held, std::pair<AclMode, AclMode> asked) {
+  return held && ((held->privileges & asked.first) != 0 || (held->grantOptions & asked.second) != 0);
+}
+
+/// TRUE when `oid` is one of `granted`, FALSE when it is one of `denied`, else NULL: what PostgreSQL answers
+/// for an OID that names nothing.
+ExpressionPtr answerByOid(ExpressionPtr oid, const std::vector<int64_t>& granted, const std::vector<int64_t>& denied) {
+  auto isOneOf = [&](const std::vector<int64_t>& oids) {
+    std::vector<ExpressionPtr> terms;
+    for (int64_t each : oids) {
+      std::vector<ExpressionPtr> operands;
+      operands.push_back(copyExpression(*oid));
+      operands.push_back(constantOf(Value::bigInt(each)));
+      terms.push_back(std::make_unique<engine::FunctionExpression>(ScalarFunction::kEqual, std::move(operands),
+                                                                   LogicalType::boolean()));
+    }
+    return terms.empty() ? constantOf(Value::boolean(false)) : combineBalanced(ScalarFunction::kOr, std::move(terms));
+  };
   std::vector<ExpressionPtr> arguments;
-  arguments.push_back(terms.empty() ? constantOf(Value::boolean(false))
-                                    : combineBalanced(ScalarFunction::kOr, std::move(terms)));
+  arguments.push_back(isOneOf(granted));
   arguments.push_back(constantOf(Value::boolean(true)));
+  arguments.push_back(isOneOf(denied));
+  arguments.push_back(constantOf(Value::boolean(false)));
   arguments.push_back(constantOf(Value::null(LogicalType::boolean())));
   return std::make_unique<engine::FunctionExpression>(ScalarFunction::kCase, std::move(arguments),
                                                       LogicalType::boolean());
@@ -110,54 +126,73 @@ ExpressionPtr bindPrivilegeFunction(std::string_view name, std::vector<Expressio
   // The privileges: a constant, checked now.
   std::optional<Value> privileges = literalBeneathCasts(*arguments.back());
   if (!privileges) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "{}'s privileges must be a constant", name);
-  // The role, when given: one that exists (every role has every privilege on everything here).
+  // The role: the one given (by name or OID), or the session's.
   bool anyNull = privileges->isNull();
-  if (arguments.size() == 3 && !arguments[0]->type().isIntegral()) {
-    std::optional<Value> role = literalBeneathCasts(*arguments[0]);
-    if (!role) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "{}'s role must be a constant", name);
-    if (role->isNull()) {
+  std::string role = catalog.session() != nullptr ? catalog.session()->user : std::string(kOwnerRoleName);
+  if (arguments.size() == 3) {
+    std::optional<Value> given = literalBeneathCasts(*arguments[0]);
+    if (!given) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "{}'s role must be a constant", name);
+    if (given->isNull()) {
       anyNull = true;
+    } else if (arguments[0]->type().isIntegral()) {
+      const int64_t oid = std::holds_alternative<int64_t>(given->storage())   ? given->asInt64()
+                          : std::holds_alternative<int32_t>(given->storage()) ? given->asInt32()
+                                                                              : -1;
+      auto named = catalog.roleName(oid);
+      if (!named) anyNull = true;  // an OID that names no role: NULL, as in PostgreSQL
+      if (named) role = *named;
     } else {
-      const std::string roleName = role->asString();
-      const SessionInfo* session = catalog.session();
-      if (roleName != kOwnerRoleName && roleName != kDatabaseOwnerRoleName && !(session && roleName == session->user)) {
-        SHOAL_USER_FAIL(SqlState::kUndefinedObject, "role \"{}\" does not exist", roleName);
-      }
+      role = given->asString();
+      if (!catalog.databasePrivileges(role))
+        SHOAL_USER_FAIL(SqlState::kUndefinedObject, "role \"{}\" does not exist", role);
     }
   }
   ExpressionPtr& object = arguments[objectIndex];
   if (object->type().isIntegral()) {  // an OID
-    if (!privileges->isNull()) checkPrivileges(function, privileges->asString());
+    std::pair<AclMode, AclMode> asked{0, 0};
+    if (!privileges->isNull()) asked = parsePrivileges(function, privileges->asString());
     if (anyNull) return null();
-    std::vector<int64_t> oids;
+    std::vector<int64_t> granted, denied;
+    auto answer = [&](int64_t oid, const std::optional<HeldPrivileges>& held) {
+      (holdsAny(held, asked) ? granted : denied).push_back(oid);
+    };
     switch (function.kind) {
       case ObjectKind::kTable:
-        for (const auto& relation : catalog.relationVisibility()) oids.push_back(relation.oid);
+        for (const auto& relation : catalog.relationVisibility()) {
+          answer(relation.oid, catalog.relationPrivileges(role, {relation.schema, relation.name}));
+        }
         break;
       case ObjectKind::kSchema:
-        for (const auto& schema : catalog.schemas()) oids.push_back(schema.oid);
+        for (const auto& schema : catalog.schemas()) answer(schema.oid, catalog.schemaPrivileges(role, schema.name));
         break;
       case ObjectKind::kDatabase:
-        oids = {kDatabaseOid};
+        answer(kDatabaseOid, catalog.databasePrivileges(role));
         break;
     }
-    return trueForKnownOids(std::make_unique<engine::CastExpression>(std::move(object), LogicalType::bigInt()), oids);
+    return answerByOid(std::make_unique<engine::CastExpression>(std::move(object), LogicalType::bigInt()), granted,
+                       denied);
   }
   std::optional<Value> objectName = literalBeneathCasts(*object);
   if (!objectName)
     SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "{}'s object must be a constant name or an OID", name);
   if (objectName->isNull()) return null();
   const std::string text = objectName->asString();
+  std::optional<HeldPrivileges> held;
   switch (function.kind) {
-    case ObjectKind::kTable:
-      if (!findRelationOid(catalog, text))
-        SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", text);
+    case ObjectKind::kTable: {
+      auto oid = findRelationOid(catalog, text);
+      if (!oid) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", text);
+      for (const auto& relation : catalog.relationVisibility()) {
+        if (relation.oid == *oid) held = catalog.relationPrivileges(role, {relation.schema, relation.name});
+      }
       break;
+    }
     case ObjectKind::kSchema: {
       const auto schemas = catalog.schemas();
       if (std::none_of(schemas.begin(), schemas.end(), [&](const auto& schema) { return schema.name == text; })) {
         SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", text);
       }
+      held = catalog.schemaPrivileges(role, text);
       break;
     }
     case ObjectKind::kDatabase: {
@@ -165,12 +200,13 @@ ExpressionPtr bindPrivilegeFunction(std::string_view name, std::vector<Expressio
       if (!session || text != session->database) {
         SHOAL_USER_FAIL(SqlState::kInvalidCatalogName, "database \"{}\" does not exist", text);
       }
+      held = catalog.databasePrivileges(role);
       break;
     }
   }
   if (privileges->isNull()) return null();
-  checkPrivileges(function, privileges->asString());
-  return anyNull ? null() : constantOf(Value::boolean(true));
+  const auto asked = parsePrivileges(function, privileges->asString());
+  return anyNull ? null() : constantOf(Value::boolean(holdsAny(held, asked)));
 }
 
 }  // namespace shoal::sql

@@ -7,6 +7,7 @@
 #include "engine/expression/expression_evaluator.h"
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/expression_builders.h"
+#include "sql/binder/privilege_checks.h"
 #include "sql/binder/search_path.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/parser/parsed_script.h"
@@ -160,12 +161,13 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
         fail(SqlState::kInvalidObjectDefinition, range.location(),
              fmt::format("infinite recursion detected in rules for relation \"{}\"", view->name));
       }
+      requireRelationPrivilege(catalog_, *resolved, kAclSelect, true, text_, range.location());
       LogicalPlan plan;
       try {
         ParsedScript script = ParsedScript::parse(view->query);
         ViewExpansion expansion{viewName, views_};
         // The view's unqualified names are those of the search path it was created under.
-        PinnedSearchPath viewCatalog(catalog_, view->searchPath);
+        ViewQueryCatalog viewCatalog(catalog_, view->searchPath, view->owner);
         QueryBinder binder(viewCatalog, script.text(), parameterTypes_, ids_, nullptr, nullptr, &expansion);
         plan = binder.bind(script.statement(0).view_stmt().query().select_stmt());
       } catch (const ShoalError& error) {
@@ -191,6 +193,7 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
     ExpressionBinder errors(text_, std::vector<ColumnDescription>{}, parameterTypes_);
     errors.fail(SqlState::kUndefinedTable, range.location(), fmt::format("relation \"{}\" does not exist", name), hint);
   }
+  requireRelationPrivilege(catalog_, {table->schema, table->name}, kAclSelect, false, text_, range.location());
   if (aliases.size() > table->columns.size()) {
     fail(SqlState::kInvalidColumnReference, range.location(),
          fmt::format("table \"{}\" has {} columns available but {} columns specified", relation, table->columns.size(),

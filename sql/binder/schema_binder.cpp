@@ -9,15 +9,22 @@ CreateSchema bindCreateSchema(const pg_query::CreateSchemaStmt& create, const Ca
   CreateSchema bound;
   bound.ifNotExists = create.if_not_exists();
   const SessionInfo* session = catalog.session();
-  const std::string user = session != nullptr ? session->user : std::string(kOwnerRoleName);
+  const std::string user = catalog.privilegeRole();
+  // Making a schema takes CREATE on the database, which only its owner holds unless granted.
+  const auto onDatabase = catalog.databasePrivileges(user);
+  if (!onDatabase || !onDatabase->has(kAclCreate)) {
+    SHOAL_USER_FAIL(SqlState::kInsufficientPrivilege, "permission denied for database {}",
+                    session != nullptr ? session->database : std::string(kOwnerRoleName));
+  }
   std::string owner = user;
   if (create.has_authrole()) {
     const auto& role = create.authrole();
     if (role.roletype() == pg_query::ROLESPEC_CSTRING) {
       owner = role.rolename();
-      if (owner != user && owner != kOwnerRoleName) {
+      if (!catalog.databasePrivileges(owner)) {
         SHOAL_USER_FAIL(SqlState::kUndefinedObject, "role \"{}\" does not exist", owner);
       }
+      bound.owner = owner;
     }
   }
   // CREATE SCHEMA AUTHORIZATION role names the schema after the role.

@@ -27,6 +27,11 @@ std::vector<SchemaDescription> CatalogReader::schemas() const {
           {kInformationSchemaNamespaceOid, std::string(kInformationSchema), kOwnerRoleOid}};
 }
 
+std::string CatalogReader::privilegeRole() const {
+  const SessionInfo* info = session();
+  return info != nullptr ? info->user : std::string(kOwnerRoleName);
+}
+
 std::string CatalogReader::searchPathSetting() const {
   const SessionInfo* info = session();
   if (info != nullptr && info->setting) return info->setting("search_path");
@@ -148,7 +153,7 @@ void markVisibility(std::vector<RelationVisibility>& relations, const std::vecto
   }
 }
 
-std::vector<RelationVisibility> PinnedSearchPath::relationVisibility() const {
+std::vector<RelationVisibility> ViewQueryCatalog::relationVisibility() const {
   auto relations = catalog_.relationVisibility();
   markVisibility(relations, lookupSchemas(*this));
   return relations;

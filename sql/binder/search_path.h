@@ -37,11 +37,12 @@ bool isSystemSchema(std::string_view schema);
 /// Sets each relation's `visible`: whether an unqualified name finds it through `lookup` (lookupSchemas).
 void markVisibility(std::vector<RelationVisibility>& relations, const std::vector<std::string>& lookup);
 
-/// A catalog whose search path is fixed: a view's query is bound with the path it was created under.
-class PinnedSearchPath final : public CatalogReader {
+/// The catalog a view's query is bound against: with the search path the view was created under, and its
+/// owner's privileges (PostgreSQL reads a view's relations as the view's owner).
+class ViewQueryCatalog final : public CatalogReader {
  public:
-  PinnedSearchPath(const CatalogReader& catalog, std::string searchPath)
-      : catalog_(catalog), searchPath_(std::move(searchPath)) {}
+  ViewQueryCatalog(const CatalogReader& catalog, std::string searchPath, std::string owner)
+      : catalog_(catalog), searchPath_(std::move(searchPath)), owner_(std::move(owner)) {}
 
   std::optional<TableDescription> findTable(const QualifiedName& name) const override {
     return catalog_.findTable(name);
@@ -54,10 +55,22 @@ class PinnedSearchPath final : public CatalogReader {
   std::vector<PrimaryKeyDescription> primaryKeys() const override { return catalog_.primaryKeys(); }
   std::vector<std::string> relationNames() const override { return catalog_.relationNames(); }
   const SessionInfo* session() const override { return catalog_.session(); }
+  std::string privilegeRole() const override { return owner_; }
+  std::optional<HeldPrivileges> relationPrivileges(std::string_view role, const QualifiedName& name) const override {
+    return catalog_.relationPrivileges(role, name);
+  }
+  std::optional<HeldPrivileges> schemaPrivileges(std::string_view role, const std::string& schema) const override {
+    return catalog_.schemaPrivileges(role, schema);
+  }
+  std::optional<HeldPrivileges> databasePrivileges(std::string_view role) const override {
+    return catalog_.databasePrivileges(role);
+  }
+  std::vector<std::pair<int64_t, std::string>> roles() const override { return catalog_.roles(); }
 
  private:
   const CatalogReader& catalog_;
   const std::string searchPath_;
+  const std::string owner_;
 };
 
 }  // namespace shoal::sql

@@ -9,6 +9,7 @@
 
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/expression_binder.h"
+#include "sql/binder/privilege_checks.h"
 #include "sql/binder/schema_binder.h"
 #include "sql/binder/search_path.h"
 #include "sql/binder/statement_options.h"
@@ -37,8 +38,8 @@ void TableStatementBinder::fail(std::string_view sqlState, int location, std::st
   ExpressionBinder(text_, none, parameterTypes_).fail(sqlState, location, std::move(message));
 }
 
-TableDescription TableStatementBinder::findTable(const std::string& schema, const std::string& name,
-                                                 int location) const {
+TableDescription TableStatementBinder::findTable(const std::string& schema, const std::string& name, int location,
+                                                 AclMode wanted) const {
   // A missing schema is a missing relation here (42P01), as PostgreSQL reports it.
   std::optional<QualifiedName> resolved = resolveRelation(catalog_, schema, name);
   if (resolved && isSystemSchema(resolved->schema)) {
@@ -48,7 +49,10 @@ TableDescription TableStatementBinder::findTable(const std::string& schema, cons
     fail(SqlState::kFeatureNotSupported, location, fmt::format("cannot change view \"{}\": views are read-only", name));
   }
   if (resolved) {
-    if (auto table = catalog_.findTable(*resolved)) return *table;
+    if (auto table = catalog_.findTable(*resolved)) {
+      requireRelationPrivilege(catalog_, *resolved, wanted, false, text_, location);
+      return *table;
+    }
   }
   fail(SqlState::kUndefinedTable, location,
        fmt::format("relation \"{}\" does not exist", schema.empty() ? name : schema + "." + name));
@@ -62,6 +66,7 @@ CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create)
   } catch (const ShoalError& error) {
     fail(error.status().sqlState(), relation.location(), error.status().message());
   }
+  requireSchemaPrivilege(catalog_, bound.name.schema, kAclCreate, text_, relation.location());
   bound.ifNotExists = create.if_not_exists();
   if (relation.relpersistence() == "t") {
     fail(SqlState::kFeatureNotSupported, relation.location(), "temporary tables are not supported");
@@ -190,7 +195,7 @@ TruncateTable TableStatementBinder::bindTruncate(const pg_query::TruncateStmt& t
   TruncateTable bound;
   for (const auto& relation : truncate.relations()) {
     const auto& range = relation.range_var();
-    TableDescription table = findTable(range.schemaname(), range.relname(), range.location());
+    TableDescription table = findTable(range.schemaname(), range.relname(), range.location(), kAclTruncate);
     bound.names.push_back({table.schema, table.name});
   }
   return bound;
@@ -198,7 +203,7 @@ TruncateTable TableStatementBinder::bindTruncate(const pg_query::TruncateStmt& t
 
 InsertValues TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert) {
   const auto& range = insert.relation();
-  TableDescription table = findTable(range.schemaname(), range.relname(), range.location());
+  TableDescription table = findTable(range.schemaname(), range.relname(), range.location(), kAclInsert);
   if (insert.has_on_conflict_clause() || insert.returning_list_size() > 0 || insert.has_with_clause()) {
     fail(SqlState::kFeatureNotSupported, range.location(),
          "ON CONFLICT, RETURNING and WITH are not supported in INSERT");

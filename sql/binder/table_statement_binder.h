@@ -31,8 +31,9 @@ class TableStatementBinder {
 
  private:
   /// The user table named by a RangeVar (looked up on the search path when `schema` is empty), or at its
-  /// position 42P01 (for a missing schema too), 42501 for a system relation and 0A000 for a view.
-  TableDescription findTable(const std::string& schema, const std::string& name, int location) const;
+  /// position 42P01 (for a missing schema too), 42501 for a system relation or when the session lacks
+  /// privileges `wanted` on it, and 0A000 for a view.
+  TableDescription findTable(const std::string& schema, const std::string& name, int location, AclMode wanted) const;
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
 
   const CatalogReader& catalog_;

@@ -177,9 +177,34 @@ LogicalOperatorPtr Decorrelator::pushDown(LogicalOperatorPtr op, Pushdown& pushd
       auto& join = static_cast<LogicalJoin&>(*op);
       const bool leftReads = subtreeReadsAny(*join.children[0], ids);
       const bool rightReads = subtreeReadsAny(*join.children[1], ids);
-      if (leftReads && rightReads) unsupported("both inputs of a join in the subquery read the outer query");
-      // D joins one input; each of its rows must stay with that input's rows, so that input is preserved.
       if (join.type == JoinType::kFull) unsupported("a FULL JOIN inside a subquery that reads the outer query");
+      if (leftReads && rightReads) {
+        // D goes into both inputs, the right one's a copy under fresh ids, and the join matches the two on
+        // their D values too: (D ⋈ T1) ⋈ (D' ⋈ T2) on D = D' (a nested subquery reading both levels).
+        Pushdown right;
+        right.distinctOuter = copyPlan(*pushdown.distinctOuter);
+        const std::map<ColumnId, ColumnId> renamed = renumberColumns(*right.distinctOuter, ids_);
+        std::map<ColumnId, PlanColumn> copyOf;
+        for (const auto& column : pushdown.distinctColumns) {
+          PlanColumn copy{renamed.at(column.id), column.type, column.name};
+          right.distinctColumns.push_back(copy);
+          right.distinctIds.insert(copy.id);
+          copyOf.emplace(column.id, copy);
+        }
+        rewritePlanExpressions(*join.children[1], [&](const engine::Expression& expression) {
+          return remapColumns(expression, [&](ColumnId id) -> ExpressionPtr {
+            auto it = copyOf.find(id);
+            return it == copyOf.end() ? nullptr : columnRef(it->second);
+          });
+        });
+        join.children[0] = pushDown(std::move(join.children[0]), pushdown, false);
+        join.children[1] = pushDown(std::move(join.children[1]), right, false);
+        for (size_t i = 0; i < right.distinctColumns.size(); ++i) {
+          addNotDistinct(pushdown.distinctColumns[i], right.distinctColumns[i], join.conditions);
+        }
+        return op;
+      }
+      // D joins one input; each of its rows must stay with that input's rows, so that input is preserved.
       if (rightReads && join.type != JoinType::kInner) {
         unsupported("an outer column on the inner side of an outer, semi or anti join");
       }

@@ -101,7 +101,7 @@ TEST(EtcdMembershipTest, TheCatalogRoundTripsThroughEtcdAndARefusedChangeIsUndon
     catalog.createView(view, false);
     catalog.drop({"public", "b"});
     // A schema whose name holds the key separator, a table of the same name as public's in it, a comment.
-    catalog.createSchema("st/aging", false);
+    catalog.createSchema("st/aging", false, sql::kOwnerRoleOid);
     TableEntry staged = tableNamed("a");
     staged.schema = "st/aging";
     catalog.create(staged);
