@@ -255,6 +255,7 @@ TableCatalog::Snapshot TableCatalog::snapshotLocked() const {
 }
 
 void TableCatalog::persistLocked(Snapshot& before) {
+  version_.fetch_add(1, std::memory_order_acq_rel);
   if (!store_) return;
   try {
     store_->save(documentLocked());

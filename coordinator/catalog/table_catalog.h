@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -149,6 +150,8 @@ class TableCatalog {
   void recordLoad(const std::vector<LoadedTable>& tables);
   /// Writes the whole catalog to its store again (after etcd came back without its data).
   void republish();
+  /// Goes up at every change: a prepared statement bound at an older version binds again.
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
 
   /// A comment (COMMENT ON) on a table or view, or on one of its columns.
   struct Comment {
@@ -237,6 +240,7 @@ class TableCatalog {
   std::map<CommentKey, std::string> comments_;                     // guarded by mutex_
   RoleCatalog roles_;                                              // guarded by mutex_
   AccessRights databaseAccess_{sql::kOwnerRoleOid, std::nullopt};  // guarded by mutex_
+  std::atomic<uint64_t> version_{0};
 };
 
 }  // namespace shoal::coordinator

@@ -67,6 +67,7 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
   prepared->statementIndex = index;
   prepared->searchPath = catalog_.searchPathSetting();
   prepared->timeZone = settings_.show("TimeZone");
+  prepared->catalogVersion = cluster_.tables.version();
   if (index >= script->numStatements()) return prepared;
   startStatementClock();
   sql::Binder binder(catalog_);
@@ -83,6 +84,7 @@ std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const 
     inner->insidePrepare = true;
     inner->bindsWithParameterValues = rebindsWithValues;
     inner->searchPath = prepared->searchPath;
+    inner->catalogVersion = prepared->catalogVersion;
     describe(*inner);
     prepared->prepares = std::move(inner);
   } else if (auto* fetch = std::get_if<sql::FetchCursor>(&prepared->bound->command)) {
@@ -170,10 +172,11 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
   startStatementClock();
   const bool otherSearchPath = statement.searchPath != catalog_.searchPathSetting();
   const bool otherTimeZone = statement.timeZone != settings_.show("TimeZone");
-  if (statement.bindsWithParameterValues || otherSearchPath || otherTimeZone) {
+  const bool otherCatalog = statement.catalogVersion != cluster_.tables.version();
+  if (statement.bindsWithParameterValues || otherSearchPath || otherTimeZone || otherCatalog) {
     rebound = bindWithValues(statement, parameters);
   }
-  if (otherSearchPath && !statement.resultColumns.empty()) {
+  if ((otherSearchPath || otherCatalog) && !statement.resultColumns.empty()) {
     // The client was told the result's columns when it prepared the statement.
     const auto* query = std::get_if<sql::BoundQuery>(&rebound->command);
     const auto outputs = query ? query->plan.root->outputColumns() : std::vector<sql::PlanColumn>{};

@@ -41,6 +41,9 @@ struct PreparedStatement {
   /// The TimeZone it was bound under: its casts to and from timestamptz carry it, so under another it
   /// binds again.
   std::string timeZone;
+  /// The catalog's version it was bound at (TableCatalog::version): after a GRANT, REVOKE or any other change
+  /// it binds again, so that privileges are checked as of each run, as PostgreSQL's executor checks them.
+  uint64_t catalogVersion = 0;
 };
 
 /// When the session's transaction and statement began (microseconds since 1970 UTC): now() and

@@ -143,10 +143,19 @@ def test_copy_refuses_what_postgresql_refuses(both, sql):
     assert answer(shoal, sql) == refused
 
 
-def test_copy_to_a_server_file_is_refused_until_there_are_roles(both, tmp_path):
-    # PostgreSQL lets only superusers write server files; Shoal has no roles yet, so nobody may.
+def test_copy_to_a_server_file_is_refused(both, tmp_path):
+    # PostgreSQL lets only superusers and pg_write_server_files write server files: others get 42501, as in
+    # PostgreSQL. Shoal writes none at all yet: a superuser gets 0A000, and no file appears.
+    shoal = both[0]
     target = tmp_path / "out.txt"
-    assert answer(both[0], f"COPY copy_people TO '{target}'") == ("error", "42501")
+    assert answer(shoal, f"COPY copy_people TO '{target}'") == ("error", "0A000")
+    answer(shoal, "DROP ROLE IF EXISTS copy_writer")
+    answer(shoal, "CREATE ROLE copy_writer LOGIN")
+    try:
+        writer = shoal.replace("user=postgres", "user=copy_writer")
+        assert answer(writer, f"COPY copy_people TO '{target}'") == ("error", "42501")
+    finally:
+        answer(shoal, "DROP ROLE copy_writer")
     assert not target.exists()
 
 

@@ -208,3 +208,33 @@ def test_psql_shows_privileges_and_memberships(cluster):
             connection.execute("DROP TABLE pv_shown")
             connection.execute("REVOKE pg_monitor FROM pv_viewer")
             connection.execute("DROP ROLE pv_viewer")
+
+
+def test_a_prepared_statement_is_checked_at_each_run(cluster):
+    """A statement prepared while its role could read the table fails once SELECT is revoked, and runs again
+    once it is granted back: privileges are checked as of each run, not as of the Parse."""
+    superuser = shoal_conninfo(cluster)
+    with psycopg.connect(superuser, autocommit=True) as admin:
+        admin.execute("DROP TABLE IF EXISTS pv_prepared")
+        admin.execute("DROP ROLE IF EXISTS pv_reader")
+        admin.execute("CREATE ROLE pv_reader LOGIN")
+        admin.execute("CREATE TABLE pv_prepared (a integer)")
+        admin.execute("INSERT INTO pv_prepared VALUES (1), (2), (3)")
+        admin.execute("GRANT SELECT ON pv_prepared TO pv_reader")
+        try:
+            reader_info = superuser.replace("user=postgres", "user=pv_reader")
+            with psycopg.connect(reader_info, autocommit=True) as reader:
+                query = "SELECT count(*) FROM pv_prepared WHERE a > %s"
+                for _ in range(3):  # psycopg prepares server-side from the second run on
+                    assert reader.execute(query, (1,), prepare=True).fetchone() == (2,)
+                admin.execute("REVOKE SELECT ON pv_prepared FROM pv_reader")
+                try:
+                    reader.execute(query, (1,), prepare=True)
+                    raise AssertionError("a revoked SELECT still ran")
+                except psycopg.errors.InsufficientPrivilege:
+                    pass
+                admin.execute("GRANT SELECT ON pv_prepared TO pv_reader")
+                assert reader.execute(query, (0,), prepare=True).fetchone() == (3,)
+        finally:
+            admin.execute("DROP TABLE pv_prepared")
+            admin.execute("DROP ROLE pv_reader")
