@@ -21,6 +21,7 @@
 
 #include "cli/sql_client.h"
 #include "cli/termination_signals.h"
+#include "common/host_memory.h"
 #include "proto/control.grpc.pb.h"
 #include "proto/internal_auth.h"
 
@@ -236,6 +237,14 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
   if (!fs::exists(secretFile)) proto::writeClusterSecretFile(secretFile.string());
   proto::installClusterSecret(proto::readClusterSecretFile(secretFile.string()));
 
+  // The processes share this host's memory: three quarters of it (or of the cgroup's limit) by default, a
+  // fifth of that for the coordinator's results and gathers, the rest split among the workers. Each budget
+  // holds all of its process's queries; a query past it fails with 53200 before the kernel kills anything.
+  const uint64_t hostBudgetMb =
+      options.memoryBudgetMb != 0 ? options.memoryBudgetMb : usableHostMemoryBytes() / 4 * 3 >> 20;
+  const uint64_t coordinatorBudgetMb = std::max<uint64_t>(1, hostBudgetMb / 5);
+  const uint64_t workerBudgetMb = std::max<uint64_t>(
+      1, (hostBudgetMb - coordinatorBudgetMb) / static_cast<uint64_t>(std::max(1, options.numWorkers)));
   std::vector<std::string> coordinatorArguments = {shoalExecutable,
                                                    "--log-level",
                                                    options.logLevel,
@@ -259,7 +268,9 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
                                                    "--client-startup-timeout",
                                                    std::to_string(options.clientStartupTimeoutSeconds),
                                                    "--max-startup-connections",
-                                                   std::to_string(options.maxStartupConnections)};
+                                                   std::to_string(options.maxStartupConnections),
+                                                   "--memory-budget-mb",
+                                                   std::to_string(coordinatorBudgetMb)};
   for (const auto& [flag, file] : {std::pair<std::string, std::string>{"--hba-file", options.hbaFile},
                                    {"--tls-cert", options.tlsCertificateFile},
                                    {"--tls-key", options.tlsKeyFile}}) {
@@ -290,12 +301,6 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
   std::string tpchGenerator =
       options.tpchGenerator.empty() ? findTpchGenerator(shoalExecutable) : options.tpchGenerator;
 
-  // The workers share this host: each may give a query three quarters of the memory divided among them, not
-  // three quarters each (two workers would be allowed 150 % of the host, and the kernel kills them first).
-  const uint64_t hostMb =
-      static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) >> 20;
-  const uint64_t workerMemoryLimitMb =
-      std::max<uint64_t>(1, hostMb / 4 * 3 / static_cast<uint64_t>(std::max(1, options.numWorkers)));
   for (int i = 1; i <= options.numWorkers; ++i) {
     std::string name = fmt::format("worker-{}", i);
     children.push_back(spawn(name,
@@ -317,8 +322,8 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
                               (dataDir / name).string(),
                               "--threads",
                               std::to_string(options.threads),
-                              "--query-memory-limit-mb",
-                              std::to_string(workerMemoryLimitMb),
+                              "--memory-budget-mb",
+                              std::to_string(workerBudgetMb),
                               "--transport",
                               options.transport,
                               "--net-schedule",

@@ -30,6 +30,9 @@ struct LocalClusterOptions {
   /// The coordinator's --client-startup-timeout and --max-startup-connections.
   int clientStartupTimeoutSeconds = 60;
   size_t maxStartupConnections = 20;
+  /// The memory the cluster's processes may hold for queries, together (0: three quarters of the host's or
+  /// its cgroup's): a fifth goes to the coordinator's --memory-budget-mb, the rest is split among the workers.
+  uint64_t memoryBudgetMb = 0;
   /// The coordinator's --hba-file (empty: its built-in rules).
   std::string hbaFile;
   /// Start a worker that died again (after a backoff), as a supervisor would; false: leave it down.

@@ -97,6 +97,12 @@ int main(int argc, char** argv) {
                    "Most SQL connections still in their startup at once; past it, the one starting longest is dropped")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
+  coordinatorCommand
+      ->add_option("--memory-budget-mb", coordinatorOptions.memoryBudgetMb,
+                   "Memory all queries may hold together on the coordinator (results and rows gathered from the "
+                   "workers); past it a query fails with 53200 (0: a quarter of the host's memory or of its "
+                   "cgroup's limit, whichever is smaller)")
+      ->capture_default_str();
   coordinatorCommand->add_option("--data-dir", coordinatorOptions.dataDir,
                                  "Directory for the catalog (empty: keep it in memory)");
   coordinatorCommand
@@ -147,7 +153,12 @@ int main(int argc, char** argv) {
   workerCommand
       ->add_option("--query-memory-limit-mb", workerOptions.queryMemoryLimitMb,
                    "Memory one query may hold here unless its session SETs query_memory_limit_mb "
-                   "(0: three quarters of the machine's)")
+                   "(0: the whole --memory-budget-mb)")
+      ->capture_default_str();
+  workerCommand
+      ->add_option("--memory-budget-mb", workerOptions.memoryBudgetMb,
+                   "Memory all queries here may hold together; past it a query fails with 53200 (0: three quarters "
+                   "of the host's memory or of its cgroup's limit, whichever is smaller)")
       ->capture_default_str();
   workerCommand
       ->add_option("--exchange-port", workerOptions.exchangePort,
@@ -194,6 +205,12 @@ int main(int argc, char** argv) {
                    "The coordinator's --client-startup-timeout")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
+  localCommand
+      ->add_option("--memory-budget-mb", localOptions.memoryBudgetMb,
+                   "Memory all the cluster's queries may hold together: a fifth for the coordinator, the rest split "
+                   "among the workers; a query past its node's share fails with 53200 (0: three quarters of the "
+                   "host's memory or of its cgroup's limit)")
+      ->capture_default_str();
   localCommand->add_flag("!--no-restart", localOptions.restartWorkers,
                          "Leave a worker that died down, instead of starting it again after a backoff (1 s, "
                          "doubling to 30 s while it keeps dying)");

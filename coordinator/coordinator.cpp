@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "common/host_memory.h"
 #include "common/status.h"
 #include "coordinator/catalog/etcd_catalog_store.h"
 #include "coordinator/catalog/system_catalog.h"
@@ -53,7 +54,10 @@ void Coordinator::start() {
   clusterCatalog_ = std::make_unique<ClusterCatalog>(*catalog_, *tables_);
   catalog_->setViewColumns([this](const ViewEntry& view) { return clusterCatalog_->viewColumns(view); });
   workers_ = std::make_unique<WorkerClients>(*registry_);
-  dispatcher_ = std::make_unique<scheduler::Dispatcher>(0, NumaTopology::detect());
+  const uint64_t memoryBudgetBytes =
+      options_.memoryBudgetMb != 0 ? options_.memoryBudgetMb << 20 : usableHostMemoryBytes() / 4;
+  dispatcher_ = std::make_unique<scheduler::Dispatcher>(0, NumaTopology::detect(), memoryBudgetBytes);
+  spdlog::info("queries here may hold {} MB together (results and gathered rows)", memoryBudgetBytes >> 20);
   cluster_ = std::unique_ptr<ClusterContext>(new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_,
                                                                 *workers_, *dispatcher_, *queryLog_, *sessions_});
   controlService_ = std::make_unique<ControlService>(options_.clusterId, *registry_, options_.heartbeatIntervalMs);

@@ -35,6 +35,9 @@ struct CoordinatorOptions {
   std::string controlHost = "127.0.0.1";
   uint16_t controlPort = 7433;  // 0: any free port
   uint32_t heartbeatIntervalMs = 500;
+  /// What all queries may hold together on the coordinator (results, gathers; 0: a quarter of the host's
+  /// usable memory).
+  uint64_t memoryBudgetMb = 0;
   uint32_t heartbeatTimeoutMs = 2000;
   size_t maxConnections = 100;
   /// PgwireOptions' startupTimeoutSeconds and maxStartupConnections.

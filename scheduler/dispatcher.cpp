@@ -9,7 +9,8 @@
 
 namespace shoal::scheduler {
 
-Dispatcher::Dispatcher(uint32_t threads, NumaTopology topology) : topology_(topology) {
+Dispatcher::Dispatcher(uint32_t threads, NumaTopology topology, uint64_t memoryBudgetBytes)
+    : topology_(topology), memoryBudget_(MemoryTracker::NodeBudget{}, memoryBudgetBytes) {
   uint32_t cpus = std::max<uint32_t>(std::thread::hardware_concurrency(), 1);
   if (threads == 0) threads = cpus;
   for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this, i, cpus] { threadMain(i, i % cpus); });
@@ -40,13 +41,14 @@ void Dispatcher::reap(const std::shared_ptr<QueryExecution>& query) {
     if (!query->cancelled() || query->runningMorsels() != 0) return;
     if (std::find(queries_.begin(), queries_.end(), query) == queries_.end()) return;
     std::erase(queries_, query);
+    runningQueries_.store(static_cast<uint32_t>(queries_.size()));
   }
   query->completeLocked();
 }
 
 std::shared_ptr<QueryExecution> Dispatcher::submit(std::vector<PipelineJob> jobs, uint32_t priority,
                                                    uint64_t memoryLimitBytes) {
-  auto query = std::make_shared<QueryExecution>(std::move(jobs), priority, memoryLimitBytes);
+  auto query = std::make_shared<QueryExecution>(std::move(jobs), priority, memoryLimitBytes, &memoryBudget_);
   query->dispatcher_ = this;
   {
     std::lock_guard lock(mutex_);
@@ -58,6 +60,7 @@ std::shared_ptr<QueryExecution> Dispatcher::submit(std::vector<PipelineJob> jobs
       if (query->jobs_[i]->waitingFor == 0) query->makeReadyLocked(i, topology_.numNodes());
     }
     queries_.push_back(query);
+    runningQueries_.store(static_cast<uint32_t>(queries_.size()));
   }
   workAvailable_.notify_all();
   // Gates may open at once (input already complete) or later, from the thread that completes the input.
@@ -157,6 +160,7 @@ void Dispatcher::completeMorsel(const std::shared_ptr<QueryExecution>& query, si
     bool drained = query->cancelled() && query->runningMorsels() == 0;
     if ((query->jobsLeft_ == 0 || drained) && std::find(queries_.begin(), queries_.end(), query) != queries_.end()) {
       std::erase(queries_, query);
+      runningQueries_.store(static_cast<uint32_t>(queries_.size()));
       complete = true;
     }
   }

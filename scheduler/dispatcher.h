@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "common/numa_topology.h"
+#include "scheduler/freed_memory_returner.h"
+#include "scheduler/memory_tracker.h"
 #include "scheduler/query_execution.h"
 
 namespace shoal::scheduler {
@@ -22,8 +24,9 @@ namespace shoal::scheduler {
 /// hands out no more morsels.
 class Dispatcher {
  public:
-  /// `threads` 0: one per hardware thread.
-  Dispatcher(uint32_t threads, NumaTopology topology);
+  /// `threads` 0: one per hardware thread. `memoryBudgetBytes`: what all of its queries may hold together
+  /// (0: no budget).
+  Dispatcher(uint32_t threads, NumaTopology topology, uint64_t memoryBudgetBytes = 0);
   ~Dispatcher();
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
@@ -34,6 +37,8 @@ class Dispatcher {
 
   uint32_t numThreads() const { return static_cast<uint32_t>(threads_.size()); }
   const NumaTopology& topology() const { return topology_; }
+  /// The node's memory budget, which every query's MemoryTracker also counts against.
+  MemoryTracker& memoryBudget() { return memoryBudget_; }
   /// Threads running a morsel right now (0 when idle).
   uint32_t busyThreads() const { return busy_.load(std::memory_order_relaxed); }
 
@@ -52,6 +57,9 @@ class Dispatcher {
   void gateOpened(const std::shared_ptr<QueryExecution>& query, size_t job);
 
   NumaTopology topology_;
+  MemoryTracker memoryBudget_;
+  std::atomic<uint32_t> runningQueries_{0};
+  FreedMemoryReturner freedMemoryReturner_{memoryBudget_, [this] { return runningQueries_.load() == 0; }};
   std::vector<std::thread> threads_;
   std::atomic<uint32_t> busy_{0};
 

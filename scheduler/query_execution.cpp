@@ -9,8 +9,9 @@ void WorkerContext::checkCancelled() const {
   if (cancelled()) SHOAL_USER_FAIL(SqlState::kQueryCanceled, "canceling statement due to user request");
 }
 
-QueryExecution::QueryExecution(std::vector<PipelineJob> jobs, uint32_t priority, uint64_t memoryLimitBytes)
-    : priority_(std::max<uint32_t>(priority, 1)), memory_(memoryLimitBytes) {
+QueryExecution::QueryExecution(std::vector<PipelineJob> jobs, uint32_t priority, uint64_t memoryLimitBytes,
+                               MemoryTracker* memoryBudget)
+    : priority_(std::max<uint32_t>(priority, 1)), memory_(memoryLimitBytes, memoryBudget) {
   for (auto& job : jobs) {
     auto state = std::make_unique<JobState>();
     state->job = std::move(job);

@@ -21,7 +21,9 @@ class Dispatcher;
 /// a shared pointer to wait for it, cancel it or read its memory peak.
 class QueryExecution : public std::enable_shared_from_this<QueryExecution> {
  public:
-  QueryExecution(std::vector<PipelineJob> jobs, uint32_t priority, uint64_t memoryLimitBytes);
+  /// `memoryBudget`: the node's, which the query's memory also counts against (null: none).
+  QueryExecution(std::vector<PipelineJob> jobs, uint32_t priority, uint64_t memoryLimitBytes,
+                 MemoryTracker* memoryBudget = nullptr);
 
   /// Stops the query at the next morsel boundary (and at the operators' cancel checks);
   /// the first reason given is the error `wait` throws.

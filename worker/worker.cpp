@@ -11,6 +11,7 @@
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
 
+#include "common/host_memory.h"
 #include "common/status.h"
 #include "engine/expression/random_values.h"
 #include "proto/control.grpc.pb.h"
@@ -76,14 +77,15 @@ void Worker::start() {
   engine::setRandomStreamSalt(std::hash<std::string>{}(options_.nodeName) | 1);
   // `shoal worker --drain` asks over gRPC; the main thread drains as it does on SIGTERM.
   service_ = std::make_unique<WorkerControlService>(options_.nodeName, *drainGate_, [] { ::kill(getpid(), SIGTERM); });
-  dispatcher_ = std::make_unique<scheduler::Dispatcher>(options_.threads, topology);
+  // The host's usable memory is the physical memory or the cgroup's limit, whichever is smaller.
+  const uint64_t memoryBudgetBytes =
+      options_.memoryBudgetMb != 0 ? options_.memoryBudgetMb << 20 : usableHostMemoryBytes() / 4 * 3;
+  dispatcher_ = std::make_unique<scheduler::Dispatcher>(options_.threads, topology, memoryBudgetBytes);
   spdlog::info("running queries on {} thread(s)", dispatcher_->numThreads());
   uint64_t memoryLimitBytes = options_.queryMemoryLimitMb << 20;
-  if (memoryLimitBytes == 0) {
-    memoryLimitBytes =
-        static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) / 4 * 3;
-  }
-  spdlog::info("a query may hold {} MB unless its session sets query_memory_limit_mb", memoryLimitBytes >> 20);
+  if (memoryLimitBytes == 0 || memoryLimitBytes > memoryBudgetBytes) memoryLimitBytes = memoryBudgetBytes;
+  spdlog::info("queries here may hold {} MB together, one {} MB unless its session sets query_memory_limit_mb",
+               memoryBudgetBytes >> 20, memoryLimitBytes >> 20);
   exchangeNetwork_ = std::make_unique<ExchangeNetwork>(options_.listenHost, options_.exchangePort, options_.transport,
                                                        options_.schedule, options_.messageBytes, options_.clusterId,
                                                        proto::clusterSecret());

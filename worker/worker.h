@@ -53,6 +53,8 @@ struct WorkerOptions {
   /// Memory one query may hold on this worker unless its session sets query_memory_limit_mb;
   /// 0: three quarters of the machine's memory.
   uint64_t queryMemoryLimitMb = 0;
+  /// What all of this worker's queries may hold together (0: three quarters of the host's usable memory).
+  uint64_t memoryBudgetMb = 0;
   /// Where the exchange multiplexer listens for other workers (on listenHost); 0: a free port.
   uint16_t exchangePort = 0;
   /// How exchange messages travel between workers: RDMA where a device exists (auto), or forced.

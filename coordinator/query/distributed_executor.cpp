@@ -30,10 +30,24 @@ class GatherBuffers {
  public:
   explicit GatherBuffers(size_t workers) : finished_(workers, false) {}
 
+  /// What the buffers hold counts against `memory` (the query's, which counts against the coordinator's
+  /// budget) from push until next() takes it: a query whose rows arrive faster than it uses them fails with
+  /// 53200 instead of growing the coordinator. Set before the first push.
+  void chargeTo(std::shared_ptr<engine::QueryMemory> memory) { memory_ = std::move(memory); }
+
+  /// Fails with 53200 (nothing kept) when the chunk would pass the query's memory limit or the budget.
   void push(uint64_t exchangeId, uint32_t sender, engine::Chunk chunk) {
+    if (memory_ != nullptr) memory_->reserve(chunk.memoryBytes());
     std::lock_guard lock(mutex_);
     chunks_[{exchangeId, sender}].push_back(std::move(chunk));
     changed_.notify_all();
+  }
+  /// Gives back what the chunks nobody took still hold (the query is over).
+  ~GatherBuffers() {
+    if (memory_ == nullptr) return;
+    for (auto& [key, queue] : chunks_) {
+      for (auto& chunk : queue) memory_->release(chunk.memoryBytes());
+    }
   }
   void finishSender(uint32_t sender) {
     std::lock_guard lock(mutex_);
@@ -67,6 +81,7 @@ class GatherBuffers {
     if (queue.empty()) return std::nullopt;
     engine::Chunk chunk = std::move(queue.front());
     queue.pop_front();
+    if (memory_ != nullptr) memory_->release(chunk.memoryBytes());
     return chunk;
   }
 
@@ -77,6 +92,7 @@ class GatherBuffers {
   std::vector<bool> finished_;
   std::optional<Status> error_;
   std::optional<Status> aborted_;
+  std::shared_ptr<engine::QueryMemory> memory_;
 };
 
 /// The coordinator's end of a gather: one morsel per sending worker.
@@ -177,6 +193,20 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
   };
   // Workers whose part of the query is done: losing one of those afterwards (it drained and left) harms nothing.
   std::vector<std::atomic<bool>> finished(workers);
+  sql::PipelineOptions options;
+  options.parameters = parameters_;
+  sql::PhysicalPlan physical = sql::buildPipelines(
+      plan.coordinatorPlan,
+      [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
+        SHOAL_CHECK(scan.exchangeInput.has_value(), "the coordinator's part of a distributed plan scans a table");
+        return std::make_shared<GatherSource>(buffers, *scan.exchangeInput,
+                                              plan.nodesOf(plan.producerOf(*scan.exchangeInput)));
+      },
+      options);
+  scheduler::PipelineRunner runner(cluster_.dispatcher);
+  auto query = runner.start(std::move(physical.pipelines), 1, memoryLimitBytes_);
+  // The gathered rows wait in the buffers charged to the query, so that they count against its limit.
+  buffers.chargeTo(std::shared_ptr<engine::QueryMemory>(query, &query->memory()));
   std::vector<std::thread> readers;
   for (uint32_t node = 0; node < workers; ++node) {
     if (requests[node].fragments_size() == 0 && requests[node].inputs_size() == 0) {
@@ -231,18 +261,6 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
     }
   } joinReaders{readers, cancelWorkers};
 
-  sql::PipelineOptions options;
-  options.parameters = parameters_;
-  sql::PhysicalPlan physical = sql::buildPipelines(
-      plan.coordinatorPlan,
-      [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
-        SHOAL_CHECK(scan.exchangeInput.has_value(), "the coordinator's part of a distributed plan scans a table");
-        return std::make_shared<GatherSource>(buffers, *scan.exchangeInput,
-                                              plan.nodesOf(plan.producerOf(*scan.exchangeInput)));
-      },
-      options);
-  scheduler::PipelineRunner runner(cluster_.dispatcher);
-  auto query = runner.start(std::move(physical.pipelines), 1, memoryLimitBytes_);
   // A worker whose link was cut answers nothing and closes nothing: the membership (its heartbeats, or its
   // etcd lease) is what tells that it is gone, so a query it runs in fails then, naming it, instead of waiting
   // for TCP to give up.
