@@ -13,6 +13,7 @@
 #include "coordinator/query/binary_copy_in.h"
 #include "coordinator/query/load_transaction.h"
 #include "proto/rpc_status.h"
+#include "scheduler/memory_tracker.h"
 #include "worker/storage/delimited_text_parser.h"
 
 namespace shoal::coordinator {
@@ -99,7 +100,7 @@ std::unique_ptr<CopyInput> openCopyFile(const std::string& path) {
 }
 
 std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyInput& input,
-                    const std::atomic<bool>& cancelRequested) {
+                    const std::atomic<bool>& cancelRequested, uint64_t memoryLimitBytes) {
   if (command.format.kind == sql::CopyFormat::Kind::kBinary) {
     return runBinaryCopy(cluster, command, input, cancelRequested);
   }
@@ -168,6 +169,10 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
   };
 
   std::optional<Status> firstError;
+  // What the text waiting for its line's end holds counts against the statement's memory limit and the
+  // coordinator's budget: input without newlines ('/dev/zero') fails with 53200 instead of growing forever.
+  scheduler::MemoryTracker memory(memoryLimitBytes, &cluster.dispatcher.memoryBudget());
+  uint64_t countedBytes = 0;
   try {
     std::string buffer;
     std::vector<char> readBuffer(kBlockBytes);
@@ -181,6 +186,10 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
       size_t n = input.read(readBuffer.data(), readBuffer.size());
       atEnd = n == 0;
       buffer.append(readBuffer.data(), n);
+      if (buffer.capacity() > countedBytes) {
+        memory.reserve(buffer.capacity() - countedBytes);
+        countedBytes = buffer.capacity();
+      }
       if (!atEnd && buffer.size() < kBlockBytes) continue;
       size_t end = atEnd ? buffer.size() : worker::endOfLastCompleteLine(buffer, options);
       if (end == 0 && !atEnd) continue;  // one line longer than a block: read on

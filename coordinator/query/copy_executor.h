@@ -27,8 +27,9 @@ std::unique_ptr<CopyInput> openCopyFile(const std::string& path);
 /// them over the workers, which parse them in parallel and route each row to
 /// its owner (the binary format is decoded on the coordinator instead:
 /// binary_copy_in.h). All or nothing: any bad row aborts the whole load.
-/// Returns the CommandComplete tag ("COPY n").
+/// Returns the CommandComplete tag ("COPY n"). Text waiting for its line's end counts against
+/// `memoryLimitBytes` (0: none) and the coordinator's memory budget (53200 past either).
 std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyInput& input,
-                    const std::atomic<bool>& cancelRequested);
+                    const std::atomic<bool>& cancelRequested, uint64_t memoryLimitBytes);
 
 }  // namespace shoal::coordinator

@@ -365,7 +365,7 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
                                                   : 0,
                          command.format.kind == sql::CopyFormat::Kind::kBinary);
     }
-    outcome.commandTag = runCopy(cluster_, command, *input, cancelRequested_);
+    outcome.commandTag = runCopy(cluster_, command, *input, cancelRequested_, settings_.queryMemoryLimitBytes());
   } else {
     static_assert(std::is_same_v<Command, sql::TpchLoad>);
     // It drops and recreates the eight TPC-H tables, whoever made them.

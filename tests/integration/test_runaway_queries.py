@@ -102,3 +102,19 @@ def test_a_timed_out_query_gives_its_memory_back_on_every_worker(budgeted):
         residues.append(sum(after.values()))
     # Run after run, nothing piles up.
     assert residues[-1] <= residues[0] + 64, f"resident memory after each run: {residues}"
+
+
+def test_copy_from_a_file_without_line_ends_fails_with_53200(budgeted):
+    """Server-side COPY input counts against the same limits: '/dev/zero' never ends its first line."""
+    coordinator = budgeted.worker_pid("coordinator")
+    with psycopg.connect(budgeted.conninfo(), autocommit=True) as connection:
+        connection.execute("CREATE TABLE endless_line (a text)")
+        try:
+            connection.execute("SET query_memory_limit_mb = 64")
+            with pytest.raises(psycopg.errors.OutOfMemory, match="memory limit of 64 MB"):
+                connection.execute("COPY endless_line FROM '/dev/zero'")
+            connection.execute("RESET query_memory_limit_mb")
+            assert connection.execute("SELECT count(*) FROM endless_line").fetchone() == (0,)
+        finally:
+            connection.execute("DROP TABLE endless_line")
+    assert budgeted.worker_pid("coordinator") == coordinator
