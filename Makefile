@@ -7,7 +7,7 @@ WORKERS ?= 2
 PG_PORT ?= 5433
 TPCH_SF ?= 1
 
-.PHONY: deps build run test test-unit test-integration test-rdma test-cluster bench bench-net format format-check clean
+.PHONY: deps build run test test-unit test-integration test-rdma test-cluster bench bench-net soak format format-check clean
 
 deps:
 	@bash deploy/install-deps.sh
@@ -47,6 +47,12 @@ bench: build
 	$(VENV)/bin/python bench/string_date_bench.py --shoal $(SHOAL) --sf 1 --workers 2
 	$(VENV)/bin/python bench/analytical_sql_bench.py --shoal $(SHOAL) --sf 1 --workers 2
 	$(VENV)/bin/python bench/approximate_aggregates_bench.py --shoal $(SHOAL) --sf 1 --workers 2
+
+# 16 clients run the TPC-H queries for 5 minutes: no errors, and every process's resident memory flat within
+# 10 % after warm-up (tests/soak/soak.py; figures in build/soak.json).
+soak: build
+	@mkdir -p build
+	$(VENV)/bin/python tests/soak/soak.py --binary $(SHOAL) --json build/soak.json
 
 # The multiplexer's network microbenchmarks (the paper's Figures 5, 10b, 10c), with plots.
 bench-net: build

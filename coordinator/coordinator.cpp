@@ -15,6 +15,7 @@
 #include "coordinator/catalog/etcd_catalog_store.h"
 #include "coordinator/catalog/system_catalog.h"
 #include "coordinator/cluster/cluster_context.h"
+#include "coordinator/cluster/storage_drop_retrier.h"
 #include "coordinator/membership/control_service.h"
 #include "coordinator/membership/etcd_membership.h"
 #include "coordinator/membership/member_registry.h"
@@ -61,6 +62,7 @@ void Coordinator::start() {
   cluster_ = std::unique_ptr<ClusterContext>(new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_,
                                                                 *workers_, *dispatcher_, *queryLog_, *sessions_});
   controlService_ = std::make_unique<ControlService>(options_.clusterId, *registry_, options_.heartbeatIntervalMs);
+  storageDropRetrier_ = std::make_unique<StorageDropRetrier>(*cluster_);
 
   grpc::ServerBuilder builder;
   int selectedPort = 0;
@@ -127,6 +129,7 @@ void Coordinator::writePortFile() const {
 
 void Coordinator::stop() {
   if (pgwireServer_) pgwireServer_->stop();
+  storageDropRetrier_.reset();
   etcdMembership_.reset();
   if (controlServer_) {
     controlServer_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));

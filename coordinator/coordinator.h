@@ -27,6 +27,7 @@ class ClusterCatalog;
 class WorkerClients;
 struct ClusterContext;
 class PgwireServer;
+class StorageDropRetrier;
 
 struct CoordinatorOptions {
   std::string clusterId = "shoal";
@@ -88,6 +89,7 @@ class Coordinator {
   std::unique_ptr<scheduler::Dispatcher> dispatcher_;
   std::unique_ptr<ClusterContext> cluster_;
   std::unique_ptr<ControlService> controlService_;
+  std::unique_ptr<StorageDropRetrier> storageDropRetrier_;
   std::unique_ptr<grpc::Server> controlServer_;
   std::unique_ptr<EtcdMembership> etcdMembership_;
   std::unique_ptr<PgwireServer> pgwireServer_;

@@ -214,13 +214,15 @@ std::vector<SystemRelation> SystemCatalog::shoalViews() const {
                     {"role", LogicalType::text()},
                     {"address", LogicalType::text()},
                     {"state", LogicalType::text()},
-                    {"seconds_since_heartbeat", LogicalType::doublePrecision()}},
+                    {"seconds_since_heartbeat", LogicalType::doublePrecision()},
+                    {"rejoins", LogicalType::bigInt()}},
                    [this](const SystemScanContext&) {
                      SystemRows rows;
                      for (const auto& node : registry_.nodes()) {
                        rows.push_back({Value::integer(static_cast<int32_t>(node.nodeId)), Value::varchar(node.nodeName),
                                        Value::varchar(node.role), Value::varchar(node.address),
-                                       Value::varchar(node.state), Value::doublePrecision(node.secondsSinceHeartbeat)});
+                                       Value::varchar(node.state), Value::doublePrecision(node.secondsSinceHeartbeat),
+                                       Value::bigInt(static_cast<int64_t>(node.rejoins))});
                      }
                      return rows;
                    }});

@@ -1,5 +1,7 @@
 #include "coordinator/catalog/table_catalog.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
@@ -203,6 +205,9 @@ void TableCatalog::loadFromStore() {
     }
     if (document.contains("roles")) roles_.loadJson(document.at("roles"));
     if (document.contains("database")) databaseAccess_ = accessFromJson(document.at("database"), sql::kOwnerRoleOid);
+    if (document.contains("pending_drops")) {
+      pendingDrops_ = document.at("pending_drops").get<std::map<std::string, std::vector<uint64_t>>>();
+    }
     if (document.contains("comments")) {
       for (const auto& comment : document.at("comments")) {
         comments_[{comment.at("relation_id"), comment.at("column")}] = comment.at("text");
@@ -247,11 +252,12 @@ json TableCatalog::documentLocked() const {
               {"views", views},
               {"comments", comments},
               {"roles", roles_.toJson()},
-              {"database", json{{"access", accessToJson(databaseAccess_)}}}};
+              {"database", json{{"access", accessToJson(databaseAccess_)}}},
+              {"pending_drops", pendingDrops_}};
 }
 
 TableCatalog::Snapshot TableCatalog::snapshotLocked() const {
-  return Snapshot{tables_, views_, schemas_, nextId_, comments_, roles_, databaseAccess_};
+  return Snapshot{tables_, views_, schemas_, nextId_, comments_, roles_, databaseAccess_, pendingDrops_};
 }
 
 void TableCatalog::persistLocked(Snapshot& before) {
@@ -269,6 +275,7 @@ void TableCatalog::persistLocked(Snapshot& before) {
     comments_ = std::move(before.comments);
     roles_ = std::move(before.roles);
     databaseAccess_ = before.databaseAccess;
+    pendingDrops_ = std::move(before.pendingDrops);
     throw;
   }
 }
@@ -507,6 +514,30 @@ void TableCatalog::setComment(const sql::QualifiedName& name, int32_t column, co
   } else {
     comments_[{relationId, column}] = text;
   }
+  persistLocked(before);
+}
+
+void TableCatalog::addPendingDrop(const std::string& worker, uint64_t storageId) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  auto& ids = pendingDrops_[worker];
+  if (std::find(ids.begin(), ids.end(), storageId) == ids.end()) ids.push_back(storageId);
+  persistLocked(before);
+}
+
+std::map<std::string, std::vector<uint64_t>> TableCatalog::pendingDrops() const {
+  std::lock_guard lock(mutex_);
+  return pendingDrops_;
+}
+
+void TableCatalog::clearPendingDrops(const std::string& worker, const std::vector<uint64_t>& storageIds) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  auto found = pendingDrops_.find(worker);
+  if (found == pendingDrops_.end()) return;
+  std::erase_if(found->second,
+                [&](uint64_t id) { return std::find(storageIds.begin(), storageIds.end(), id) != storageIds.end(); });
+  if (found->second.empty()) pendingDrops_.erase(found);
   persistLocked(before);
 }
 

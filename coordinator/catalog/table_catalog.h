@@ -150,6 +150,12 @@ class TableCatalog {
   void recordLoad(const std::vector<LoadedTable>& tables);
   /// Writes the whole catalog to its store again (after etcd came back without its data).
   void republish();
+  /// Storage that DROP, TRUNCATE or DROP SCHEMA could not drop on a worker that was down, kept with the
+  /// catalog until the worker is back and has dropped it (StorageDropRetrier).
+  void addPendingDrop(const std::string& worker, uint64_t storageId);
+  std::map<std::string, std::vector<uint64_t>> pendingDrops() const;
+  void clearPendingDrops(const std::string& worker, const std::vector<uint64_t>& storageIds);
+
   /// Goes up at every change: a prepared statement bound at an older version binds again.
   uint64_t version() const { return version_.load(std::memory_order_acquire); }
 
@@ -214,6 +220,7 @@ class TableCatalog {
     std::map<CommentKey, std::string> comments;
     RoleCatalog roles;
     AccessRights databaseAccess;
+    std::map<std::string, std::vector<uint64_t>> pendingDrops;
   };
   /// Fails with 3F000 unless schema `name` exists.
   void requireSchemaLocked(const std::string& name) const;
@@ -240,6 +247,7 @@ class TableCatalog {
   std::map<CommentKey, std::string> comments_;                     // guarded by mutex_
   RoleCatalog roles_;                                              // guarded by mutex_
   AccessRights databaseAccess_{sql::kOwnerRoleOid, std::nullopt};  // guarded by mutex_
+  std::map<std::string, std::vector<uint64_t>> pendingDrops_;      // guarded by mutex_; by worker name
   std::atomic<uint64_t> version_{0};
 };
 

@@ -106,7 +106,8 @@ std::vector<MemberSnapshot> MemberRegistry::nodes() const {
   for (const auto& [nodeId, member] : members_) {
     double seconds = std::chrono::duration<double>(now - member.lastHeartbeat).count();
     snapshot.push_back(MemberSnapshot{nodeId, member.nodeName, "worker", member.address, member.exchangeAddress,
-                                      stateOfLocked(member, now), seconds});
+                                      stateOfLocked(member, now), seconds,
+                                      member.incarnation > 0 ? member.incarnation - 1 : 0});
   }
   return snapshot;
 }

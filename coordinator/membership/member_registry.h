@@ -21,6 +21,9 @@ struct MemberSnapshot {
   /// its running fragments); "left" (deregistered).
   std::string state;
   double secondsSinceHeartbeat;
+  /// How many times it joined again after its first registration: restarted by a supervisor, back from an
+  /// outage or after leaving (shoal_nodes.rejoins).
+  uint64_t rejoins = 0;
 };
 
 /// The workers the coordinator knows. Two sources feed it: the embedded membership, where registrations

@@ -72,7 +72,9 @@ void dropStorageOnWorkers(ClusterContext& cluster, const TableEntry& table, uint
   for (const auto& name : table.placement) {
     auto node = std::find_if(nodes.begin(), nodes.end(), [&](const auto& member) { return member.nodeName == name; });
     if (node == nodes.end() || node->state != "up") {
-      spdlog::warn("worker {} is not up: it keeps storage {} of table {} for now", name, storageId, table.name);
+      spdlog::warn("worker {} is not up: its storage {} of table {} is dropped when it is back", name, storageId,
+                   table.name);
+      cluster.tables.addPendingDrop(name, storageId);
       continue;
     }
     grpc::ClientContext context;
@@ -81,7 +83,11 @@ void dropStorageOnWorkers(ClusterContext& cluster, const TableEntry& table, uint
     request.add_storage_ids(storageId);
     proto::DropStorageResponse response;
     grpc::Status status = cluster.workers.dataStub(node->address).DropStorage(&context, request, &response);
-    if (!status.ok()) spdlog::warn("dropping storage {} on {} failed: {}", storageId, name, status.error_message());
+    if (!status.ok()) {
+      spdlog::warn("dropping storage {} on {} failed ({}): retried until it is done", storageId, name,
+                   status.error_message());
+      cluster.tables.addPendingDrop(name, storageId);
+    }
   }
 }
 

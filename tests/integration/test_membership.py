@@ -70,11 +70,34 @@ def test_a_killed_worker_is_restarted(own_cluster):
 
     assert wait_until(back_up, timeout_s=10) is not None, "worker-1 was not restarted"
     with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        rejoins = dict(connection.execute("SELECT name, rejoins FROM shoal_nodes").fetchall())
+    assert rejoins == {"coordinator": 0, "worker-1": 1, "worker-2": 0}
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
         assert connection.execute("SELECT count(*), sum(id) FROM restart_probe").fetchone() == (1000, 500500)
     # What `shoal local` said meanwhile (its output is not read after "ready").
     said = os.read(cluster.process.stdout.fileno(), 1 << 20).decode(errors="replace")
     assert "worker-1 was killed by signal 9" in said and "restarting worker-1 in 1 s" in said, said
     assert "restarted worker-1" in said, said
+
+
+def test_a_table_dropped_while_a_worker_is_down_leaves_no_storage_on_it(own_cluster):
+    """DROP TABLE while worker-1 is down: the drop answers at once, the coordinator keeps what worker-1 missed
+    in its catalog, and once `shoal local` has restarted worker-1 its files of the table are gone too."""
+    cluster = own_cluster(workers=2)
+    storage = cluster.data_dir / "worker-1" / "storage"
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        connection.execute("CREATE TABLE drop_probe (id integer) WITH (distribution = 'hash(id)')")
+        connection.execute("INSERT INTO drop_probe VALUES " + ", ".join(f"({i})" for i in range(1, 101)))
+        assert any(storage.iterdir()), "worker-1 holds none of the table"
+        old_address = nodes(cluster)["worker-1"][2]
+        os.kill(cluster.worker_pid("worker-1"), signal.SIGKILL)
+        connection.execute("DROP TABLE drop_probe")
+
+    def dropped_on_return():
+        _, _, address, state, _ = nodes(cluster)["worker-1"]
+        return address != old_address and state == "up" and not any(storage.iterdir())
+
+    assert wait_until(dropped_on_return, timeout_s=15) is not None, list(storage.iterdir())
 
 
 def test_sigterm_stops_the_whole_cluster_without_orphans(own_cluster):

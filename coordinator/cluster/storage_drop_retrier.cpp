@@ -1,0 +1,61 @@
+#include "coordinator/cluster/storage_drop_retrier.h"
+
+#include <grpcpp/client_context.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+namespace shoal::coordinator {
+namespace {
+
+constexpr auto kRetryInterval = std::chrono::seconds(1);
+
+}  // namespace
+
+StorageDropRetrier::StorageDropRetrier(ClusterContext& cluster) : cluster_(cluster), thread_([this] { run(); }) {}
+
+StorageDropRetrier::~StorageDropRetrier() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  stop_.notify_all();
+  thread_.join();
+}
+
+void StorageDropRetrier::run() {
+  std::unique_lock lock(mutex_);
+  while (!stop_.wait_for(lock, kRetryInterval, [this] { return stopping_; })) {
+    lock.unlock();
+    try {
+      retryOnce();
+    } catch (const std::exception& error) {
+      spdlog::warn("finishing pending storage drops failed: {}", error.what());
+    }
+    lock.lock();
+  }
+}
+
+void StorageDropRetrier::retryOnce() {
+  const auto pending = cluster_.tables.pendingDrops();
+  if (pending.empty()) return;
+  const std::vector<MemberSnapshot> nodes = cluster_.registry.nodes();
+  for (const auto& [worker, storageIds] : pending) {
+    auto node = std::find_if(nodes.begin(), nodes.end(), [&](const auto& each) { return each.nodeName == worker; });
+    if (node == nodes.end() || node->state != "up") continue;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    proto::DropStorageRequest request;
+    for (uint64_t id : storageIds) request.add_storage_ids(id);
+    proto::DropStorageResponse response;
+    grpc::Status status = cluster_.workers.dataStub(node->address).DropStorage(&context, request, &response);
+    if (!status.ok()) {
+      spdlog::debug("worker {} has not dropped storage it missed yet: {}", worker, status.error_message());
+      continue;
+    }
+    cluster_.tables.clearPendingDrops(worker, storageIds);
+    spdlog::info("worker {} dropped {} storage(s) of tables dropped while it was down", worker, storageIds.size());
+  }
+}
+
+}  // namespace shoal::coordinator
