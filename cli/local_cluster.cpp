@@ -22,8 +22,10 @@
 #include "cli/sql_client.h"
 #include "cli/termination_signals.h"
 #include "common/host_memory.h"
+#include "coordinator/auth/tls_context.h"
 #include "proto/control.grpc.pb.h"
 #include "proto/internal_auth.h"
+#include "proto/internal_tls.h"
 
 namespace shoal::cli {
 namespace {
@@ -236,6 +238,19 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
   fs::path secretFile = dataDir / "cluster-secret";
   if (!fs::exists(secretFile)) proto::writeClusterSecretFile(secretFile.string());
   proto::installClusterSecret(proto::readClusterSecretFile(secretFile.string()));
+  // With --internal-tls, one cluster CA and node certificate, made on the first start and kept with the data.
+  std::vector<std::string> internalTlsArguments;
+  if (options.internalTls) {
+    const fs::path certificates = dataDir / "internal-tls";
+    if (!fs::exists(certificates / "node.crt")) {
+      fs::create_directories(certificates);
+      coordinator::writeClusterCertificates(certificates.string(), {options.host});
+    }
+    internalTlsArguments = {"--cluster-ca", (certificates / "ca.crt").string(),
+                            "--node-cert",  (certificates / "node.crt").string(),
+                            "--node-key",   (certificates / "node.key").string()};
+    proto::installInternalTls(internalTlsArguments[1], internalTlsArguments[3], internalTlsArguments[5]);
+  }
 
   // The processes share this host's memory: three quarters of it (or of the cgroup's limit) by default, a
   // fifth of that for the coordinator's results and gathers, the rest split among the workers. Each budget
@@ -278,6 +293,7 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
     coordinatorArguments.push_back(flag);
     coordinatorArguments.push_back(fs::absolute(file).string());
   }
+  coordinatorArguments.insert(coordinatorArguments.end(), internalTlsArguments.begin(), internalTlsArguments.end());
   children.push_back(spawn("coordinator", coordinatorArguments, (logDir / "coordinator.log").string()));
 
   // The coordinator writes its bound ports once it serves; wait for them.
@@ -303,36 +319,36 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
 
   for (int i = 1; i <= options.numWorkers; ++i) {
     std::string name = fmt::format("worker-{}", i);
-    children.push_back(spawn(name,
-                             {shoalExecutable,
-                              "--log-level",
-                              options.logLevel,
-                              "worker",
-                              "--coordinator",
-                              controlAddress,
-                              "--cluster-id",
-                              options.clusterId,
-                              "--listen-host",
-                              options.host,
-                              "--node-name",
-                              name,
-                              "--numa-nodes",
-                              std::to_string(options.numaNodes),
-                              "--data-dir",
-                              (dataDir / name).string(),
-                              "--threads",
-                              std::to_string(options.threads),
-                              "--memory-budget-mb",
-                              std::to_string(workerBudgetMb),
-                              "--transport",
-                              options.transport,
-                              "--net-schedule",
-                              options.netSchedule,
-                              "--cluster-secret-file",
-                              secretFile.string(),
-                              "--tpchgen",
-                              tpchGenerator},
-                             (logDir / (name + ".log")).string()));
+    std::vector<std::string> workerArguments = {shoalExecutable,
+                                                "--log-level",
+                                                options.logLevel,
+                                                "worker",
+                                                "--coordinator",
+                                                controlAddress,
+                                                "--cluster-id",
+                                                options.clusterId,
+                                                "--listen-host",
+                                                options.host,
+                                                "--node-name",
+                                                name,
+                                                "--numa-nodes",
+                                                std::to_string(options.numaNodes),
+                                                "--data-dir",
+                                                (dataDir / name).string(),
+                                                "--threads",
+                                                std::to_string(options.threads),
+                                                "--memory-budget-mb",
+                                                std::to_string(workerBudgetMb),
+                                                "--transport",
+                                                options.transport,
+                                                "--net-schedule",
+                                                options.netSchedule,
+                                                "--cluster-secret-file",
+                                                secretFile.string(),
+                                                "--tpchgen",
+                                                tpchGenerator};
+    workerArguments.insert(workerArguments.end(), internalTlsArguments.begin(), internalTlsArguments.end());
+    children.push_back(spawn(name, workerArguments, (logDir / (name + ".log")).string()));
   }
 
   auto channel = proto::createInternalChannel(controlAddress);

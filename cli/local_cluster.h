@@ -33,6 +33,8 @@ struct LocalClusterOptions {
   /// The memory the cluster's processes may hold for queries, together (0: three quarters of the host's or
   /// its cgroup's): a fifth goes to the coordinator's --memory-budget-mb, the rest is split among the workers.
   uint64_t memoryBudgetMb = 0;
+  /// Mutual TLS on internal gRPC, with certificates made in the data directory.
+  bool internalTls = false;
   /// The coordinator's --hba-file (empty: its built-in rules).
   std::string hbaFile;
   /// Start a worker that died again (after a backoff), as a supervisor would; false: leave it down.

@@ -22,6 +22,7 @@
 #include "coordinator/auth/tls_context.h"
 #include "coordinator/coordinator.h"
 #include "proto/internal_auth.h"
+#include "proto/internal_tls.h"
 #include "worker/worker.h"
 
 namespace {
@@ -34,6 +35,30 @@ void serveUntilTerminated(StopEarly&& stopEarly) {
   while (!cli::waitForTerminationSignal(std::chrono::milliseconds(200))) {
     if (stopEarly()) return;
   }
+}
+
+/// --cluster-ca, --node-cert and --node-key: mutual TLS on internal gRPC (proto/internal_tls.h).
+struct InternalTlsFlags {
+  std::string ca;
+  std::string certificate;
+  std::string key;
+};
+
+void addInternalTlsFlags(CLI::App* command, InternalTlsFlags& flags) {
+  command->add_option("--cluster-ca", flags.ca,
+                      "The cluster CA's certificate: internal gRPC then uses mutual TLS, and accepts only peers "
+                      "whose certificate it signed (`shoal certs init` makes one; with --node-cert, --node-key)");
+  command->add_option("--node-cert", flags.certificate, "This node's certificate, signed by --cluster-ca");
+  command->add_option("--node-key", flags.key, "The key of --node-cert");
+}
+
+/// Installs the flags' TLS for this process; all three or none.
+void installInternalTlsFlags(const InternalTlsFlags& flags) {
+  const int given = !flags.ca.empty() + !flags.certificate.empty() + !flags.key.empty();
+  if (given == 0) return;
+  if (given != 3)
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "--cluster-ca, --node-cert and --node-key go together");
+  proto::installInternalTls(flags.ca, flags.certificate, flags.key);
 }
 
 std::string ownExecutablePath() {
@@ -110,6 +135,8 @@ int main(int argc, char** argv) {
                    "File holding the cluster secret that every node presents on internal calls (make one with "
                    "`shoal secret init FILE`; owner-only permissions)")
       ->required();
+  InternalTlsFlags coordinatorTls;
+  addInternalTlsFlags(coordinatorCommand, coordinatorTls);
   coordinatorCommand->add_option("--port-file", coordinatorOptions.portFile,
                                  "Write the bound ports here as JSON once serving");
   coordinatorCommand->add_option("--etcd", coordinatorOptions.etcdEndpoints,
@@ -186,6 +213,8 @@ int main(int argc, char** argv) {
       ->add_option("--cluster-secret-file", workerOptions.clusterSecretFile,
                    "File holding the cluster secret (the coordinator's and every worker's is the same)")
       ->required();
+  InternalTlsFlags workerTls;
+  addInternalTlsFlags(workerCommand, workerTls);
   workerCommand->add_option("--tpchgen", workerOptions.tpchGenerator, "tpchgen-cli this worker runs for CALL tpch_load")
       ->capture_default_str();
   workerCommand->add_option("--debug-protocol-version", workerOptions.debugProtocolVersion,
@@ -211,6 +240,9 @@ int main(int argc, char** argv) {
                    "among the workers; a query past its node's share fails with 53200 (0: three quarters of the "
                    "host's memory or of its cgroup's limit)")
       ->capture_default_str();
+  localCommand->add_flag("--internal-tls", localOptions.internalTls,
+                         "Mutual TLS on internal gRPC: a cluster CA and node certificate are made in the data "
+                         "directory (internal-tls/) on the first start and given to every process");
   localCommand->add_flag("!--no-restart", localOptions.restartWorkers,
                          "Leave a worker that died down, instead of starting it again after a backoff (1 s, "
                          "doubling to 30 s while it keeps dying)");
@@ -451,6 +483,7 @@ int main(int argc, char** argv) {
     }
     if (*coordinatorCommand) {
       initLogging(logLevel, "coordinator");
+      installInternalTlsFlags(coordinatorTls);
       coordinator::Coordinator coordinator(coordinatorOptions);
       coordinator.start();
       serveUntilTerminated([] { return false; });
@@ -458,6 +491,7 @@ int main(int argc, char** argv) {
       coordinator.stop();
       return 0;
     }
+    installInternalTlsFlags(workerTls);
     if (drainRunningWorker) {
       proto::installClusterSecret(proto::readClusterSecretFile(workerOptions.clusterSecretFile));
       return cli::drainWorker(fmt::format("{}:{}", workerOptions.listenHost, workerOptions.listenPort),

@@ -23,6 +23,7 @@
 #include "etcd/cluster_keys.h"
 #include "etcd/etcd_client.h"
 #include "proto/internal_auth.h"
+#include "proto/internal_tls.h"
 
 namespace shoal::coordinator {
 
@@ -67,7 +68,7 @@ void Coordinator::start() {
   grpc::ServerBuilder builder;
   int selectedPort = 0;
   builder.AddListeningPort(fmt::format("{}:{}", options_.controlHost, options_.controlPort),
-                           grpc::InsecureServerCredentials(), &selectedPort);
+                           proto::internalServerCredentials(), &selectedPort);
   builder.RegisterService(controlService_.get());
   controlServer_ = builder.BuildAndStart();
   if (!controlServer_ || selectedPort == 0) {
@@ -75,8 +76,14 @@ void Coordinator::start() {
                     options_.controlHost, options_.controlPort);
   }
   controlPort_ = static_cast<uint16_t>(selectedPort);
-  spdlog::info("control plane (gRPC) on {}:{}, cluster id '{}'", options_.controlHost, controlPort_,
-               options_.clusterId);
+  spdlog::info("control plane (gRPC) on {}:{}, cluster id '{}'{}", options_.controlHost, controlPort_,
+               options_.clusterId, proto::internalTlsInstalled() ? ", mutual TLS with the cluster CA" : "");
+  if (!proto::internalTlsInstalled()) {
+    spdlog::warn(
+        "the control plane on {}:{} is plaintext (no --cluster-ca, --node-cert, --node-key): only the "
+        "cluster token guards it",
+        options_.controlHost, controlPort_);
+  }
 
   PgwireOptions pgwireOptions;
   pgwireOptions.host = options_.pgHost;

@@ -17,6 +17,7 @@
 #include <openssl/rand.h>
 
 #include "common/status.h"
+#include "proto/internal_tls.h"
 
 namespace shoal::proto {
 namespace {
@@ -138,7 +139,7 @@ std::shared_ptr<grpc::Channel> createInternalChannel(const std::string& address,
                                                      const grpc::ChannelArguments& arguments) {
   std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(std::make_unique<TokenInterceptorFactory>());
-  return grpc::experimental::CreateCustomChannelWithInterceptors(address, grpc::InsecureChannelCredentials(), arguments,
+  return grpc::experimental::CreateCustomChannelWithInterceptors(address, internalChannelCredentials(), arguments,
                                                                  std::move(interceptors));
 }
 

@@ -18,6 +18,7 @@
 #include "proto/control_protocol.h"
 #include "proto/data_channel.h"
 #include "proto/internal_auth.h"
+#include "proto/internal_tls.h"
 #include "worker/drain_gate.h"
 #include "worker/etcd_registration.h"
 #include "worker/exchange_network.h"
@@ -99,7 +100,7 @@ void Worker::start() {
   proto::acceptDataChannelPings(builder);
   int selectedPort = 0;
   builder.AddListeningPort(fmt::format("{}:{}", options_.listenHost, options_.listenPort),
-                           grpc::InsecureServerCredentials(), &selectedPort);
+                           proto::internalServerCredentials(), &selectedPort);
   builder.RegisterService(service_.get());
   builder.RegisterService(dataService_.get());
   server_ = builder.BuildAndStart();
@@ -109,6 +110,12 @@ void Worker::start() {
   }
   address_ = fmt::format("{}:{}", options_.listenHost, selectedPort);
   dataService_->setSelfAddress(address_);
+  if (!proto::internalTlsInstalled()) {
+    spdlog::warn(
+        "internal gRPC on {} and the exchange on {} are plaintext (no --cluster-ca, --node-cert, "
+        "--node-key): only the cluster token guards them",
+        address_, exchangeNetwork_->address());
+  }
   if (!options_.etcdEndpoints.empty()) {
     spdlog::info("worker {} serving on {}, registering in etcd at {}", options_.nodeName, address_,
                  options_.etcdEndpoints);

@@ -47,16 +47,17 @@ def internal_methods():
                 yield name, method
 
 
-def call(address, service, method_name, request=None, token=None, timeout=10):
+def call(address, service, method_name, request=None, token=None, timeout=10, credentials=None):
     """Calls service.method_name on `address` as any gRPC client can (a client-streaming method gets the one
-    request); `request` defaults to an empty message. Returns (grpc.StatusCode, responses or details)."""
+    request); `request` defaults to an empty message; over TLS with `credentials` (grpc.ssl_channel_credentials),
+    else in plaintext. Returns (grpc.StatusCode, responses or details)."""
     method = next(m for s, m in internal_methods() if s == service and m.name == method_name)
     request_class = message_factory.GetMessageClass(method.input_type)
     response_class = message_factory.GetMessageClass(method.output_type)
     request = request if request is not None else request_class()
     kind = ("stream" if method.client_streaming else "unary") + "_" + ("stream" if method.server_streaming else "unary")
     metadata = [("x-shoal-cluster-token", token)] if token else None
-    with grpc.insecure_channel(address) as channel:
+    with (grpc.secure_channel(address, credentials) if credentials else grpc.insecure_channel(address)) as channel:
         callable_ = getattr(channel, kind)(f"/{method.containing_service.full_name}/{method.name}",
                                            request_serializer=request_class.SerializeToString,
                                            response_deserializer=response_class.FromString)
