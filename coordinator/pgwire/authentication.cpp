@@ -28,13 +28,20 @@ constexpr std::string_view kScramPlusMechanism = "SCRAM-SHA-256-PLUS";
 // PostgreSQL's PG_MAX_AUTH_TOKEN_LENGTH: no client that has not logged in makes the server hold more.
 constexpr uint32_t kMaxAuthMessageBytes = 65535;
 
-/// The client's IPv4 address in host byte order, and as text.
+/// The client's IPv4 address in host byte order (0 for another family), and its address as text: an IPv6
+/// client is known by its own address too, so that the failed-login limit is per client, not shared.
 std::pair<uint32_t, std::string> peerAddress(int socket) {
-  sockaddr_in address{};
-  socklen_t length = sizeof(address);
-  if (::getpeername(socket, reinterpret_cast<sockaddr*>(&address), &length) != 0 || address.sin_family != AF_INET) {
-    return {0, "unknown"};
+  sockaddr_storage peer{};
+  socklen_t length = sizeof(peer);
+  if (::getpeername(socket, reinterpret_cast<sockaddr*>(&peer), &length) != 0) return {0, "unknown"};
+  if (peer.ss_family == AF_INET6) {
+    const auto& address = reinterpret_cast<const sockaddr_in6&>(peer);
+    char text[INET6_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET6, &address.sin6_addr, text, sizeof(text));
+    return {0, text};
   }
+  if (peer.ss_family != AF_INET) return {0, "unknown"};
+  const auto& address = reinterpret_cast<const sockaddr_in&>(peer);
   char text[INET_ADDRSTRLEN] = {};
   ::inet_ntop(AF_INET, &address.sin_addr, text, sizeof(text));
   return {ntohl(address.sin_addr.s_addr), text};
@@ -44,17 +51,24 @@ std::pair<uint32_t, std::string> peerAddress(int socket) {
 
 bool PgwireConnection::authenticate(const std::string& user, const std::string& database) {
   const auto [address, addressText] = peerAddress(socket_);
+  bool failed = false;
   auto refuse = [&](std::string_view sqlState, const std::string& message, bool countsAsFailure) {
-    if (countsAsFailure) server_.recordFailedLogin(addressText);
+    failed = failed || countsAsFailure;
     spdlog::warn("login refused for user \"{}\", database \"{}\" from {}: {}", user, database, addressText, message);
     sendError(Status(sqlState, message));
     flush();
     return false;
   };
-  if (auto wait = server_.loginBlockedFor(addressText)) {
+  if (auto wait = server_.beginLogin(addressText)) {
     return refuse(auth_state::kInvalidAuthorization,
                   fmt::format("too many failed logins from {}: try again in {} s", addressText, *wait), false);
   }
+  struct EndLogin {
+    PgwireServer& server;
+    const std::string& address;
+    const bool& failed;
+    ~EndLogin() { server.endLogin(address, failed); }
+  } endLogin{server_, addressText, failed};
   const HostRules::Rule* rule = server_.options().hostRules.match(address, encrypted(), database, user);
   const std::string where = fmt::format("host \"{}\", user \"{}\", database \"{}\", {}", addressText, user, database,
                                         encrypted() ? "SSL encryption" : "no encryption");

@@ -1,6 +1,7 @@
 #include "coordinator/pgwire/pgwire_connection.h"
 #include "coordinator/pgwire/value_codec.h"
 
+#include <fcntl.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
@@ -115,8 +116,15 @@ bool PgwireConnection::readExact(void* buffer, size_t size) {
       const int ready = ::poll(&readable, 1, static_cast<int>(std::min<int64_t>(left.count(), INT32_MAX)));
       if (ready < 0 && errno == EINTR) continue;
       if (ready <= 0) return false;
-      // A TLS record may need more bytes than the poll saw: the socket's timeout bounds that read too.
-      if (tls_ != nullptr) setReceiveTimeout(left);
+      if (tls_ != nullptr) {
+        // A TLS record may need more bytes than the poll saw: read it against the deadline too.
+        const int received =
+            tlsStartupStep([&] { return SSL_read(tls_, cursor, static_cast<int>(std::min<size_t>(size, INT32_MAX))); });
+        if (received <= 0) return false;
+        cursor += received;
+        size -= static_cast<size_t>(received);
+        continue;
+      }
     }
     if (tls_ != nullptr) {
       const int received = SSL_read(tls_, cursor, static_cast<int>(std::min<size_t>(size, INT32_MAX)));
@@ -137,22 +145,38 @@ bool PgwireConnection::readExact(void* buffer, size_t size) {
   return true;
 }
 
-void PgwireConnection::setReceiveTimeout(std::chrono::milliseconds timeout) {
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
-  timeval value{
-      static_cast<time_t>(seconds.count()),
-      static_cast<suseconds_t>(std::chrono::duration_cast<std::chrono::microseconds>(timeout - seconds).count())};
-  ::setsockopt(socket_, SOL_SOCKET, SO_RCVTIMEO, &value, sizeof(value));
+int PgwireConnection::tlsStartupStep(const std::function<int()>& step) {
+  const int flags = ::fcntl(socket_, F_GETFL);
+  ::fcntl(socket_, F_SETFL, flags | O_NONBLOCK);
+  int result = 0;
+  while (true) {
+    result = step();
+    if (result > 0) break;
+    const int error = SSL_get_error(tls_, result);
+    if (error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE) {
+      result = 0;
+      break;
+    }
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(startupDeadline_ - std::chrono::steady_clock::now());
+    pollfd ready{socket_, static_cast<short>(error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT), 0};
+    const int polled =
+        left.count() > 0 ? ::poll(&ready, 1, static_cast<int>(std::min<int64_t>(left.count(), INT32_MAX))) : 0;
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled <= 0) {
+      result = 0;
+      break;
+    }
+  }
+  ::fcntl(socket_, F_SETFL, flags);
+  return result;
 }
 
 bool PgwireConnection::startTls() {
   tls_ = SSL_new(server_.options().tls->context());
   if (tls_ == nullptr || SSL_set_fd(tls_, socket_) != 1) return false;
-  const auto left =
-      std::chrono::duration_cast<std::chrono::milliseconds>(startupDeadline_ - std::chrono::steady_clock::now());
-  if (left.count() <= 0) return false;
-  setReceiveTimeout(left);  // the handshake is part of the startup, and its deadline
-  if (SSL_accept(tls_) != 1) {
+  // The handshake is part of the startup, and its deadline.
+  if (tlsStartupStep([&] { return SSL_accept(tls_); }) != 1) {
     const char* reason = ERR_reason_error_string(ERR_get_error());
     spdlog::debug("TLS handshake with a client failed: {}", reason != nullptr ? reason : "connection closed");
     return false;
@@ -387,7 +411,6 @@ PgwireConnection::StartupResult PgwireConnection::runStartup() {
     sendReadyForQuery();
     flush();
     inStartup_.store(false);
-    if (tls_ != nullptr) setReceiveTimeout(std::chrono::milliseconds(0));  // idle sessions wait as long as they like
     return StartupResult::kReady;
   }
 }

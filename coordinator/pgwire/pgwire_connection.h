@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -73,7 +74,10 @@ class PgwireConnection {
   bool authenticate(const std::string& user, const std::string& database);
   /// The TLS handshake after an SSLRequest, within the startup's deadline; false when it failed.
   bool startTls();
-  void setReceiveTimeout(std::chrono::milliseconds timeout);
+  /// Runs a TLS step of the startup (`step`: SSL_accept or SSL_read) on a non-blocking socket, waiting for
+  /// the socket between tries, until the startup's absolute deadline: a client that trickles a TLS record a
+  /// byte at a time cannot stretch it. Returns the step's result, or 0 past the deadline or on an error.
+  int tlsStartupStep(const std::function<int()>& step);
   /// Reads exactly `size` bytes; false when the client went away, or, in the startup, its deadline passed.
   bool readExact(void* buffer, size_t size);
   /// Reads one message; a length past `maxBytes` (0: the server's cap) ends the connection with 08P01.

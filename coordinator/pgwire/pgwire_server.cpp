@@ -142,24 +142,34 @@ constexpr auto kLoginWindow = std::chrono::seconds(60);
 
 }  // namespace
 
-void PgwireServer::recordFailedLogin(const std::string& address) {
+std::optional<int> PgwireServer::beginLogin(const std::string& address) {
   std::lock_guard lock(loginMutex_);
   const auto now = std::chrono::steady_clock::now();
-  auto& failures = loginFailures_[address];
-  if (now - failures.windowStart >= kLoginWindow) failures = {now, 0};
-  ++failures.count;
-  if (loginFailures_.size() > 10000) {  // forget addresses whose window ended, so the map stays small
-    std::erase_if(loginFailures_, [&](const auto& entry) { return now - entry.second.windowStart >= kLoginWindow; });
+  auto& attempts = loginAttempts_[address];
+  if (now - attempts.windowStart >= kLoginWindow) {
+    attempts.windowStart = now;
+    attempts.failures = 0;
   }
+  // Attempts still running count as failures-to-be: twenty logins at once cannot all slip past the limit.
+  if (attempts.failures + attempts.running >= kMaxFailedLogins) {
+    const auto left = kLoginWindow - (now - attempts.windowStart);
+    return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(left).count()) + 1;
+  }
+  ++attempts.running;
+  return std::nullopt;
 }
 
-std::optional<int> PgwireServer::loginBlockedFor(const std::string& address) {
+void PgwireServer::endLogin(const std::string& address, bool failed) {
   std::lock_guard lock(loginMutex_);
-  auto found = loginFailures_.find(address);
-  if (found == loginFailures_.end() || found->second.count < kMaxFailedLogins) return std::nullopt;
-  const auto left = kLoginWindow - (std::chrono::steady_clock::now() - found->second.windowStart);
-  if (left <= std::chrono::seconds(0)) return std::nullopt;
-  return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(left).count()) + 1;
+  const auto now = std::chrono::steady_clock::now();
+  auto& attempts = loginAttempts_[address];
+  if (attempts.running > 0) --attempts.running;
+  if (failed) ++attempts.failures;
+  if (loginAttempts_.size() > 10000) {  // forget idle addresses whose window ended, so the map stays small
+    std::erase_if(loginAttempts_, [&](const auto& entry) {
+      return entry.second.running == 0 && now - entry.second.windowStart >= kLoginWindow;
+    });
+  }
 }
 
 void PgwireServer::cancel(int32_t processId, int32_t secretKey) {

@@ -58,10 +58,11 @@ class PgwireServer {
   void cancel(int32_t processId, int32_t secretKey);
   /// A new backend process id for a connection.
   int32_t nextProcessId() { return nextProcessId_.fetch_add(1); }
-  /// Counts a failed login from `address` (any thread).
-  void recordFailedLogin(const std::string& address);
-  /// The seconds `address` must wait before it may try to log in again, when it failed too often lately.
-  std::optional<int> loginBlockedFor(const std::string& address);
+  /// A login from `address` begins (any thread): the seconds it must wait instead, when its failures in the
+  /// last minute and the logins it has running reach the limit. Otherwise endLogin must follow.
+  std::optional<int> beginLogin(const std::string& address);
+  /// The login beginLogin admitted ended; `failed`: a wrong password, an unknown role, a rejecting rule.
+  void endLogin(const std::string& address, bool failed);
 
  private:
   struct ConnectionSlot {
@@ -88,13 +89,14 @@ class PgwireServer {
   std::thread acceptThread_;
   std::mutex mutex_;
   std::list<ConnectionSlot> connections_;  // guarded by mutex_
-  /// Failed logins per client address within the current window.
-  struct LoginFailures {
+  /// Logins per client address: those that failed within the current window, and those running.
+  struct LoginAttempts {
     std::chrono::steady_clock::time_point windowStart;
-    int count = 0;
+    int failures = 0;
+    int running = 0;
   };
   std::mutex loginMutex_;
-  std::map<std::string, LoginFailures> loginFailures_;  // guarded by loginMutex_
+  std::map<std::string, LoginAttempts> loginAttempts_;  // guarded by loginMutex_
 };
 
 }  // namespace shoal::coordinator

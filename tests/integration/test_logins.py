@@ -6,6 +6,7 @@ as PostgreSQL 15 does, as a superuser and as an ordinary role; roles and passwor
 address that keeps failing is refused for a while. (issue 27, logins)"""
 
 import base64
+import concurrent.futures
 import hashlib
 import hmac
 import os
@@ -218,6 +219,24 @@ def test_an_address_that_keeps_failing_is_refused_for_a_while(tmp_path):
         # The eleventh try is not even checked, right password or not.
         refused = raw_login(cluster.port, "target", "right")
         assert refused[:2] == ("error", "28000") and "too many failed logins from 127.0.0.1" in refused[2]
+    finally:
+        cluster.kill()
+
+
+def test_twenty_logins_at_once_cannot_slip_past_the_limit(tmp_path):
+    """The limit counts the logins still running too: twenty wrong passwords sent at once get at most ten
+    answers of 28P01; the others are refused unchecked, and so is the right password after them."""
+    hba = tmp_path / "hba.conf"
+    hba.write_text(HBA)
+    cluster = LocalCluster(tmp_path / "data", workers=1, extra_args=["--hba-file", str(hba)]).start()
+    try:
+        with psycopg.connect(conninfo(cluster, "shoal"), autocommit=True) as connection:
+            connection.execute("CREATE ROLE target LOGIN PASSWORD 'right'")
+        with concurrent.futures.ThreadPoolExecutor(max_workers=20) as pool:
+            answers = list(pool.map(lambda i: raw_login(cluster.port, "target", f"guess {i}")[:2], range(20)))
+        assert answers.count(("error", "28P01")) <= 10, answers
+        assert answers.count(("error", "28000")) >= 10, answers
+        assert raw_login(cluster.port, "target", "right")[:2] == ("error", "28000")
     finally:
         cluster.kill()
 

@@ -6,8 +6,12 @@ another CA is refused by its own verification, and a plaintext client by the rul
 
 import json
 import os
+import select
+import socket
 import stat
+import struct
 import subprocess
+import time
 
 import psycopg
 import pytest
@@ -29,6 +33,9 @@ def certs_init(directory, *hosts):
     return subprocess.run(arguments, capture_output=True, text=True, timeout=60)
 
 
+STARTUP_TIMEOUT_S = 5
+
+
 @pytest.fixture(scope="module")
 def tls_cluster(tmp_path_factory):
     directory = tmp_path_factory.mktemp("tls")
@@ -36,7 +43,7 @@ def tls_cluster(tmp_path_factory):
     (directory / "hba.conf").write_text(HBA)
     cluster = LocalCluster(directory / "data", workers=1, extra_args=[
         "--tls-cert", str(directory / "certs" / "node.crt"), "--tls-key", str(directory / "certs" / "node.key"),
-        "--hba-file", str(directory / "hba.conf")]).start()
+        "--hba-file", str(directory / "hba.conf"), "--client-startup-timeout", str(STARTUP_TIMEOUT_S)]).start()
     with psycopg.connect(conninfo(cluster, "shoal"), autocommit=True) as connection:
         connection.execute("CREATE ROLE app LOGIN PASSWORD 'tls-pw'")
     yield cluster, directory / "certs"
@@ -107,3 +114,28 @@ def test_pgjdbc_logs_in_with_scram_over_tls(tls_cluster, check_classes):  # noqa
                             f"tls={url.replace('tls-pw', 'nope')}"], capture_output=True, text=True, timeout=120)
     refused = json.loads(wrong.stdout.splitlines()[0])
     assert not refused["ok"] and refused["sqlstate"] == "28P01", refused
+
+
+def test_a_tls_slowloris_is_cut_off_at_the_startup_deadline(tls_cluster):
+    """A client that asks for TLS, then trickles its ClientHello a byte every quarter second, is cut off at the
+    startup's absolute deadline: the handshake cannot stretch it one read at a time."""
+    cluster, _ = tls_cluster
+    sock = socket.create_connection(("127.0.0.1", cluster.port), timeout=30)
+    with sock:
+        sock.sendall(struct.pack("!ii", 8, 80877103))  # SSLRequest
+        assert sock.recv(1) == b"S"
+        hello = b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(500)  # a ClientHello that never ends
+        started = time.monotonic()
+        closed_after = None
+        for byte in hello:
+            try:
+                sock.sendall(bytes([byte]))
+                readable, _, _ = select.select([sock], [], [], 0.25)
+                if readable and sock.recv(1) == b"":
+                    closed_after = time.monotonic() - started
+                    break
+            except OSError:
+                closed_after = time.monotonic() - started
+                break
+        assert closed_after is not None, "the server kept reading a ClientHello for its whole length"
+        assert closed_after <= STARTUP_TIMEOUT_S + 2, closed_after
