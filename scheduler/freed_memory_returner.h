@@ -1,11 +1,9 @@
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
-#include <thread>
 
+#include "common/periodic_task.h"
 #include "scheduler/memory_tracker.h"
 
 namespace shoal::scheduler {
@@ -19,19 +17,14 @@ namespace shoal::scheduler {
 class FreedMemoryReturner {
  public:
   FreedMemoryReturner(MemoryTracker& budget, std::function<bool()> idle);
-  ~FreedMemoryReturner();
-  FreedMemoryReturner(const FreedMemoryReturner&) = delete;
-  FreedMemoryReturner& operator=(const FreedMemoryReturner&) = delete;
 
  private:
-  void run();
+  void check();
 
   MemoryTracker& budget_;
   const std::function<bool()> idle_;
-  std::mutex mutex_;
-  std::condition_variable stop_;
-  bool stopping_ = false;  // guarded by mutex_
-  std::thread thread_;
+  uint64_t residentAfterTrim_;
+  PeriodicTask task_;  // last: it runs check(), which uses the members above
 };
 
 }  // namespace shoal::scheduler

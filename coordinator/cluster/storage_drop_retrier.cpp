@@ -8,33 +8,18 @@
 namespace shoal::coordinator {
 namespace {
 
-constexpr auto kRetryInterval = std::chrono::seconds(1);
+constexpr auto kRetryInterval = std::chrono::milliseconds(1000);
 
 }  // namespace
 
-StorageDropRetrier::StorageDropRetrier(ClusterContext& cluster) : cluster_(cluster), thread_([this] { run(); }) {}
-
-StorageDropRetrier::~StorageDropRetrier() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  stop_.notify_all();
-  thread_.join();
-}
-
-void StorageDropRetrier::run() {
-  std::unique_lock lock(mutex_);
-  while (!stop_.wait_for(lock, kRetryInterval, [this] { return stopping_; })) {
-    lock.unlock();
-    try {
-      retryOnce();
-    } catch (const std::exception& error) {
-      spdlog::warn("finishing pending storage drops failed: {}", error.what());
-    }
-    lock.lock();
-  }
-}
+StorageDropRetrier::StorageDropRetrier(ClusterContext& cluster)
+    : cluster_(cluster), task_(kRetryInterval, [this] {
+        try {
+          retryOnce();
+        } catch (const std::exception& error) {
+          spdlog::warn("finishing pending storage drops failed: {}", error.what());
+        }
+      }) {}
 
 void StorageDropRetrier::retryOnce() {
   const auto pending = cluster_.tables.pendingDrops();

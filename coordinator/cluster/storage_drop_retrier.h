@@ -1,9 +1,6 @@
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
-#include <thread>
-
+#include "common/periodic_task.h"
 #include "coordinator/cluster/cluster_context.h"
 
 namespace shoal::coordinator {
@@ -15,21 +12,13 @@ namespace shoal::coordinator {
 class StorageDropRetrier {
  public:
   explicit StorageDropRetrier(ClusterContext& cluster);
-  ~StorageDropRetrier();
-  StorageDropRetrier(const StorageDropRetrier&) = delete;
-  StorageDropRetrier& operator=(const StorageDropRetrier&) = delete;
 
-  /// One pass over the pending drops (also what the thread does every second).
+  /// One pass over the pending drops (also what the task does every second).
   void retryOnce();
 
  private:
-  void run();
-
   ClusterContext& cluster_;
-  std::mutex mutex_;
-  std::condition_variable stop_;
-  bool stopping_ = false;  // guarded by mutex_
-  std::thread thread_;
+  PeriodicTask task_;  // last: it runs retryOnce(), which uses cluster_
 };
 
 }  // namespace shoal::coordinator

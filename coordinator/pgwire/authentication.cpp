@@ -51,24 +51,19 @@ std::pair<uint32_t, std::string> peerAddress(int socket) {
 
 bool PgwireConnection::authenticate(const std::string& user, const std::string& database) {
   const auto [address, addressText] = peerAddress(socket_);
-  bool failed = false;
   auto refuse = [&](std::string_view sqlState, const std::string& message, bool countsAsFailure) {
-    failed = failed || countsAsFailure;
+    if (countsAsFailure) server_.recordFailedLogin(addressText);
     spdlog::warn("login refused for user \"{}\", database \"{}\" from {}: {}", user, database, addressText, message);
     sendError(Status(sqlState, message));
     flush();
     return false;
   };
-  if (auto wait = server_.beginLogin(addressText)) {
+  auto tooMany = [&] {
+    const int wait = server_.loginBlockedFor(addressText).value_or(1);
     return refuse(auth_state::kInvalidAuthorization,
-                  fmt::format("too many failed logins from {}: try again in {} s", addressText, *wait), false);
-  }
-  struct EndLogin {
-    PgwireServer& server;
-    const std::string& address;
-    const bool& failed;
-    ~EndLogin() { server.endLogin(address, failed); }
-  } endLogin{server_, addressText, failed};
+                  fmt::format("too many failed logins from {}: try again in {} s", addressText, wait), false);
+  };
+  if (server_.loginBlockedFor(addressText)) return tooMany();
   const HostRules::Rule* rule = server_.options().hostRules.match(address, encrypted(), database, user);
   const std::string where = fmt::format("host \"{}\", user \"{}\", database \"{}\", {}", addressText, user, database,
                                         encrypted() ? "SSL encryption" : "no encryption");
@@ -116,8 +111,11 @@ bool PgwireConnection::authenticate(const std::string& user, const std::string& 
     flush();
     if (!readMessage(type, body, kMaxAuthMessageBytes)) return false;
     if (type != 'p') return refuse(SqlState::kProtocolViolation, "expected SASL response", false);
+    // Counted as a failure before the check: logins sent at once cannot all check a guess past the limit.
+    if (!server_.claimPasswordCheck(addressText)) return tooMany();
     auto serverFinal = exchange.serverFinal(std::string_view(reinterpret_cast<const char*>(body.data()), body.size()));
-    if (!serverFinal) return refuse(auth_state::kInvalidPassword, failed, true);
+    if (!serverFinal) return refuse(auth_state::kInvalidPassword, failed, false);
+    server_.passwordWasRight(addressText);
     writer_.begin('R');
     writer_.writeInt32(kAuthenticationSaslFinal);
     writer_.writeBytes(serverFinal->data(), serverFinal->size());

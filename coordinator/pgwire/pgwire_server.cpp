@@ -142,34 +142,41 @@ constexpr auto kLoginWindow = std::chrono::seconds(60);
 
 }  // namespace
 
-std::optional<int> PgwireServer::beginLogin(const std::string& address) {
-  std::lock_guard lock(loginMutex_);
+PgwireServer::LoginAttempts& PgwireServer::attemptsLocked(const std::string& address) {
   const auto now = std::chrono::steady_clock::now();
+  if (loginAttempts_.size() > 10000) {  // forget addresses whose window ended, so the map stays small
+    std::erase_if(loginAttempts_, [&](const auto& entry) { return now - entry.second.windowStart >= kLoginWindow; });
+  }
   auto& attempts = loginAttempts_[address];
-  if (now - attempts.windowStart >= kLoginWindow) {
-    attempts.windowStart = now;
-    attempts.failures = 0;
-  }
-  // Attempts still running count as failures-to-be: twenty logins at once cannot all slip past the limit.
-  if (attempts.failures + attempts.running >= kMaxFailedLogins) {
-    const auto left = kLoginWindow - (now - attempts.windowStart);
-    return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(left).count()) + 1;
-  }
-  ++attempts.running;
-  return std::nullopt;
+  if (now - attempts.windowStart >= kLoginWindow) attempts = {now, 0};
+  return attempts;
 }
 
-void PgwireServer::endLogin(const std::string& address, bool failed) {
+std::optional<int> PgwireServer::loginBlockedFor(const std::string& address) {
   std::lock_guard lock(loginMutex_);
-  const auto now = std::chrono::steady_clock::now();
-  auto& attempts = loginAttempts_[address];
-  if (attempts.running > 0) --attempts.running;
-  if (failed) ++attempts.failures;
-  if (loginAttempts_.size() > 10000) {  // forget idle addresses whose window ended, so the map stays small
-    std::erase_if(loginAttempts_, [&](const auto& entry) {
-      return entry.second.running == 0 && now - entry.second.windowStart >= kLoginWindow;
-    });
-  }
+  const auto& attempts = attemptsLocked(address);
+  if (attempts.failures < kMaxFailedLogins) return std::nullopt;
+  const auto left = kLoginWindow - (std::chrono::steady_clock::now() - attempts.windowStart);
+  return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(left).count()) + 1;
+}
+
+void PgwireServer::recordFailedLogin(const std::string& address) {
+  std::lock_guard lock(loginMutex_);
+  ++attemptsLocked(address).failures;
+}
+
+bool PgwireServer::claimPasswordCheck(const std::string& address) {
+  std::lock_guard lock(loginMutex_);
+  auto& attempts = attemptsLocked(address);
+  if (attempts.failures >= kMaxFailedLogins) return false;
+  ++attempts.failures;  // taken back when the password is right
+  return true;
+}
+
+void PgwireServer::passwordWasRight(const std::string& address) {
+  std::lock_guard lock(loginMutex_);
+  auto& attempts = attemptsLocked(address);
+  if (attempts.failures > 0) --attempts.failures;
 }
 
 void PgwireServer::cancel(int32_t processId, int32_t secretKey) {

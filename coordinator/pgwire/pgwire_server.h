@@ -58,11 +58,15 @@ class PgwireServer {
   void cancel(int32_t processId, int32_t secretKey);
   /// A new backend process id for a connection.
   int32_t nextProcessId() { return nextProcessId_.fetch_add(1); }
-  /// A login from `address` begins (any thread): the seconds it must wait instead, when its failures in the
-  /// last minute and the logins it has running reach the limit. Otherwise endLogin must follow.
-  std::optional<int> beginLogin(const std::string& address);
-  /// The login beginLogin admitted ended; `failed`: a wrong password, an unknown role, a rejecting rule.
-  void endLogin(const std::string& address, bool failed);
+  /// The seconds `address` must wait before it may try to log in again, when it failed too often lately.
+  std::optional<int> loginBlockedFor(const std::string& address);
+  /// Counts a failed login from `address` (a rejecting rule, a role that may not log in; any thread).
+  void recordFailedLogin(const std::string& address);
+  /// Before a password is checked: counts it as failed up front, so that logins running at once cannot all
+  /// check a guess past the limit; false (and nothing checked) when the limit is reached.
+  bool claimPasswordCheck(const std::string& address);
+  /// The claimed check found the password right: it does not count.
+  void passwordWasRight(const std::string& address);
 
  private:
   struct ConnectionSlot {
@@ -89,12 +93,13 @@ class PgwireServer {
   std::thread acceptThread_;
   std::mutex mutex_;
   std::list<ConnectionSlot> connections_;  // guarded by mutex_
-  /// Logins per client address: those that failed within the current window, and those running.
+  /// Failed logins per client address within the current window.
   struct LoginAttempts {
     std::chrono::steady_clock::time_point windowStart;
     int failures = 0;
-    int running = 0;
   };
+  /// `address`'s count, starting a new window when the last one ended. Needs loginMutex_.
+  LoginAttempts& attemptsLocked(const std::string& address);
   std::mutex loginMutex_;
   std::map<std::string, LoginAttempts> loginAttempts_;  // guarded by loginMutex_
 };

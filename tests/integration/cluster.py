@@ -139,9 +139,10 @@ def run_sql(cluster, sql, *params):
         return cursor.fetchall() if cursor.description else None
 
 
-def start_with_tpch(data_dir, workers=2, scale_factor=0.01):
-    """A started LocalCluster with TPC-H loaded at `scale_factor`; the caller kills it."""
-    local = LocalCluster(data_dir, workers=workers).start()
+def start_with_tpch(data_dir, workers=2, scale_factor=0.01, extra_args=()):
+    """A started LocalCluster (`shoal local` with `extra_args`) with TPC-H loaded at `scale_factor`; the caller
+    kills it."""
+    local = LocalCluster(data_dir, workers=workers, extra_args=extra_args).start()
     try:
         run_sql(local, f"CALL tpch_load({scale_factor})")
     except BaseException:

@@ -12,18 +12,13 @@ import grpc
 import psycopg
 import pytest
 
-from cluster import SHOAL_BINARY, LocalCluster, run_sql
+from cluster import SHOAL_BINARY, start_with_tpch
 from internal_grpc import call, cluster_token, internal_methods, proto_modules
 
 
 @pytest.fixture(scope="module")
 def tls_cluster(tmp_path_factory):
-    local = LocalCluster(tmp_path_factory.mktemp("internal-tls"), workers=2, extra_args=["--internal-tls"]).start()
-    try:
-        run_sql(local, "CALL tpch_load(0.01)")
-    except BaseException:
-        local.kill()
-        raise
+    local = start_with_tpch(tmp_path_factory.mktemp("internal-tls"), extra_args=["--internal-tls"])
     yield local
     local.kill()
 

@@ -207,13 +207,19 @@ def test_roles_and_passwords_survive_a_restart(tmp_path):
         cluster.kill()
 
 
-def test_an_address_that_keeps_failing_is_refused_for_a_while(tmp_path):
+def cluster_with_target(tmp_path):
+    """A fresh cluster (failed logins counted from zero) with role target, password 'right'."""
     hba = tmp_path / "hba.conf"
     hba.write_text(HBA)
     cluster = LocalCluster(tmp_path / "data", workers=1, extra_args=["--hba-file", str(hba)]).start()
+    with psycopg.connect(conninfo(cluster, "shoal"), autocommit=True) as connection:
+        connection.execute("CREATE ROLE target LOGIN PASSWORD 'right'")
+    return cluster
+
+
+def test_an_address_that_keeps_failing_is_refused_for_a_while(tmp_path):
+    cluster = cluster_with_target(tmp_path)
     try:
-        with psycopg.connect(conninfo(cluster, "shoal"), autocommit=True) as connection:
-            connection.execute("CREATE ROLE target LOGIN PASSWORD 'right'")
         failures = [raw_login(cluster.port, "target", f"guess {i}")[:2] for i in range(10)]
         assert failures == [("error", "28P01")] * 10
         # The eleventh try is not even checked, right password or not.
@@ -224,15 +230,14 @@ def test_an_address_that_keeps_failing_is_refused_for_a_while(tmp_path):
 
 
 def test_twenty_logins_at_once_cannot_slip_past_the_limit(tmp_path):
-    """The limit counts the logins still running too: twenty wrong passwords sent at once get at most ten
-    answers of 28P01; the others are refused unchecked, and so is the right password after them."""
-    hba = tmp_path / "hba.conf"
-    hba.write_text(HBA)
-    cluster = LocalCluster(tmp_path / "data", workers=1, extra_args=["--hba-file", str(hba)]).start()
+    """A password counts as failed from the moment it is checked until it proves right: twenty right
+    passwords at once all log in, but of twenty wrong ones sent at once at most ten are checked (28P01); the
+    others are refused unchecked, and so is the right password after them."""
+    cluster = cluster_with_target(tmp_path)
     try:
-        with psycopg.connect(conninfo(cluster, "shoal"), autocommit=True) as connection:
-            connection.execute("CREATE ROLE target LOGIN PASSWORD 'right'")
         with concurrent.futures.ThreadPoolExecutor(max_workers=20) as pool:
+            logins = list(pool.map(lambda i: raw_login(cluster.port, "target", "right")[:1], range(20)))
+            assert logins == [("ok",)] * 20, logins
             answers = list(pool.map(lambda i: raw_login(cluster.port, "target", f"guess {i}")[:2], range(20)))
         assert answers.count(("error", "28P01")) <= 10, answers
         assert answers.count(("error", "28000")) >= 10, answers

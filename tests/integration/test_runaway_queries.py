@@ -12,7 +12,7 @@ import time
 import psycopg
 import pytest
 
-from cluster import LocalCluster, run_sql
+from cluster import start_with_tpch
 
 BUDGET_MB = 3000  # for the whole cluster: the coordinator gets 600 MB, each worker 1200 MB
 CROSS_JOIN = "SELECT * FROM lineitem a, lineitem b"
@@ -29,13 +29,7 @@ def resident_mb(pid):
 
 @pytest.fixture(scope="module")
 def budgeted(tmp_path_factory):
-    local = LocalCluster(tmp_path_factory.mktemp("runaway"), workers=2,
-                         extra_args=["--memory-budget-mb", str(BUDGET_MB)]).start()
-    try:
-        run_sql(local, "CALL tpch_load(0.01)")
-    except BaseException:
-        local.kill()
-        raise
+    local = start_with_tpch(tmp_path_factory.mktemp("runaway"), extra_args=["--memory-budget-mb", str(BUDGET_MB)])
     yield local
     local.kill()
 
