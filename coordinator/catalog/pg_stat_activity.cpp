@@ -1,5 +1,7 @@
 #include "coordinator/catalog/pg_stat_activity.h"
 
+#include <set>
+
 #include "sql/binder/catalog_reader.h"
 
 namespace shoal::coordinator {
@@ -13,7 +15,7 @@ engine::Value timestampOrNull(std::optional<int64_t> micros) {
 
 }  // namespace
 
-SystemRelation pgStatActivity(const SessionRegistry& sessions) {
+SystemRelation pgStatActivity(const SessionRegistry& sessions, const TableCatalog& tables) {
   namespace type = system_type;
   namespace value = system_value;
   const engine::LogicalType timestamp = engine::LogicalType::timestampTz();
@@ -39,32 +41,49 @@ SystemRelation pgStatActivity(const SessionRegistry& sessions) {
                                                  {"query_id", engine::LogicalType::bigInt()},
                                                  {"query", type::text()},
                                                  {"backend_type", type::text()}};
-  auto rows = [&sessions](const SystemScanContext&) {
+  auto rows = [&sessions, &tables](const SystemScanContext& context) {
+    const RoleCatalog roles = tables.roleCatalog();
+    const RoleEntry* viewer = roles.find(context.user);
+    const std::set<int64_t> viewerActsAs = viewer != nullptr ? rolesActingAs(roles, *viewer) : std::set<int64_t>{};
+    const bool seesAll =
+        context.user.empty() || (viewer != nullptr && (viewer->superuser || viewerActsAs.contains(kPgReadAllStatsOid)));
     SystemRows rows;
     for (const SessionActivity& session : sessions.snapshot()) {
-      const bool knownRole = session.user == sql::kOwnerRoleName;
-      rows.push_back({value::oid(sql::kDatabaseOid),
-                      value::text(session.database),
-                      value::integer(session.processId),
-                      value::nullInteger(),
-                      knownRole ? value::oid(sql::kOwnerRoleOid) : engine::Value::null(type::oid()),
-                      value::text(session.user),
-                      value::text(session.applicationName),
-                      session.clientAddress.empty() ? value::nullText() : value::text(session.clientAddress),
-                      value::nullText(),
-                      value::integer(session.clientPort),
-                      timestampOrNull(session.backendStart),
-                      timestampOrNull(session.transactionStart),
-                      timestampOrNull(session.queryStart),
-                      timestampOrNull(session.stateChange),
-                      value::nullText(),
-                      value::nullText(),
-                      value::text(session.state),
-                      value::nullText(),
-                      value::nullText(),
-                      engine::Value::null(engine::LogicalType::bigInt()),
-                      value::text(session.query),
-                      value::text("client backend")});
+      const RoleEntry* role = roles.find(session.user);
+      const bool visible = seesAll || (role != nullptr && viewerActsAs.contains(role->oid));
+      std::vector<engine::Value> row = {
+          value::oid(sql::kDatabaseOid),
+          value::text(session.database),
+          value::integer(session.processId),
+          value::nullInteger(),
+          role != nullptr ? value::oid(role->oid) : engine::Value::null(type::oid()),
+          value::text(session.user),
+          value::text(session.applicationName),
+          session.clientAddress.empty() ? value::nullText() : value::text(session.clientAddress),
+          value::nullText(),
+          value::integer(session.clientPort),
+          timestampOrNull(session.backendStart),
+          timestampOrNull(session.transactionStart),
+          timestampOrNull(session.queryStart),
+          timestampOrNull(session.stateChange),
+          value::nullText(),
+          value::nullText(),
+          value::text(session.state),
+          value::nullText(),
+          value::nullText(),
+          engine::Value::null(engine::LogicalType::bigInt()),
+          value::text(session.query),
+          value::text("client backend")};
+      if (!visible) {
+        // PostgreSQL's answer to a role without the privileges: who and from which program, nothing more.
+        constexpr size_t kFirstHidden = 7;  // client_addr
+        constexpr size_t kQuery = 20;
+        for (size_t column = kFirstHidden; column < kQuery; ++column)
+          row[column] = engine::Value::null(row[column].type());
+        row[kQuery] = value::text("<insufficient privilege>");
+        row[kQuery + 1] = value::nullText();  // backend_type
+      }
+      rows.push_back(std::move(row));
     }
     return rows;
   };

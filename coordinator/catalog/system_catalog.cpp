@@ -50,7 +50,7 @@ SystemCatalog::SystemCatalog(const MemberRegistry& registry, const TableCatalog&
     relations_.push_back(std::move(relation));
   }
   for (auto& relation : shoalViews()) relations_.push_back(std::move(relation));
-  relations_.push_back(pgStatActivity(sessions));
+  relations_.push_back(pgStatActivity(sessions, tables));
   for (auto& relation : informationSchemaRelations(lister, schemaLister)) relations_.push_back(std::move(relation));
 }
 

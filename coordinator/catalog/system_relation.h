@@ -35,6 +35,8 @@ struct SystemScanContext {
   std::string database;
   /// The session's settings as pg_settings' rows (none outside a session).
   std::function<SystemRows()> settings;
+  /// The session's user, for what its privileges let it see (empty outside a session: everything).
+  std::string user = {};
 };
 
 /// One relation the coordinator computes from its own state when it is read: a pg_catalog relation, an

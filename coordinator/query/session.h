@@ -125,7 +125,7 @@ class Session {
   bool hasPrivilegesOf(int64_t roleOid) const;
   const std::string& database() const { return catalog_.session()->database; }
   SystemScanContext systemScan() const {
-    return {catalog_.session()->database, [this] { return settings_.pgSettingsRows(); }};
+    return {catalog_.session()->database, [this] { return settings_.pgSettingsRows(); }, user()};
   }
   SessionSettings& settings() { return settings_; }
 

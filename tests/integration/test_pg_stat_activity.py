@@ -93,3 +93,39 @@ def test_columns_are_postgresql_15s(cluster, postgres):
     assert shoal == answer(postgres.conninfo(), sql)
     oid = "SELECT 'pg_stat_activity'::regclass::oid"
     assert answer(shoal_conninfo(cluster), oid) == answer(postgres.conninfo(), oid)
+
+
+def test_a_role_sees_only_its_own_sessions_queries_unless_it_may_read_all_stats(cluster, postgres):
+    """As in PostgreSQL: an ordinary role sees another role's session (who, which program) but not what it
+    runs nor when; once granted pg_read_all_stats it sees everything. The hidden row is the one PostgreSQL 15
+    shows."""
+    columns = ("usename, application_name, client_addr, client_port, backend_start IS NULL, xact_start, "
+               "query_start, state_change, state, query, backend_type")
+    answers = []
+    for server, admin in ((postgres, postgres.conninfo()), (cluster, shoal_conninfo(cluster))):
+        with psycopg.connect(admin, autocommit=True) as connection:
+            for role in ("sa_busy", "sa_nosy"):
+                connection.execute(f"DROP ROLE IF EXISTS {role}")
+                connection.execute(f"CREATE ROLE {role} LOGIN")
+        as_role = (lambda role: admin.replace(f"user={postgres.user}", f"user={role}", 1)) if server is postgres \
+            else (lambda role: admin.replace("user=shoal", f"user={role}"))
+        try:
+            with psycopg.connect(as_role("sa_busy") + " application_name=busy", autocommit=True) as busy:
+                busy.execute("SELECT 1")
+                with psycopg.connect(as_role("sa_nosy"), autocommit=True) as nosy:
+                    sql = f"SELECT {columns} FROM pg_stat_activity WHERE usename = 'sa_busy'"
+                    hidden = nosy.execute(sql).fetchall()
+                    with psycopg.connect(admin, autocommit=True) as connection:
+                        connection.execute("GRANT pg_read_all_stats TO sa_nosy")
+                    shown = nosy.execute(f"SELECT query, state FROM pg_stat_activity WHERE usename = 'sa_busy'"
+                                         ).fetchall()
+            answers.append((hidden, shown))
+        finally:
+            with psycopg.connect(admin, autocommit=True) as connection:
+                connection.execute("REVOKE pg_read_all_stats FROM sa_nosy")
+                for role in ("sa_busy", "sa_nosy"):
+                    connection.execute(f"DROP ROLE {role}")
+    assert answers[0][0] == [("sa_busy", "busy", None, None, True, None, None, None, None,
+                              "<insufficient privilege>", None)]
+    assert answers[1] == answers[0]
+    assert answers[0][1] == [("SELECT 1", "idle")]
