@@ -1,7 +1,6 @@
 #include "coordinator/catalog/pg_stat_activity.h"
 
-#include <set>
-
+#include "coordinator/catalog/role_visibility.h"
 #include "sql/binder/catalog_reader.h"
 
 namespace shoal::coordinator {
@@ -42,21 +41,17 @@ SystemRelation pgStatActivity(const SessionRegistry& sessions, const TableCatalo
                                                  {"query", type::text()},
                                                  {"backend_type", type::text()}};
   auto rows = [&sessions, &tables](const SystemScanContext& context) {
-    const RoleCatalog roles = tables.roleCatalog();
-    const RoleEntry* viewer = roles.find(context.user);
-    const std::set<int64_t> viewerActsAs = viewer != nullptr ? rolesActingAs(roles, *viewer) : std::set<int64_t>{};
-    const bool seesAll =
-        context.user.empty() || (viewer != nullptr && (viewer->superuser || viewerActsAs.contains(kPgReadAllStatsOid)));
+    const RoleVisibility visibility(tables, context.user);
     SystemRows rows;
     for (const SessionActivity& session : sessions.snapshot()) {
-      const RoleEntry* role = roles.find(session.user);
-      const bool visible = seesAll || (role != nullptr && viewerActsAs.contains(role->oid));
+      const std::optional<int64_t> role = visibility.oidOf(session.user);
+      const bool visible = visibility.sees(session.user);
       std::vector<engine::Value> row = {
           value::oid(sql::kDatabaseOid),
           value::text(session.database),
           value::integer(session.processId),
           value::nullInteger(),
-          role != nullptr ? value::oid(role->oid) : engine::Value::null(type::oid()),
+          role ? value::oid(*role) : engine::Value::null(type::oid()),
           value::text(session.user),
           value::text(session.applicationName),
           session.clientAddress.empty() ? value::nullText() : value::text(session.clientAddress),

@@ -1,11 +1,10 @@
 #include "coordinator/catalog/system_catalog.h"
 
-#include "coordinator/catalog/pg_stat_activity.h"
-
 #include "common/check.h"
 #include "coordinator/catalog/information_schema.h"
 #include "coordinator/catalog/pg_catalog.h"
 #include "coordinator/catalog/pg_stat_activity.h"
+#include "coordinator/catalog/role_visibility.h"
 #include "sql/parser/view_definition.h"
 #include "worker/storage/column_statistics.h"
 
@@ -284,19 +283,22 @@ std::vector<SystemRelation> SystemCatalog::shoalViews() const {
                    kQueriesOid,
                    'v',
                    {{"query_id", LogicalType::bigInt()},
+                    {"usename", LogicalType::text()},
                     {"query_text", LogicalType::text()},
                     {"state", LogicalType::text()},
                     {"elapsed_seconds", LogicalType::doublePrecision()},
                     {"rows", LogicalType::bigInt()},
                     {"bytes_shuffled", LogicalType::bigInt()},
                     {"messages_shuffled", LogicalType::bigInt()}},
-                   [this](const SystemScanContext&) {
+                   [this](const SystemScanContext& context) {
                      SystemRows rows;
                      const auto now = std::chrono::steady_clock::now();
+                     const RoleVisibility visibility(tables_, context.user);
                      for (const auto& query : queries_.snapshot()) {
                        const auto end = query.state == "running" ? now : query.finished;
                        rows.push_back(
-                           {Value::bigInt(static_cast<int64_t>(query.id)), Value::varchar(query.text),
+                           {Value::bigInt(static_cast<int64_t>(query.id)), Value::varchar(query.user),
+                            Value::varchar(visibility.sees(query.user) ? query.text : "<insufficient privilege>"),
                             Value::varchar(query.state),
                             Value::doublePrecision(std::chrono::duration<double>(end - query.started).count()),
                             Value::bigInt(static_cast<int64_t>(query.rows)),

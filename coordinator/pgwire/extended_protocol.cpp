@@ -152,7 +152,7 @@ void PgwireConnection::handleExecute(std::span<const uint8_t> body) {
   }
   if (!portal.query) {
     activity_.started(*session_, textOf(*portal.statement));
-    portal.query.emplace(session_->queryLog().start(textOf(*portal.statement)));
+    portal.query.emplace(session_->queryLog().start(textOf(*portal.statement), session_->user()));
   }
   session_->clearCancelRequest();
   StatementTimer timer(session_->settings().statementTimeout(), [this] { session_->requestCancel(); });

@@ -495,7 +495,7 @@ void PgwireConnection::throwAsTimeoutIfItWas(const StatementTimer& timer, const 
 void PgwireConnection::prepareAndRun(const std::shared_ptr<const sql::ParsedScript>& script, size_t index) {
   const std::string text(script->statementText(index));
   activity_.started(*session_, text);
-  QueryLog::Handle query = session_->queryLog().start(text);
+  QueryLog::Handle query = session_->queryLog().start(text, session_->user());
   // Binding and planning count against statement_timeout too: a pathological query can take long to plan.
   StatementTimer timer(session_->settings().statementTimeout(), [this] { session_->requestCancel(); });
   try {

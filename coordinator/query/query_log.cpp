@@ -2,12 +2,13 @@
 
 namespace shoal::coordinator {
 
-QueryLog::Handle QueryLog::start(std::string text) {
+QueryLog::Handle QueryLog::start(std::string text, std::string user) {
   std::lock_guard lock(mutex_);
   const uint64_t id = nextId_++;
   QueryRecord& record = running_[id];
   record.id = id;
   record.text = std::move(text);
+  record.user = std::move(user);
   record.state = "running";
   record.started = std::chrono::steady_clock::now();
   return Handle(this, id);

@@ -15,6 +15,8 @@ namespace shoal::coordinator {
 struct QueryRecord {
   uint64_t id = 0;
   std::string text;
+  /// The role whose session ran it: another role sees its text only with that role's privileges.
+  std::string user;
   std::string state;  // running, done, failed, cancelled, closed (a portal dropped before its last row)
   std::chrono::steady_clock::time_point started;
   std::chrono::steady_clock::time_point finished;  // set once the state is no longer running
@@ -66,7 +68,7 @@ class QueryLog {
     uint64_t rows_ = 0;
   };
 
-  Handle start(std::string text);
+  Handle start(std::string text, std::string user);
   /// Running statements first (oldest first), then finished ones (newest first).
   std::vector<QueryRecord> snapshot() const;
 

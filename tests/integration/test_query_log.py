@@ -58,3 +58,28 @@ def test_finished_failed_cancelled_and_running_statements_show(tpch_cluster):
         [(state,)] = connection.execute("SELECT state FROM shoal_queries WHERE query_text LIKE '%log-self%' "
                                         "/* log-self */").fetchall()
         assert state == "running"
+
+
+def test_a_role_sees_the_text_of_other_roles_statements_only_with_their_privileges(cluster):
+    """shoal_queries keeps who ran each statement; another ordinary role sees that it ran, not its text (it may
+    hold a password), unless it has that role's privileges or pg_read_all_stats, as pg_stat_activity."""
+    admin = f"host=127.0.0.1 port={cluster.port} user=shoal dbname=shoal connect_timeout=10"
+    with psycopg.connect(admin, autocommit=True) as connection:
+        for role in ("ql_writer", "ql_reader"):
+            connection.execute(f"DROP ROLE IF EXISTS {role}")
+            connection.execute(f"CREATE ROLE {role} LOGIN")
+    try:
+        with psycopg.connect(admin.replace("user=shoal", "user=ql_writer"), autocommit=True) as writer:
+            writer.execute("SELECT 'ql-secret-marker'").fetchall()
+        sql = "SELECT usename, query_text FROM shoal_queries WHERE usename = 'ql_writer' AND state = 'done'"
+        with psycopg.connect(admin.replace("user=shoal", "user=ql_reader"), autocommit=True) as reader:
+            assert reader.execute(sql).fetchall() == [("ql_writer", "<insufficient privilege>")]
+            with psycopg.connect(admin, autocommit=True) as connection:
+                assert connection.execute(sql).fetchall() == [("ql_writer", "SELECT 'ql-secret-marker'")]
+                connection.execute("GRANT ql_writer TO ql_reader")
+            assert reader.execute(sql).fetchall() == [("ql_writer", "SELECT 'ql-secret-marker'")]
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute("REVOKE ql_writer FROM ql_reader")
+            for role in ("ql_writer", "ql_reader"):
+                connection.execute(f"DROP ROLE {role}")
