@@ -174,14 +174,18 @@ class TableCatalog {
   /// The roles (role_catalog.h), kept in the same document.
   std::vector<RoleEntry> roles() const;
   std::optional<RoleEntry> findRole(const std::string& name) const;
+  /// Checks whether the session may change the roles, against the roles as they are under the catalog's
+  /// lock (so a concurrent change cannot slip between the check and the change); throws when not.
+  using RoleCheck = std::function<void(const RoleCatalog& roles)>;
   /// 42710 when the name is taken.
-  void createRole(const std::string& name, const RoleChanges& changes);
+  void createRole(const std::string& name, const RoleChanges& changes, const RoleCheck& authorize = {});
   /// 42704 when there is no such role.
-  void alterRole(const std::string& name, const RoleChanges& changes);
+  void alterRole(const std::string& name, const RoleChanges& changes, const RoleCheck& authorize = {});
   /// Drops the named roles, all or none: 42704 for a missing one unless `ifExists`, when it is returned
   /// among the skipped names instead.
   /// A role that owns objects or holds privileges cannot be dropped (2BP01, naming them).
-  std::vector<std::string> dropRoles(const std::vector<std::string>& names, bool ifExists);
+  std::vector<std::string> dropRoles(const std::vector<std::string>& names, bool ifExists,
+                                     const RoleCheck& authorize = {});
   /// GRANT role TO member (0LP01 for a cycle; false: it changed nothing) and REVOKE role FROM member (false:
   /// it was not a member).
   bool grantRole(const std::string& role, const std::string& member, int64_t grantor, bool adminOption);

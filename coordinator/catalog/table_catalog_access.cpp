@@ -25,22 +25,26 @@ std::optional<RoleEntry> TableCatalog::findRole(const std::string& name) const {
   return role ? std::optional(*role) : std::nullopt;
 }
 
-void TableCatalog::createRole(const std::string& name, const RoleChanges& changes) {
+void TableCatalog::createRole(const std::string& name, const RoleChanges& changes, const RoleCheck& authorize) {
   std::lock_guard lock(mutex_);
+  if (authorize) authorize(roles_);
   Snapshot before = snapshotLocked();
   roles_.create(name, changes, kFirstUserOid + static_cast<int64_t>(nextId_++));
   persistLocked(before);
 }
 
-void TableCatalog::alterRole(const std::string& name, const RoleChanges& changes) {
+void TableCatalog::alterRole(const std::string& name, const RoleChanges& changes, const RoleCheck& authorize) {
   std::lock_guard lock(mutex_);
+  if (authorize) authorize(roles_);
   Snapshot before = snapshotLocked();
   roles_.alter(name, changes);
   persistLocked(before);
 }
 
-std::vector<std::string> TableCatalog::dropRoles(const std::vector<std::string>& names, bool ifExists) {
+std::vector<std::string> TableCatalog::dropRoles(const std::vector<std::string>& names, bool ifExists,
+                                                 const RoleCheck& authorize) {
   std::lock_guard lock(mutex_);
+  if (authorize) authorize(roles_);
   Snapshot before = snapshotLocked();
   std::vector<std::string> skipped;
   try {
