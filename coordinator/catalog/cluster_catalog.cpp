@@ -34,11 +34,9 @@ std::optional<sql::TableDescription> ClusterCatalog::findTable(const sql::Qualif
 std::optional<sql::ViewDescription> ClusterCatalog::findView(const sql::QualifiedName& name) const {
   auto view = tables_.findView(name);
   if (!view) return std::nullopt;
-  const RoleCatalog roles = tables_.roleCatalog();
-  const RoleEntry* owner = roles.findByOid(view->access.owner);
-  return sql::ViewDescription{view->schema,     view->name,
-                              view->statement,  view->columnNames,
-                              view->searchPath, owner != nullptr ? owner->name : std::string(sql::kOwnerRoleName)};
+  // Binding reads the view as its owner.
+  return sql::ViewDescription{view->schema,      view->name,       view->statement,
+                              view->columnNames, view->searchPath, tables_.roleNameOf(view->access.owner)};
 }
 
 namespace {

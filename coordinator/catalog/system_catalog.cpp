@@ -70,11 +70,7 @@ std::vector<sql::SchemaDescription> SystemCatalog::schemas() const {
   std::vector<sql::SchemaDescription> schemas = {
       {kPgCatalogNamespaceOid, std::string(kPgCatalogSchema), kOwnerRoleOid, "system catalog schema"},
       {kInformationSchemaNamespaceOid, std::string(kInformationSchema), kOwnerRoleOid}};
-  const RoleCatalog roles = tables_.roleCatalog();
-  const auto nameOf = [&](int64_t oid) {
-    const RoleEntry* role = roles.findByOid(oid);
-    return role != nullptr ? role->name : fmt::format("{}", oid);
-  };
+  const auto nameOf = [this](int64_t oid) { return tables_.roleNameOf(oid); };
   for (auto& schema : tables_.schemas()) {
     // public belongs to the database's owner, as in PostgreSQL 15; the others, to the roles that made them.
     sql::SchemaDescription description{schema.oid, std::move(schema.name), schema.access.owner,
@@ -151,11 +147,7 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
   }
   std::map<std::string, int64_t, std::less<>> schemaOids;
   for (const auto& schema : schemas()) schemaOids[schema.name] = schema.oid;
-  const RoleCatalog roles = tables_.roleCatalog();
-  const auto nameOf = [&](int64_t oid) {
-    const RoleEntry* role = roles.findByOid(oid);
-    return role != nullptr ? role->name : fmt::format("{}", oid);
-  };
+  const auto nameOf = [this](int64_t oid) { return tables_.roleNameOf(oid); };
   const auto withAccess = [&](CatalogRelation& relation, const AccessRights& access) {
     relation.ownerOid = access.owner;
     relation.ownerName = nameOf(access.owner);

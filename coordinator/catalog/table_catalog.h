@@ -192,6 +192,8 @@ class TableCatalog {
   bool revokeRole(const std::string& role, const std::string& member, bool adminOptionOnly);
   /// Every role, with their memberships.
   RoleCatalog roleCatalog() const;
+  /// The name of the role with OID `oid`, or the OID as text when there is none (as aclitem shows one).
+  std::string roleNameOf(int64_t oid) const;
 
   // Privileges (table_catalog_access.cpp).
   /// What role `role` may do with a user relation, a user schema or the database; nullopt when the role or

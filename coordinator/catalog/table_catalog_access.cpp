@@ -90,6 +90,12 @@ bool TableCatalog::revokeRole(const std::string& role, const std::string& member
   return revoked;
 }
 
+std::string TableCatalog::roleNameOf(int64_t oid) const {
+  std::lock_guard lock(mutex_);
+  const RoleEntry* role = roles_.findByOid(oid);
+  return role != nullptr ? role->name : std::to_string(oid);
+}
+
 RoleCatalog TableCatalog::roleCatalog() const {
   std::lock_guard lock(mutex_);
   return roles_;
