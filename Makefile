@@ -7,7 +7,10 @@ WORKERS ?= 2
 PG_PORT ?= 5433
 TPCH_SF ?= 1
 
-.PHONY: deps build run test test-unit test-integration test-rdma test-cluster bench bench-net soak format format-check clean
+FUZZ_SECONDS ?= 600
+
+.PHONY: deps build build-fuzz run test test-unit test-integration test-rdma test-cluster test-fuzz bench bench-net soak fuzz \
+	format format-check clean
 
 deps:
 	@bash deploy/install-deps.sh
@@ -20,7 +23,7 @@ run: build
 	$(SHOAL) local --workers $(WORKERS) --pg-port $(PG_PORT) --data-dir build/run-data --tpch $(TPCH_SF)
 
 test: build
-	@$(MAKE) --no-print-directory format-check test-unit test-integration test-cluster test-rdma
+	@$(MAKE) --no-print-directory format-check test-unit test-integration test-cluster test-rdma test-fuzz
 
 test-unit:
 	ctest --preset $(PRESET) -j2
@@ -37,6 +40,19 @@ test-cluster: build
 # Fails (never skips) when the VM cannot start.
 test-rdma: build
 	deploy/rxe-vm/run-in-vm.sh -t 1200 -- env BUILD_DIR=$(BUILD_DIR) tests/rdma/run-suite.sh
+
+# The libFuzzer targets of tests/fuzz, built by clang-15 with ASan and UBSan in build/fuzz (only what they link).
+build-fuzz: deps
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz
+
+# Every fuzz target for 20 s, from its seed corpus and regressions; any crash, sanitizer report or hang fails.
+test-fuzz: build-fuzz
+	tests/fuzz/run.sh 20
+
+# The same for FUZZ_SECONDS each (default 10 minutes); what they find new is kept in build/fuzz/runs.
+fuzz: build-fuzz
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 bench: build
 	$(BUILD_DIR)/bench/expression_bench

@@ -73,6 +73,8 @@ class Coordinator {
 
   uint16_t pgPort() const;
   uint16_t controlPort() const { return controlPort_; }
+  /// The catalogs, membership and worker clients the sessions share (once started).
+  ClusterContext& cluster() const { return *cluster_; }
 
  private:
   void writePortFile() const;

@@ -23,6 +23,8 @@ debian_packages=(
   default-jdk-headless maven
   # The SQL fuzzer of tests/integration/test_sqlsmith.py: random queries must never crash or hang a cluster.
   sqlsmith
+  # The libFuzzer targets of tests/fuzz (the fuzz preset): clang, with libFuzzer and the sanitizers' runtimes.
+  clang-15
   python3-venv iproute2 procps
   # The soft-RoCE VM of the RDMA tests (deploy/rxe-vm): its emulator, and what its image is built from.
   qemu-system-x86 busybox-static xz-utils kmod cpio ibverbs-providers

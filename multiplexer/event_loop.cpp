@@ -57,7 +57,9 @@ void EventLoop::runOnce(int timeoutMs) {
   for (int i = 0; i < ready; ++i) {
     // A handler earlier in this batch may have removed (and the fd number been
     // reused by) a later descriptor; the token says whether it is still the same watch.
-    auto fdIt = fdByToken_.find(events[i].data.u64);
+    // epoll_event is packed on x86-64: copy the token out rather than bind a reference to a misaligned field.
+    const uint64_t token = events[i].data.u64;
+    auto fdIt = fdByToken_.find(token);
     if (fdIt == fdByToken_.end()) continue;
     Handler handler = watches_[fdIt->second].handler;
     handler(events[i].events);

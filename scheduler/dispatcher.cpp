@@ -8,6 +8,16 @@
 #include "common/logging.h"
 
 namespace shoal::scheduler {
+namespace {
+
+/// A morsel that threw something other than a ShoalError hit a bug (an unchecked index, a library's
+/// exception): it costs its query (XX000), never the process, as PostgreSQL reports its own internal errors.
+Status internalError(const std::exception& error) {
+  spdlog::error("internal error in a query's morsel: {}", error.what());
+  return Status(SqlState::kInternalError, fmt::format("internal error: {}", error.what()));
+}
+
+}  // namespace
 
 Dispatcher::Dispatcher(uint32_t threads, NumaTopology topology, uint64_t memoryBudgetBytes)
     : topology_(topology), memoryBudget_(MemoryTracker::NodeBudget{}, memoryBudgetBytes) {
@@ -126,6 +136,8 @@ void Dispatcher::threadMain(uint32_t index, uint32_t cpu) {
       query->fail(error.status());
     } catch (const std::bad_alloc&) {
       query->fail(Status(SqlState::kOutOfMemory, "out of memory"));
+    } catch (const std::exception& error) {
+      query->fail(internalError(error));
     }
     busy_.fetch_sub(1, std::memory_order_relaxed);
     query->running_.fetch_sub(1, std::memory_order_relaxed);
@@ -145,6 +157,8 @@ void Dispatcher::completeMorsel(const std::shared_ptr<QueryExecution>& query, si
       query->fail(error.status());
     } catch (const std::bad_alloc&) {
       query->fail(Status(SqlState::kOutOfMemory, "out of memory"));
+    } catch (const std::exception& error) {
+      query->fail(internalError(error));
     }
   }
   std::vector<size_t> nowEmpty;

@@ -26,7 +26,8 @@ void StorageDropRetrier::retryOnce() {
   if (pending.empty()) return;
   const std::vector<MemberSnapshot> nodes = cluster_.registry.nodes();
   for (const auto& [worker, storageIds] : pending) {
-    auto node = std::find_if(nodes.begin(), nodes.end(), [&](const auto& each) { return each.nodeName == worker; });
+    const std::string& name = worker;  // clang 15 lambdas cannot capture a structured binding
+    auto node = std::find_if(nodes.begin(), nodes.end(), [&](const auto& each) { return each.nodeName == name; });
     if (node == nodes.end() || node->state != "up") continue;
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));

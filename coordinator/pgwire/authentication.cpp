@@ -50,7 +50,9 @@ std::pair<uint32_t, std::string> peerAddress(int socket) {
 }  // namespace
 
 bool PgwireConnection::authenticate(const std::string& user, const std::string& database) {
-  const auto [address, addressText] = peerAddress(socket_);
+  const auto peer = peerAddress(socket_);
+  const auto& address = peer.first;
+  const std::string& addressText = peer.second;  // a name, not a structured binding: lambdas capture it
   auto refuse = [&](std::string_view sqlState, const std::string& message, bool countsAsFailure) {
     if (countsAsFailure) server_.recordFailedLogin(addressText);
     spdlog::warn("login refused for user \"{}\", database \"{}\" from {}: {}", user, database, addressText, message);

@@ -165,6 +165,67 @@ void Session::startStatementClock() {
   if (transactionState_ == TransactionState::kIdle) clock_.transactionStart = clock_.statementStart;
 }
 
+// Defined before execute(), its one caller: clang 15 does not instantiate a member template that a generic
+// lambda names before the template's definition.
+template <class Command>
+StatementOutcome Session::runTableStatement(const Command& command, std::span<const engine::Value> parameters,
+                                            const CopyInOpener& openCopyIn) {
+  // Loads and DDL are not transactional: inside a block they still run, and stay done.
+  StatementOutcome outcome;
+  if constexpr (std::is_same_v<Command, sql::CreateTable>) {
+    outcome.commandTag = runCreateTable(cluster_, command, user(), outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::DropTable>) {
+    outcome.commandTag = runDropTable(cluster_, command, user(), outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::TruncateTable>) {
+    outcome.commandTag = runTruncateTable(cluster_, command);
+  } else if constexpr (std::is_same_v<Command, sql::CreateSchema>) {
+    outcome.commandTag = runCreateSchema(cluster_, command, user(), outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::CreateRole>) {
+    outcome.commandTag = runCreateRole(cluster_, command, user());
+  } else if constexpr (std::is_same_v<Command, sql::AlterRole>) {
+    outcome.commandTag = runAlterRole(cluster_, command, user());
+  } else if constexpr (std::is_same_v<Command, sql::DropRole>) {
+    outcome.commandTag = runDropRole(cluster_, command, user(), outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::GrantPrivileges>) {
+    outcome.commandTag = runGrantPrivileges(cluster_, command, user(), outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::GrantRoles>) {
+    outcome.commandTag = runGrantRoles(cluster_, command, user(), outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::DropSchema>) {
+    outcome.commandTag = runDropSchema(cluster_, command, catalog_, user(), outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {
+    outcome.commandTag = runInsertValues(cluster_, command, parameters);
+  } else if constexpr (std::is_same_v<Command, sql::CopyFrom>) {
+    std::unique_ptr<CopyInput> input;
+    if (command.path) {
+      // As on PostgreSQL: the coordinator's files are a superuser's to read, so that no login can read them
+      // through COPY (or learn whether they exist).
+      if (!hasPrivilegesOf(kPgReadServerFilesOid)) {
+        throw ShoalError(
+            Status(SqlState::kInsufficientPrivilege,
+                   "must be superuser or have privileges of the pg_read_server_files role to COPY from a file")
+                .withHint("Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone."));
+      }
+      input = openCopyFile(*command.path);
+    } else {
+      if (!openCopyIn) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM STDIN is not possible here");
+      auto table = cluster_.tables.find(command.table);
+      input = openCopyIn(!command.columns.empty() ? command.columns.size()
+                         : table                  ? table->columns.size()
+                                                  : 0,
+                         command.format.kind == sql::CopyFormat::Kind::kBinary);
+    }
+    outcome.commandTag = runCopy(cluster_, command, *input, cancelRequested_, settings_.queryMemoryLimitBytes());
+  } else {
+    static_assert(std::is_same_v<Command, sql::TpchLoad>);
+    // It drops and recreates the eight TPC-H tables, whoever made them.
+    if (!isSuperuser())
+      SHOAL_USER_FAIL(SqlState::kInsufficientPrivilege, "permission denied: tpch_load needs a superuser");
+    outcome.commandTag =
+        runTpchLoad(cluster_, command.scaleFactor, command.generators, command.chunked, user(), outcome.notices);
+  }
+  return outcome;
+}
+
 StatementOutcome Session::execute(const PreparedStatement& statement, std::span<const engine::Value> parameters,
                                   const CopyInOpener& openCopyIn) {
   SHOAL_CHECK(statement.bound.has_value(), "execute of an empty statement");
@@ -316,65 +377,6 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
         }
       },
       bound.command);
-}
-
-template <class Command>
-StatementOutcome Session::runTableStatement(const Command& command, std::span<const engine::Value> parameters,
-                                            const CopyInOpener& openCopyIn) {
-  // Loads and DDL are not transactional: inside a block they still run, and stay done.
-  StatementOutcome outcome;
-  if constexpr (std::is_same_v<Command, sql::CreateTable>) {
-    outcome.commandTag = runCreateTable(cluster_, command, user(), outcome.notices);
-  } else if constexpr (std::is_same_v<Command, sql::DropTable>) {
-    outcome.commandTag = runDropTable(cluster_, command, user(), outcome.notices);
-  } else if constexpr (std::is_same_v<Command, sql::TruncateTable>) {
-    outcome.commandTag = runTruncateTable(cluster_, command);
-  } else if constexpr (std::is_same_v<Command, sql::CreateSchema>) {
-    outcome.commandTag = runCreateSchema(cluster_, command, user(), outcome.notices);
-  } else if constexpr (std::is_same_v<Command, sql::CreateRole>) {
-    outcome.commandTag = runCreateRole(cluster_, command, user());
-  } else if constexpr (std::is_same_v<Command, sql::AlterRole>) {
-    outcome.commandTag = runAlterRole(cluster_, command, user());
-  } else if constexpr (std::is_same_v<Command, sql::DropRole>) {
-    outcome.commandTag = runDropRole(cluster_, command, user(), outcome.notices);
-  } else if constexpr (std::is_same_v<Command, sql::GrantPrivileges>) {
-    outcome.commandTag = runGrantPrivileges(cluster_, command, user(), outcome.notices);
-  } else if constexpr (std::is_same_v<Command, sql::GrantRoles>) {
-    outcome.commandTag = runGrantRoles(cluster_, command, user(), outcome.notices);
-  } else if constexpr (std::is_same_v<Command, sql::DropSchema>) {
-    outcome.commandTag = runDropSchema(cluster_, command, catalog_, user(), outcome.notices);
-  } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {
-    outcome.commandTag = runInsertValues(cluster_, command, parameters);
-  } else if constexpr (std::is_same_v<Command, sql::CopyFrom>) {
-    std::unique_ptr<CopyInput> input;
-    if (command.path) {
-      // As on PostgreSQL: the coordinator's files are a superuser's to read, so that no login can read them
-      // through COPY (or learn whether they exist).
-      if (!hasPrivilegesOf(kPgReadServerFilesOid)) {
-        throw ShoalError(
-            Status(SqlState::kInsufficientPrivilege,
-                   "must be superuser or have privileges of the pg_read_server_files role to COPY from a file")
-                .withHint("Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone."));
-      }
-      input = openCopyFile(*command.path);
-    } else {
-      if (!openCopyIn) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "COPY FROM STDIN is not possible here");
-      auto table = cluster_.tables.find(command.table);
-      input = openCopyIn(!command.columns.empty() ? command.columns.size()
-                         : table                  ? table->columns.size()
-                                                  : 0,
-                         command.format.kind == sql::CopyFormat::Kind::kBinary);
-    }
-    outcome.commandTag = runCopy(cluster_, command, *input, cancelRequested_, settings_.queryMemoryLimitBytes());
-  } else {
-    static_assert(std::is_same_v<Command, sql::TpchLoad>);
-    // It drops and recreates the eight TPC-H tables, whoever made them.
-    if (!isSuperuser())
-      SHOAL_USER_FAIL(SqlState::kInsufficientPrivilege, "permission denied: tpch_load needs a superuser");
-    outcome.commandTag =
-        runTpchLoad(cluster_, command.scaleFactor, command.generators, command.chunked, user(), outcome.notices);
-  }
-  return outcome;
 }
 
 bool Session::isSuperuser() const {

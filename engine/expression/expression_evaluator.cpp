@@ -165,7 +165,9 @@ const Vector* columnReadInPlace(const Expression& expression, const Chunk& input
 
 /// A constant argument the binder placed (a field code, an interval's parts, a TimeZone name).
 const Value& constantArgument(const FunctionExpression& function, size_t index) {
-  const Expression& argument = *function.arguments().at(index);
+  SHOAL_CHECK(index < function.arguments().size(), "{} has no argument {}", scalarFunctionName(function.function()),
+              index);
+  const Expression& argument = *function.arguments()[index];
   SHOAL_CHECK(argument.kind() == ExpressionKind::kConstant, "{} argument {} is not a constant",
               scalarFunctionName(function.function()), index);
   const Value& value = static_cast<const ConstantExpression&>(argument).value();
@@ -300,7 +302,12 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       argumentVectors.push_back(&computed.back());
     }
   }
-  auto value = [&](size_t index) -> const Vector& { return *argumentVectors[index]; };
+  // Checked: a plan from another node may name a function with too few arguments (once per vector, not per row).
+  auto value = [&](size_t index) -> const Vector& {
+    SHOAL_CHECK(index < argumentVectors.size(), "{} has no argument {}", scalarFunctionName(function.function()),
+                index);
+    return *argumentVectors[index];
+  };
   switch (function.function()) {
     case ScalarFunction::kAdd:
     case ScalarFunction::kSubtract:
@@ -496,6 +503,7 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
     case ScalarFunction::kMakeDate:
       return evaluateMakeDate(value(0), value(1), value(2));
     case ScalarFunction::kMakeTimestamp:
+      value(5);  // checks that the six parts are there before the span takes them
       return evaluateMakeTimestamp(std::span(argumentVectors).first(6), arguments.size() > 6 ? &value(6) : nullptr);
     case ScalarFunction::kToTimestamp:
       return evaluateToTimestamp(value(0));

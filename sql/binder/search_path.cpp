@@ -123,10 +123,12 @@ bool isSystemSchema(std::string_view schema) {
 }
 
 QualifiedName creationName(const CatalogReader& catalog, std::string_view schema, std::string_view name) {
+  std::string pathSchema;  // outlives the path it came from: `schema` views it
   if (schema.empty()) {
     const auto path = explicitSchemas(catalog);
     if (path.empty()) SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "no schema has been selected to create in");
-    schema = path.front();
+    pathSchema = path.front();
+    schema = pathSchema;
   } else if (!schemaExists(catalog, schema)) {
     SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", schema);
   }

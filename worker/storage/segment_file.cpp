@@ -121,16 +121,18 @@ std::unique_ptr<Segment> readSegmentFile(const std::filesystem::path& path, cons
     reader.fail(fmt::format("format version {} is not {}", version, kFormatVersion));
   }
   std::string_view headerText = reader.take(reader.read<uint32_t>());
-  nlohmann::json header;
+  nlohmann::json declaredColumns;
+  size_t rows = 0;
   try {
-    header = nlohmann::json::parse(headerText);
+    // Any JSON parses: a header that is not an object of the expected fields is as corrupt as bad JSON.
+    nlohmann::json header = nlohmann::json::parse(headerText);
+    if (!header.is_object()) reader.fail("its header is not a JSON object");
+    declaredColumns = header.value("columns", nlohmann::json());
+    rows = header.value("rows", size_t{0});
   } catch (const nlohmann::json::exception& error) {
     reader.fail(error.what());
   }
-  if (header.value("columns", nlohmann::json()) != storedColumnsToJson(columns)) {
-    reader.fail("its columns differ from the table's");
-  }
-  const size_t rows = header.value("rows", size_t{0});
+  if (declaredColumns != storedColumnsToJson(columns)) reader.fail("its columns differ from the table's");
   if (rows == 0 || rows > kSegmentRows) reader.fail(fmt::format("impossible row count {}", rows));
   std::vector<std::unique_ptr<ColumnSegment>> columnSegments;
   for (const auto& column : columns) {
