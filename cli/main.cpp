@@ -52,6 +52,16 @@ void addInternalTlsFlags(CLI::App* command, InternalTlsFlags& flags) {
   command->add_option("--node-key", flags.key, "The key of --node-cert");
 }
 
+void addEtcdSecurityFlags(CLI::App* command, etcd::EtcdSecurity& security) {
+  command->add_option("--etcd-ca", security.caFile, "CA certificate of etcd's TLS: etcd is then reached over https");
+  command->add_option("--etcd-cert", security.certificateFile,
+                      "Client certificate for etcd (its --client-cert-auth), with --etcd-key");
+  command->add_option("--etcd-key", security.keyFile, "The key of --etcd-cert");
+  command->add_option("--etcd-user", security.user, "etcd user to log in as (etcd's `auth enable`)");
+  command->add_option("--etcd-password-file", security.passwordFile,
+                      "File whose first line is --etcd-user's password (owner-only permissions)");
+}
+
 /// Installs the flags' TLS for this process; all three or none.
 void installInternalTlsFlags(const InternalTlsFlags& flags) {
   const int given = !flags.ca.empty() + !flags.certificate.empty() + !flags.key.empty();
@@ -142,6 +152,7 @@ int main(int argc, char** argv) {
   coordinatorCommand->add_option("--etcd", coordinatorOptions.etcdEndpoints,
                                  "HOST:PORT[,...] of etcd: learn workers from their leases there, and keep the catalog "
                                  "there (default: workers register over the control plane; catalog in --data-dir)");
+  addEtcdSecurityFlags(coordinatorCommand, coordinatorOptions.etcdSecurity);
 
   worker::WorkerOptions workerOptions;
   auto* workerCommand = app.add_subcommand("worker", "Run a worker that joins a coordinator");
@@ -149,6 +160,7 @@ int main(int argc, char** argv) {
                             "HOST:PORT of the coordinator's control plane (to register there; or use --etcd)");
   workerCommand->add_option("--etcd", workerOptions.etcdEndpoints,
                             "HOST:PORT[,...] of etcd: register there under a lease the worker renews");
+  addEtcdSecurityFlags(workerCommand, workerOptions.etcdSecurity);
   workerCommand
       ->add_option("--lease-ttl", workerOptions.leaseTtlSeconds,
                    "Seconds of the etcd lease: a worker out of etcd's reach this long is down")

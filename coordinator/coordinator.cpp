@@ -43,7 +43,13 @@ void Coordinator::start() {
   if (!options_.dataDir.empty()) std::filesystem::create_directories(options_.dataDir);
   std::unique_ptr<CatalogStore> catalogStore;
   if (!options_.etcdEndpoints.empty()) {
-    etcd_ = std::make_unique<etcd::EtcdClient>(options_.etcdEndpoints);
+    etcd_ = std::make_unique<etcd::EtcdClient>(options_.etcdEndpoints, std::chrono::seconds(2), options_.etcdSecurity);
+    if (options_.etcdSecurity.caFile.empty()) {
+      spdlog::warn(
+          "etcd at {} is reached in plaintext (no --etcd-ca): the catalog, with role passwords' SCRAM "
+          "secrets, travels unencrypted",
+          options_.etcdEndpoints);
+    }
     catalogStore = std::make_unique<EtcdCatalogStore>(*etcd_, etcd::clusterPrefix(options_.clusterId));
   } else if (!options_.dataDir.empty()) {
     catalogStore = std::make_unique<FileCatalogStore>(std::filesystem::path(options_.dataDir) / "catalog.json");

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "etcd/etcd_client.h"
 #include "scheduler/dispatcher.h"
 
 #include <cstdint>
@@ -58,6 +59,8 @@ struct CoordinatorOptions {
   /// etcd endpoints (host:port[,...]): membership and the catalog live there. Empty: the embedded
   /// membership (workers register over the control plane) and the catalog in dataDir.
   std::string etcdEndpoints;
+  /// TLS and credentials towards etcd (--etcd-ca, --etcd-cert, --etcd-key, --etcd-user, --etcd-password-file).
+  etcd::EtcdSecurity etcdSecurity;
 };
 
 /// The coordinator role: SQL clients over pgwire, the control plane over gRPC,

@@ -13,7 +13,8 @@
 
 namespace grpc {
 class Channel;
-}
+class ClientContext;
+}  // namespace grpc
 
 namespace shoal::etcd {
 
@@ -29,13 +30,28 @@ struct WatchEvent {
   KeyValue kv;
 };
 
+/// How Shoal reaches a secured etcd (--etcd-ca, --etcd-cert, --etcd-key, --etcd-user, --etcd-password-file).
+struct EtcdSecurity {
+  /// TLS: etcd's certificate must chain to this CA (PEM). Empty: plaintext.
+  std::string caFile;
+  /// A client certificate and its key (PEM), for an etcd run with --client-cert-auth.
+  std::string certificateFile;
+  std::string keyFile;
+  /// etcd's own authentication (`etcdctl auth enable`): this user, with the password on the first line of
+  /// passwordFile. Empty: none.
+  std::string user;
+  std::string passwordFile;
+};
+
 /// A client of etcd's v3 gRPC API (proto/etcd.proto) through the project's own gRPC: the key-value calls,
 /// leases and prefix watches that membership and the catalog need. Every call has a deadline and fails with
 /// 08006 naming the endpoints when etcd cannot be reached. Thread-safe.
 class EtcdClient {
  public:
-  /// `endpoints`: host:port[,host:port...]; gRPC fails over between them.
-  explicit EtcdClient(std::string endpoints, std::chrono::milliseconds timeout = std::chrono::seconds(2));
+  /// `endpoints`: host:port[,host:port...]; gRPC fails over between them. Fails (08006, or 28P01 for a
+  /// wrong password) when `security` names a user that etcd does not let in.
+  explicit EtcdClient(std::string endpoints, std::chrono::milliseconds timeout = std::chrono::seconds(2),
+                      EtcdSecurity security = {});
   ~EtcdClient();
 
   const std::string& endpoints() const { return endpoints_; }
@@ -67,9 +83,21 @@ class EtcdClient {
                                      std::function<void(const std::string&)> onError);
 
  private:
+  /// Runs one unary call with a deadline and the auth token; a token etcd no longer knows (it expires after
+  /// minutes without use) is renewed and the call made once more.
+  template <class Call>
+  void call(const char* what, Call call);
+  void addToken(grpc::ClientContext& context) const;
+  /// Logs in as security_.user and keeps the token etcd answers with.
+  void authenticate();
+
   std::string endpoints_;
   std::chrono::milliseconds timeout_;
+  EtcdSecurity security_;
+  std::string password_;
   std::shared_ptr<grpc::Channel> channel_;
+  mutable std::mutex tokenMutex_;
+  std::string token_;  // guarded by tokenMutex_; empty without a user
 };
 
 /// The end of a prefix key range: the first key after every key that starts with `prefix`.

@@ -13,10 +13,11 @@ constexpr int kLogEveryAttempts = 20;
 
 }  // namespace
 
-EtcdRegistration::EtcdRegistration(std::string endpoints, const std::string& clusterId, std::string nodeName,
-                                   etcd::MemberRecord record, int64_t ttlSeconds)
+EtcdRegistration::EtcdRegistration(std::string endpoints, etcd::EtcdSecurity security, const std::string& clusterId,
+                                   std::string nodeName, etcd::MemberRecord record, int64_t ttlSeconds)
     // Each call waits at most a third of the TTL, so that a slow etcd still leaves time to renew.
-    : client_(std::move(endpoints), std::chrono::milliseconds(std::max<int64_t>(500, ttlSeconds * 1000 / 3))),
+    : client_(std::move(endpoints), std::chrono::milliseconds(std::max<int64_t>(500, ttlSeconds * 1000 / 3)),
+              std::move(security)),
       key_(etcd::membersPrefix(clusterId) + nodeName),
       ttlSeconds_(ttlSeconds),
       record_(std::move(record)) {}

@@ -19,8 +19,8 @@ namespace shoal::worker {
 /// its data, the worker registers anew the same way).
 class EtcdRegistration {
  public:
-  EtcdRegistration(std::string endpoints, const std::string& clusterId, std::string nodeName, etcd::MemberRecord record,
-                   int64_t ttlSeconds);
+  EtcdRegistration(std::string endpoints, etcd::EtcdSecurity security, const std::string& clusterId,
+                   std::string nodeName, etcd::MemberRecord record, int64_t ttlSeconds);
   /// Stops renewing without leaving (the lease then expires by itself).
   ~EtcdRegistration();
 

@@ -126,8 +126,9 @@ void Worker::start() {
     record.leaseTtlSeconds = options_.leaseTtlSeconds;
     record.protocolVersion =
         options_.debugProtocolVersion != 0 ? options_.debugProtocolVersion : proto::kControlProtocolVersion;
-    etcdRegistration_ = std::make_unique<EtcdRegistration>(options_.etcdEndpoints, options_.clusterId,
-                                                           options_.nodeName, record, options_.leaseTtlSeconds);
+    etcdRegistration_ =
+        std::make_unique<EtcdRegistration>(options_.etcdEndpoints, options_.etcdSecurity, options_.clusterId,
+                                           options_.nodeName, record, options_.leaseTtlSeconds);
     etcdRegistration_->start();
     return;
   }

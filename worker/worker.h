@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "etcd/etcd_client.h"
 #include "multiplexer/multiplexer.h"
 #include "scheduler/dispatcher.h"
 
@@ -31,6 +32,8 @@ struct WorkerOptions {
   /// etcd endpoints (host:port[,...]): the worker registers there under a lease instead of with the
   /// coordinator.
   std::string etcdEndpoints;
+  /// TLS and credentials towards etcd (--etcd-ca, --etcd-cert, --etcd-key, --etcd-user, --etcd-password-file).
+  etcd::EtcdSecurity etcdSecurity;
   /// TTL of the etcd lease: a worker out of reach this long is down.
   int64_t leaseTtlSeconds = 5;
   /// How long a draining worker waits for its running work before it leaves anyway.

@@ -35,7 +35,8 @@ int32_t MessageReader::readInt32() {
 
 std::string_view MessageReader::readString() {
   const auto* start = body_.data() + offset_;
-  const void* terminator = std::memchr(start, 0, remaining());
+  // An empty body has no data pointer, which memchr must not be given even for 0 bytes.
+  const void* terminator = remaining() == 0 ? nullptr : std::memchr(start, 0, remaining());
   if (terminator == nullptr) {
     SHOAL_USER_FAIL(SqlState::kProtocolViolation, "invalid string in message: no terminator");
   }

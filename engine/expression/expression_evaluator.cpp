@@ -205,6 +205,7 @@ Vector evaluateTimestampFunction(const FunctionExpression& function, const Vecto
 std::optional<Vector> ExpressionEvaluator::evaluateColumnConstantComparison(const FunctionExpression& comparison,
                                                                             const Chunk& input) const {
   const auto& arguments = comparison.arguments();
+  if (arguments.size() != 2) return std::nullopt;  // the general path fails it with XX000
   ScalarFunction function = comparison.function();
   const Expression* columnSide = arguments[0].get();
   const Expression* constantSide = arguments[1].get();

@@ -98,6 +98,9 @@ class TimestampParser {
     int32_t days = 0;
     if (hasDate_) {
       if (year_ < 1) failFieldOverflow();
+      // No timestamp reaches 300000 AD or BC (294276 AD, 4713 BC are the ends); the day count of a larger year
+      // would overflow, so it is out of range before it is counted.
+      if (year_ > 300000) failRange();
       int32_t year = beforeChrist_ ? static_cast<int32_t>(1 - year_) : static_cast<int32_t>(year_);
       if (month_ < 1 || month_ > 12 || day_ < 1 || day_ > static_cast<int64_t>(daysInMonth(year, month_))) {
         failFieldOverflow();

@@ -29,8 +29,8 @@ std::unique_ptr<worker::EtcdRegistration> registerWorker(const EtcdServer& serve
   record.exchangeAddress = "127.0.0.1:2";
   record.protocolVersion = proto::kControlProtocolVersion;
   record.leaseTtlSeconds = kLeaseTtlSeconds;
-  auto registration =
-      std::make_unique<worker::EtcdRegistration>(server.endpoint(), "test", name, record, kLeaseTtlSeconds);
+  auto registration = std::make_unique<worker::EtcdRegistration>(server.endpoint(), etcd::EtcdSecurity{}, "test", name,
+                                                                 record, kLeaseTtlSeconds);
   registration->start();
   return registration;
 }
