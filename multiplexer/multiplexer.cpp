@@ -246,6 +246,7 @@ Status Multiplexer::broadcast(Message* message, bool includeSelf) {
 
 std::shared_ptr<ExchangeInbox> Multiplexer::openExchange(ExchangeId id) {
   std::lock_guard lock(inboxMutex_);
+  unopenedSince_.erase(id);
   auto& inbox = inboxes_[id];
   if (inbox == nullptr) inbox = std::make_shared<ExchangeInbox>(id, topology_.numNodes(), clusterSize());
   return inbox;
@@ -260,9 +261,29 @@ void Multiplexer::closeExchange(ExchangeId id) {
       inbox = std::move(it->second);
       inboxes_.erase(it);
     }
-    closedExchanges_.insert(id);
+    unopenedSince_.erase(id);
+    const Clock::time_point now = Clock::now();
+    if (closedExchanges_.insert(id).second) closedOrder_.emplace_back(now, id);
+    forgetOldExchangesLocked(now);
   }
   if (inbox != nullptr) inbox->fail(Status(SqlState::kQueryCanceled, "exchange closed"));
+}
+
+void Multiplexer::forgetOldExchangesLocked(Clock::time_point now) {
+  while (!closedOrder_.empty() && now - closedOrder_.front().first > options_.forgetExchangesAfter) {
+    closedExchanges_.erase(closedOrder_.front().second);
+    closedOrder_.pop_front();
+  }
+  for (auto it = unopenedSince_.begin(); it != unopenedSince_.end();) {
+    if (now - it->second <= options_.forgetExchangesAfter) {
+      ++it;
+      continue;
+    }
+    spdlog::warn("multiplexer: dropping messages for exchange {}, which no query here opened within {} s", it->first,
+                 std::chrono::duration_cast<std::chrono::seconds>(options_.forgetExchangesAfter).count());
+    inboxes_.erase(it->first);  // its destructor returns the messages' receive buffers
+    it = unopenedSince_.erase(it);
+  }
 }
 
 void Multiplexer::deliverLocally(Message* message) {
@@ -271,8 +292,10 @@ void Multiplexer::deliverLocally(Message* message) {
     std::lock_guard lock(inboxMutex_);
     if (closedExchanges_.count(message->exchangeId()) == 0) {
       auto& slot = inboxes_[message->exchangeId()];
-      if (slot == nullptr)
+      if (slot == nullptr) {
         slot = std::make_shared<ExchangeInbox>(message->exchangeId(), topology_.numNodes(), clusterSize());
+        unopenedSince_.emplace(message->exchangeId(), Clock::now());
+      }
       inbox = slot;
     }
   }

@@ -51,6 +51,10 @@ struct MultiplexerOptions {
   bool busyPoll = false;
   /// Pretend there are this many NUMA nodes (0: detect), as the storage does in tests.
   uint32_t fakeNumaNodes = 0;
+  /// How long a closed exchange's id is remembered (a straggler for it is then dropped), and how long messages
+  /// may wait for a consumer to open their exchange: far beyond any straggler of a query that ended, well
+  /// short of a worker's uptime.
+  std::chrono::milliseconds forgetExchangesAfter{std::chrono::minutes(5)};
 };
 
 enum class PeerState { kConnecting, kConnected, kLost };
@@ -213,7 +217,17 @@ class Multiplexer final : private LinkEvents {
   bool networkStopped_ = false;  // guarded by submissionMutex_
   mutable std::mutex inboxMutex_;
   std::unordered_map<ExchangeId, std::shared_ptr<ExchangeInbox>> inboxes_;
+  /// Exchanges closed lately: a message that arrives for one after it closed is dropped. Each id is kept
+  /// options_.forgetExchangesAfter (closedOrder_, oldest first), so that a worker serving queries for months does not
+  /// keep every id it ever closed.
   std::unordered_set<ExchangeId> closedExchanges_;
+  std::deque<std::pair<Clock::time_point, ExchangeId>> closedOrder_;
+  /// Inboxes that messages made before any consumer opened them, and since when: one no consumer opens
+  /// within options_.forgetExchangesAfter (its query ended on this node before it started here) is dropped with
+  /// its messages, which would otherwise hold receive buffers forever.
+  std::unordered_map<ExchangeId, Clock::time_point> unopenedSince_;
+  /// Drops what options_.forgetExchangesAfter has passed for. Needs inboxMutex_.
+  void forgetOldExchangesLocked(Clock::time_point now);
   mutable std::mutex statusMutex_;
   std::condition_variable statusChanged_;
   std::vector<PeerStatus> peerStatus_;

@@ -18,7 +18,7 @@ class StringRef {
   /// Wraps `text`, which must outlive this handle unless it fits inline.
   explicit StringRef(std::string_view text) : length_(static_cast<uint32_t>(text.size())) {
     if (length_ <= kInlineBytes) {
-      std::memcpy(bytes_, text.data(), length_);
+      if (length_ != 0) std::memcpy(bytes_, text.data(), length_);  // an empty view's data() may be null
     } else {
       std::memcpy(bytes_, text.data(), kPrefixBytes);
       const char* pointer = text.data();

@@ -13,10 +13,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "tests/fuzz/worker_less_coordinator.h"
@@ -60,13 +62,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string startup = startupMessage();
   // SHOAL_FUZZ_VERBOSE=1 copies the server's answers to stderr: what a seed reaches.
   static const bool verbose = std::getenv("SHOAL_FUZZ_VERBOSE") != nullptr;
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(port);
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-    std::perror("connect to the coordinator's SQL port");
+  int fd = -1;
+  for (int attempt = 0;; ++attempt) {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) break;
+    const int error = errno;
+    ::close(fd);
+    if (error == EINTR && attempt < 10) continue;  // a signal (libFuzzer's timers) is no finding: try again
+    std::fprintf(stderr, "connect to the coordinator's SQL port: %s\n", std::strerror(error));
     std::abort();  // the coordinator stopped serving: that is a finding too
   }
   const bool raw = (data[0] & 1) != 0;

@@ -284,6 +284,38 @@ TEST(Multiplexer, BroadcastSendsOneBufferToEveryNode) {
   EXPECT_LE(cluster[0].sendPool().messagesAllocated(), 16u);
 }
 
+// Messages for an exchange no query on the receiver ever opens (its query ended there before its fragment
+// started) do not hold receive buffers forever, and closed exchange ids are not remembered forever either.
+TEST(Multiplexer, MessagesNoConsumerOpensAreDroppedAfterAWhile) {
+  LocalCluster cluster(2, [](MultiplexerOptions& options) { options.forgetExchangesAfter = 200ms; });
+  for (uint32_t i = 0; i < 3; ++i) {
+    Message* message = cluster[0].acquire(0, 5s);
+    message->setExchangeId(77);
+    fill(message, Stamp{0, i, 77, 100});
+    ASSERT_TRUE(cluster[0].send(1, message).isOk());
+  }
+  for (int i = 0; i < 200 && cluster[1].stats().messagesReceived < 3; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(cluster[1].stats().messagesReceived, 3u);
+  EXPECT_GE(cluster[1].receivePool().messagesInUse(), 3u) << "held for a consumer that may still come";
+  std::this_thread::sleep_for(300ms);
+  cluster[1].closeExchange(78);  // any close sweeps what is past its time
+  // Released buffers return to the pool through the network thread (which also returns their credits).
+  for (int i = 0; i < 100 && cluster[1].receivePool().messagesInUse() > 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(cluster[1].receivePool().messagesInUse(), 0u);
+  // Exchange 78 was forgotten as closed too, after its time: a late message for it waits for a consumer again.
+  std::this_thread::sleep_for(300ms);
+  cluster[1].closeExchange(79);
+  Message* late = cluster[0].acquire(0, 5s);
+  late->setExchangeId(78);
+  fill(late, Stamp{0, 9, 78, 100});
+  late->setLast(true);
+  ASSERT_TRUE(cluster[0].send(1, late).isOk());
+  auto received = cluster[1].openExchange(78)->receive(0, 5s);
+  ASSERT_TRUE(received.status.isOk()) << received.status.toString();
+  ASSERT_NE(received.message, nullptr);
+  received.message->release();
+}
+
 // A peer killed with SIGKILL: its senders and the exchanges waiting for it
 // fail within a second with an error naming it.
 TEST(Multiplexer, KilledPeerFailsSendersAndExchangesWithinOneSecond) {
