@@ -44,6 +44,11 @@ uint64_t residentMemoryBytes() {
   return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
+HeapUse heapUse() {
+  const struct mallinfo2 info = ::mallinfo2();
+  return HeapUse{info.uordblks + info.hblkhd, info.fordblks};
+}
+
 void returnFreedMemory() {
   ::malloc_trim(0);
 }

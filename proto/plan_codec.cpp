@@ -1,6 +1,7 @@
 #include "proto/plan_codec.h"
 
 #include <cstring>
+#include <optional>
 
 #include "common/check.h"
 #include "common/stack_depth.h"
@@ -11,6 +12,47 @@ namespace shoal::proto {
 using engine::LogicalType;
 using engine::TypeId;
 using engine::Value;
+
+namespace {
+
+/// The argument count of the operators whose shape the pipeline builder and the evaluator take for granted
+/// (a join key is an equality of two sides); nothing for the others. A plan from elsewhere than the binder is
+/// refused when it gives one of them another count.
+std::optional<size_t> fixedArity(engine::ScalarFunction function) {
+  using engine::ScalarFunction;
+  switch (function) {
+    case ScalarFunction::kAdd:
+    case ScalarFunction::kSubtract:
+    case ScalarFunction::kMultiply:
+    case ScalarFunction::kDivide:
+    case ScalarFunction::kModulo:
+    case ScalarFunction::kEqual:
+    case ScalarFunction::kNotEqual:
+    case ScalarFunction::kLess:
+    case ScalarFunction::kLessEqual:
+    case ScalarFunction::kGreater:
+    case ScalarFunction::kGreaterEqual:
+    case ScalarFunction::kLike:
+    case ScalarFunction::kNotLike:
+    case ScalarFunction::kDateAddDays:
+    case ScalarFunction::kDateSubtractDays:
+    case ScalarFunction::kDateDifference:
+    case ScalarFunction::kDateAddMonths:
+      return 2;
+    case ScalarFunction::kNegate:
+    case ScalarFunction::kNot:
+    case ScalarFunction::kIsNull:
+    case ScalarFunction::kIsNotNull:
+    case ScalarFunction::kLower:
+    case ScalarFunction::kUpper:
+    case ScalarFunction::kCharLength:
+      return 1;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
 
 TypeProto encodeType(const LogicalType& type) {
   TypeProto proto;
@@ -176,6 +218,12 @@ engine::ExpressionPtr decodeExpression(const ExpressionProto& proto, const Colum
       uint32_t function = proto.function().function();
       if (function > static_cast<uint32_t>(engine::kLastScalarFunction)) {
         SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown plan function {}", function);
+      }
+      const auto arity = fixedArity(static_cast<engine::ScalarFunction>(function));
+      if (arity && static_cast<size_t>(proto.function().arguments_size()) != *arity) {
+        SHOAL_USER_FAIL(SqlState::kDataCorrupted, "plan function {} with {} arguments instead of {}",
+                        engine::scalarFunctionName(static_cast<engine::ScalarFunction>(function)),
+                        proto.function().arguments_size(), *arity);
       }
       std::vector<engine::ExpressionPtr> arguments;
       for (const auto& argument : proto.function().arguments()) {
