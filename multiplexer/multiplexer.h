@@ -54,7 +54,7 @@ struct MultiplexerOptions {
   /// How long a closed exchange's id is remembered (a straggler for it is then dropped), and how long messages
   /// may wait for a consumer to open their exchange: far beyond any straggler of a query that ended, well
   /// short of a worker's uptime.
-  std::chrono::milliseconds forgetExchangesAfter{std::chrono::minutes(5)};
+  std::chrono::milliseconds forgetExchangesAfter{std::chrono::seconds(60)};
 };
 
 enum class PeerState { kConnecting, kConnected, kLost };

@@ -10,7 +10,7 @@ namespace {
 constexpr auto kCheckInterval = std::chrono::milliseconds(500);
 constexpr uint64_t kWorthTrimmingBytes = uint64_t{64} << 20;
 /// Under steady load: free bytes glibc's arenas may keep before they are returned, and how often at most.
-constexpr uint64_t kHeapFreeToTrimUnderLoad = uint64_t{128} << 20;
+constexpr uint64_t kHeapFreeToTrimUnderLoad = uint64_t{32} << 20;
 constexpr auto kTrimUnderLoadInterval = std::chrono::seconds(10);
 
 }  // namespace

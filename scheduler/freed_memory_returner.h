@@ -15,7 +15,7 @@ namespace shoal::scheduler {
 /// most they held since it last looked (its budget's count), or when no query runs (`idle`) and the
 /// resident memory grew by 64 MB since it last trimmed (what queries allocate beyond their count: encoded
 /// messages, gRPC buffers). Under steady load neither may happen while glibc's arenas keep every block the
-/// queries freed (`make soak` saw workers' memory creep up that way): then it trims when they keep 128 MB
+/// queries freed (`make soak` saw workers' memory step up that way): then it trims when they keep 32 MB
 /// free, at most every 10 s.
 class FreedMemoryReturner {
  public:
