@@ -288,6 +288,8 @@ TEST(Multiplexer, BroadcastSendsOneBufferToEveryNode) {
 // started) do not hold receive buffers forever, and closed exchange ids are not remembered forever either.
 TEST(Multiplexer, MessagesNoConsumerOpensAreDroppedAfterAWhile) {
   LocalCluster cluster(2, [](MultiplexerOptions& options) { options.forgetExchangesAfter = 200ms; });
+  // Over RDMA the receive window stays posted, so buffers count as in use when nothing is held.
+  const size_t idle = cluster[1].receivePool().messagesInUse();
   for (uint32_t i = 0; i < 3; ++i) {
     Message* message = cluster[0].acquire(0, 5s);
     message->setExchangeId(77);
@@ -296,12 +298,14 @@ TEST(Multiplexer, MessagesNoConsumerOpensAreDroppedAfterAWhile) {
   }
   for (int i = 0; i < 200 && cluster[1].stats().messagesReceived < 3; ++i) std::this_thread::sleep_for(10ms);
   ASSERT_EQ(cluster[1].stats().messagesReceived, 3u);
-  EXPECT_GE(cluster[1].receivePool().messagesInUse(), 3u) << "held for a consumer that may still come";
+  if (idle == 0) {  // over TCP a buffer is in use only while it holds a message
+    EXPECT_GE(cluster[1].receivePool().messagesInUse(), 3u) << "held for a consumer that may still come";
+  }
   std::this_thread::sleep_for(300ms);
   cluster[1].closeExchange(78);  // any close sweeps what is past its time
   // Released buffers return to the pool through the network thread (which also returns their credits).
-  for (int i = 0; i < 100 && cluster[1].receivePool().messagesInUse() > 0; ++i) std::this_thread::sleep_for(10ms);
-  EXPECT_EQ(cluster[1].receivePool().messagesInUse(), 0u);
+  for (int i = 0; i < 100 && cluster[1].receivePool().messagesInUse() > idle; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(cluster[1].receivePool().messagesInUse(), idle);
   // Exchange 78 was forgotten as closed too, after its time: a late message for it waits for a consumer again.
   std::this_thread::sleep_for(300ms);
   cluster[1].closeExchange(79);
