@@ -20,18 +20,13 @@ namespace {
 /// refused when it gives one of them another count.
 std::optional<size_t> fixedArity(engine::ScalarFunction function) {
   using engine::ScalarFunction;
+  if (engine::isComparison(function)) return 2;
   switch (function) {
     case ScalarFunction::kAdd:
     case ScalarFunction::kSubtract:
     case ScalarFunction::kMultiply:
     case ScalarFunction::kDivide:
     case ScalarFunction::kModulo:
-    case ScalarFunction::kEqual:
-    case ScalarFunction::kNotEqual:
-    case ScalarFunction::kLess:
-    case ScalarFunction::kLessEqual:
-    case ScalarFunction::kGreater:
-    case ScalarFunction::kGreaterEqual:
     case ScalarFunction::kLike:
     case ScalarFunction::kNotLike:
     case ScalarFunction::kDateAddDays:
