@@ -5,8 +5,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
@@ -61,6 +63,11 @@ void Worker::start() {
   ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
   ::mallopt(M_TRIM_THRESHOLD, 512 << 20);
   ::mallopt(M_TOP_PAD, 16 << 20);
+  // glibc gives each thread that meets a locked arena a new one, up to 8 per core, and malloc_trim never returns
+  // the free top of any but the first: under steady query load each arena kept its own high-water mark, and the
+  // worker's resident memory climbed by a fifth over a 5-minute soak with nothing leaked (heaptrack). One arena
+  // per core keeps the same throughput there and holds memory flat (tests/soak).
+  ::mallopt(M_ARENA_MAX, static_cast<int>(std::max(2u, std::thread::hardware_concurrency())));
   proto::installClusterSecret(proto::readClusterSecretFile(options_.clusterSecretFile));
   NumaTopology topology = options_.numaNodes > 0 ? NumaTopology::fake(options_.numaNodes) : NumaTopology::detect();
   spdlog::info("placing segments over {} NUMA node(s){}", topology.numNodes(), topology.isFake() ? " (simulated)" : "");
