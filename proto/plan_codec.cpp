@@ -41,6 +41,7 @@ std::optional<size_t> fixedArity(engine::ScalarFunction function) {
     case ScalarFunction::kLower:
     case ScalarFunction::kUpper:
     case ScalarFunction::kCharLength:
+    case ScalarFunction::kAssignString:
       return 1;
     default:
       return std::nullopt;

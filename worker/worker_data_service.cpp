@@ -238,11 +238,23 @@ grpc::Status WorkerDataService::ExecuteFragments(grpc::ServerContext* context,
     proto::ExecuteFragmentsRequest limited = *request;
     if (limited.memory_limit_bytes() == 0) limited.set_memory_limit_bytes(defaultMemoryLimitBytes_);
     proto::ExecuteFragmentsResponse response;
+    // INSERT ... SELECT: what the insert's gather brings goes to the table's owners instead of the coordinator.
+    std::unique_ptr<RowRouter> insertRouter;
+    uint64_t rowsInserted = 0;
+    if (request->has_insert_target()) {
+      const auto& target = request->insert_target();
+      insertRouter = std::make_unique<RowRouter>(target.load_id(), target.layout(), selfAddress_, storage_, peers_);
+    }
     FragmentExecutor::Outcome outcome =
         FragmentExecutor(storage_, dispatcher_, network_)
             .run(
                 limited,
                 [&](uint64_t exchangeId, engine::Chunk& chunk) {
+                  if (insertRouter && exchangeId == request->insert_target().exchange_id()) {
+                    rowsInserted += chunk.size();
+                    insertRouter->route(std::move(chunk));
+                    return;
+                  }
                   response.mutable_chunk()->clear();
                   response.set_exchange_id(exchangeId);
                   engine::encodeChunk(chunk, *response.mutable_chunk());
@@ -251,8 +263,10 @@ grpc::Status WorkerDataService::ExecuteFragments(grpc::ServerContext* context,
                   }
                 },
                 [&] { return context->IsCancelled(); });
+    if (insertRouter) insertRouter->finish();
     response.Clear();
     response.set_last(true);
+    response.set_rows_inserted(rowsInserted);
     response.set_messages_sent(outcome.messagesSent);
     response.set_bytes_sent(outcome.bytesSent);
     for (uint64_t count : outcome.operatorRows) response.add_operator_rows(count);

@@ -139,7 +139,7 @@ Status naming(Status error, const DistributedPlan& plan) {
 
 }  // namespace
 
-QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
+QueryResult DistributedExecutor::run(const DistributedPlan& plan, const proto::InsertTargetProto* insertTarget) const {
   const size_t workers = plan.workerNames.size();
   auto storageIdOf = [&](const sql::LogicalScan& scan) {
     auto table = cluster_.tables.require({scan.table.schema, scan.table.name});
@@ -169,6 +169,7 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
     for (const auto& address : plan.exchangeAddresses) request.add_exchange_addresses(address);
     for (uint64_t incarnation : incarnations) request.add_exchange_incarnations(incarnation);
     request.set_self(node);
+    if (insertTarget) *request.mutable_insert_target() = *insertTarget;
     for (size_t f = 0; f < plan.fragments.size(); ++f) {
       const auto& fragment = plan.fragments[f];
       auto runsOn = plan.nodesOf(fragment);
@@ -188,6 +189,7 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
   std::mutex statsMutex;
   uint64_t bytesShuffled = 0;
   uint64_t messagesShuffled = 0;
+  uint64_t rowsInserted = 0;
   auto cancelWorkers = [&] {
     for (auto& context : contexts) context->TryCancel();
   };
@@ -225,6 +227,7 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
             std::lock_guard lock(statsMutex);
             bytesShuffled += response.bytes_sent();
             messagesShuffled += response.messages_sent();
+            rowsInserted += response.rows_inserted();
             continue;
           }
           const auto& producer = plan.producerOf(response.exchange_id());
@@ -318,6 +321,7 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan) const {
   for (auto& chunk : physical.result->chunks()) result.chunks.push_back(std::move(chunk));
   result.bytesShuffled = bytesShuffled;
   result.messagesShuffled = messagesShuffled;
+  result.rowsInserted = rowsInserted;
   return result;
 }
 

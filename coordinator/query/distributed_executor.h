@@ -6,6 +6,7 @@
 #include "coordinator/cluster/cluster_context.h"
 #include "coordinator/planner/distributed_plan.h"
 #include "coordinator/query/query_result.h"
+#include "proto/storage.pb.h"
 
 namespace shoal::coordinator {
 
@@ -24,7 +25,9 @@ class DistributedExecutor {
         cancelRequested_(cancelRequested),
         memoryLimitBytes_(memoryLimitBytes) {}
 
-  QueryResult run(const DistributedPlan& plan) const;
+  /// With `insertTarget`, the rows of its gather go into a table: each worker routes them to the table's owners
+  /// under the load (the coordinator commits it), and the result counts them in rowsInserted.
+  QueryResult run(const DistributedPlan& plan, const proto::InsertTargetProto* insertTarget = nullptr) const;
 
  private:
   ClusterContext& cluster_;

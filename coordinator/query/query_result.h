@@ -51,6 +51,8 @@ struct QueryResult {
   /// What the query's exchanges moved between workers (a distributed plan's).
   uint64_t bytesShuffled = 0;
   uint64_t messagesShuffled = 0;
+  /// INSERT ... SELECT whose workers routed the rows into the table themselves: how many they routed.
+  uint64_t rowsInserted = 0;
 
   /// The next chunk: one at hand, else one from the stream; nullopt at the end.
   std::optional<engine::Chunk> nextChunk() {

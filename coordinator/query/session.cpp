@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "coordinator/query/grant_commands.h"
+#include "coordinator/query/insert_select.h"
 #include "coordinator/query/plan_executor.h"
 #include "coordinator/query/role_commands.h"
 #include "coordinator/query/session_registry.h"
@@ -30,10 +31,10 @@ bool writes(const sql::BoundStatement& statement) {
         return std::is_same_v<Command, sql::CreateView> || std::is_same_v<Command, sql::DropView> ||
                std::is_same_v<Command, sql::CreateTable> || std::is_same_v<Command, sql::DropTable> ||
                std::is_same_v<Command, sql::TruncateTable> || std::is_same_v<Command, sql::InsertValues> ||
-               std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::TpchLoad> ||
-               std::is_same_v<Command, sql::CommentOn> || std::is_same_v<Command, sql::CreateSchema> ||
-               std::is_same_v<Command, sql::DropSchema> || std::is_same_v<Command, sql::GrantPrivileges> ||
-               std::is_same_v<Command, sql::GrantRoles>;
+               std::is_same_v<Command, sql::InsertSelect> || std::is_same_v<Command, sql::CopyFrom> ||
+               std::is_same_v<Command, sql::TpchLoad> || std::is_same_v<Command, sql::CommentOn> ||
+               std::is_same_v<Command, sql::CreateSchema> || std::is_same_v<Command, sql::DropSchema> ||
+               std::is_same_v<Command, sql::GrantPrivileges> || std::is_same_v<Command, sql::GrantRoles>;
       },
       statement.command);
 }
@@ -107,6 +108,8 @@ void Session::describe(PreparedStatement& prepared) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       prepared.resultColumns.push_back(ResultColumn{query->plan.columnNames[i], outputs[i].type});
     }
+  } else if (auto* insert = std::get_if<sql::InsertSelect>(&prepared.bound->command)) {
+    sql::optimize(insert->plan, &cancelRequested_);
   } else if (auto* copyTo = std::get_if<sql::CopyTo>(&prepared.bound->command)) {
     if (!copyTo->path) sql::optimize(copyTo->plan, &cancelRequested_);  // COPY TO a file is refused when it runs
   } else if (auto* explain = std::get_if<sql::Explain>(&prepared.bound->command)) {
@@ -141,6 +144,7 @@ sql::BoundStatement Session::bindWithValues(const PreparedStatement& statement,
           ? binder.bindPrepared(script, statement.statementIndex, statement.bound->parameterTypes, parameters)
           : binder.bind(script, statement.statementIndex, statement.bound->parameterTypes, parameters);
   if (auto* query = std::get_if<sql::BoundQuery>(&bound.command)) sql::optimize(query->plan, &cancelRequested_);
+  if (auto* insert = std::get_if<sql::InsertSelect>(&bound.command)) sql::optimize(insert->plan, &cancelRequested_);
   if (auto* explain = std::get_if<sql::Explain>(&bound.command)) {
     sql::optimize(explain->plan, &cancelRequested_);
     if (!explain->analyze) explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
@@ -194,6 +198,10 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     outcome.commandTag = runDropSchema(cluster_, command, catalog_, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {
     outcome.commandTag = runInsertValues(cluster_, command, parameters);
+  } else if constexpr (std::is_same_v<Command, sql::InsertSelect>) {
+    PlanExecutor executor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
+    outcome.commandTag =
+        runInsertSelect(cluster_, command, executor, parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
   } else if constexpr (std::is_same_v<Command, sql::CopyFrom>) {
     std::unique_ptr<CopyInput> input;
     if (command.path) {
@@ -546,16 +554,25 @@ StatementOutcome Session::runExplain(const sql::Explain& command, std::span<cons
     PlanExecutor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes())
         .run(command.plan, &actualRows);
     sql::Explain analyzed{sql::LogicalPlan{}, command.verbose, false,
-                          sql::explainPlan(*command.plan.root, command.verbose, &actualRows)};
+                          sql::explainPlan(*command.plan.root, command.verbose, &actualRows), std::nullopt};
     return runExplain(analyzed, parameters);
   }
   std::vector<std::string> text = command.lines;
+  bool routedOnWorkers = false;
   if (command.plan.root) {
     // A plan that runs over several workers shows its fragments, their exchanges and where each one runs.
     PlanExecutor executor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
     if (auto distributed = executor.distribute(command.plan)) {
       text = distributed->explain(command.verbose);
+      auto table = command.insertInto ? cluster_.tables.find(*command.insertInto) : nullptr;
+      routedOnWorkers = table && workerRoutedGather(*distributed, *table) != nullptr;
     }
+  }
+  if (command.insertInto) {
+    for (auto& line : text) line.insert(0, "  ");
+    text.insert(text.begin(), {fmt::format("Insert on {}", command.insertInto->name),
+                               routedOnWorkers ? "  rows routed to the workers that own them by each worker"
+                                               : "  rows routed to the workers that own them from the coordinator"});
   }
   StatementOutcome outcome;
   engine::Vector lines(engine::LogicalType::text(), text.size());

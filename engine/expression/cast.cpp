@@ -195,6 +195,8 @@ void castToText(const Vector& input, Vector& out, const TimeZone* zone) {
     text.clear();
     if (input.type().isString()) {
       text = input.data<StringRef>()[row].view();  // CHAR(n) converts without its padding
+    } else if (input.type().id() == TypeId::kBoolean && !input.type().isArray()) {
+      text = input.data<uint8_t>()[row] != 0 ? "true" : "false";  // the cast spells it out (booltext), output is t/f
     } else {
       input.appendText(row, text, zone);
     }

@@ -422,6 +422,8 @@ Vector ExpressionEvaluator::evaluateFunction(const FunctionExpression& function,
       return evaluateBitwise(function.function(), argumentVectors, function.type());
     case ScalarFunction::kReplace:
       return evaluateReplace(value(0), value(1), value(2));
+    case ScalarFunction::kAssignString:
+      return evaluateAssignString(value(0), function.type());
     case ScalarFunction::kQuoteIdent:
     case ScalarFunction::kQuoteLiteral:
     case ScalarFunction::kQuoteNullable:

@@ -100,6 +100,8 @@ std::string_view scalarFunctionName(ScalarFunction function) {
       return "compare_all";
     case ScalarFunction::kReplace:
       return "replace";
+    case ScalarFunction::kAssignString:
+      return "assign_string";
     case ScalarFunction::kQuoteIdent:
       return "quote_ident";
     case ScalarFunction::kQuoteLiteral:
@@ -296,6 +298,7 @@ bool isOperator(ScalarFunction function) {
     case ScalarFunction::kCompareAny:
     case ScalarFunction::kCompareAll:
     case ScalarFunction::kReplace:
+    case ScalarFunction::kAssignString:
     case ScalarFunction::kQuoteIdent:
     case ScalarFunction::kQuoteLiteral:
     case ScalarFunction::kQuoteNullable:

@@ -84,6 +84,9 @@ enum class ScalarFunction {
   kCompareAll,
   // replace(text, from, to) -> TEXT: every occurrence of `from` replaced.
   kReplace,
+  // An assignment (INSERT ... SELECT) of text to a varchar(n) or char(n) column -> that type: a value longer than
+  // n characters fails with 22001 unless what passes n is spaces, as PostgreSQL assigns; a cast truncates instead.
+  kAssignString,
   // quote_ident, quote_literal, quote_nullable (text) and format(text, text...) -> TEXT (quote_functions.h).
   kQuoteIdent,
   kQuoteLiteral,

@@ -52,6 +52,29 @@ Vector evaluateReplace(const Vector& text, const Vector& from, const Vector& to)
   return out;
 }
 
+Vector evaluateAssignString(const Vector& text, const LogicalType& type) {
+  Vector out(type, text.size());
+  out.validity() = text.validity();
+  const size_t limit = type.maxLength();
+  const bool toChar = type.id() == TypeId::kChar;
+  for (size_t row = 0; row < text.size(); ++row) {
+    if (out.isNull(row)) continue;
+    std::string_view value = text.data<StringRef>()[row].view();
+    // Where the n-th character ends (UTF-8 continuation bytes are 10xxxxxx).
+    size_t end = 0;
+    for (size_t characters = 0; end < value.size(); ++end) {
+      if ((static_cast<unsigned char>(value[end]) & 0xC0) != 0x80 && characters++ == limit) break;
+    }
+    if (limit > 0 && value.find_first_not_of(' ', end) != std::string_view::npos) {
+      SHOAL_USER_FAIL(SqlState::kStringDataRightTruncation, "value too long for type {}", type.toString());
+    }
+    if (limit > 0) value = value.substr(0, end);
+    if (toChar) value = value.substr(0, value.find_last_not_of(' ') + 1);
+    out.setString(row, value);
+  }
+  return out;
+}
+
 Vector evaluateConcat(const Vector& left, const Vector& right, const LogicalType& type) {
   SHOAL_CHECK_EQ(left.size(), right.size());
   Vector out(type, left.size());

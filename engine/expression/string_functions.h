@@ -12,6 +12,10 @@ Vector evaluateConcat(const Vector& left, const Vector& right, const LogicalType
 /// `from` leaves the text as it is. NULL when any argument is.
 Vector evaluateReplace(const Vector& text, const Vector& from, const Vector& to);
 
+/// kAssignString: `text` into a column of `type` (varchar(n) or char(n)): what passes n characters must be
+/// spaces, which go; otherwise 22001 "value too long for type ...". char(n) keeps no trailing spaces.
+Vector evaluateAssignString(const Vector& text, const LogicalType& type);
+
 /// lower, upper (ASCII letters, as under the C locale; other bytes pass through) and char_length (UTF-8 characters).
 Vector evaluateStringFunction(ScalarFunction function, const Vector& input);
 

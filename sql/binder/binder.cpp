@@ -134,10 +134,22 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
           SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "EXPLAIN option \"{}\" is not supported", name);
         }
       }
-      if (!explain.query().has_select_stmt()) {
-        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "EXPLAIN works on queries only");
+      if (explain.query().has_insert_stmt()) {
+        auto insert = TableStatementBinder(catalog_, script.text(), bound.parameterTypes)
+                          .bindInsert(explain.query().insert_stmt());
+        auto* insertSelect = std::get_if<InsertSelect>(&insert);
+        if (command.analyze)
+          SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "EXPLAIN ANALYZE of INSERT is not supported yet");
+        if (insertSelect == nullptr) {
+          SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "EXPLAIN of INSERT ... VALUES is not supported yet");
+        }
+        command.plan = std::move(insertSelect->plan);
+        command.insertInto = insertSelect->table;
+      } else if (!explain.query().has_select_stmt()) {
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "EXPLAIN works on queries and INSERT ... SELECT only");
+      } else {
+        command.plan = bindQuery(script.text(), explain.query().select_stmt(), bound.parameterTypes, parameterValues);
       }
-      command.plan = bindQuery(script.text(), explain.query().select_stmt(), bound.parameterTypes, parameterValues);
       bound.command = std::move(command);
       bound.commandTag = "EXPLAIN";
       break;
@@ -284,8 +296,8 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       bound.commandTag = "TRUNCATE TABLE";
       break;
     case pg_query::Node::kInsertStmt:
-      bound.command =
-          TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindInsert(node.insert_stmt());
+      std::visit([&](auto&& command) { bound.command = std::move(command); },
+                 TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindInsert(node.insert_stmt()));
       bound.commandTag = "INSERT 0";
       break;
     case pg_query::Node::kCopyStmt:
@@ -427,7 +439,8 @@ BoundStatement Binder::bindPreparable(std::string_view text, const pg_query::Nod
         BoundQuery{bindQuery(text, query.select_stmt(), bound.parameterTypes, parameterValues), std::nullopt};
     bound.commandTag = "SELECT";
   } else if (query.has_insert_stmt()) {
-    bound.command = TableStatementBinder(catalog_, text, bound.parameterTypes).bindInsert(query.insert_stmt());
+    std::visit([&](auto&& command) { bound.command = std::move(command); },
+               TableStatementBinder(catalog_, text, bound.parameterTypes).bindInsert(query.insert_stmt()));
     bound.commandTag = "INSERT 0";
   } else {
     const auto* field = query.GetDescriptor()->FindFieldByNumber(query.node_case());

@@ -54,6 +54,8 @@ struct Explain {
   bool analyze = false;
   /// The text EXPLAIN returns, one row per line (set by the session once it has optimized the plan).
   std::vector<std::string> lines;
+  /// EXPLAIN INSERT INTO t SELECT ...: t (the plan is the insert's).
+  std::optional<QualifiedName> insertInto;
 };
 
 /// CREATE [OR REPLACE] VIEW name [(columns)] AS query: checked by binding the query once.
@@ -204,6 +206,13 @@ struct InsertValues {
   std::vector<std::vector<engine::ExpressionPtr>> rows;
 };
 
+/// INSERT INTO t [(columns)] query: the query's rows under an assignment cast to the columns they fill; the
+/// table's other columns are NULL. The plan outputs the table's columns, in order and of their types.
+struct InsertSelect {
+  QualifiedName table;
+  LogicalPlan plan;
+};
+
 /// How COPY's rows are written, in either direction: PostgreSQL's text, CSV and binary formats, and dbgen's
 /// .tbl (Shoal's own, for COPY FROM). The binder fills in each format's defaults and checks the options as
 /// PostgreSQL 15 does; the options below are the text formats' (binary has none).
@@ -299,9 +308,9 @@ struct CommentOn {
 /// A statement ready to run: what the session needs, with no parse tree left.
 struct BoundStatement {
   std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
-               CreateTable, DropTable, TruncateTable, InsertValues, CopyFrom, CopyTo, TpchLoad, PrepareStatement,
-               ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn, CreateSchema, DropSchema,
-               CreateRole, AlterRole, DropRole, GrantPrivileges, GrantRoles>
+               CreateTable, DropTable, TruncateTable, InsertValues, InsertSelect, CopyFrom, CopyTo, TpchLoad,
+               PrepareStatement, ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn, CreateSchema,
+               DropSchema, CreateRole, AlterRole, DropRole, GrantPrivileges, GrantRoles>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

@@ -27,6 +27,16 @@ inline std::unique_ptr<engine::FunctionExpression> makeFunction(engine::ScalarFu
   return std::make_unique<engine::FunctionExpression>(which, std::move(arguments), std::move(type));
 }
 
+/// A boolean as its output function writes it ('t' or 'f'), for the functions that take "any" value as its
+/// output (concat, format); its cast to text says 'true' or 'false'.
+inline engine::ExpressionPtr booleanOutputText(engine::ExpressionPtr boolean) {
+  std::vector<engine::ExpressionPtr> branches;
+  branches.push_back(std::move(boolean));
+  branches.push_back(constantOf(engine::Value::varchar("t")));
+  branches.push_back(constantOf(engine::Value::varchar("f")));
+  return functionOf(engine::ScalarFunction::kCase, engine::LogicalType::text(), std::move(branches));
+}
+
 /// True for an untyped literal or parameter, whose type its context decides.
 inline bool isUnknown(const engine::ExpressionPtr& expression) {
   return expression->type().id() == engine::TypeId::kUnknown;

@@ -267,7 +267,12 @@ ExpressionPtr ExpressionBinder::bindFunctionCall(const pg_query::Node& node) {
     // quote_ident takes text; the others any value, as its text (format's first argument is text).
     if (arguments.empty() || (name != "format" && arguments.size() != 1)) undefined();
     if ((name == "quote_ident" || name == "format") && !textual(arguments[0])) undefined();
-    for (auto& argument : arguments) argument = coerce(std::move(argument), LogicalType::text(), call.location());
+    for (auto& argument : arguments) {
+      // format writes its values with their output functions; quote_literal and quote_nullable cast to text.
+      if (name == "format" && argument->type().id() == TypeId::kBoolean)
+        argument = booleanOutputText(std::move(argument));
+      argument = coerce(std::move(argument), LogicalType::text(), call.location());
+    }
     const auto function = name == "quote_ident"     ? ScalarFunction::kQuoteIdent
                           : name == "quote_literal" ? ScalarFunction::kQuoteLiteral
                           : name == "format"        ? ScalarFunction::kFormat

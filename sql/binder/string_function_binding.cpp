@@ -78,14 +78,7 @@ ExpressionPtr ExpressionBinder::bindStringLibraryFunction(std::string_view name,
     if (arguments.empty() || (name == "concat_ws" && !textual(arguments[0]))) undefined();
     for (auto& argument : arguments) {
       argument = resolveUnknown(std::move(argument), location);
-      if (argument->type().id() == TypeId::kBoolean) {
-        // A boolean's output is 't' or 'f', where its cast to text says 'true' or 'false'.
-        std::vector<ExpressionPtr> branches;
-        branches.push_back(std::move(argument));
-        branches.push_back(std::make_unique<ConstantExpression>(Value::varchar("t")));
-        branches.push_back(std::make_unique<ConstantExpression>(Value::varchar("f")));
-        argument = functionOf(ScalarFunction::kCase, LogicalType::text(), std::move(branches));
-      }
+      if (argument->type().id() == TypeId::kBoolean) argument = booleanOutputText(std::move(argument));
       argument = paddedText(std::move(argument), location);
     }
     const auto function = name == "concat" ? ScalarFunction::kConcatValues : ScalarFunction::kConcatWithSeparator;

@@ -201,7 +201,7 @@ TruncateTable TableStatementBinder::bindTruncate(const pg_query::TruncateStmt& t
   return bound;
 }
 
-InsertValues TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert) {
+std::variant<InsertValues, InsertSelect> TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert) {
   const auto& range = insert.relation();
   TableDescription table = findTable(range.schemaname(), range.relname(), range.location(), kAclInsert);
   if (insert.has_on_conflict_clause() || insert.returning_list_size() > 0 || insert.has_with_clause()) {
@@ -231,9 +231,18 @@ InsertValues TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert
       targets.push_back(index);
     }
   }
-  if (!insert.has_select_stmt() || insert.select_stmt().select_stmt().values_lists_size() == 0) {
-    fail(SqlState::kFeatureNotSupported, range.location(), "only INSERT ... VALUES is supported yet");
+  if (!insert.has_select_stmt()) {
+    // DEFAULT VALUES: one row of the columns' defaults, which are all NULL (Shoal has no column defaults yet).
+    InsertValues bound;
+    bound.table = {table.schema, table.name};
+    bound.rows.emplace_back(table.columns.size());
+    return bound;
   }
+  const auto& select = insert.select_stmt().select_stmt();
+  if (select.values_lists_size() == 0) return bindInsertSelect(insert, table, targets);
+  // Without a column list, the values fill the first columns and the others are NULL, as in PostgreSQL.
+  const auto& firstRow = select.values_lists(0).list().items();
+  if (insert.cols_size() == 0 && static_cast<size_t>(firstRow.size()) < targets.size()) targets.resize(firstRow.size());
   InsertValues bound;
   bound.table = {table.schema, table.name};
   std::vector<ColumnDescription> none;
@@ -242,12 +251,16 @@ InsertValues TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert
   binder.setCatalog(&catalog_);  // for the session's functions (current_user, pg_backend_pid()) and the catalog's
   for (const auto& rowNode : insert.select_stmt().select_stmt().values_lists()) {
     const auto& items = rowNode.list().items();
+    if (items.size() != firstRow.size()) {
+      fail(SqlState::kSyntaxError, items.empty() ? -1 : ExpressionBinder::locationOf(items[0]),
+           "VALUES lists must all be the same length");
+    }
     if (static_cast<size_t>(items.size()) > targets.size()) {
       fail(SqlState::kSyntaxError, ExpressionBinder::locationOf(items[static_cast<int>(targets.size())]),
            "INSERT has more expressions than target columns");
     }
     if (static_cast<size_t>(items.size()) < targets.size()) {
-      fail(SqlState::kSyntaxError, ExpressionBinder::locationOf(rowNode),
+      fail(SqlState::kSyntaxError, insert.cols(items.size()).res_target().location(),
            "INSERT has more target columns than expressions");
     }
     std::vector<engine::ExpressionPtr> row(table.columns.size());

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <variant>
 #include <vector>
 
 #include "sql/binder/bound_statement.h"
@@ -16,7 +17,7 @@ class CallStmt;
 namespace shoal::sql {
 
 /// Binds the statements that define, fill and empty user tables: CREATE
-/// TABLE, DROP TABLE, TRUNCATE, INSERT ... VALUES and CALL tpch_load.
+/// TABLE, DROP TABLE, TRUNCATE, INSERT and CALL tpch_load.
 class TableStatementBinder {
  public:
   TableStatementBinder(const CatalogReader& catalog, std::string_view text,
@@ -26,7 +27,8 @@ class TableStatementBinder {
   CreateTable bindCreate(const pg_query::CreateStmt& create);
   DropTable bindDrop(const pg_query::DropStmt& drop);
   TruncateTable bindTruncate(const pg_query::TruncateStmt& truncate);
-  InsertValues bindInsert(const pg_query::InsertStmt& insert);
+  /// INSERT ... VALUES of expressions without columns, or INSERT ... query.
+  std::variant<InsertValues, InsertSelect> bindInsert(const pg_query::InsertStmt& insert);
   TpchLoad bindCall(const pg_query::CallStmt& call);
 
  private:
@@ -34,6 +36,9 @@ class TableStatementBinder {
   /// position 42P01 (for a missing schema too), 42501 for a system relation or when the session lacks
   /// privileges `wanted` on it, and 0A000 for a view.
   TableDescription findTable(const std::string& schema, const std::string& name, int location, AclMode wanted) const;
+  /// INSERT ... query into `table`, whose columns `targets` the query's columns fill (insert_select_binding.cpp).
+  InsertSelect bindInsertSelect(const pg_query::InsertStmt& insert, const TableDescription& table,
+                                std::vector<size_t> targets);
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
 
   const CatalogReader& catalog_;

@@ -1,0 +1,53 @@
+#include "coordinator/query/insert_select.h"
+
+#include <fmt/format.h>
+
+#include "coordinator/query/distributed_executor.h"
+#include "coordinator/query/load_transaction.h"
+#include "coordinator/query/row_router.h"
+
+namespace shoal::coordinator {
+const PlanFragment* workerRoutedGather(const DistributedPlan& plan, const TableEntry& table) {
+  const auto* scan = dynamic_cast<const sql::LogicalScan*>(plan.coordinatorPlan.root.get());
+  if (scan == nullptr || !scan->exchangeInput) return nullptr;
+  const PlanFragment& producer = plan.producerOf(*scan->exchangeInput);
+  const std::vector<sql::PlanColumn> produced = producer.plan.root->outputColumns();
+  const std::vector<engine::LogicalType> types = table.columnTypes();
+  if (scan->columns.size() != types.size() || produced.size() != types.size()) return nullptr;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (scan->columns[i].id != produced[i].id || produced[i].type != types[i]) return nullptr;
+  }
+  return &producer;
+}
+
+std::string runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor,
+                            std::span<const engine::Value> parameters, const std::atomic<bool>& cancelRequested,
+                            uint64_t memoryLimitBytes) {
+  auto table = cluster.tables.find(command.table);
+  if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
+  if (auto distributed = executor.distribute(command.plan)) {
+    if (const PlanFragment* gather = workerRoutedGather(*distributed, *table)) {
+      LoadTransaction load(cluster, {table});
+      proto::InsertTargetProto target;
+      target.set_exchange_id(gather->exchangeId);
+      target.set_load_id(load.loadId());
+      *target.mutable_layout() = cluster.workers.layoutOf(*table);
+      QueryResult result =
+          DistributedExecutor(cluster, parameters, cancelRequested, memoryLimitBytes).run(*distributed, &target);
+      load.commit();
+      return fmt::format("INSERT 0 {}", result.rowsInserted);
+    }
+  }
+  QueryResult result = executor.run(command.plan);
+  RowRouter router(cluster, table);
+  uint64_t rows = 0;
+  while (auto chunk = result.nextChunk()) {
+    if (cancelRequested.load()) SHOAL_USER_FAIL(SqlState::kQueryCanceled, "canceling statement due to user request");
+    rows += chunk->size();
+    router.write(*chunk);
+  }
+  router.finish();
+  return fmt::format("INSERT 0 {}", rows);
+}
+
+}  // namespace shoal::coordinator

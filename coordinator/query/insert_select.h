@@ -1,0 +1,27 @@
+#pragma once
+
+#include <atomic>
+#include <span>
+#include <string>
+
+#include "coordinator/cluster/cluster_context.h"
+#include "coordinator/query/plan_executor.h"
+#include "sql/binder/bound_statement.h"
+
+namespace shoal::coordinator {
+
+/// The gather of `plan` whose rows the workers route into `table` themselves: the one gather that the
+/// coordinator's part of the plan passes on unchanged, of the table's column types. Null when the coordinator
+/// does more than that.
+const PlanFragment* workerRoutedGather(const DistributedPlan& plan, const TableEntry& table);
+
+/// INSERT INTO t SELECT ...: one all-or-nothing load of the query's rows. When the query runs distributed and its
+/// rows would only be gathered to the coordinator, each worker routes the rows it computes straight to the
+/// workers that own them. Any other plan (one worker, work left on the coordinator such as ORDER BY or a final
+/// aggregate) brings its rows to the coordinator, which routes them as INSERT ... VALUES does. Returns the
+/// command tag.
+std::string runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor,
+                            std::span<const engine::Value> parameters, const std::atomic<bool>& cancelRequested,
+                            uint64_t memoryLimitBytes);
+
+}  // namespace shoal::coordinator
