@@ -5,6 +5,7 @@
 #include "coordinator/query/distributed_executor.h"
 #include "coordinator/query/load_transaction.h"
 #include "coordinator/query/row_router.h"
+#include "coordinator/query/table_commands.h"
 
 namespace shoal::coordinator {
 const PlanFragment* workerRoutedGather(const DistributedPlan& plan, const TableEntry& table) {
@@ -48,6 +49,23 @@ std::string runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& co
   }
   router.finish();
   return fmt::format("INSERT 0 {}", rows);
+}
+
+std::string runCreateTableAs(ClusterContext& cluster, const sql::CreateTableAs& command, const std::string& user,
+                             std::vector<Notice>& notices, const PlanExecutor& executor,
+                             std::span<const engine::Value> parameters, const std::atomic<bool>& cancelRequested,
+                             uint64_t memoryLimitBytes) {
+  const bool exists = cluster.tables.find(command.table.name) || cluster.tables.findView(command.table.name);
+  runCreateTable(cluster, command.table, user, notices);
+  if (exists || !command.withData) return "CREATE TABLE AS";  // IF NOT EXISTS skipped it (with a NOTICE)
+  try {
+    std::string tag = runInsertSelect(cluster, command.insert, executor, parameters, cancelRequested, memoryLimitBytes);
+    return "SELECT " + tag.substr(tag.rfind(' ') + 1);
+  } catch (...) {
+    std::vector<Notice> ignored;
+    runDropTable(cluster, sql::DropTable{{command.table.name}, true}, user, ignored);
+    throw;
+  }
 }
 
 }  // namespace shoal::coordinator

@@ -3,9 +3,11 @@
 #include <atomic>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "coordinator/cluster/cluster_context.h"
 #include "coordinator/query/plan_executor.h"
+#include "coordinator/query/query_result.h"
 #include "sql/binder/bound_statement.h"
 
 namespace shoal::coordinator {
@@ -23,5 +25,12 @@ const PlanFragment* workerRoutedGather(const DistributedPlan& plan, const TableE
 std::string runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor,
                             std::span<const engine::Value> parameters, const std::atomic<bool>& cancelRequested,
                             uint64_t memoryLimitBytes);
+
+/// CREATE TABLE ... AS query and SELECT ... INTO: creates the table, then fills it as INSERT ... SELECT does; when
+/// filling fails, the table goes again. Returns the command tag ("SELECT n", as PostgreSQL's).
+std::string runCreateTableAs(ClusterContext& cluster, const sql::CreateTableAs& command, const std::string& user,
+                             std::vector<Notice>& notices, const PlanExecutor& executor,
+                             std::span<const engine::Value> parameters, const std::atomic<bool>& cancelRequested,
+                             uint64_t memoryLimitBytes);
 
 }  // namespace shoal::coordinator

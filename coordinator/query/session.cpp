@@ -31,10 +31,11 @@ bool writes(const sql::BoundStatement& statement) {
         return std::is_same_v<Command, sql::CreateView> || std::is_same_v<Command, sql::DropView> ||
                std::is_same_v<Command, sql::CreateTable> || std::is_same_v<Command, sql::DropTable> ||
                std::is_same_v<Command, sql::TruncateTable> || std::is_same_v<Command, sql::InsertValues> ||
-               std::is_same_v<Command, sql::InsertSelect> || std::is_same_v<Command, sql::CopyFrom> ||
-               std::is_same_v<Command, sql::TpchLoad> || std::is_same_v<Command, sql::CommentOn> ||
-               std::is_same_v<Command, sql::CreateSchema> || std::is_same_v<Command, sql::DropSchema> ||
-               std::is_same_v<Command, sql::GrantPrivileges> || std::is_same_v<Command, sql::GrantRoles>;
+               std::is_same_v<Command, sql::InsertSelect> || std::is_same_v<Command, sql::CreateTableAs> ||
+               std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::TpchLoad> ||
+               std::is_same_v<Command, sql::CommentOn> || std::is_same_v<Command, sql::CreateSchema> ||
+               std::is_same_v<Command, sql::DropSchema> || std::is_same_v<Command, sql::GrantPrivileges> ||
+               std::is_same_v<Command, sql::GrantRoles>;
       },
       statement.command);
 }
@@ -110,6 +111,8 @@ void Session::describe(PreparedStatement& prepared) {
     }
   } else if (auto* insert = std::get_if<sql::InsertSelect>(&prepared.bound->command)) {
     sql::optimize(insert->plan, &cancelRequested_);
+  } else if (auto* create = std::get_if<sql::CreateTableAs>(&prepared.bound->command)) {
+    sql::optimize(create->insert.plan, &cancelRequested_);
   } else if (auto* copyTo = std::get_if<sql::CopyTo>(&prepared.bound->command)) {
     if (!copyTo->path) sql::optimize(copyTo->plan, &cancelRequested_);  // COPY TO a file is refused when it runs
   } else if (auto* explain = std::get_if<sql::Explain>(&prepared.bound->command)) {
@@ -145,6 +148,9 @@ sql::BoundStatement Session::bindWithValues(const PreparedStatement& statement,
           : binder.bind(script, statement.statementIndex, statement.bound->parameterTypes, parameters);
   if (auto* query = std::get_if<sql::BoundQuery>(&bound.command)) sql::optimize(query->plan, &cancelRequested_);
   if (auto* insert = std::get_if<sql::InsertSelect>(&bound.command)) sql::optimize(insert->plan, &cancelRequested_);
+  if (auto* create = std::get_if<sql::CreateTableAs>(&bound.command)) {
+    sql::optimize(create->insert.plan, &cancelRequested_);
+  }
   if (auto* explain = std::get_if<sql::Explain>(&bound.command)) {
     sql::optimize(explain->plan, &cancelRequested_);
     if (!explain->analyze) explain->lines = sql::explainPlan(*explain->plan.root, explain->verbose);
@@ -202,6 +208,10 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     PlanExecutor executor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
     outcome.commandTag =
         runInsertSelect(cluster_, command, executor, parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
+  } else if constexpr (std::is_same_v<Command, sql::CreateTableAs>) {
+    PlanExecutor executor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
+    outcome.commandTag = runCreateTableAs(cluster_, command, user(), outcome.notices, executor, parameters,
+                                          cancelRequested_, settings_.queryMemoryLimitBytes());
   } else if constexpr (std::is_same_v<Command, sql::CopyFrom>) {
     std::unique_ptr<CopyInput> input;
     if (command.path) {

@@ -110,6 +110,12 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
   bound.parameterTypes = std::move(declaredParameterTypes);
   switch (node.node_case()) {
     case pg_query::Node::kSelectStmt: {
+      if (node.select_stmt().has_into_clause()) {
+        bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes)
+                            .bindCreateTableAs(node.select_stmt().into_clause(), node.select_stmt(), false);
+        bound.commandTag = "SELECT";
+        break;
+      }
       if (auto setConfig = bindSetConfig(node.select_stmt())) {
         bound.command = std::move(*setConfig);
         bound.commandTag = "SELECT";
@@ -247,6 +253,19 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
           TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindCreate(node.create_stmt());
       bound.commandTag = "CREATE TABLE";
       break;
+    case pg_query::Node::kCreateTableAsStmt: {
+      const auto& create = node.create_table_as_stmt();
+      if (create.objtype() != pg_query::OBJECT_TABLE) {
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "materialized views are not supported yet");
+      }
+      if (!create.query().has_select_stmt()) {
+        SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "CREATE TABLE AS EXECUTE is not supported yet");
+      }
+      bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes)
+                          .bindCreateTableAs(create.into(), create.query().select_stmt(), create.if_not_exists());
+      bound.commandTag = "SELECT";
+      break;
+    }
     case pg_query::Node::kCreateSchemaStmt:
       bound.command = bindCreateSchema(node.create_schema_stmt(), catalog_);
       bound.commandTag = "CREATE SCHEMA";

@@ -213,6 +213,16 @@ struct InsertSelect {
   LogicalPlan plan;
 };
 
+/// CREATE TABLE name [(column names)] [WITH (distribution = ...)] AS query [WITH [NO] DATA], and SELECT ... INTO
+/// name: a table of the query's columns, filled with its rows by the same statement (the table goes again when
+/// that fails).
+struct CreateTableAs {
+  CreateTable table;
+  /// The query's rows, whose columns are the table's (insert.table names it).
+  InsertSelect insert;
+  bool withData = true;
+};
+
 /// How COPY's rows are written, in either direction: PostgreSQL's text, CSV and binary formats, and dbgen's
 /// .tbl (Shoal's own, for COPY FROM). The binder fills in each format's defaults and checks the options as
 /// PostgreSQL 15 does; the options below are the text formats' (binary has none).
@@ -308,9 +318,9 @@ struct CommentOn {
 /// A statement ready to run: what the session needs, with no parse tree left.
 struct BoundStatement {
   std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
-               CreateTable, DropTable, TruncateTable, InsertValues, InsertSelect, CopyFrom, CopyTo, TpchLoad,
-               PrepareStatement, ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn, CreateSchema,
-               DropSchema, CreateRole, AlterRole, DropRole, GrantPrivileges, GrantRoles>
+               CreateTable, DropTable, TruncateTable, InsertValues, InsertSelect, CreateTableAs, CopyFrom, CopyTo,
+               TpchLoad, PrepareStatement, ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn,
+               CreateSchema, DropSchema, CreateRole, AlterRole, DropRole, GrantPrivileges, GrantRoles>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

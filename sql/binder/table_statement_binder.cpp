@@ -145,7 +145,19 @@ CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create)
   if (!bound.primaryKey.empty()) {
     bound.distribution = DistributionSpec{DistributionSpec::Kind::kHash, bound.primaryKey};
   }
-  for (const auto& optionNode : create.options()) {
+  bindTableOptions(create.options(), bound);
+  return bound;
+}
+
+void TableStatementBinder::bindTableOptions(const google::protobuf::RepeatedPtrField<pg_query::Node>& options,
+                                            CreateTable& bound) const {
+  auto columnIndex = [&](const std::string& name, int location) -> size_t {
+    for (size_t i = 0; i < bound.columns.size(); ++i) {
+      if (bound.columns[i].name == name) return i;
+    }
+    fail(SqlState::kUndefinedColumn, location, fmt::format("column \"{}\" named in key does not exist", name));
+  };
+  for (const auto& optionNode : options) {
     const auto& option = optionNode.def_elem();
     if (option.defname() != "distribution") {
       fail(SqlState::kFeatureNotSupported, option.location(),
@@ -178,7 +190,6 @@ CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create)
                        optionText(option)));
     }
   }
-  return bound;
 }
 
 DropTable TableStatementBinder::bindDrop(const pg_query::DropStmt& drop) {

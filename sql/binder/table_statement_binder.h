@@ -3,6 +3,8 @@
 #include <variant>
 #include <vector>
 
+#include <google/protobuf/repeated_ptr_field.h>
+
 #include "sql/binder/bound_statement.h"
 #include "sql/binder/catalog_reader.h"
 
@@ -12,6 +14,9 @@ class DropStmt;
 class TruncateStmt;
 class InsertStmt;
 class CallStmt;
+class IntoClause;
+class SelectStmt;
+class Node;
 }  // namespace pg_query
 
 namespace shoal::sql {
@@ -25,6 +30,9 @@ class TableStatementBinder {
       : catalog_(catalog), text_(text), parameterTypes_(parameterTypes) {}
 
   CreateTable bindCreate(const pg_query::CreateStmt& create);
+  /// CREATE TABLE ... AS query, and SELECT ... INTO (`query` then has the INTO clause; create_table_as_binding.cpp).
+  CreateTableAs bindCreateTableAs(const pg_query::IntoClause& into, const pg_query::SelectStmt& query,
+                                  bool ifNotExists);
   DropTable bindDrop(const pg_query::DropStmt& drop);
   TruncateTable bindTruncate(const pg_query::TruncateStmt& truncate);
   /// INSERT ... VALUES of expressions without columns, or INSERT ... query.
@@ -39,6 +47,8 @@ class TableStatementBinder {
   /// INSERT ... query into `table`, whose columns `targets` the query's columns fill (insert_select_binding.cpp).
   InsertSelect bindInsertSelect(const pg_query::InsertStmt& insert, const TableDescription& table,
                                 std::vector<size_t> targets);
+  /// WITH (distribution = 'hash(column, ...)' | 'replicated' | 'random') of a new table.
+  void bindTableOptions(const google::protobuf::RepeatedPtrField<pg_query::Node>& options, CreateTable& bound) const;
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
 
   const CatalogReader& catalog_;
