@@ -350,6 +350,38 @@ std::shared_ptr<const TableEntry> TableCatalog::truncate(const sql::QualifiedNam
   return old;
 }
 
+void TableCatalog::renameTable(const sql::QualifiedName& name, const std::string& newName) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  auto it = tables_.find(name);
+  if (it == tables_.end()) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", name.name);
+  const sql::QualifiedName renamed{name.schema, newName};
+  if (tables_.contains(renamed) || views_.contains(renamed)) {
+    SHOAL_USER_FAIL(SqlState::kDuplicateTable, "relation \"{}\" already exists", newName);
+  }
+  auto entry = std::make_shared<TableEntry>(*it->second);
+  entry->name = newName;
+  tables_.erase(it);
+  tables_[renamed] = std::move(entry);
+  persistLocked(before);
+}
+
+void TableCatalog::renameColumn(const sql::QualifiedName& name, const std::string& column, const std::string& newName) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  auto it = tables_.find(name);
+  if (it == tables_.end()) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", name.name);
+  auto entry = std::make_shared<TableEntry>(*it->second);
+  auto index = entry->findColumn(column);
+  if (!index) SHOAL_USER_FAIL(SqlState::kUndefinedColumn, "column \"{}\" does not exist", column);
+  if (entry->findColumn(newName)) {
+    SHOAL_USER_FAIL(SqlState::kDuplicateColumn, "column \"{}\" of relation \"{}\" already exists", newName, name.name);
+  }
+  entry->columns[*index].name = newName;
+  it->second = std::move(entry);
+  persistLocked(before);
+}
+
 std::optional<ViewEntry> TableCatalog::findView(const sql::QualifiedName& name) const {
   std::lock_guard lock(mutex_);
   auto it = views_.find(name);

@@ -115,6 +115,10 @@ class TableCatalog {
   std::shared_ptr<const TableEntry> drop(const sql::QualifiedName& name);
   /// Gives a table new, empty storage; returns the entry as it was.
   std::shared_ptr<const TableEntry> truncate(const sql::QualifiedName& name);
+  /// ALTER TABLE RENAME: 42P07 when a relation of the new name exists in its schema.
+  void renameTable(const sql::QualifiedName& name, const std::string& newName);
+  /// ALTER TABLE RENAME COLUMN: 42703 when there is no such column, 42701 when the new name is taken.
+  void renameColumn(const sql::QualifiedName& name, const std::string& column, const std::string& newName);
   std::optional<ViewEntry> findView(const sql::QualifiedName& name) const;
   std::vector<ViewEntry> listViews() const;
   /// Every table and view name, unqualified.

@@ -30,12 +30,12 @@ bool writes(const sql::BoundStatement& statement) {
         using Command = std::decay_t<decltype(command)>;
         return std::is_same_v<Command, sql::CreateView> || std::is_same_v<Command, sql::DropView> ||
                std::is_same_v<Command, sql::CreateTable> || std::is_same_v<Command, sql::DropTable> ||
-               std::is_same_v<Command, sql::TruncateTable> || std::is_same_v<Command, sql::InsertValues> ||
-               std::is_same_v<Command, sql::InsertSelect> || std::is_same_v<Command, sql::CreateTableAs> ||
-               std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::TpchLoad> ||
-               std::is_same_v<Command, sql::CommentOn> || std::is_same_v<Command, sql::CreateSchema> ||
-               std::is_same_v<Command, sql::DropSchema> || std::is_same_v<Command, sql::GrantPrivileges> ||
-               std::is_same_v<Command, sql::GrantRoles>;
+               std::is_same_v<Command, sql::TruncateTable> || std::is_same_v<Command, sql::RenameTable> ||
+               std::is_same_v<Command, sql::InsertValues> || std::is_same_v<Command, sql::InsertSelect> ||
+               std::is_same_v<Command, sql::CreateTableAs> || std::is_same_v<Command, sql::CopyFrom> ||
+               std::is_same_v<Command, sql::TpchLoad> || std::is_same_v<Command, sql::CommentOn> ||
+               std::is_same_v<Command, sql::CreateSchema> || std::is_same_v<Command, sql::DropSchema> ||
+               std::is_same_v<Command, sql::GrantPrivileges> || std::is_same_v<Command, sql::GrantRoles>;
       },
       statement.command);
 }
@@ -188,6 +188,8 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     outcome.commandTag = runDropTable(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::TruncateTable>) {
     outcome.commandTag = runTruncateTable(cluster_, command);
+  } else if constexpr (std::is_same_v<Command, sql::RenameTable>) {
+    outcome.commandTag = runRenameTable(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::CreateSchema>) {
     outcome.commandTag = runCreateSchema(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::CreateRole>) {

@@ -179,6 +179,27 @@ std::string runDropSchema(ClusterContext& cluster, const sql::DropSchema& comman
   return "DROP SCHEMA";
 }
 
+std::string runRenameTable(ClusterContext& cluster, const sql::RenameTable& command, const std::string& user,
+                           std::vector<Notice>& notices) {
+  if (!cluster.tables.find(command.table)) {
+    if (cluster.tables.findView(command.table)) {
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "renaming a view is not supported yet");
+    }
+    if (command.ifExists) {
+      notices.push_back(Notice::notice(fmt::format("relation \"{}\" does not exist, skipping", command.table.name)));
+      return "ALTER TABLE";
+    }
+    SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
+  }
+  cluster.tables.requireRelationOwner(user, command.table, false);
+  if (command.column) {
+    cluster.tables.renameColumn(command.table, *command.column, command.newName);
+  } else {
+    cluster.tables.renameTable(command.table, command.newName);
+  }
+  return "ALTER TABLE";
+}
+
 std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& command,
                             std::span<const engine::Value> parameters) {
   auto table = cluster.tables.find(command.table);

@@ -19,6 +19,10 @@ std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& comm
 std::string runDropTable(ClusterContext& cluster, const sql::DropTable& command, const std::string& user,
                          std::vector<Notice>& notices);
 std::string runTruncateTable(ClusterContext& cluster, const sql::TruncateTable& command);
+/// ALTER TABLE ... RENAME [COLUMN]: the catalog alone changes (workers know columns by position, tables by storage
+/// id). Views read the table by name, as they do after DROP TABLE: one over the old name fails with 42P01.
+std::string runRenameTable(ClusterContext& cluster, const sql::RenameTable& command, const std::string& user,
+                           std::vector<Notice>& notices);
 std::string runCreateSchema(ClusterContext& cluster, const sql::CreateSchema& command, const std::string& user,
                             std::vector<Notice>& notices);
 /// DROP SCHEMA, with the workers told to drop the storage of the tables CASCADE took along; `catalog` is the

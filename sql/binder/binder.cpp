@@ -309,6 +309,11 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindDrop(node.drop_stmt());
       bound.commandTag = "DROP TABLE";
       break;
+    case pg_query::Node::kRenameStmt:
+      bound.command =
+          TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindRename(node.rename_stmt());
+      bound.commandTag = "ALTER TABLE";
+      break;
     case pg_query::Node::kTruncateStmt:
       bound.command =
           TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindTruncate(node.truncate_stmt());

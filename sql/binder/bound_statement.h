@@ -198,6 +198,16 @@ struct TruncateTable {
   std::vector<QualifiedName> names;
 };
 
+/// ALTER TABLE [IF EXISTS] name RENAME TO new_name, and ALTER TABLE name RENAME [COLUMN] column TO new_name. The
+/// session checks the names against the catalog when it runs.
+struct RenameTable {
+  /// As the search path found it (or as written, when it found none).
+  QualifiedName table;
+  std::optional<std::string> column;
+  std::string newName;
+  bool ifExists = false;
+};
+
 /// INSERT INTO t [(columns)] VALUES (...), ...: rows of constant expressions,
 /// already cast to the target columns' types; columns not listed get NULL.
 struct InsertValues {
@@ -318,8 +328,8 @@ struct CommentOn {
 /// A statement ready to run: what the session needs, with no parse tree left.
 struct BoundStatement {
   std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
-               CreateTable, DropTable, TruncateTable, InsertValues, InsertSelect, CreateTableAs, CopyFrom, CopyTo,
-               TpchLoad, PrepareStatement, ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn,
+               CreateTable, DropTable, TruncateTable, RenameTable, InsertValues, InsertSelect, CreateTableAs, CopyFrom,
+               CopyTo, TpchLoad, PrepareStatement, ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn,
                CreateSchema, DropSchema, CreateRole, AlterRole, DropRole, GrantPrivileges, GrantRoles>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.

@@ -202,6 +202,22 @@ DropTable TableStatementBinder::bindDrop(const pg_query::DropStmt& drop) {
   return bound;
 }
 
+RenameTable TableStatementBinder::bindRename(const pg_query::RenameStmt& rename) {
+  const bool table = rename.rename_type() == pg_query::OBJECT_TABLE;
+  const bool column =
+      rename.rename_type() == pg_query::OBJECT_COLUMN && rename.relation_type() == pg_query::OBJECT_TABLE;
+  if (!table && !column)
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "only ALTER TABLE ... RENAME is supported yet");
+  const auto& relation = rename.relation();
+  RenameTable bound;
+  bound.table = resolveRelation(catalog_, relation.schemaname(), relation.relname())
+                    .value_or(QualifiedName{relation.schemaname(), relation.relname()});
+  if (column) bound.column = rename.subname();
+  bound.newName = rename.newname();
+  bound.ifExists = rename.missing_ok();
+  return bound;
+}
+
 TruncateTable TableStatementBinder::bindTruncate(const pg_query::TruncateStmt& truncate) {
   TruncateTable bound;
   for (const auto& relation : truncate.relations()) {

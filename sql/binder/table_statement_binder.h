@@ -15,6 +15,7 @@ class TruncateStmt;
 class InsertStmt;
 class CallStmt;
 class IntoClause;
+class RenameStmt;
 class SelectStmt;
 class Node;
 }  // namespace pg_query
@@ -22,7 +23,7 @@ class Node;
 namespace shoal::sql {
 
 /// Binds the statements that define, fill and empty user tables: CREATE
-/// TABLE, DROP TABLE, TRUNCATE, INSERT and CALL tpch_load.
+/// TABLE, DROP TABLE, TRUNCATE, ALTER TABLE ... RENAME, INSERT and CALL tpch_load.
 class TableStatementBinder {
  public:
   TableStatementBinder(const CatalogReader& catalog, std::string_view text,
@@ -35,6 +36,7 @@ class TableStatementBinder {
                                   bool ifNotExists);
   DropTable bindDrop(const pg_query::DropStmt& drop);
   TruncateTable bindTruncate(const pg_query::TruncateStmt& truncate);
+  RenameTable bindRename(const pg_query::RenameStmt& rename);
   /// INSERT ... VALUES of expressions without columns, or INSERT ... query.
   std::variant<InsertValues, InsertSelect> bindInsert(const pg_query::InsertStmt& insert);
   TpchLoad bindCall(const pg_query::CallStmt& call);
