@@ -4,6 +4,7 @@
 #include "sql/optimizer/cardinality_estimator.h"
 #include "sql/optimizer/constant_folder.h"
 #include "sql/optimizer/decorrelator.h"
+#include "sql/optimizer/full_join_lowering.h"
 #include "sql/optimizer/interrupts.h"
 #include "sql/optimizer/join_order_optimizer.h"
 #include "sql/optimizer/predicate_pushdown.h"
@@ -20,6 +21,7 @@ void optimize(LogicalPlan& plan, const std::atomic<bool>* cancelRequested) {
   foldConstants(*plan.root);
   plan.root = PredicatePushdown().run(std::move(plan.root));
   checkForInterrupts();
+  plan.root = lowerFullJoins(std::move(plan.root), ids);
   plan.root = JoinOrderOptimizer().run(std::move(plan.root));
   checkForInterrupts();
   plan.root = pushSemiJoinsDown(std::move(plan.root));
