@@ -150,7 +150,14 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
   BindScope leftScope(outer_);
   BindScope rightScope(outer_);
   LogicalOperatorPtr left = bindFromItem(join.larg(), leftScope);
-  LogicalOperatorPtr right = bindFromItem(join.rarg(), rightScope);
+  // A LATERAL subquery on the right reads the left side's columns: the join is dependent, and the optimizer
+  // decorrelates it as it does a correlated subquery.
+  const bool lateral = join.rarg().has_range_subselect() && join.rarg().range_subselect().lateral();
+  if (lateral && (join.jointype() == pg_query::JOIN_RIGHT || join.jointype() == pg_query::JOIN_FULL)) {
+    fail(SqlState::kInvalidColumnReference, -1,
+         "the combining JOIN type must be INNER or LEFT for a LATERAL reference");
+  }
+  LogicalOperatorPtr right = bindFromItem(join.rarg(), rightScope, &leftScope);
   auto op = std::make_unique<LogicalJoin>();
   switch (join.jointype()) {
     case pg_query::JOIN_INNER:
@@ -254,6 +261,7 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
     }
     splitConjunction(std::move(condition), op->conditions);
   }
+  op->dependent = lateral;
   if (rightJoin) {
     op->children.push_back(std::move(right));
     op->children.push_back(std::move(left));
@@ -266,7 +274,7 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
   return op;
 }
 
-LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindScope& scope) {
+LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindScope& scope, const BindScope* lateral) {
   switch (item.node_case()) {
     case pg_query::Node::kRangeVar:
       return bindRangeVar(item, scope);
@@ -277,8 +285,10 @@ LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindSco
       return bindRangeFunction(item.range_function(), scope);
     case pg_query::Node::kRangeSubselect: {
       const auto& subselect = item.range_subselect();
-      if (subselect.lateral()) fail(SqlState::kFeatureNotSupported, -1, "LATERAL is not supported yet");
-      QueryBinder binder(catalog_, text_, parameterTypes_, ids_, outer_, ctes_, views_);
+      if (subselect.lateral() && lateral == nullptr) {
+        fail(SqlState::kFeatureNotSupported, -1, "LATERAL is not supported here yet");
+      }
+      QueryBinder binder(catalog_, text_, parameterTypes_, ids_, subselect.lateral() ? lateral : outer_, ctes_, views_);
       binder.useParameterValues(parameterValues_);
       LogicalPlan plan = binder.bind(subselect.subquery().select_stmt());
       std::string relation = subselect.has_alias() ? subselect.alias().aliasname() : "unnamed_subquery";

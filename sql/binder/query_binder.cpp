@@ -112,13 +112,15 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   LogicalOperatorPtr plan;
   for (const auto& item : select.from_clause()) {
     // A function is implicitly LATERAL: when it reads the items before it, it consumes their plan.
+    // A LATERAL subquery reads the items before it as outer columns: its join is dependent.
     LogicalOperatorPtr bound = item.has_range_function() ? bindRangeFunction(item.range_function(), scope_, &plan)
-                                                         : bindFromItem(item, scope_);
+                                                         : bindFromItem(item, scope_, &scope_);
     if (!plan || bound->kind() == LogicalOperatorKind::kProjectSet) {
       plan = std::move(bound);
       continue;
     }
     auto join = std::make_unique<LogicalJoin>();
+    join->dependent = item.has_range_subselect() && item.range_subselect().lateral();
     join->children.push_back(std::move(plan));
     join->children.push_back(std::move(bound));
     plan = std::move(join);

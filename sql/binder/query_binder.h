@@ -119,7 +119,9 @@ class QueryBinder {
   void registerCtes(const pg_query::SelectStmt& select);
 
   /// Binds a FROM item; its columns are added to `scope`.
-  LogicalOperatorPtr bindFromItem(const pg_query::Node& item, BindScope& scope);
+  /// `lateral`: what a LATERAL subquery among the items may read besides the outer query (the FROM items before
+  /// it); it then reads them as outer columns, and the caller makes its join dependent.
+  LogicalOperatorPtr bindFromItem(const pg_query::Node& item, BindScope& scope, const BindScope* lateral = nullptr);
   /// generate_series(...), unnest(...), generate_subscripts(...) in FROM (table_function_binder.cpp).
   /// A function in FROM. When its arguments read the FROM items bound before it (`lateralInput`, the plan of
   /// the comma list so far), it takes that plan as its input and returns a ProjectSet over it; otherwise a

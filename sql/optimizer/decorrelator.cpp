@@ -102,6 +102,9 @@ LogicalOperatorPtr Decorrelator::decorrelateJoin(std::unique_ptr<LogicalJoin> jo
     join->type = JoinType::kLeft;
     return patchEmptyAggregate(std::move(join));
   }
+  if (join->type == JoinType::kInner || join->type == JoinType::kLeft) {
+    unsupported("a LATERAL subquery over an aggregate without GROUP BY");
+  }
   unsupported("EXISTS or IN over an aggregate without GROUP BY that reads the outer query");
 }
 
