@@ -212,8 +212,43 @@ LogicalOperatorPtr Decorrelator::pushDown(LogicalOperatorPtr op, Pushdown& pushd
       join.children[side] = pushDown(std::move(join.children[side]), pushdown, false);
       return op;
     }
-    case LogicalOperatorKind::kLimit:
-      unsupported("LIMIT or OFFSET in a subquery that reads the outer query");
+    case LogicalOperatorKind::kLimit: {
+      // LIMIT n OFFSET m per outer value: the rows numbered m+1 to m+n in each D value's partition, in the
+      // ORDER BY's order (top-N per group, as a LATERAL subquery writes it).
+      auto& limit = static_cast<LogicalLimit&>(*op);
+      LogicalOperatorPtr input = std::move(limit.children[0]);
+      auto window = std::make_unique<LogicalWindow>();
+      if (input->kind() == LogicalOperatorKind::kSort) {
+        window->orderBy = std::move(static_cast<LogicalSort&>(*input).keys);
+        input = std::move(input->children[0]);
+      }
+      for (const auto& key : window->orderBy) {
+        if (key.expression->kind() != engine::ExpressionKind::kColumnRef) {
+          unsupported("LIMIT under an ORDER BY of expressions in a subquery that reads the outer query");
+        }
+      }
+      window->children.push_back(pushDown(std::move(input), pushdown, false));
+      for (const auto& column : pushdown.distinctColumns) window->partitionBy.push_back(columnRef(column));
+      WindowCall rowNumber;
+      rowNumber.function = engine::WindowFunction::kRowNumber;
+      rowNumber.resultType = LogicalType::bigInt();
+      rowNumber.id = ids_.next();
+      rowNumber.name = "row_number";
+      const PlanColumn number{rowNumber.id, rowNumber.resultType, rowNumber.name};
+      window->calls.push_back(std::move(rowNumber));
+      auto filter = std::make_unique<LogicalFilter>();
+      auto compare = [&](engine::ScalarFunction comparison, int64_t bound) {
+        std::vector<ExpressionPtr> arguments;
+        arguments.push_back(columnRef(number));
+        arguments.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::bigInt(bound)));
+        filter->conditions.push_back(
+            std::make_unique<engine::FunctionExpression>(comparison, std::move(arguments), LogicalType::boolean()));
+      };
+      if (limit.offset > 0) compare(engine::ScalarFunction::kGreater, limit.offset);
+      if (limit.limit) compare(engine::ScalarFunction::kLessEqual, limit.offset + *limit.limit);
+      filter->children.push_back(std::move(window));
+      return filter;
+    }
     case LogicalOperatorKind::kUnionAll:
       unsupported("UNION in a subquery that reads the outer query");
     case LogicalOperatorKind::kWindow:

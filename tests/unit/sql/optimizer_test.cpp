@@ -200,9 +200,16 @@ TEST(OptimizerTest, LongJoinChainsUseTheGreedyOrderWithoutCrossProducts) {
 }
 
 TEST(OptimizerTest, UnsupportedCorrelationFailsClearlyInsteadOfRunningPerRow) {
-  Status status = errorOf("SELECT k FROM r WHERE v = (SELECT v FROM s WHERE s.k = r.k LIMIT 1)");
+  Status status = errorOf("SELECT k FROM r WHERE v = (SELECT v FROM s WHERE s.k = r.k UNION ALL SELECT 1)");
   EXPECT_EQ(status.sqlState(), SqlState::kFeatureNotSupported);
-  EXPECT_TRUE(contains(status.message(), "LIMIT")) << status.message();
+  EXPECT_TRUE(contains(status.message(), "UNION")) << status.message();
+}
+
+TEST(OptimizerTest, ALimitPerOuterRowBecomesARowNumberPerOuterValue) {
+  std::string plan = explain("SELECT k FROM r WHERE v = (SELECT v FROM s WHERE s.k = r.k ORDER BY v DESC LIMIT 1)");
+  EXPECT_TRUE(contains(plan, "Window")) << plan;
+  EXPECT_TRUE(contains(plan, "row_number")) << plan;
+  EXPECT_FALSE(contains(plan, "Limit")) << plan;
 }
 
 TEST(OptimizerTest, UnionAllGetsFiltersInBothInputs) {
