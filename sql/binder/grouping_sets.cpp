@@ -128,15 +128,7 @@ LogicalOperatorPtr QueryBinder::expandGroupingSets(std::unique_ptr<LogicalAggreg
     } else {
       branchInput = std::move(input);
     }
-    auto remap = [&](const engine::Expression& expression) {
-      return rewriteExpression(expression, [&](const engine::Expression& node) -> ExpressionPtr {
-        if (node.kind() != engine::ExpressionKind::kColumnRef) return nullptr;
-        const auto& ref = static_cast<const engine::ColumnRefExpression&>(node);
-        auto found = renamed.find(static_cast<ColumnId>(ref.columnIndex()));
-        if (found == renamed.end()) return nullptr;
-        return std::make_unique<engine::ColumnRefExpression>(found->second, ref.type(), ref.name());
-      });
-    };
+    auto remap = [&](const engine::Expression& expression) { return withRenamedColumns(expression, renamed); };
     auto branch = std::make_unique<LogicalAggregate>();
     std::map<size_t, ColumnId> keyIds;
     for (size_t key : keys) {

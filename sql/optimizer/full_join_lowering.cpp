@@ -11,27 +11,18 @@
 namespace shoal::sql {
 namespace {
 
-/// A copy of `side` whose columns have fresh ids; `renamed` gains each old id's new one.
-LogicalOperatorPtr renumberedCopy(const LogicalOperator& side, ColumnIdGenerator& ids,
-                                  std::map<ColumnId, ColumnId>& renamed) {
-  LogicalOperatorPtr copy = copyPlan(side);
-  for (const auto& [from, to] : renumberColumns(*copy, ids)) renamed[from] = to;
-  return copy;
-}
-
-std::vector<engine::ExpressionPtr> renamedConditions(const LogicalJoin& join,
-                                                     const std::map<ColumnId, ColumnId>& renamed) {
-  std::vector<engine::ExpressionPtr> conditions;
-  for (const auto& condition : join.conditions) {
-    conditions.push_back(rewriteExpression(*condition, [&](const engine::Expression& node) -> engine::ExpressionPtr {
-      if (node.kind() != engine::ExpressionKind::kColumnRef) return nullptr;
-      const auto& ref = static_cast<const engine::ColumnRefExpression&>(node);
-      auto found = renamed.find(static_cast<ColumnId>(ref.columnIndex()));
-      if (found == renamed.end()) return nullptr;
-      return std::make_unique<engine::ColumnRefExpression>(found->second, ref.type(), ref.name());
-    }));
+/// `first` JOIN `second` of type `type` on `join`'s conditions, over copies of both whose columns have fresh ids.
+std::unique_ptr<LogicalJoin> joinOfCopies(JoinType type, const LogicalOperator& first, const LogicalOperator& second,
+                                          const LogicalJoin& join, ColumnIdGenerator& ids) {
+  std::map<ColumnId, ColumnId> renamed;
+  auto copied = std::make_unique<LogicalJoin>();
+  copied->type = type;
+  for (const LogicalOperator* side : {&first, &second}) {
+    copied->children.push_back(copyPlan(*side));
+    for (const auto& [from, to] : renumberColumns(*copied->children.back(), ids)) renamed[from] = to;
   }
-  return conditions;
+  for (const auto& condition : join.conditions) copied->conditions.push_back(withRenamedColumns(*condition, renamed));
+  return copied;
 }
 
 std::set<ColumnId> idsOf(const std::vector<PlanColumn>& columns) {
@@ -69,21 +60,10 @@ LogicalOperatorPtr lowerFullJoin(LogicalJoin& join, ColumnIdGenerator& ids) {
   const std::vector<PlanColumn> output = join.outputColumns();
   const std::vector<PlanColumn> leftColumns = join.children[0]->outputColumns();
 
-  // left LEFT JOIN right, on copies with their own ids.
-  std::map<ColumnId, ColumnId> matched;
-  auto leftJoin = std::make_unique<LogicalJoin>();
-  leftJoin->type = JoinType::kLeft;
-  leftJoin->children.push_back(renumberedCopy(*join.children[0], ids, matched));
-  leftJoin->children.push_back(renumberedCopy(*join.children[1], ids, matched));
-  leftJoin->conditions = renamedConditions(join, matched);
-
-  // right rows no left row matches: right ANTI JOIN left, then NULLs for the left's columns.
-  std::map<ColumnId, ColumnId> unmatched;
-  auto antiJoin = std::make_unique<LogicalJoin>();
-  antiJoin->type = JoinType::kAnti;
-  antiJoin->children.push_back(renumberedCopy(*join.children[1], ids, unmatched));
-  antiJoin->children.push_back(renumberedCopy(*join.children[0], ids, unmatched));
-  antiJoin->conditions = renamedConditions(join, unmatched);
+  // left LEFT JOIN right; then the right rows no left row matches (right ANTI JOIN left), with NULLs for the
+  // left's columns.
+  auto leftJoin = joinOfCopies(JoinType::kLeft, *join.children[0], *join.children[1], join, ids);
+  auto antiJoin = joinOfCopies(JoinType::kAnti, *join.children[1], *join.children[0], join, ids);
   auto padded = std::make_unique<LogicalProject>();
   for (const auto& column : leftColumns) {
     padded->expressions.push_back(constantOf(engine::Value::null(column.type)));

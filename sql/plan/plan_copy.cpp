@@ -207,16 +207,20 @@ std::map<ColumnId, ColumnId> renumberColumns(LogicalOperator& root, ColumnIdGene
   std::map<ColumnId, ColumnId> renamed;
   for (ColumnId id : produced) renamed[id] = ids.next();
   renameAll(root, renamed);
-  rewritePlanExpressions(root, [&](const engine::Expression& expression) {
-    return rewriteExpression(expression, [&](const engine::Expression& node) -> ExpressionPtr {
-      if (node.kind() != engine::ExpressionKind::kColumnRef) return nullptr;
-      const auto& ref = static_cast<const engine::ColumnRefExpression&>(node);
-      auto it = renamed.find(static_cast<ColumnId>(ref.columnIndex()));
-      if (it == renamed.end()) return nullptr;
-      return std::make_unique<engine::ColumnRefExpression>(it->second, ref.type(), ref.name());
-    });
-  });
+  rewritePlanExpressions(root,
+                         [&](const engine::Expression& expression) { return withRenamedColumns(expression, renamed); });
   return renamed;
+}
+
+engine::ExpressionPtr withRenamedColumns(const engine::Expression& expression,
+                                         const std::map<ColumnId, ColumnId>& renamed) {
+  return rewriteExpression(expression, [&](const engine::Expression& node) -> ExpressionPtr {
+    if (node.kind() != engine::ExpressionKind::kColumnRef) return nullptr;
+    const auto& ref = static_cast<const engine::ColumnRefExpression&>(node);
+    auto it = renamed.find(static_cast<ColumnId>(ref.columnIndex()));
+    if (it == renamed.end()) return nullptr;
+    return std::make_unique<engine::ColumnRefExpression>(it->second, ref.type(), ref.name());
+  });
 }
 
 }  // namespace shoal::sql

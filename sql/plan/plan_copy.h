@@ -18,4 +18,8 @@ WindowCall copyWindowCall(const WindowCall& call);
 /// `root` stay. Returns each old id's new one.
 std::map<ColumnId, ColumnId> renumberColumns(LogicalOperator& root, ColumnIdGenerator& ids);
 
+/// A copy of `expression` whose column references read `renamed`'s new ids (others stay).
+engine::ExpressionPtr withRenamedColumns(const engine::Expression& expression,
+                                         const std::map<ColumnId, ColumnId>& renamed);
+
 }  // namespace shoal::sql

@@ -76,9 +76,9 @@ def test_collection_runs_where_the_groups_are(both):
     assert "repartition on (" in plan, plan
 
 
-def test_a_limit_inside_a_correlated_array_subquery_is_refused_cleanly(both):
-    """A per-row LIMIT cannot be decorrelated yet: 0A000, where PostgreSQL answers."""
-    shoal, _ = both
+def test_a_limit_inside_a_correlated_array_subquery_answers_as_postgresql(both):
+    """A per-row LIMIT decorrelates as a row_number() per outer value: the first two items of each group."""
+    shoal, postgres = both
     sql = ("SELECT c.id, ARRAY(SELECT i.id FROM collect_items i WHERE i.grp = c.id ORDER BY i.id LIMIT 2) "
            "FROM collect_items c WHERE c.id <= 6 ORDER BY c.id")
-    assert answer(shoal, sql) == ("error", "0A000")
+    assert answer(shoal, sql) == answer(postgres, sql)
