@@ -7,7 +7,7 @@
 - A query whose last step runs on the coordinator (ORDER BY ... LIMIT, an aggregate) routes from there.
 - A statement that fails on some row (a division by zero, a NULL for a NOT NULL column, a cancel) leaves nothing
   of itself behind, on any worker.
-- A table filled from itself doubles.
+- A table filled from itself doubles, and a prepared INSERT ... SELECT or CREATE TABLE AS takes parameters.
 
 The SQL semantics (casts, column lists, errors) are compared with PostgreSQL 15 in tests/sql/logic/insert_select.test.
 """
@@ -141,3 +141,18 @@ def test_a_table_filled_from_itself_doubles(cluster):
         connection.execute(f"INSERT INTO {COPY} SELECT orderkey, line + 1, quantity, price, comment FROM {COPY}")
         assert connection.execute(f"SELECT count(*), count(DISTINCT orderkey), sum(line) FROM {COPY}").fetchone() == (
             300000, 150000, 450000)
+
+
+def test_a_prepared_insert_select_takes_its_parameters(cluster):
+    """psycopg's parameters travel in the extended protocol; prepared once, the statement runs twice."""
+    with connect(cluster) as connection:
+        connection.execute("DROP TABLE IF EXISTS lg_params")
+        connection.execute("CREATE TABLE lg_params (region integer, nations bigint, label text)")
+        statement = "INSERT INTO lg_params SELECT n_regionkey, count(*), %s FROM nation WHERE n_regionkey = %s GROUP BY 1"
+        for region in (1, 3):
+            cursor = connection.execute(statement, (f"region {region}", region), prepare=True)
+            assert cursor.statusmessage == "INSERT 0 1"
+        connection.execute("CREATE TABLE lg_params_copy AS SELECT * FROM lg_params WHERE nations >= %s", (5,))
+        assert connection.execute("SELECT * FROM lg_params_copy ORDER BY region").fetchall() == [
+            (1, 5, "region 1"), (3, 5, "region 3")]
+        connection.execute("DROP TABLE lg_params_copy")
