@@ -21,9 +21,9 @@ const PlanFragment* workerRoutedGather(const DistributedPlan& plan, const TableE
   return &producer;
 }
 
-std::string runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor,
-                            std::span<const engine::Value> parameters, const std::atomic<bool>& cancelRequested,
-                            uint64_t memoryLimitBytes) {
+uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor,
+                         std::span<const engine::Value> parameters, const std::atomic<bool>& cancelRequested,
+                         uint64_t memoryLimitBytes) {
   auto table = cluster.tables.find(command.table);
   if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
   if (auto distributed = executor.distribute(command.plan)) {
@@ -36,7 +36,7 @@ std::string runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& co
       QueryResult result =
           DistributedExecutor(cluster, parameters, cancelRequested, memoryLimitBytes).run(*distributed, &target);
       load.commit();
-      return fmt::format("INSERT 0 {}", result.rowsInserted);
+      return result.rowsInserted;
     }
   }
   QueryResult result = executor.run(command.plan);
@@ -48,7 +48,7 @@ std::string runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& co
     router.write(*chunk);
   }
   router.finish();
-  return fmt::format("INSERT 0 {}", rows);
+  return rows;
 }
 
 std::string runCreateTableAs(ClusterContext& cluster, const sql::CreateTableAs& command, const std::string& user,
@@ -59,8 +59,8 @@ std::string runCreateTableAs(ClusterContext& cluster, const sql::CreateTableAs& 
   runCreateTable(cluster, command.table, user, notices);
   if (exists || !command.withData) return "CREATE TABLE AS";  // IF NOT EXISTS skipped it (with a NOTICE)
   try {
-    std::string tag = runInsertSelect(cluster, command.insert, executor, parameters, cancelRequested, memoryLimitBytes);
-    return "SELECT " + tag.substr(tag.rfind(' ') + 1);
+    return fmt::format(
+        "SELECT {}", runInsertSelect(cluster, command.insert, executor, parameters, cancelRequested, memoryLimitBytes));
   } catch (...) {
     std::vector<Notice> ignored;
     runDropTable(cluster, sql::DropTable{{command.table.name}, true}, user, ignored);

@@ -20,11 +20,11 @@ const PlanFragment* workerRoutedGather(const DistributedPlan& plan, const TableE
 /// INSERT INTO t SELECT ...: one all-or-nothing load of the query's rows. When the query runs distributed and its
 /// rows would only be gathered to the coordinator, each worker routes the rows it computes straight to the
 /// workers that own them. Any other plan (one worker, work left on the coordinator such as ORDER BY or a final
-/// aggregate) brings its rows to the coordinator, which routes them as INSERT ... VALUES does. Returns the
-/// command tag.
-std::string runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor,
-                            std::span<const engine::Value> parameters, const std::atomic<bool>& cancelRequested,
-                            uint64_t memoryLimitBytes);
+/// aggregate) brings its rows to the coordinator, which routes them as INSERT ... VALUES does. Returns the rows
+/// inserted.
+uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor,
+                         std::span<const engine::Value> parameters, const std::atomic<bool>& cancelRequested,
+                         uint64_t memoryLimitBytes);
 
 /// CREATE TABLE ... AS query and SELECT ... INTO: creates the table, then fills it as INSERT ... SELECT does; when
 /// filling fails, the table goes again. Returns the command tag ("SELECT n", as PostgreSQL's).

@@ -208,8 +208,9 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     outcome.commandTag = runInsertValues(cluster_, command, parameters);
   } else if constexpr (std::is_same_v<Command, sql::InsertSelect>) {
     PlanExecutor executor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
-    outcome.commandTag =
-        runInsertSelect(cluster_, command, executor, parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
+    outcome.commandTag = fmt::format(
+        "INSERT 0 {}",
+        runInsertSelect(cluster_, command, executor, parameters, cancelRequested_, settings_.queryMemoryLimitBytes()));
   } else if constexpr (std::is_same_v<Command, sql::CreateTableAs>) {
     PlanExecutor executor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
     outcome.commandTag = runCreateTableAs(cluster_, command, user(), outcome.notices, executor, parameters,

@@ -610,6 +610,17 @@ ExpressionPtr ExpressionBinder::bindConcat(ExpressionPtr left, ExpressionPtr rig
                       coerce(std::move(right), LogicalType::text(), location));
 }
 
+ExpressionPtr ExpressionBinder::bindCondition(const pg_query::Node& node, std::string_view clause) {
+  ExpressionPtr condition = bind(node);
+  const int location = locationOf(node);
+  if (isUnknown(condition)) condition = coerce(std::move(condition), LogicalType::boolean(), location);
+  if (condition->type().id() != TypeId::kBoolean) {
+    fail(SqlState::kDatatypeMismatch, location,
+         fmt::format("argument of {} must be type boolean, not type {}", clause, condition->type().toString()));
+  }
+  return condition;
+}
+
 ExpressionPtr ExpressionBinder::bindBoolean(const pg_query::Node& node) {
   const auto& expr = node.bool_expr();
   std::string_view name = expr.boolop() == pg_query::AND_EXPR  ? "AND"

@@ -154,6 +154,10 @@ class ExpressionBinder {
   /// The same, with a HINT for the client (empty: none).
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message, std::string hint) const;
 
+  /// The condition of `clause` (WHERE, HAVING, JOIN/ON): an untyped literal read as boolean, any other
+  /// non-boolean type 42804 "argument of <clause> must be type boolean".
+  engine::ExpressionPtr bindCondition(const pg_query::Node& node, std::string_view clause);
+
  private:
   /// An untyped literal's value as `target`: timestamptz in the session's TimeZone, 'now' at its clock.
   engine::Value parseLiteral(const std::string& text, const engine::LogicalType& target) const;

@@ -251,15 +251,7 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
     binder.setClause("JOIN conditions");
     binder.setCatalog(&catalog_);
     binder.useParameterValues(parameterValues_);
-    ExpressionPtr condition = binder.bind(join.quals());
-    int location = ExpressionBinder::locationOf(join.quals());
-    if (condition->type().id() == TypeId::kUnknown)
-      condition = binder.coerce(std::move(condition), LogicalType::boolean(), location);
-    if (condition->type().id() != TypeId::kBoolean) {
-      fail(SqlState::kDatatypeMismatch, location,
-           fmt::format("argument of JOIN/ON must be type boolean, not type {}", condition->type().toString()));
-    }
-    splitConjunction(std::move(condition), op->conditions);
+    splitConjunction(binder.bindCondition(join.quals(), "JOIN/ON"), op->conditions);
   }
   op->dependent = lateral;
   if (rightJoin) {

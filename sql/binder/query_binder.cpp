@@ -130,14 +130,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   if (select.has_where_clause()) {
     std::vector<PendingSubquery> pending;
     ExpressionBinder binder = makeBinder(pending, "WHERE");
-    ExpressionPtr where = binder.bind(select.where_clause());
-    int location = ExpressionBinder::locationOf(select.where_clause());
-    if (where->type().id() == TypeId::kUnknown)
-      where = binder.coerce(std::move(where), LogicalType::boolean(), location);
-    if (where->type().id() != TypeId::kBoolean) {
-      fail(SqlState::kDatatypeMismatch, location,
-           fmt::format("argument of WHERE must be type boolean, not type {}", where->type().toString()));
-    }
+    ExpressionPtr where = binder.bindCondition(select.where_clause(), "WHERE");
     plan = attachSubqueries(std::move(plan), pending);
     auto filter = std::make_unique<LogicalFilter>();
     splitConjunction(std::move(where), filter->conditions);
@@ -303,14 +296,7 @@ LogicalPlan QueryBinder::bindSimpleSelect(const pg_query::SelectStmt& select) {
   havingBinder.setGroupingSink(groupingSink);
   ExpressionPtr having;
   if (select.has_having_clause()) {
-    having = havingBinder.bind(select.having_clause());
-    int location = ExpressionBinder::locationOf(select.having_clause());
-    if (having->type().id() == TypeId::kUnknown)
-      having = havingBinder.coerce(std::move(having), LogicalType::boolean(), location);
-    if (having->type().id() != TypeId::kBoolean) {
-      fail(SqlState::kDatatypeMismatch, location,
-           fmt::format("argument of HAVING must be type boolean, not type {}", having->type().toString()));
-    }
+    having = havingBinder.bindCondition(select.having_clause(), "HAVING");
   }
 
   // ORDER BY: output names and ordinals first, then expressions over the input.
