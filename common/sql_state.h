@@ -66,6 +66,7 @@ struct SqlState {
   static constexpr std::string_view kAmbiguousColumn = "42702";
   static constexpr std::string_view kDatatypeMismatch = "42804";
   static constexpr std::string_view kIndeterminateDatatype = "42P18";
+  static constexpr std::string_view kInvalidRecursion = "42P19";
   static constexpr std::string_view kUndefinedParameter = "42P02";
   static constexpr std::string_view kInvalidColumnReference = "42P10";
   static constexpr std::string_view kCannotCoerce = "42846";

@@ -17,6 +17,31 @@ namespace {
 
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
 
+/// An exchange input this worker receives but none of its fragments reads: ready once every sender finished,
+/// with nothing to produce (its payloads go with the query).
+class DrainedInput final : public engine::ChunkSource {
+ public:
+  explicit DrainedInput(std::shared_ptr<exchange::ExchangeSource> input) : input_(std::move(input)) {}
+  size_t numMorsels() const override {
+    input_->numMorsels();  // throws the stream's error (a lost sender's)
+    return 0;
+  }
+  void produce(size_t, const std::function<void(engine::Chunk&)>&) const override {}
+  std::shared_ptr<engine::SourceGate> gate() const override { return input_->gate(); }
+
+ private:
+  std::shared_ptr<exchange::ExchangeSource> input_;
+};
+
+class DiscardSink final : public engine::ChunkSink {
+ public:
+  std::unique_ptr<engine::LocalSinkState> makeLocalState() const override {
+    return std::make_unique<engine::LocalSinkState>();
+  }
+  void consume(engine::Chunk&, engine::LocalSinkState&) const override {}
+  void combine(engine::LocalSinkState&) override {}
+};
+
 /// Exchange messages carry every column as nullable: the plan does not track which columns can be NULL.
 exchange::RowLayout layoutOf(const std::vector<engine::LogicalType>& types) {
   return exchange::RowLayout(types, std::vector<bool>(types.size(), true));
@@ -70,6 +95,16 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
   // An exchange read by two of this worker's pipelines (a broadcast that also reduces an aggregation's input) is
   // collected once.
   std::map<uint64_t, std::shared_ptr<exchange::ExchangeSource>> sourceOf;
+  auto openSource = [&](const proto::FragmentInputProto& input, exchange::RowLayout layout) {
+    auto inbox = network->openExchange(input.exchange_id());
+    closeExchanges.ids.push_back(input.exchange_id());
+    inbox->expectSendersOnly(std::vector<multiplexer::NodeId>(input.senders().begin(), input.senders().end()));
+    auto source = std::make_shared<exchange::ExchangeSource>(std::move(inbox), std::move(layout));
+    source->start();
+    exchangeSources.push_back(source);
+    sourceOf[input.exchange_id()] = source;
+    return source;
+  };
   sql::PipelineOptions options;
   options.countRows = request.count_rows();
   for (const auto& fragment : request.fragments()) {
@@ -90,15 +125,7 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
       }
       std::vector<engine::LogicalType> types;
       for (const auto& column : scan.columns) types.push_back(column.type);
-      auto inbox = network->openExchange(*scan.exchangeInput);
-      closeExchanges.ids.push_back(*scan.exchangeInput);
-      inbox->expectSendersOnly(
-          std::vector<multiplexer::NodeId>(input->second->senders().begin(), input->second->senders().end()));
-      auto source = std::make_shared<exchange::ExchangeSource>(std::move(inbox), layoutOf(types));
-      source->start();
-      exchangeSources.push_back(source);
-      sourceOf[*scan.exchangeInput] = source;
-      return source;
+      return openSource(*input->second, layoutOf(types));
     };
     sql::PhysicalPlan physical = sql::buildPipelines(plan, sources, options);
     std::vector<engine::LogicalType> outputTypes;
@@ -134,6 +161,16 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
     }
     physical.pipelines.clear();
     physicals.push_back(std::move(physical));
+  }
+
+  // A broadcast reaches every worker, also one whose fragments do not read it (their reader runs on the first
+  // worker only): such an input is still received to its end and dropped, so that its senders finish.
+  for (const auto& input : request.inputs()) {
+    if (!input.receives() || sourceOf.count(input.exchange_id()) > 0) continue;
+    engine::Pipeline drain;
+    drain.source = std::make_shared<DrainedInput>(openSource(input, exchange::RowLayout({}, {})));
+    drain.sink = std::make_shared<DiscardSink>();
+    pipelines.push_back(std::move(drain));
   }
 
   scheduler::PipelineRunner runner(dispatcher_);

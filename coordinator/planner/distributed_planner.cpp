@@ -101,6 +101,7 @@ class Planner {
         return placeScan(std::move(op));
       case LogicalOperatorKind::kSingleRow:
       case LogicalOperatorKind::kTableFunction:  // the same rows wherever it runs
+      case LogicalOperatorKind::kMaterialized:
         return {std::move(op), Spread{Spread::Kind::kReplicated, {}, {}}};
       case LogicalOperatorKind::kFilter:
       case LogicalOperatorKind::kProjectSet: {  // row by row, where its input is (a hash spread still holds)

@@ -26,7 +26,10 @@ uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& comma
                          uint64_t memoryLimitBytes) {
   auto table = cluster.tables.find(command.table);
   if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
-  if (auto distributed = executor.distribute(command.plan)) {
+  // A WITH RECURSIVE query's rows are computed first; the statement then reads them.
+  std::optional<sql::LogicalPlan> computed = executor.withRecursiveQueriesComputed(command.plan);
+  const sql::LogicalPlan& plan = computed ? *computed : command.plan;
+  if (auto distributed = executor.distribute(plan)) {
     if (const PlanFragment* gather = workerRoutedGather(*distributed, *table)) {
       LoadTransaction load(cluster, {table});
       proto::InsertTargetProto target;
@@ -39,7 +42,7 @@ uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& comma
       return result.rowsInserted;
     }
   }
-  QueryResult result = executor.run(command.plan);
+  QueryResult result = executor.run(plan);
   RowRouter router(cluster, table);
   uint64_t rows = 0;
   while (auto chunk = result.nextChunk()) {

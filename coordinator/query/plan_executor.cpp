@@ -14,6 +14,7 @@
 
 #include "coordinator/planner/distributed_planner.h"
 #include "coordinator/query/distributed_executor.h"
+#include "coordinator/query/recursive_queries.h"
 #include "engine/pipeline/collect_sink.h"
 #include "engine/vector/chunk_codec.h"
 #include "proto/plan_codec.h"
@@ -321,8 +322,25 @@ std::optional<DistributedPlan> PlanExecutor::distribute(const sql::LogicalPlan& 
           nextQueryId++);
 }
 
+std::optional<sql::LogicalPlan> PlanExecutor::withRecursiveQueriesComputed(const sql::LogicalPlan& plan) const {
+  return computeRecursiveQueries(plan, *this, maxRecursiveIterations_,
+                                 memoryLimitBytes_ > 0 ? memoryLimitBytes_ : kDefaultRecursiveRowsBytes);
+}
+
 QueryResult PlanExecutor::run(const sql::LogicalPlan& plan,
                               std::map<const sql::LogicalOperator*, uint64_t>* actualRows) const {
+  if (auto computed = withRecursiveQueriesComputed(plan)) {
+    // The copy runs; EXPLAIN ANALYZE's counts go back to the plan's own operators (the same tree, in pre-order).
+    if (actualRows == nullptr) return run(*computed);
+    std::map<const sql::LogicalOperator*, uint64_t> copyRows;
+    QueryResult result = run(*computed, &copyRows);
+    std::vector<const sql::LogicalOperator*> original = sql::operatorsInPreOrder(*plan.root);
+    std::vector<const sql::LogicalOperator*> copied = sql::operatorsInPreOrder(*computed->root);
+    for (size_t i = 0; i < original.size() && i < copied.size(); ++i) {
+      if (auto it = copyRows.find(copied[i]); it != copyRows.end()) (*actualRows)[original[i]] = it->second;
+    }
+    return result;
+  }
   if (auto worker = soleWorkerFor(plan)) return runOnWorker(plan, *worker, actualRows);
   if (actualRows == nullptr) {
     if (auto distributed = distribute(plan)) {

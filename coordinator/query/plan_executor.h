@@ -26,13 +26,24 @@ class PlanExecutor {
   /// `cancelRequested` is polled while the pipelines run; when set, the query fails with 57014.
   /// `memoryLimitBytes`: the query's limit on each node (0: each node's default). `systemScan`: what system
   /// relations (pg_database, information_schema) show of the session.
+  /// `maxRecursiveIterations`: the steps a WITH RECURSIVE query may take (recursive_queries.h).
   PlanExecutor(ClusterContext& cluster, SystemScanContext systemScan, std::span<const engine::Value> parameters,
-               const std::atomic<bool>& cancelRequested, uint64_t memoryLimitBytes = 0)
+               const std::atomic<bool>& cancelRequested, uint64_t memoryLimitBytes = 0,
+               uint64_t maxRecursiveIterations = 10000)
       : cluster_(cluster),
         systemScan_(std::move(systemScan)),
         parameters_(parameters),
         cancelRequested_(cancelRequested),
-        memoryLimitBytes_(memoryLimitBytes) {}
+        memoryLimitBytes_(memoryLimitBytes),
+        maxRecursiveIterations_(maxRecursiveIterations) {}
+
+  /// Fails with 57014 once the session asked to cancel (between the steps of a longer piece of work).
+  void throwIfCancelRequested() const {
+    if (cancelRequested_.load()) SHOAL_USER_FAIL(SqlState::kQueryCanceled, "canceling statement due to user request");
+  }
+
+  /// A copy of `plan` whose WITH RECURSIVE queries hold their rows, computed now; nullopt when it reads none.
+  std::optional<sql::LogicalPlan> withRecursiveQueriesComputed(const sql::LogicalPlan& plan) const;
 
   /// The plan cut into fragments, when it runs distributed (several workers hold its rows, and it reads no
   /// system view).
@@ -53,6 +64,7 @@ class PlanExecutor {
   std::span<const engine::Value> parameters_;
   const std::atomic<bool>& cancelRequested_;
   uint64_t memoryLimitBytes_;
+  uint64_t maxRecursiveIterations_;
 };
 
 }  // namespace shoal::coordinator

@@ -207,12 +207,12 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {
     outcome.commandTag = runInsertValues(cluster_, command, parameters);
   } else if constexpr (std::is_same_v<Command, sql::InsertSelect>) {
-    PlanExecutor executor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
+    PlanExecutor executor = planExecutor(parameters);
     outcome.commandTag = fmt::format(
         "INSERT 0 {}",
         runInsertSelect(cluster_, command, executor, parameters, cancelRequested_, settings_.queryMemoryLimitBytes()));
   } else if constexpr (std::is_same_v<Command, sql::CreateTableAs>) {
-    PlanExecutor executor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
+    PlanExecutor executor = planExecutor(parameters);
     outcome.commandTag = runCreateTableAs(cluster_, command, user(), outcome.notices, executor, parameters,
                                           cancelRequested_, settings_.queryMemoryLimitBytes());
   } else if constexpr (std::is_same_v<Command, sql::CopyFrom>) {
@@ -287,9 +287,7 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
         using Command = std::decay_t<decltype(command)>;
         if constexpr (std::is_same_v<Command, sql::BoundQuery>) {
           StatementOutcome outcome;
-          PlanExecutor planExecutor(cluster_, systemScan(), parameters, cancelRequested_,
-                                    settings_.queryMemoryLimitBytes());
-          outcome.result = planExecutor.run(command.plan);
+          outcome.result = planExecutor(parameters).run(command.plan);
           outcome.commandTag = "SELECT";  // pgwire adds the count once it has sent the (streamed) rows
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::CopyTo>) {
@@ -307,9 +305,7 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
                             "COPY TO a file is not supported: COPY TO STDOUT, or psql's \\copy, writes the client's");
           }
           StatementOutcome outcome;
-          PlanExecutor planExecutor(cluster_, systemScan(), parameters, cancelRequested_,
-                                    settings_.queryMemoryLimitBytes());
-          outcome.result = planExecutor.run(command.plan);
+          outcome.result = planExecutor(parameters).run(command.plan);
           outcome.copyOut = command.format;
           outcome.commandTag = "COPY";  // pgwire adds the count once it has sent the rows
           return outcome;
@@ -564,8 +560,7 @@ StatementOutcome Session::runExplain(const sql::Explain& command, std::span<cons
   if (command.analyze) {
     // Run the query on the dispatcher, counting each operator's rows, and show them beside the estimates.
     std::map<const sql::LogicalOperator*, uint64_t> actualRows;
-    PlanExecutor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes())
-        .run(command.plan, &actualRows);
+    planExecutor(parameters).run(command.plan, &actualRows);
     sql::Explain analyzed{sql::LogicalPlan{}, command.verbose, false,
                           sql::explainPlan(*command.plan.root, command.verbose, &actualRows), std::nullopt};
     return runExplain(analyzed, parameters);
@@ -574,7 +569,7 @@ StatementOutcome Session::runExplain(const sql::Explain& command, std::span<cons
   bool routedOnWorkers = false;
   if (command.plan.root) {
     // A plan that runs over several workers shows its fragments, their exchanges and where each one runs.
-    PlanExecutor executor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
+    PlanExecutor executor = planExecutor(parameters);
     if (auto distributed = executor.distribute(command.plan)) {
       text = distributed->explain(command.verbose);
       auto table = command.insertInto ? cluster_.tables.find(*command.insertInto) : nullptr;
@@ -605,8 +600,7 @@ StatementOutcome Session::runCursorCommand(const sql::DeclareCursor& command,
     SHOAL_USER_FAIL(SqlState::kNoActiveSqlTransaction, "DECLARE CURSOR can only be used in transaction blocks");
   }
   // The rows stream from the workers as FETCH takes them (a distributed plan's are gathered first).
-  PlanExecutor planExecutor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes());
-  cursors_.declare(command.name, planExecutor.run(command.plan), command.withHold,
+  cursors_.declare(command.name, planExecutor(parameters).run(command.plan), command.withHold,
                    transactionState_ != TransactionState::kIdle);
   StatementOutcome outcome;
   outcome.commandTag = "DECLARE CURSOR";

@@ -12,6 +12,7 @@
 #include "coordinator/cluster/cluster_context.h"
 #include "coordinator/query/copy_executor.h"
 #include "coordinator/query/cursors.h"
+#include "coordinator/query/plan_executor.h"
 #include "coordinator/query/query_result.h"
 #include "coordinator/query/session_catalog.h"
 #include "coordinator/query/session_settings.h"
@@ -124,6 +125,11 @@ class Session {
   /// Whether the session's user is a superuser or has the privileges of role `roleOid` (pg_read_server_files).
   bool hasPrivilegesOf(int64_t roleOid) const;
   const std::string& database() const { return catalog_.session()->database; }
+  /// Runs this session's plans, under its settings (memory limit, recursion limit).
+  PlanExecutor planExecutor(std::span<const engine::Value> parameters) const {
+    return PlanExecutor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes(),
+                        settings_.maxRecursiveIterations());
+  }
   SystemScanContext systemScan() const {
     return {catalog_.session()->database, [this] { return settings_.pgSettingsRows(); }, user()};
   }

@@ -46,6 +46,23 @@ std::chrono::milliseconds parseMilliseconds(std::string_view text) {
   return std::chrono::milliseconds(static_cast<int64_t>(millisecondsOf(text).value_or(0)));
 }
 
+constexpr uint64_t kMaxInt32 = 2147483647;
+
+/// Checks a whole-number setting (`min` .. `max`) and spells it plainly.
+std::string canonicalCount(std::string_view name, const std::string& text, uint64_t min, uint64_t max) {
+  size_t end = 0;
+  unsigned long long count = 0;
+  try {
+    count = std::stoull(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  if (end == 0 || end != text.size() || text[0] == '-' || count < min || count > max) {
+    SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "invalid value for parameter \"{}\": \"{}\"", name, text);
+  }
+  return std::to_string(count);
+}
+
 /// Checks a time setting (0 .. INT32_MAX ms, as PostgreSQL's) and spells it as PostgreSQL shows it: "1s",
 /// "1500ms", "2min", "0".
 std::string canonicalMilliseconds(std::string_view name, std::string_view text) {
@@ -146,6 +163,9 @@ SessionSettings::SessionSettings() {
       // Shoal's own: the per-query memory limit on each node; 0 takes the worker's --query-memory-limit-mb.
       {"query_memory_limit_mb", "0", false,
        "Sets the memory one query may hold on each worker, in megabytes (0: the worker's own limit)."},
+      // Shoal's own: how many steps a WITH RECURSIVE query may take before it fails (54001).
+      {"max_recursive_iterations", "10000", false,
+       "Sets how many iterations a WITH RECURSIVE query may run before it fails."},
   };
   for (const auto& entry : kDefaults) {
     settings_[lowerCase(entry.name)] =
@@ -187,20 +207,8 @@ std::optional<std::string> SessionSettings::set(std::string_view name, std::opti
              lower == "is_superuser" || lower == "max_identifier_length" || lower == "server_version_num") {
     SHOAL_USER_FAIL(SqlState::kCantChangeRuntimeParam, "parameter \"{}\" cannot be changed", setting.canonicalName);
   }
-  if (lower == "query_memory_limit_mb") {
-    size_t end = 0;
-    unsigned long long megabytes = 0;
-    try {
-      megabytes = std::stoull(newValue, &end);
-    } catch (const std::exception&) {
-      end = 0;
-    }
-    if (end == 0 || end != newValue.size() || newValue[0] == '-' || megabytes > (1ULL << 40)) {
-      SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "invalid value for parameter \"query_memory_limit_mb\": \"{}\"",
-                      newValue);
-    }
-    newValue = std::to_string(megabytes);
-  }
+  if (lower == "query_memory_limit_mb") newValue = canonicalCount(setting.canonicalName, newValue, 0, 1ULL << 40);
+  if (lower == "max_recursive_iterations") newValue = canonicalCount(setting.canonicalName, newValue, 1, kMaxInt32);
   if (lower == "statement_timeout") newValue = canonicalMilliseconds(setting.canonicalName, newValue);
   setting.value = newValue;
   if (!value) {
@@ -235,6 +243,10 @@ std::chrono::milliseconds SessionSettings::statementTimeout() const {
 
 uint64_t SessionSettings::queryMemoryLimitBytes() const {
   return std::stoull(find("query_memory_limit_mb").value) << 20;
+}
+
+uint64_t SessionSettings::maxRecursiveIterations() const {
+  return std::stoull(find("max_recursive_iterations").value);
 }
 
 std::vector<std::array<std::string, 3>> SessionSettings::showAll() const {

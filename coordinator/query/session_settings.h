@@ -34,6 +34,8 @@ class SessionSettings {
 
   /// SET query_memory_limit_mb in bytes (0: each node's own default).
   uint64_t queryMemoryLimitBytes() const;
+  /// SET max_recursive_iterations: the steps a WITH RECURSIVE query may take.
+  uint64_t maxRecursiveIterations() const;
   /// SET statement_timeout (0: none).
   std::chrono::milliseconds statementTimeout() const;
   /// The TimeZone setting's zone: timestamptz values are shown and read in it.

@@ -91,6 +91,7 @@ const std::vector<SettingFacts>& allFacts() {
       {"transaction_read_only", "", kStatement, "", "user", "bool", "", "", {}},
       // Shoal's own.
       {"query_memory_limit_mb", "MB", "Resource Usage / Memory", "", "user", "integer", "0", "1099511627776", {}},
+      {"max_recursive_iterations", "", "Query Tuning / Other Planner Options", "", "user", "integer", "1", kMaxInt, {}},
   };
   return facts;
 }

@@ -9,7 +9,8 @@ struct CollectedChunks final : LocalSinkState {
   std::vector<Chunk> chunks;
 };
 
-/// A copy of the chunk's rows (a source's chunks stay shared).
+}  // namespace
+
 Chunk copyOf(const Chunk& chunk) {
   std::vector<uint32_t> rows(chunk.size());
   for (uint32_t row = 0; row < chunk.size(); ++row) rows[row] = row;
@@ -17,8 +18,6 @@ Chunk copyOf(const Chunk& chunk) {
   for (size_t column = 0; column < chunk.numColumns(); ++column) copy.addColumn(chunk.column(column).select(rows));
   return copy;
 }
-
-}  // namespace
 
 std::unique_ptr<LocalSinkState> CollectSink::makeLocalState() const {
   return std::make_unique<CollectedChunks>();
@@ -49,7 +48,7 @@ size_t CollectSink::numRows() const {
 }
 
 void ChunkListSource::produce(size_t morsel, const std::function<void(Chunk&)>& consume) const {
-  Chunk chunk = copyOf(chunks_[morsel]);
+  Chunk chunk = copyOf((*chunks_)[morsel]);
   consume(chunk);
 }
 

@@ -32,17 +32,23 @@ class CollectSink final : public ChunkSink {
   std::shared_ptr<ResultQueue> stream_;
 };
 
-/// A source over chunks already in memory, one morsel per chunk (tests, small inputs).
+/// A copy of the chunk's rows.
+Chunk copyOf(const Chunk& chunk);
+
+/// A source over chunks already in memory, one morsel per chunk (tests, small inputs, a recursive query's rows).
+/// Each morsel is a copy: the chunks stay as they are, and may be shared.
 class ChunkListSource final : public ChunkSource {
  public:
   explicit ChunkListSource(std::vector<Chunk> chunks, uint32_t numaNodes = 1)
+      : ChunkListSource(std::make_shared<const std::vector<Chunk>>(std::move(chunks)), numaNodes) {}
+  explicit ChunkListSource(std::shared_ptr<const std::vector<Chunk>> chunks, uint32_t numaNodes = 1)
       : chunks_(std::move(chunks)), numaNodes_(numaNodes) {}
-  size_t numMorsels() const override { return chunks_.size(); }
+  size_t numMorsels() const override { return chunks_->size(); }
   uint32_t morselNode(size_t morsel) const override { return static_cast<uint32_t>(morsel % numaNodes_); }
   void produce(size_t morsel, const std::function<void(Chunk&)>& consume) const override;
 
  private:
-  std::vector<Chunk> chunks_;
+  std::shared_ptr<const std::vector<Chunk>> chunks_;
   uint32_t numaNodes_;
 };
 

@@ -71,6 +71,7 @@ LogicalOperatorPtr QueryBinder::bindRangeVar(const pg_query::Node& item, BindSco
   const std::string& schema = range.schemaname();
   if (range.schemaname().empty()) {
     if (const auto* found = ctes_ ? ctes_->find(range.relname()) : nullptr) {
+      if (found->recursive) return bindRecursiveReference(*found, relation, aliases, range.location(), scope);
       // Each reference binds the WITH query anew, where it was defined: inlined, with its own column ids.
       const pg_query::CommonTableExpr* cte = found->definition;
       QueryBinder binder(catalog_, text_, parameterTypes_, ids_, nullptr, found->parent, views_);

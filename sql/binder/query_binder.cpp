@@ -71,9 +71,6 @@ void QueryBinder::rejectUnsupportedClauses(const pg_query::SelectStmt& select) c
 void QueryBinder::registerCtes(const pg_query::SelectStmt& select) {
   if (!select.has_with_clause()) return;
   std::set<std::string> names;
-  if (select.with_clause().recursive()) {
-    fail(SqlState::kFeatureNotSupported, select.with_clause().location(), "WITH RECURSIVE is not supported yet");
-  }
   for (const auto& node : select.with_clause().ctes()) {
     const auto& cte = node.common_table_expr();
     if (!names.insert(cte.ctename()).second) {
@@ -86,6 +83,7 @@ void QueryBinder::registerCtes(const pg_query::SelectStmt& select) {
     auto& scope = cteStorage_.emplace_back(std::make_unique<CteScope>());
     scope->name = cte.ctename();
     scope->definition = &cte;
+    scope->recursive = select.with_clause().recursive() && readsRelation(cte.ctequery(), cte.ctename());
     scope->parent = ctes_;
     ctes_ = scope.get();
   }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <google/protobuf/message.h>
+
 #include "sql/binder/bind_scope.h"
 #include "sql/binder/catalog_reader.h"
 #include "sql/binder/expression_binder.h"
@@ -43,8 +45,36 @@ struct CteScope {
   std::string name;
   const pg_query::CommonTableExpr* definition = nullptr;
   const CteScope* parent = nullptr;
+
+  /// WITH RECURSIVE's query that reads itself: bound once, on its first reference, as a RecursiveQuery that
+  /// each reference reads (recursive_query_binding.cpp). Its body sees itself.
+  bool recursive = false;
+  enum class Binding : uint8_t { kNotYet, kNonRecursiveTerm, kRecursiveTerm, kDone };
+  mutable Binding binding = Binding::kNotYet;
+  mutable std::shared_ptr<RecursiveQuery> query;
+  /// While the recursive term is bound: the references to the query in it, and the expression subqueries open
+  /// around the one being bound (where PostgreSQL refuses a reference).
+  mutable int selfReferences = 0;
+  mutable int referenceLocation = -1;
+  mutable int subqueryDepth = 0;
+
   /// The innermost visible WITH query of that name.
   const CteScope* find(std::string_view name) const;
+};
+
+/// Whether `tree` names `relation`, unqualified, as a table anywhere: a WITH RECURSIVE query that reads itself.
+bool readsRelation(const google::protobuf::Message& tree, std::string_view relation);
+
+/// While alive, the recursive terms being bound along `ctes` are inside an expression subquery.
+class ExpressionSubqueryMark {
+ public:
+  explicit ExpressionSubqueryMark(const CteScope* ctes);
+  ~ExpressionSubqueryMark();
+  ExpressionSubqueryMark(const ExpressionSubqueryMark&) = delete;
+  ExpressionSubqueryMark& operator=(const ExpressionSubqueryMark&) = delete;
+
+ private:
+  std::vector<const CteScope*> marked_;
 };
 
 /// The views being expanded around the query being bound, innermost first. A view met again inside its
@@ -129,6 +159,16 @@ class QueryBinder {
   LogicalOperatorPtr bindRangeFunction(const pg_query::RangeFunction& range, BindScope& scope,
                                        LogicalOperatorPtr* lateralInput = nullptr);
   LogicalOperatorPtr bindRangeVar(const pg_query::Node& item, BindScope& scope);
+  /// A reference to a recursive WITH query: inside its own recursive term, the working table; elsewhere its rows
+  /// (the query is bound on its first reference).
+  LogicalOperatorPtr bindRecursiveReference(const CteScope& cte, const std::string& relation,
+                                            std::vector<std::string> aliases, int location, BindScope& scope);
+  void bindRecursiveQuery(const CteScope& cte);
+  /// Casts a recursive query's term (whose output is `columns`) to the query's column types.
+  void castTo(LogicalPlan& term, const std::vector<PlanColumn>& columns, const RecursiveQuery& query,
+              ExpressionBinder& types);
+  /// Under UNION (not ALL): `term` without repeated rows and without the rows `query` has given so far.
+  void dropRowsSoFar(LogicalPlan& term, const RecursiveQuery& query);
   LogicalOperatorPtr bindJoin(const pg_query::Node& item, BindScope& scope);
   /// Gives a bound query's columns fresh ids and the names in `aliases` (or its own), under `relation`.
   LogicalOperatorPtr renameRelation(LogicalPlan plan, const std::string& relation,

@@ -36,7 +36,12 @@ ExpressionPtr QueryBinder::bindSubquery(const pg_query::SubLink& link, Expressio
                                         std::vector<PendingSubquery>& pending) {
   QueryBinder subqueryBinder(catalog_, text_, parameterTypes_, ids_, &scope_, ctes_, views_);
   subqueryBinder.useParameterValues(parameterValues_);
-  LogicalPlan plan = subqueryBinder.bind(link.subselect().select_stmt());
+  LogicalPlan plan;
+  {
+    // A recursive query's recursive term may not read the query inside a subquery.
+    ExpressionSubqueryMark mark(ctes_);
+    plan = subqueryBinder.bind(link.subselect().select_stmt());
+  }
   std::vector<PlanColumn> columns = plan.root->outputColumns();
   PendingSubquery subquery;
   subquery.plan = std::move(plan.root);

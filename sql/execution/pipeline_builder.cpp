@@ -101,6 +101,8 @@ class Builder {
       }
       case LogicalOperatorKind::kTableFunction:
         return buildTableFunction(static_cast<const LogicalTableFunction&>(op));
+      case LogicalOperatorKind::kMaterialized:
+        return buildMaterialized(static_cast<const LogicalMaterialized&>(op));
       case LogicalOperatorKind::kProjectSet: {
         Partial partial = build(*op.children[0]);
         std::vector<engine::SetFunctionCall> calls;
@@ -191,6 +193,20 @@ class Builder {
     partial.pipeline.operators.push_back(std::make_shared<engine::ProjectionOperator>(std::move(positioned)));
     partial.layout = ids;
     partial.types = std::move(types);
+  }
+
+  Partial buildMaterialized(const LogicalMaterialized& materialized) {
+    // The executor computes a recursive query's rows before its plan runs; reading none would be a wrong answer.
+    if (!materialized.rows) {
+      SHOAL_USER_FAIL(SqlState::kInternalError, "recursive query \"{}\" was not computed", materialized.name);
+    }
+    Partial partial;
+    partial.pipeline.source = std::make_shared<engine::ChunkListSource>(materialized.rows);
+    for (const auto& column : materialized.columns) {
+      partial.layout.push_back(column.id);
+      partial.types.push_back(column.type);
+    }
+    return partial;
   }
 
   /// The function's arguments are known now (constants and parameters): the source makes its rows from them.

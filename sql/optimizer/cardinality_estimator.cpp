@@ -327,6 +327,16 @@ double CardinalityEstimator::estimate(LogicalOperator& op) {
     case LogicalOperatorKind::kTableFunction:
       rows = kTableFunctionRows;
       break;
+    case LogicalOperatorKind::kMaterialized: {
+      // Computed rows are counted; a recursive query's are guessed as a function's are.
+      const auto& materialized = static_cast<const LogicalMaterialized&>(op);
+      rows = kTableFunctionRows;
+      if (materialized.rows) {
+        rows = 0;
+        for (const auto& chunk : *materialized.rows) rows += static_cast<double>(chunk.size());
+      }
+      break;
+    }
     case LogicalOperatorKind::kProjectSet:
       // An array per row unnests to a few elements: a guess, as PostgreSQL's 10 rows per call is.
       rows = childRows[0] * 10;

@@ -9,6 +9,7 @@
 #include "engine/aggregate/aggregate_function.h"
 #include "engine/expression/expression.h"
 #include "engine/pipeline/table_function_source.h"
+#include "engine/vector/chunk.h"
 #include "engine/window/window_function.h"
 #include "sql/binder/catalog_reader.h"
 
@@ -40,6 +41,7 @@ enum class LogicalOperatorKind {
   kTableFunction,
   kProjectSet,
   kWindow,
+  kMaterialized,
 };
 
 class LogicalOperator;
@@ -294,6 +296,40 @@ struct LogicalPlan {
   LogicalOperatorPtr root;
   /// Output column i is root's column i, named columnNames[i].
   std::vector<std::string> columnNames;
+};
+
+/// A recursive WITH query (`WITH RECURSIVE t AS (non-recursive term UNION [ALL] recursive term)`): the
+/// executor runs the non-recursive term, then the recursive term over the rows the previous step gave (its
+/// working table) until a step gives none; the query's rows are all the steps' rows. Under UNION, each
+/// term's plan already drops the rows given so far and repeats (an EXCEPT of the rows so far).
+struct RecursiveQuery {
+  std::string name;
+  /// Its rows' columns (ids local to the terms' plans; each reference gives them its own).
+  std::vector<PlanColumn> columns;
+  LogicalPlan nonRecursiveTerm;
+  LogicalPlan recursiveTerm;
+};
+
+/// Rows computed before the plan runs and carried in it: a recursive WITH query's result, or, inside its
+/// terms, its working table and the rows it has given so far. The executor fills `rows`
+/// (coordinator/query/recursive_queries.h); a plan shipped to a worker carries the rows themselves.
+class LogicalMaterialized final : public LogicalOperator {
+ public:
+  enum class Role : uint8_t { kResult, kWorkingTable, kRowsSoFar };
+
+  LogicalMaterialized() : LogicalOperator(LogicalOperatorKind::kMaterialized) {}
+  std::vector<PlanColumn> outputColumns() const override { return columns; }
+
+  std::vector<PlanColumn> columns;
+  /// The WITH query's name, for EXPLAIN.
+  std::string name;
+  Role role = Role::kResult;
+  /// kResult: the query that computes the rows (its plans live as long as any copy of this node).
+  std::shared_ptr<const RecursiveQuery> query;
+  /// kWorkingTable and kRowsSoFar: the query whose recursive step reads them (its identity only).
+  const RecursiveQuery* step = nullptr;
+  /// The rows, once computed (null before).
+  std::shared_ptr<const std::vector<engine::Chunk>> rows;
 };
 
 }  // namespace shoal::sql

@@ -63,6 +63,17 @@ LogicalOperatorPtr copyNode(const LogicalOperator& op) {
       copy->withOrdinality = function.withOrdinality;
       return copy;
     }
+    case LogicalOperatorKind::kMaterialized: {
+      const auto& materialized = static_cast<const LogicalMaterialized&>(op);
+      auto copy = std::make_unique<LogicalMaterialized>();
+      copy->columns = materialized.columns;
+      copy->name = materialized.name;
+      copy->role = materialized.role;
+      copy->query = materialized.query;
+      copy->step = materialized.step;
+      copy->rows = materialized.rows;
+      return copy;
+    }
     case LogicalOperatorKind::kProjectSet: {
       auto copy = std::make_unique<LogicalProjectSet>();
       for (const auto& function : static_cast<const LogicalProjectSet&>(op).functions) {
@@ -165,6 +176,9 @@ void renameProduced(LogicalOperator& op, const std::map<ColumnId, ColumnId>& ren
       return;
     case LogicalOperatorKind::kWindow:
       for (auto& call : static_cast<LogicalWindow&>(op).calls) rename(call.id);
+      return;
+    case LogicalOperatorKind::kMaterialized:
+      for (auto& column : static_cast<LogicalMaterialized&>(op).columns) rename(column.id);
       return;
     default:
       return;

@@ -47,7 +47,7 @@ class Printer {
   void print(const LogicalOperator& op, size_t depth) {
     std::string indent = depth == 0 ? "" : std::string(depth * 6 - 4, ' ') + "->  ";
     std::string detailIndent(depth == 0 ? 2 : depth * 6 + 2, ' ');
-    std::string rows = fmt::format("rows={:.0f}", std::round(op.estimatedRows));
+    std::string rows = op.estimatedRows < 0 ? "rows=?" : fmt::format("rows={:.0f}", std::round(op.estimatedRows));
     if (actualRows_ != nullptr) {
       auto actual = actualRows_->find(&op);
       if (actual != actualRows_->end()) rows += fmt::format(" actual={}", actual->second);
@@ -60,6 +60,13 @@ class Printer {
       lines_.push_back(detailIndent + "output: " + joinList(names));
     }
     for (const auto& child : op.children) print(*child, depth + 1);
+    if (op.kind() == LogicalOperatorKind::kMaterialized) {
+      // A recursive WITH query's terms run before the plan, each step a query of its own (not estimated).
+      if (const auto& query = static_cast<const LogicalMaterialized&>(op).query) {
+        print(*query->nonRecursiveTerm.root, depth + 1);
+        print(*query->recursiveTerm.root, depth + 1);
+      }
+    }
   }
 
   std::vector<std::string> take() { return std::move(lines_); }
@@ -102,6 +109,17 @@ class Printer {
         return "ProjectSet";
       case LogicalOperatorKind::kWindow:
         return "WindowAgg";
+      case LogicalOperatorKind::kMaterialized: {
+        const auto& materialized = static_cast<const LogicalMaterialized&>(op);
+        switch (materialized.role) {
+          case LogicalMaterialized::Role::kResult:
+            return "Recursive CTE Scan " + materialized.name;
+          case LogicalMaterialized::Role::kWorkingTable:
+            return "WorkTable Scan " + materialized.name;
+          case LogicalMaterialized::Role::kRowsSoFar:
+            return "Rows So Far " + materialized.name;
+        }
+      }
     }
     return "?";
   }

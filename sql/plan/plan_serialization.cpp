@@ -5,6 +5,7 @@
 #include "common/check.h"
 #include "common/status.h"
 #include "engine/aggregate/moments.h"
+#include "engine/vector/chunk_codec.h"
 #include "proto/plan_codec.h"
 
 namespace shoal::sql {
@@ -129,6 +130,17 @@ class Encoder {
         for (const auto& argument : function.arguments) *out.add_arguments() = expression(*argument);
         for (const auto& column : function.columns) *out.add_columns() = encodeColumn(column);
         out.set_with_ordinality(function.withOrdinality);
+        break;
+      }
+      case LogicalOperatorKind::kMaterialized: {
+        const auto& materialized = static_cast<const LogicalMaterialized&>(op);
+        auto& out = *node.mutable_materialized();
+        for (const auto& column : materialized.columns) *out.add_columns() = encodeColumn(column);
+        out.set_name(materialized.name);
+        out.set_computed(materialized.rows != nullptr);
+        if (materialized.rows) {
+          for (const auto& chunk : *materialized.rows) engine::encodeChunk(chunk, *out.add_chunks());
+        }
         break;
       }
       case LogicalOperatorKind::kUnionAll:
@@ -421,6 +433,25 @@ class Decoder {
         function->withOrdinality = in.with_ordinality();
         if (function->columns.size() != (function->withOrdinality ? 2u : 1u)) corrupt("a table function's columns");
         op = std::move(function);
+        break;
+      }
+      case proto::PlanNodeProto::kMaterialized: {
+        expectChildren(0);
+        const auto& in = node.materialized();
+        auto materialized = std::make_unique<LogicalMaterialized>();
+        for (const auto& column : in.columns()) materialized->columns.push_back(decodeColumn(column));
+        materialized->name = in.name();
+        if (in.computed()) {
+          std::vector<engine::LogicalType> types;
+          for (const auto& column : materialized->columns) types.push_back(column.type);
+          auto rows = std::make_shared<std::vector<engine::Chunk>>();
+          for (const auto& bytes : in.chunks()) {
+            rows->push_back(engine::decodeChunk(bytes, types));
+            if (rows->back().numColumns() != types.size()) corrupt("materialized rows of another width");
+          }
+          materialized->rows = std::move(rows);
+        }
+        op = std::move(materialized);
         break;
       }
       case proto::PlanNodeProto::kProjectSet: {

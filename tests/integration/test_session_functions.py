@@ -53,7 +53,7 @@ def test_show_all_describes_each_setting_as_postgresql_does(both):
     assert all(description == descriptions[name] for name, description in shared)
     order = [name for name, _, _ in postgres_rows if name in dict(shared)]
     assert [name for name, _ in shared] == order
-    assert {name for name, _, _ in rows} - set(descriptions) == {"query_memory_limit_mb"}
+    assert {name for name, _, _ in rows} - set(descriptions) == {"query_memory_limit_mb", "max_recursive_iterations"}
 
 
 def test_server_version_num_agrees_with_version(both):

@@ -73,7 +73,7 @@ def test_bad_sql_returns_42601_with_position(cluster):
     ("SELECT * FROM no_such_table", "42P01"),
     ("SELECT 1 + 'a'::text", "42883"),
     ("SELECT 1 INTERSECT SELECT 'a'::text", "42804"),
-    ("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r", "0A000"),
+    ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n FROM r LIMIT 1) SELECT * FROM r", "0A000"),
 ])
 def test_errors_carry_sqlstates(cluster, sql, sqlstate):
     """Each kind of mistake gets its PostgreSQL SQLSTATE, and the connection stays usable."""

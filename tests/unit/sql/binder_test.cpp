@@ -92,7 +92,10 @@ TEST(BinderTest, WhereMustBeBoolean) {
 
 TEST(BinderTest, UnsupportedClausesSayWhat) {
   EXPECT_EQ(errorOf("SELECT a FROM t FOR UPDATE").sqlState(), SqlState::kFeatureNotSupported);
-  EXPECT_EQ(errorOf("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r").sqlState(), SqlState::kFeatureNotSupported);
+  Status orderedRecursion =
+      errorOf("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n FROM r ORDER BY 1) SELECT * FROM r");
+  EXPECT_EQ(orderedRecursion.sqlState(), SqlState::kFeatureNotSupported);
+  EXPECT_EQ(orderedRecursion.message(), "ORDER BY in a recursive query is not implemented");
   EXPECT_EQ(errorOf("CREATE TABLE x (a int CHECK (a > 0))").sqlState(), SqlState::kFeatureNotSupported);
 }
 
