@@ -22,6 +22,16 @@ std::string_view fragmentOutputName(FragmentOutput output) {
   return "?";
 }
 
+bool DistributedPlan::streamsInOrder() const {
+  const sql::LogicalOperator* op = coordinatorPlan.root.get();
+  while (op->kind() == sql::LogicalOperatorKind::kProject || op->kind() == sql::LogicalOperatorKind::kFilter) {
+    op = op->children[0].get();
+  }
+  if (op->kind() != sql::LogicalOperatorKind::kScan) return false;
+  const auto& scan = static_cast<const sql::LogicalScan&>(*op);
+  return scan.exchangeInput && mergedGathers.count(*scan.exchangeInput) > 0;
+}
+
 const PlanFragment& DistributedPlan::producerOf(uint64_t exchangeId) const {
   for (const auto& fragment : fragments) {
     if (fragment.exchangeId == exchangeId) return fragment;

@@ -1,9 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "engine/sort/sort.h"
 #include "sql/plan/logical_operator.h"
 
 namespace shoal::coordinator {
@@ -47,6 +49,13 @@ struct DistributedPlan {
   std::vector<PlanFragment> fragments;
   /// What runs on the coordinator: its exchange inputs are the gathers.
   sql::LogicalPlan coordinatorPlan;
+  /// Gathers whose senders each send their rows sorted on these keys (columns of the producer's output): the
+  /// coordinator merges the streams (k-way) in order instead of sorting their rows again (ORDER BY).
+  std::map<uint64_t, std::vector<engine::SortColumn>> mergedGathers;
+
+  /// Whether the coordinator's part is one pipeline over a merged gather (projections and filters over it):
+  /// its rows can go to the client as they are merged, while the workers still send.
+  bool streamsInOrder() const;
 
   const PlanFragment& producerOf(uint64_t exchangeId) const;
   /// The nodes that run fragment `fragment`.

@@ -119,7 +119,13 @@ class Planner {
         return placeWindow(std::move(op));
       case LogicalOperatorKind::kSort: {
         Placed child = place(std::move(op->children[0]));
-        if (child.spread.distributed()) child = gather(std::move(child));
+        if (child.spread.distributed()) {
+          if (auto merged = mergeSortedParts(static_cast<sql::LogicalSort&>(*op), child)) {
+            retired_.push_back(std::move(op));
+            return std::move(*merged);
+          }
+          child = gather(std::move(child));
+        }
         op->children[0] = std::move(child.op);
         return {std::move(op), child.spread};
       }
@@ -282,6 +288,39 @@ class Planner {
     }
     exchangeSpreads_[exchangeId] = spread;
     return {std::move(scan), std::move(spread)};
+  }
+
+  /// ORDER BY over rows spread across the workers: each worker sorts its part, and the coordinator merges the
+  /// sorted streams of the gather (DistributedPlan::mergedGathers). Only for keys that are columns of the input.
+  std::optional<Placed> mergeSortedParts(const sql::LogicalSort& sort, Placed& input) {
+    std::vector<PlanColumn> columns = input.op->outputColumns();
+    std::vector<std::pair<ColumnId, const sql::SortKey*>> keys;
+    for (const auto& key : sort.keys) {
+      if (key.expression->kind() != engine::ExpressionKind::kColumnRef) return std::nullopt;
+      keys.emplace_back(
+          static_cast<ColumnId>(static_cast<const engine::ColumnRefExpression&>(*key.expression).columnIndex()), &key);
+    }
+    auto localSort = std::make_unique<sql::LogicalSort>();
+    for (const auto& key : sort.keys) {
+      localSort->keys.push_back(sql::SortKey{sql::copyExpression(*key.expression), key.ascending, key.nullsFirst});
+    }
+    localSort->estimatedRows = input.op->estimatedRows;
+    localSort->children.push_back(std::move(input.op));
+    Placed gathered = gather(Placed{std::move(localSort), input.spread});
+    auto& scan = static_cast<sql::LogicalScan&>(*gathered.op);
+    const PlanFragment& producer = out_.producerOf(*scan.exchangeInput);
+    std::vector<PlanColumn> sent = producer.plan.root->outputColumns();
+    std::vector<engine::SortColumn> positions;
+    std::vector<std::string> names;
+    for (const auto& [id, key] : keys) {
+      auto found = std::find_if(sent.begin(), sent.end(), [&](const PlanColumn& c) { return c.id == id; });
+      SHOAL_CHECK(found != sent.end(), "sort key {} does not reach the coordinator", id);
+      positions.push_back({static_cast<size_t>(found - sent.begin()), key->ascending, key->nullsFirst});
+      names.push_back(found->name);
+    }
+    out_.mergedGathers[*scan.exchangeInput] = std::move(positions);
+    scan.table.name += fmt::format(" merged on ({})", fmt::join(names, ", "));
+    return gathered;
   }
 
   Placed gather(Placed input) {

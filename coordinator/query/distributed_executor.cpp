@@ -22,6 +22,9 @@ namespace {
 
 constexpr auto kPollInterval = std::chrono::milliseconds(10);
 constexpr auto kMembershipCheckInterval = std::chrono::milliseconds(200);
+/// A streamed result holds about this much on the coordinator per sending worker, and as much again waiting for
+/// the client.
+constexpr uint64_t kStreamedBytes = 16 << 20;
 
 /// What the workers gather to the coordinator, by exchange and sender, and the
 /// query's first error. Filled by one reader thread per worker stream; read
@@ -35,11 +38,21 @@ class GatherBuffers {
   /// 53200 instead of growing the coordinator. Set before the first push.
   void chargeTo(std::shared_ptr<engine::QueryMemory> memory) { memory_ = std::move(memory); }
 
+  /// Each sender's queue holds at most about `bytes`: its reader waits in push until the coordinator took
+  /// enough, and gRPC's flow control then holds the worker back. Only for a query whose coordinator reads
+  /// nothing else: a worker sends all its gathers through one stream, so waiting on one would stall the others.
+  void boundEachSender(uint64_t bytes) { bound_ = bytes; }
+
   /// Fails with 53200 (nothing kept) when the chunk would pass the query's memory limit or the budget.
   void push(uint64_t exchangeId, uint32_t sender, engine::Chunk chunk) {
-    if (memory_ != nullptr) memory_->reserve(chunk.memoryBytes());
-    std::lock_guard lock(mutex_);
-    chunks_[{exchangeId, sender}].push_back(std::move(chunk));
+    const uint64_t bytes = chunk.memoryBytes();
+    if (memory_ != nullptr) memory_->reserve(bytes);
+    std::unique_lock lock(mutex_);
+    auto& queue = chunks_[{exchangeId, sender}];
+    if (bound_ > 0) {
+      changed_.wait(lock, [&] { return error_ || aborted_ || queuedBytes(queue) < bound_; });
+    }
+    queue.push_back(std::move(chunk));
     changed_.notify_all();
   }
   /// Gives back what the chunks nobody took still hold (the query is over).
@@ -82,10 +95,17 @@ class GatherBuffers {
     engine::Chunk chunk = std::move(queue.front());
     queue.pop_front();
     if (memory_ != nullptr) memory_->release(chunk.memoryBytes());
+    if (bound_ > 0) changed_.notify_all();
     return chunk;
   }
 
  private:
+  static uint64_t queuedBytes(const std::deque<engine::Chunk>& queue) {
+    uint64_t bytes = 0;
+    for (const auto& chunk : queue) bytes += chunk.memoryBytes();
+    return bytes;
+  }
+
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::map<std::pair<uint64_t, uint32_t>, std::deque<engine::Chunk>> chunks_;
@@ -93,6 +113,7 @@ class GatherBuffers {
   std::optional<Status> error_;
   std::optional<Status> aborted_;
   std::shared_ptr<engine::QueryMemory> memory_;
+  uint64_t bound_ = 0;
 };
 
 /// The coordinator's end of a gather: one morsel per sending worker.
@@ -109,6 +130,104 @@ class GatherSource final : public engine::ChunkSource {
   GatherBuffers& buffers_;
   uint64_t exchangeId_;
   std::vector<uint32_t> senders_;
+};
+
+/// The coordinator's end of a merged gather (ORDER BY): each sender's rows come sorted, and one morsel merges
+/// them (k-way) into chunks in order, taking from each sender as its rows are needed.
+class MergeSource final : public engine::ChunkSource {
+ public:
+  MergeSource(GatherBuffers& buffers, uint64_t exchangeId, std::vector<uint32_t> senders,
+              std::vector<engine::SortColumn> keys, std::vector<engine::LogicalType> types)
+      : buffers_(buffers),
+        exchangeId_(exchangeId),
+        senders_(std::move(senders)),
+        keys_(std::move(keys)),
+        types_(std::move(types)) {}
+  size_t numMorsels() const override { return 1; }
+
+  void produce(size_t, const std::function<void(engine::Chunk&)>& consume) const override {
+    // Each sender's current chunk and row; `batch` is the output chunk its strings were last shared with.
+    struct Head {
+      engine::Chunk chunk;
+      size_t row = 0;
+      size_t batch = SIZE_MAX;
+    };
+    std::vector<std::optional<Head>> heads(senders_.size());
+    auto advance = [&](size_t sender) {
+      while (auto chunk = buffers_.next(exchangeId_, senders_[sender])) {
+        if (chunk->size() == 0) continue;
+        heads[sender] = Head{std::move(*chunk)};
+        return;
+      }
+      heads[sender].reset();
+    };
+    for (size_t sender = 0; sender < senders_.size(); ++sender) advance(sender);
+
+    size_t batch = 0;
+    std::vector<engine::Vector> out;
+    size_t rows = 0;
+    auto startBatch = [&] {
+      out.clear();
+      for (const auto& type : types_) out.push_back(engine::Vector::uninitialized(type, kMergedRows));
+      rows = 0;
+    };
+    auto flush = [&] {
+      if (rows == 0) return;
+      engine::Chunk chunk(rows);
+      for (auto& column : out) {
+        column.resize(rows);
+        chunk.addColumn(std::move(column));
+      }
+      consume(chunk);
+      ++batch;
+      startBatch();
+    };
+    startBatch();
+    while (true) {
+      std::optional<size_t> first;
+      for (size_t sender = 0; sender < heads.size(); ++sender) {
+        if (heads[sender] && (!first || before(*heads[sender], *heads[*first]))) first = sender;
+      }
+      if (!first) break;
+      Head& head = *heads[*first];
+      if (head.batch != batch) {
+        for (size_t column = 0; column < out.size(); ++column) out[column].shareStringsOf(head.chunk.column(column));
+        head.batch = batch;
+      }
+      for (size_t column = 0; column < out.size(); ++column)
+        out[column].copyRow(rows, head.chunk.column(column), head.row);
+      if (++head.row == head.chunk.size()) advance(*first);
+      if (++rows == kMergedRows) flush();
+    }
+    flush();
+  }
+
+ private:
+  static constexpr size_t kMergedRows = 2048;
+
+  /// Whether `a`'s current row sorts before `b`'s (ties keep the lower sender first).
+  template <class Head>
+  bool before(const Head& a, const Head& b) const {
+    for (const auto& key : keys_) {
+      const engine::Vector& left = a.chunk.column(key.column);
+      const engine::Vector& right = b.chunk.column(key.column);
+      const bool leftNull = left.isNull(a.row);
+      const bool rightNull = right.isNull(b.row);
+      if (leftNull || rightNull) {
+        if (leftNull && rightNull) continue;
+        return leftNull == key.nullsFirst;
+      }
+      int order = engine::compareNonNullAt(left, a.row, right, b.row);
+      if (order != 0) return key.ascending ? order < 0 : order > 0;
+    }
+    return false;
+  }
+
+  GatherBuffers& buffers_;
+  uint64_t exchangeId_;
+  std::vector<uint32_t> senders_;
+  std::vector<engine::SortColumn> keys_;
+  std::vector<engine::LogicalType> types_;
 };
 
 proto::FragmentOutputProto::Kind outputKindOf(FragmentOutput output) {
@@ -139,7 +258,8 @@ Status naming(Status error, const DistributedPlan& plan) {
 
 }  // namespace
 
-QueryResult DistributedExecutor::run(const DistributedPlan& plan, const proto::InsertTargetProto* insertTarget) const {
+QueryResult DistributedExecutor::run(const DistributedPlan& plan, const proto::InsertTargetProto* insertTarget,
+                                     std::shared_ptr<engine::ResultQueue> streamTo) const {
   const size_t workers = plan.workerNames.size();
   auto storageIdOf = [&](const sql::LogicalScan& scan) {
     auto table = cluster_.tables.require({scan.table.schema, scan.table.name});
@@ -201,10 +321,20 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan, const proto::I
       plan.coordinatorPlan,
       [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
         SHOAL_CHECK(scan.exchangeInput.has_value(), "the coordinator's part of a distributed plan scans a table");
-        return std::make_shared<GatherSource>(buffers, *scan.exchangeInput,
-                                              plan.nodesOf(plan.producerOf(*scan.exchangeInput)));
+        const PlanFragment& producer = plan.producerOf(*scan.exchangeInput);
+        if (auto merged = plan.mergedGathers.find(*scan.exchangeInput); merged != plan.mergedGathers.end()) {
+          std::vector<engine::LogicalType> types;
+          for (const auto& column : producer.plan.root->outputColumns()) types.push_back(column.type);
+          return std::make_shared<MergeSource>(buffers, *scan.exchangeInput, plan.nodesOf(producer), merged->second,
+                                               std::move(types));
+        }
+        return std::make_shared<GatherSource>(buffers, *scan.exchangeInput, plan.nodesOf(producer));
       },
       options);
+  if (streamTo) {
+    physical.result->streamTo(streamTo);
+    buffers.boundEachSender(kStreamedBytes);
+  }
   scheduler::PipelineRunner runner(cluster_.dispatcher);
   auto query = runner.start(std::move(physical.pipelines), 1, memoryLimitBytes_);
   // The gathered rows wait in the buffers charged to the query, so that they count against its limit.
@@ -322,6 +452,84 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan, const proto::I
   result.bytesShuffled = bytesShuffled;
   result.messagesShuffled = messagesShuffled;
   result.rowsInserted = rowsInserted;
+  return result;
+}
+
+namespace {
+
+/// A distributed query's rows handed to the client while the query runs: DistributedExecutor::run works on a
+/// thread of its own, its last pipeline streaming into a bounded queue that next() takes from. While the client
+/// waits in next(), the session's cancel request (or statement timeout) cancels the query; dropping the stream
+/// before its end cancels it too.
+class StreamedDistributedResult final : public ChunkStream {
+ public:
+  StreamedDistributedResult(ClusterContext& cluster, DistributedPlan plan, std::span<const engine::Value> parameters,
+                            const std::atomic<bool>& sessionCancel, uint64_t memoryLimitBytes)
+      : plan_(std::move(plan)), parameters_(parameters.begin(), parameters.end()), sessionCancel_(sessionCancel) {
+    queue_->limitTo(kStreamedBytes);
+    runner_ = std::thread([this, &cluster, memoryLimitBytes] {
+      try {
+        DistributedExecutor(cluster, parameters_, cancel_, memoryLimitBytes).run(plan_, nullptr, queue_);
+      } catch (const ShoalError& error) {
+        error_ = error.status();
+      } catch (const std::exception& error) {
+        error_ = Status(SqlState::kInternalError, error.what());
+      }
+      finished_.store(true);
+    });
+  }
+
+  ~StreamedDistributedResult() override {
+    if (!finished_.load()) cancel_.store(true);
+    queue_->abandon();
+    if (runner_.joinable()) runner_.join();
+  }
+
+  std::optional<engine::Chunk> next() override {
+    while (true) {
+      if (!pending_.empty()) {
+        engine::Chunk chunk = std::move(pending_.front());
+        pending_.pop_front();
+        return chunk;
+      }
+      if (done_) return std::nullopt;
+      if (sessionCancel_.load()) cancel_.store(true);
+      std::vector<engine::Chunk> ready;
+      const bool closed = queue_->popAll(ready, kPollInterval);
+      for (auto& chunk : ready) pending_.push_back(std::move(chunk));
+      if (!pending_.empty()) continue;
+      // A failed query never closes its queue; a finished one may still fail after it closed (a lost worker).
+      if (closed || finished_.load()) {
+        if (runner_.joinable()) runner_.join();
+        done_ = true;
+        if (error_) throw ShoalError(*error_);
+      }
+    }
+  }
+
+ private:
+  DistributedPlan plan_;
+  std::vector<engine::Value> parameters_;
+  const std::atomic<bool>& sessionCancel_;
+  std::atomic<bool> cancel_{false};
+  std::shared_ptr<engine::ResultQueue> queue_ = std::make_shared<engine::ResultQueue>();
+  std::deque<engine::Chunk> pending_;
+  std::optional<Status> error_;  // written by the runner before finished_
+  std::atomic<bool> finished_{false};
+  bool done_ = false;
+  std::thread runner_;
+};
+
+}  // namespace
+
+QueryResult DistributedExecutor::stream(DistributedPlan plan) const {
+  QueryResult result;
+  std::vector<sql::PlanColumn> outputs = plan.coordinatorPlan.root->outputColumns();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    result.columns.push_back(ResultColumn{plan.coordinatorPlan.columnNames[i], outputs[i].type});
+  }
+  result.stream = std::make_unique<StreamedDistributedResult>(cluster_, std::move(plan), parameters_, cancelRequested_,
+                                                              memoryLimitBytes_);
   return result;
 }
 

@@ -6,6 +6,7 @@
 #include "coordinator/cluster/cluster_context.h"
 #include "coordinator/planner/distributed_plan.h"
 #include "coordinator/query/query_result.h"
+#include "engine/pipeline/result_queue.h"
 #include "proto/storage.pb.h"
 
 namespace shoal::coordinator {
@@ -27,7 +28,14 @@ class DistributedExecutor {
 
   /// With `insertTarget`, the rows of its gather go into a table: each worker routes them to the table's owners
   /// under the load (the coordinator commits it), and the result counts them in rowsInserted.
-  QueryResult run(const DistributedPlan& plan, const proto::InsertTargetProto* insertTarget = nullptr) const;
+  /// With `streamTo`, the coordinator's last pipeline hands its rows to that queue as it makes them instead
+  /// (the result then holds none).
+  QueryResult run(const DistributedPlan& plan, const proto::InsertTargetProto* insertTarget = nullptr,
+                  std::shared_ptr<engine::ResultQueue> streamTo = nullptr) const;
+
+  /// For a plan that streamsInOrder(): a result whose rows reach the client as the coordinator merges them,
+  /// while the workers still send (run goes on in the background; the stream owns the query).
+  QueryResult stream(DistributedPlan plan) const;
 
  private:
   ClusterContext& cluster_;

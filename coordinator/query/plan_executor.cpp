@@ -344,7 +344,10 @@ QueryResult PlanExecutor::run(const sql::LogicalPlan& plan,
   if (auto worker = soleWorkerFor(plan)) return runOnWorker(plan, *worker, actualRows);
   if (actualRows == nullptr) {
     if (auto distributed = distribute(plan)) {
-      return DistributedExecutor(cluster_, parameters_, cancelRequested_, memoryLimitBytes_).run(*distributed);
+      DistributedExecutor executor(cluster_, parameters_, cancelRequested_, memoryLimitBytes_);
+      // An ORDER BY's merged rows go to the client while the workers still send them.
+      if (distributed->streamsInOrder()) return executor.stream(std::move(*distributed));
+      return executor.run(*distributed);
     }
   }
   // System views are scanned here and filtered by the pipeline; user tables are filtered by the workers.

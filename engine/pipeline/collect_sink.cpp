@@ -25,6 +25,10 @@ std::unique_ptr<LocalSinkState> CollectSink::makeLocalState() const {
 
 void CollectSink::consume(Chunk& chunk, LocalSinkState& state) const {
   if (chunk.size() == 0) return;
+  if (stream_ != nullptr && stream_->bounded()) {
+    stream_->push(std::move(chunk));
+    return;
+  }
   reserveQueryMemory(chunk.memoryBytes());
   if (stream_ != nullptr) {
     stream_->push(std::move(chunk));

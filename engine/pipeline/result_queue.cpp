@@ -4,10 +4,25 @@ namespace shoal::engine {
 
 void ResultQueue::push(Chunk chunk) {
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    if (limit_ > 0) {
+      taken_.wait(lock, [&] { return bytes_ < limit_ || abandoned_; });
+      if (abandoned_) return;
+      bytes_ += chunk.memoryBytes();
+    }
     chunks_.push_back(std::move(chunk));
   }
   changed_.notify_one();
+}
+
+void ResultQueue::abandon() {
+  {
+    std::lock_guard lock(mutex_);
+    abandoned_ = true;
+    chunks_.clear();
+    bytes_ = 0;
+  }
+  taken_.notify_all();
 }
 
 void ResultQueue::close() {
@@ -24,6 +39,10 @@ bool ResultQueue::popAll(std::vector<Chunk>& out, std::chrono::milliseconds time
   while (!chunks_.empty()) {
     out.push_back(std::move(chunks_.front()));
     chunks_.pop_front();
+  }
+  if (limit_ > 0) {
+    bytes_ = 0;
+    taken_.notify_all();
   }
   return closed_;
 }
