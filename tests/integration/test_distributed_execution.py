@@ -186,3 +186,19 @@ def test_killed_worker_fails_the_query_fast_and_comes_back(cluster):
         count, _ = connection.execute(SELF_JOIN).fetchone()
         assert count == 36276297
         assert connection.execute(CO_PARTITIONED_JOIN).fetchone()[0] == 60175
+
+
+def test_intersect_and_except_repartition_on_all_their_columns(cluster):
+    customers = "SELECT c_nationkey, c_mktsegment FROM customer WHERE c_acctbal > 0"
+    suppliers = "SELECT s_nationkey, CASE WHEN s_acctbal > 5000 THEN 'BUILDING' ELSE 'MACHINERY' END FROM supplier"
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        # c_mktsegment is char(10): as text (the type both sides resolve to) it loses its trailing blanks.
+        left = [(nation, segment.rstrip()) for nation, segment in connection.execute(customers)]
+        right = [tuple(row) for row in connection.execute(suppliers)]
+        for operation, expected in (("INTERSECT", set(left) & set(right)), ("EXCEPT", set(left) - set(right))):
+            text = f"{customers} {operation} {suppliers}"
+            plan = explain(cluster, text)
+            # Both sides move to the worker that owns each distinct row, and are counted there.
+            assert "repartition on (c_nationkey, c_mktsegment) to 3 workers" in plan, plan
+            assert plan.count("Fragment ") >= 2, plan
+            assert {tuple(row) for row in connection.execute(text)} == expected
