@@ -1,5 +1,7 @@
 #include "coordinator/planner/distributed_planner.h"
 
+#include "coordinator/planner/distinct_aggregate_split.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -673,6 +675,10 @@ class Planner {
 
   Placed placeAggregate(LogicalOperatorPtr op) {
     auto& aggregate = static_cast<sql::LogicalAggregate&>(*op);
+    if (LogicalOperatorPtr split = splitDistinctAggregates(aggregate, nextId_)) {
+      retired_.push_back(std::move(op));
+      return place(std::move(split));
+    }
     Placed child = place(std::move(op->children[0]));
     // Group output id of each input column grouped on as is.
     std::map<ColumnId, ColumnId> groupOutputOf;

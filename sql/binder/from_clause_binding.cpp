@@ -195,9 +195,6 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
     }
   }
   std::set<std::string> usingSet(usingColumns.begin(), usingColumns.end());
-  if (!usingColumns.empty() && op->type == JoinType::kFull) {
-    fail(SqlState::kFeatureNotSupported, -1, "FULL JOIN with USING or NATURAL is not supported yet");
-  }
   for (const auto& relation : leftScope.relations()) joined.addRelation(relation);
   for (const auto& relation : rightScope.relations()) {
     if (!joined.addRelation(relation)) {
@@ -226,17 +223,33 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
   }
   // As in PostgreSQL, SELECT * shows the USING columns first (from the side the join keeps), then the rest of
   // each side. The other copy of a USING column stays reachable qualified; what an earlier USING hid stays hidden.
+  // A FULL JOIN keeps neither side's copy: its USING column is COALESCE(left, right), in their common type,
+  // computed by a projection over the join (and reachable by its bare name only).
+  const bool merged = op->type == JoinType::kFull && !usingPairs.empty();
+  auto mergedColumns = std::make_unique<LogicalProject>();
   std::set<const BindScope::Entry*> usingEntries;
   for (const auto& [leftColumn, rightColumn] : usingPairs) {
-    const BindScope::Entry* kept = rightJoin ? rightColumn : leftColumn;
-    joined.add(*kept, false);
     usingEntries.insert(leftColumn);
     usingEntries.insert(rightColumn);
+    if (!merged) {
+      joined.add(*(rightJoin ? rightColumn : leftColumn), false);
+      continue;
+    }
+    std::vector<PendingSubquery> none;
+    ExpressionBinder types = makeBinder(none, "JOIN/USING");
+    LogicalType type = types.commonType({leftColumn->column.type, rightColumn->column.type}, "JOIN/USING", -1);
+    std::vector<ExpressionPtr> arguments;
+    arguments.push_back(types.coerce(columnRef(leftColumn->column), type, -1));
+    arguments.push_back(types.coerce(columnRef(rightColumn->column), type, -1));
+    mergedColumns->expressions.push_back(functionOf(engine::ScalarFunction::kCoalesce, type, std::move(arguments)));
+    mergedColumns->ids.push_back(ids_.next());
+    mergedColumns->names.push_back(leftColumn->name);
+    joined.add("", leftColumn->name, PlanColumn{mergedColumns->ids.back(), type, leftColumn->name});
   }
   for (const auto* side : {&leftScope, &rightScope}) {
     for (const auto& entry : side->entries()) {
       if (usingEntries.contains(&entry)) {
-        bool kept = (side == &rightScope) == rightJoin;
+        bool kept = !merged && (side == &rightScope) == rightJoin;
         if (!kept) joined.add(entry, true);
         continue;
       }
@@ -264,7 +277,15 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
   }
   for (const auto& relation : joined.relations()) addRelation(scope, relation);
   scope.append(joined);
-  return op;
+  if (!merged) return op;
+  // The merged USING columns, beside every column of the join.
+  for (const auto& column : op->outputColumns()) {
+    mergedColumns->expressions.push_back(columnRef(column));
+    mergedColumns->ids.push_back(column.id);
+    mergedColumns->names.push_back(column.name);
+  }
+  mergedColumns->children.push_back(std::move(op));
+  return mergedColumns;
 }
 
 LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindScope& scope, const BindScope* lateral) {

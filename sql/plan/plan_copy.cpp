@@ -29,11 +29,6 @@ std::vector<SortKey> copyKeys(const std::vector<SortKey>& keys) {
   return copies;
 }
 
-AggregateCall copyAggregateCall(const AggregateCall& call) {
-  return {call.function, copyOrNull(call.argument),       call.distinct,          call.resultType,      call.id,
-          call.name,     copyOrNull(call.secondArgument), copyKeys(call.orderBy), call.combinesPartials};
-}
-
 WindowFrameEnd copyFrameEnd(const WindowFrameEnd& end) {
   return {end.bound, copyOrNull(end.offset), copyOrNull(end.rangeBound)};
 }
@@ -191,6 +186,11 @@ void renameAll(LogicalOperator& op, const std::map<ColumnId, ColumnId>& renamed)
 }
 
 }  // namespace
+
+AggregateCall copyAggregateCall(const AggregateCall& call) {
+  return {call.function, copyOrNull(call.argument),       call.distinct,          call.resultType,      call.id,
+          call.name,     copyOrNull(call.secondArgument), copyKeys(call.orderBy), call.combinesPartials};
+}
 
 WindowCall copyWindowCall(const WindowCall& call) {
   WindowCall copy;

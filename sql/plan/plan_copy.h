@@ -10,6 +10,9 @@ namespace shoal::sql {
 /// A deep copy of `op` and everything under it, with the same column ids.
 LogicalOperatorPtr copyPlan(const LogicalOperator& op);
 
+/// A deep copy of one aggregate call.
+AggregateCall copyAggregateCall(const AggregateCall& call);
+
 /// A deep copy of one window function call.
 WindowCall copyWindowCall(const WindowCall& call);
 

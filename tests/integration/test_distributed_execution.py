@@ -202,3 +202,22 @@ def test_intersect_and_except_repartition_on_all_their_columns(cluster):
             assert "repartition on (c_nationkey, c_mktsegment) to 3 workers" in plan, plan
             assert plan.count("Fragment ") >= 2, plan
             assert {tuple(row) for row in connection.execute(text)} == expected
+
+
+def test_several_distinct_aggregates_run_on_the_workers(cluster):
+    text = ("SELECT count(DISTINCT l_partkey), count(DISTINCT l_suppkey), sum(DISTINCT l_linenumber), "
+            "max(DISTINCT l_shipmode), count(*), sum(l_quantity) FROM lineitem")
+    plan = explain(cluster, text)
+    # Each DISTINCT argument is repartitioned on itself and counted where its values meet; nothing but the
+    # workers' partial results reaches the coordinator (max(DISTINCT x) is max(x)).
+    for column in ("l_partkey", "l_suppkey", "l_linenumber"):
+        assert f"repartition on ({column})" in plan, plan
+    coordinator = plan[:plan.index("Fragment ")]
+    assert "DISTINCT" not in coordinator, plan
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        row = connection.execute(text).fetchone()
+        one_by_one = tuple(connection.execute(f"SELECT {item} FROM lineitem").fetchone()[0] for item in (
+            "count(DISTINCT l_partkey)", "count(DISTINCT l_suppkey)", "sum(DISTINCT l_linenumber)",
+            "max(DISTINCT l_shipmode)", "count(*)", "sum(l_quantity)"))
+        assert row == one_by_one
+        assert row[0] == connection.execute("SELECT count(*) FROM (SELECT DISTINCT l_partkey FROM lineitem) d").fetchone()[0]
