@@ -314,7 +314,8 @@ class Planner {
     std::vector<PlanColumn> sent = producer.plan.root->outputColumns();
     std::vector<engine::SortColumn> positions;
     std::vector<std::string> names;
-    for (const auto& [id, key] : keys) {
+    for (const auto& [keyId, key] : keys) {
+      const ColumnId id = keyId;  // a lambda may not capture a structured binding (clang before 16)
       auto found = std::find_if(sent.begin(), sent.end(), [&](const PlanColumn& c) { return c.id == id; });
       SHOAL_CHECK(found != sent.end(), "sort key {} does not reach the coordinator", id);
       positions.push_back({static_cast<size_t>(found - sent.begin()), key->ascending, key->nullsFirst});
