@@ -79,6 +79,8 @@ struct SqlState {
   static constexpr std::string_view kDuplicateAlias = "42712";
   static constexpr std::string_view kWrongObjectType = "42809";
   static constexpr std::string_view kInvalidTableDefinition = "42P16";
+  // Class 40: transaction rollback.
+  static constexpr std::string_view kSerializationFailure = "40001";
   // Class 2B: dependent objects still exist.
   static constexpr std::string_view kDependentObjectsStillExist = "2BP01";
   // Class 53 / 57: resources and operator intervention.

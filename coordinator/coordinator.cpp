@@ -20,10 +20,12 @@
 #include "coordinator/membership/etcd_membership.h"
 #include "coordinator/membership/member_registry.h"
 #include "coordinator/pgwire/pgwire_server.h"
+#include "coordinator/query/table_commands.h"
 #include "etcd/cluster_keys.h"
 #include "etcd/etcd_client.h"
 #include "proto/internal_auth.h"
 #include "proto/internal_tls.h"
+#include "sql/binder/search_path.h"
 
 namespace shoal::coordinator {
 
@@ -70,6 +72,7 @@ void Coordinator::start() {
                                                                 *workers_, *dispatcher_, *queryLog_, *sessions_});
   controlService_ = std::make_unique<ControlService>(options_.clusterId, *registry_, options_.heartbeatIntervalMs);
   storageDropRetrier_ = std::make_unique<StorageDropRetrier>(*cluster_);
+  dropTemporarySchemasLeftBehind();
 
   grpc::ServerBuilder builder;
   int selectedPort = 0;
@@ -138,6 +141,17 @@ void Coordinator::writePortFile() const {
   std::string temporary = options_.portFile + ".tmp";
   std::ofstream(temporary) << ports.dump() << "\n";
   std::filesystem::rename(temporary, options_.portFile);
+}
+
+void Coordinator::dropTemporarySchemasLeftBehind() {
+  // Sessions of a coordinator that stopped abruptly never dropped theirs; no session of this one has begun.
+  std::vector<std::string> temporary;
+  for (const auto& schema : tables_->schemas()) {
+    if (sql::isTemporarySchema(schema.name)) temporary.push_back(schema.name);
+  }
+  if (temporary.empty()) return;
+  spdlog::info("dropping {} temporary schemas that ended sessions left behind", temporary.size());
+  dropTemporarySchemas(*cluster_, temporary);
 }
 
 void Coordinator::stop() {

@@ -80,6 +80,8 @@ class Coordinator {
   ClusterContext& cluster() const { return *cluster_; }
 
  private:
+  /// Drops the temporary schemas (pg_temp_N) a previous run's sessions left in the catalog.
+  void dropTemporarySchemasLeftBehind();
   void writePortFile() const;
 
   CoordinatorOptions options_;

@@ -7,6 +7,7 @@
 #include "coordinator/catalog/information_schema_routines.h"
 #include "coordinator/catalog/pg_catalog_keys.h"
 #include "coordinator/catalog/postgres_types.h"
+#include "sql/binder/search_path.h"
 
 namespace shoal::coordinator {
 
@@ -65,9 +66,11 @@ SystemRows tablesRows(const CatalogRelationLister& relations, const SystemScanCo
     // Only user tables take rows; Shoal's views are not updatable.
     const bool insertable = table && relation.isUserRelation;
     rows.push_back({value::text(context.database), value::text(relation.schema), value::text(relation.name),
-                    value::text(table ? "BASE TABLE" : "VIEW"), value::nullText(), value::nullText(), value::nullText(),
-                    value::nullText(), value::nullText(), value::yesOrNo(insertable), value::yesOrNo(false),
-                    value::nullText()});
+                    value::text(sql::isTemporarySchema(relation.schema) ? "LOCAL TEMPORARY"
+                                : table                                 ? "BASE TABLE"
+                                                                        : "VIEW"),
+                    value::nullText(), value::nullText(), value::nullText(), value::nullText(), value::nullText(),
+                    value::yesOrNo(insertable), value::yesOrNo(false), value::nullText()});
   }
   return rows;
 }

@@ -5,6 +5,7 @@
 #include "coordinator/catalog/pg_catalog_keys.h"
 #include "coordinator/catalog/pg_catalog_routines.h"
 #include "coordinator/catalog/postgres_types.h"
+#include "sql/binder/search_path.h"
 #include "sql/catalog/builtin_routines.h"
 
 namespace shoal::coordinator {
@@ -107,7 +108,7 @@ SystemRows classRows(const CatalogRelationLister& relations) {
                     value::oid(0),
                     value::boolean(table && !relation.primaryKey.empty()),
                     value::boolean(false),
-                    value::character('p'),
+                    value::character(sql::isTemporarySchema(relation.schema) ? 't' : 'p'),
                     value::character(relation.kind),
                     value::integer(static_cast<int64_t>(relation.columns.size())),
                     value::integer(0),

@@ -350,6 +350,43 @@ std::shared_ptr<const TableEntry> TableCatalog::truncate(const sql::QualifiedNam
   return old;
 }
 
+uint64_t TableCatalog::newStorageId() {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  const uint64_t id = nextId_++;
+  persistLocked(before);
+  return id;
+}
+
+void TableCatalog::replaceTable(const std::shared_ptr<const TableEntry>& expected,
+                                std::shared_ptr<const TableEntry> replacement,
+                                const std::vector<std::optional<size_t>>& sourceColumns) {
+  std::lock_guard lock(mutex_);
+  Snapshot before = snapshotLocked();
+  auto it = tables_.find(expected->qualifiedName());
+  if (it == tables_.end() || it->second != expected) {
+    SHOAL_USER_FAIL(SqlState::kSerializationFailure,
+                    "table \"{}\" changed while ALTER TABLE rewrote it; run the ALTER TABLE again", expected->name);
+  }
+  // Column comments are keyed by column number (1-based): they follow their columns to their new numbers.
+  std::map<CommentKey, std::string> moved;
+  for (auto comment = comments_.begin(); comment != comments_.end();) {
+    if (comment->first.first != expected->tableId || comment->first.second == 0) {
+      ++comment;
+      continue;
+    }
+    for (size_t i = 0; i < sourceColumns.size(); ++i) {
+      if (sourceColumns[i] && static_cast<int32_t>(*sourceColumns[i]) + 1 == comment->first.second) {
+        moved[{expected->tableId, static_cast<int32_t>(i) + 1}] = comment->second;
+      }
+    }
+    comment = comments_.erase(comment);
+  }
+  comments_.merge(moved);
+  it->second = std::move(replacement);
+  persistLocked(before);
+}
+
 void TableCatalog::renameTable(const sql::QualifiedName& name, const std::string& newName) {
   std::lock_guard lock(mutex_);
   Snapshot before = snapshotLocked();

@@ -115,6 +115,14 @@ class TableCatalog {
   std::shared_ptr<const TableEntry> drop(const sql::QualifiedName& name);
   /// Gives a table new, empty storage; returns the entry as it was.
   std::shared_ptr<const TableEntry> truncate(const sql::QualifiedName& name);
+  /// A storage id no table has used, for storage that a table will take later (replaceTable).
+  uint64_t newStorageId();
+  /// ALTER TABLE ADD/DROP COLUMN: puts `replacement` (the same table with new columns and new storage) in the
+  /// place of `expected`, column comments moving with their columns (`sourceColumns[i]`: the column of
+  /// `expected` that column i of `replacement` was, nullopt for an added one). 40001 when the table changed
+  /// since `expected` was read.
+  void replaceTable(const std::shared_ptr<const TableEntry>& expected, std::shared_ptr<const TableEntry> replacement,
+                    const std::vector<std::optional<size_t>>& sourceColumns);
   /// ALTER TABLE RENAME: 42P07 when a relation of the new name exists in its schema.
   void renameTable(const sql::QualifiedName& name, const std::string& newName);
   /// ALTER TABLE RENAME COLUMN: 42703 when there is no such column, 42701 when the new name is taken.

@@ -142,8 +142,23 @@ class Planner {
           allReplicated = allReplicated && inputs.back().spread.kind == Spread::Kind::kReplicated;
           allDistributed = allDistributed && inputs.back().spread.distributed();
         }
-        // Inputs spread over the workers concatenate where they are: each worker unions its own parts.
-        // Otherwise (some on the coordinator, or replicated beside spread ones) they meet on the coordinator.
+        // Inputs spread over the workers concatenate where they are: each worker unions its own parts. A
+        // replicated input beside them (VALUES, a grouping set's extra row) is produced on one worker and spread
+        // over all (a repartition on its columns). Otherwise (some on the coordinator) they meet there.
+        const bool anyOnCoordinator = std::any_of(inputs.begin(), inputs.end(), [](const Placed& input) {
+          return input.spread.kind == Spread::Kind::kCoordinator;
+        });
+        if (!allReplicated && !allDistributed && !anyOnCoordinator) {
+          for (auto& input : inputs) {
+            const std::vector<PlanColumn> columns = input.op->outputColumns();
+            if (input.spread.kind != Spread::Kind::kReplicated || columns.empty()) continue;
+            std::vector<ColumnId> keys;
+            for (const auto& column : columns) keys.push_back(column.id);
+            input = exchange(std::move(input), FragmentOutput::kRepartition, keys, allNodes());
+          }
+          allDistributed =
+              std::all_of(inputs.begin(), inputs.end(), [](const Placed& input) { return input.spread.distributed(); });
+        }
         for (size_t i = 0; i < inputs.size(); ++i) {
           if (!allReplicated && !allDistributed && inputs[i].spread.kind != Spread::Kind::kCoordinator)
             inputs[i] = gather(std::move(inputs[i]));

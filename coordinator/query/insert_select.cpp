@@ -21,32 +21,30 @@ const PlanFragment* workerRoutedGather(const DistributedPlan& plan, const TableE
   return &producer;
 }
 
-uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor,
-                         std::span<const engine::Value> parameters, const std::atomic<bool>& cancelRequested,
-                         uint64_t memoryLimitBytes) {
-  auto table = cluster.tables.find(command.table);
-  if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
+uint64_t loadQueryRows(ClusterContext& cluster, std::shared_ptr<const TableEntry> table, const sql::LogicalPlan& query,
+                       const PlanExecutor& executor, LoadTransaction::Recorder recorder) {
   // A WITH RECURSIVE query's rows are computed first; the statement then reads them.
-  std::optional<sql::LogicalPlan> computed = executor.withRecursiveQueriesComputed(command.plan);
-  const sql::LogicalPlan& plan = computed ? *computed : command.plan;
+  std::optional<sql::LogicalPlan> computed = executor.withRecursiveQueriesComputed(query);
+  const sql::LogicalPlan& plan = computed ? *computed : query;
   if (auto distributed = executor.distribute(plan)) {
     if (const PlanFragment* gather = workerRoutedGather(*distributed, *table)) {
-      LoadTransaction load(cluster, {table});
+      LoadTransaction load(cluster, {table}, std::move(recorder));
       proto::InsertTargetProto target;
       target.set_exchange_id(gather->exchangeId);
       target.set_load_id(load.loadId());
       *target.mutable_layout() = cluster.workers.layoutOf(*table);
       QueryResult result =
-          DistributedExecutor(cluster, parameters, cancelRequested, memoryLimitBytes).run(*distributed, &target);
+          DistributedExecutor(cluster, executor.parameters(), executor.cancelRequested(), executor.memoryLimitBytes())
+              .run(*distributed, &target);
       load.commit();
       return result.rowsInserted;
     }
   }
   QueryResult result = executor.run(plan);
-  RowRouter router(cluster, table);
+  RowRouter router(cluster, table, std::move(recorder));
   uint64_t rows = 0;
   while (auto chunk = result.nextChunk()) {
-    if (cancelRequested.load()) SHOAL_USER_FAIL(SqlState::kQueryCanceled, "canceling statement due to user request");
+    executor.throwIfCancelRequested();
     rows += chunk->size();
     router.write(*chunk);
   }
@@ -54,16 +52,19 @@ uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& comma
   return rows;
 }
 
+uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor) {
+  auto table = cluster.tables.find(command.table);
+  if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
+  return loadQueryRows(cluster, std::move(table), command.plan, executor);
+}
+
 std::string runCreateTableAs(ClusterContext& cluster, const sql::CreateTableAs& command, const std::string& user,
-                             std::vector<Notice>& notices, const PlanExecutor& executor,
-                             std::span<const engine::Value> parameters, const std::atomic<bool>& cancelRequested,
-                             uint64_t memoryLimitBytes) {
+                             std::vector<Notice>& notices, const PlanExecutor& executor) {
   const bool exists = cluster.tables.find(command.table.name) || cluster.tables.findView(command.table.name);
   runCreateTable(cluster, command.table, user, notices);
   if (exists || !command.withData) return "CREATE TABLE AS";  // IF NOT EXISTS skipped it (with a NOTICE)
   try {
-    return fmt::format(
-        "SELECT {}", runInsertSelect(cluster, command.insert, executor, parameters, cancelRequested, memoryLimitBytes));
+    return fmt::format("SELECT {}", runInsertSelect(cluster, command.insert, executor));
   } catch (...) {
     std::vector<Notice> ignored;
     runDropTable(cluster, sql::DropTable{{command.table.name}, true}, user, ignored);

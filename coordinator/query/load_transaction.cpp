@@ -13,8 +13,12 @@
 
 namespace shoal::coordinator {
 
-LoadTransaction::LoadTransaction(ClusterContext& cluster, std::vector<std::shared_ptr<const TableEntry>> tables)
-    : cluster_(cluster), tables_(std::move(tables)), loadId_(cluster.nextLoadId.fetch_add(1)) {
+LoadTransaction::LoadTransaction(ClusterContext& cluster, std::vector<std::shared_ptr<const TableEntry>> tables,
+                                 Recorder recorder)
+    : cluster_(cluster),
+      tables_(std::move(tables)),
+      loadId_(cluster.nextLoadId.fetch_add(1)),
+      recorder_(std::move(recorder)) {
   // Load ids only need to be unique among loads in flight; mixing in the time keeps them unique across restarts.
   loadId_ = (static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) << 16) ^ loadId_;
   for (const auto& table : tables_) {
@@ -102,7 +106,11 @@ uint64_t LoadTransaction::commit() {
         TableCatalog::LoadedTable{table->qualifiedName(), table->storageId, rows, std::move(serialized)});
     total += rows;
   }
-  cluster_.tables.recordLoad(recorded);
+  if (recorder_) {
+    recorder_(recorded);
+  } else {
+    cluster_.tables.recordLoad(recorded);
+  }
   return total;
 }
 

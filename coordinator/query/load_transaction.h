@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -16,7 +17,13 @@ namespace shoal::coordinator {
 /// anywhere leaves nothing of it behind.
 class LoadTransaction {
  public:
-  LoadTransaction(ClusterContext& cluster, std::vector<std::shared_ptr<const TableEntry>> tables);
+  /// What commit does with the rows the workers committed: by default TableCatalog::recordLoad. ALTER TABLE,
+  /// which loads new storage of a table, puts that storage in the table's place instead. An exception from it
+  /// fails the commit (the workers' rows stay: the caller drops their storage).
+  using Recorder = std::function<void(const std::vector<TableCatalog::LoadedTable>&)>;
+
+  LoadTransaction(ClusterContext& cluster, std::vector<std::shared_ptr<const TableEntry>> tables,
+                  Recorder recorder = {});
   ~LoadTransaction();
   LoadTransaction(const LoadTransaction&) = delete;
   LoadTransaction& operator=(const LoadTransaction&) = delete;
@@ -34,6 +41,7 @@ class LoadTransaction {
   std::vector<std::shared_ptr<const TableEntry>> tables_;
   std::set<std::string> addresses_;
   uint64_t loadId_;
+  Recorder recorder_;
   bool finished_ = false;
 };
 

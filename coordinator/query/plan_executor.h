@@ -42,6 +42,10 @@ class PlanExecutor {
     if (cancelRequested_.load()) SHOAL_USER_FAIL(SqlState::kQueryCanceled, "canceling statement due to user request");
   }
 
+  std::span<const engine::Value> parameters() const { return parameters_; }
+  const std::atomic<bool>& cancelRequested() const { return cancelRequested_; }
+  uint64_t memoryLimitBytes() const { return memoryLimitBytes_; }
+
   /// A copy of `plan` whose WITH RECURSIVE queries hold their rows, computed now; nullopt when it reads none.
   std::optional<sql::LogicalPlan> withRecursiveQueriesComputed(const sql::LogicalPlan& plan) const;
 

@@ -6,8 +6,9 @@
 
 namespace shoal::coordinator {
 
-RowRouter::RowRouter(ClusterContext& cluster, std::shared_ptr<const TableEntry> table)
-    : load_(cluster, {table}), layout_(cluster.workers.layoutOf(*table)) {
+RowRouter::RowRouter(ClusterContext& cluster, std::shared_ptr<const TableEntry> table,
+                     LoadTransaction::Recorder recorder)
+    : load_(cluster, {table}, std::move(recorder)), layout_(cluster.workers.layoutOf(*table)) {
   // Any worker can route rows to their owners; the first partition's does.
   router_ = layout_.placement_addresses(0);
   writer_ = cluster.workers.dataStub(router_).RouteRows(&context_, &response_);

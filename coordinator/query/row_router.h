@@ -15,7 +15,7 @@ namespace shoal::coordinator {
 /// all-or-nothing load.
 class RowRouter {
  public:
-  RowRouter(ClusterContext& cluster, std::shared_ptr<const TableEntry> table);
+  RowRouter(ClusterContext& cluster, std::shared_ptr<const TableEntry> table, LoadTransaction::Recorder recorder = {});
   ~RowRouter();
 
   /// Sends one chunk; its rows become visible at finish().

@@ -1,7 +1,10 @@
 #include "coordinator/query/session.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
+#include "coordinator/query/alter_table_columns.h"
 #include "coordinator/query/grant_commands.h"
 #include "coordinator/query/insert_select.h"
 #include "coordinator/query/plan_executor.h"
@@ -31,11 +34,12 @@ bool writes(const sql::BoundStatement& statement) {
         return std::is_same_v<Command, sql::CreateView> || std::is_same_v<Command, sql::DropView> ||
                std::is_same_v<Command, sql::CreateTable> || std::is_same_v<Command, sql::DropTable> ||
                std::is_same_v<Command, sql::TruncateTable> || std::is_same_v<Command, sql::RenameTable> ||
-               std::is_same_v<Command, sql::InsertValues> || std::is_same_v<Command, sql::InsertSelect> ||
-               std::is_same_v<Command, sql::CreateTableAs> || std::is_same_v<Command, sql::CopyFrom> ||
-               std::is_same_v<Command, sql::TpchLoad> || std::is_same_v<Command, sql::CommentOn> ||
-               std::is_same_v<Command, sql::CreateSchema> || std::is_same_v<Command, sql::DropSchema> ||
-               std::is_same_v<Command, sql::GrantPrivileges> || std::is_same_v<Command, sql::GrantRoles>;
+               std::is_same_v<Command, sql::AlterTableColumns> || std::is_same_v<Command, sql::InsertValues> ||
+               std::is_same_v<Command, sql::InsertSelect> || std::is_same_v<Command, sql::CreateTableAs> ||
+               std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::TpchLoad> ||
+               std::is_same_v<Command, sql::CommentOn> || std::is_same_v<Command, sql::CreateSchema> ||
+               std::is_same_v<Command, sql::DropSchema> || std::is_same_v<Command, sql::GrantPrivileges> ||
+               std::is_same_v<Command, sql::GrantRoles>;
       },
       statement.command);
 }
@@ -58,6 +62,21 @@ sql::SessionInfo withSettings(sql::SessionInfo session, const SessionSettings& s
 Session::Session(ClusterContext& cluster, sql::SessionInfo session)
     : cluster_(cluster), catalog_(cluster.catalog, withSettings(std::move(session), settings_, clock_)) {
   settings_.set("session_authorization", user());
+}
+
+Session::~Session() {
+  const std::string temporary = sql::temporarySchemaOf(catalog_);
+  try {
+    dropTemporarySchemas(cluster_, {temporary});
+  } catch (const std::exception& error) {
+    // The coordinator drops what is left at its next start.
+    spdlog::warn("session {}: dropping its temporary schema {} failed: {}", catalog_.session()->backendPid, temporary,
+                 error.what());
+  }
+}
+
+void Session::createTemporarySchema() {
+  coordinator::createTemporarySchema(cluster_, sql::temporarySchemaOf(catalog_), user());
 }
 
 std::shared_ptr<const PreparedStatement> Session::prepare(std::shared_ptr<const sql::ParsedScript> script, size_t index,
@@ -183,6 +202,7 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   // Loads and DDL are not transactional: inside a block they still run, and stay done.
   StatementOutcome outcome;
   if constexpr (std::is_same_v<Command, sql::CreateTable>) {
+    if (sql::isTemporarySchema(command.name.schema)) createTemporarySchema();
     outcome.commandTag = runCreateTable(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::DropTable>) {
     outcome.commandTag = runDropTable(cluster_, command, user(), outcome.notices);
@@ -190,6 +210,8 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
     outcome.commandTag = runTruncateTable(cluster_, command);
   } else if constexpr (std::is_same_v<Command, sql::RenameTable>) {
     outcome.commandTag = runRenameTable(cluster_, command, user(), outcome.notices);
+  } else if constexpr (std::is_same_v<Command, sql::AlterTableColumns>) {
+    outcome.commandTag = runAlterTableColumns(cluster_, command, user(), outcome.notices, planExecutor(parameters));
   } else if constexpr (std::is_same_v<Command, sql::CreateSchema>) {
     outcome.commandTag = runCreateSchema(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::CreateRole>) {
@@ -207,14 +229,10 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {
     outcome.commandTag = runInsertValues(cluster_, command, parameters);
   } else if constexpr (std::is_same_v<Command, sql::InsertSelect>) {
-    PlanExecutor executor = planExecutor(parameters);
-    outcome.commandTag = fmt::format(
-        "INSERT 0 {}",
-        runInsertSelect(cluster_, command, executor, parameters, cancelRequested_, settings_.queryMemoryLimitBytes()));
+    outcome.commandTag = fmt::format("INSERT 0 {}", runInsertSelect(cluster_, command, planExecutor(parameters)));
   } else if constexpr (std::is_same_v<Command, sql::CreateTableAs>) {
-    PlanExecutor executor = planExecutor(parameters);
-    outcome.commandTag = runCreateTableAs(cluster_, command, user(), outcome.notices, executor, parameters,
-                                          cancelRequested_, settings_.queryMemoryLimitBytes());
+    if (sql::isTemporarySchema(command.table.name.schema)) createTemporarySchema();
+    outcome.commandTag = runCreateTableAs(cluster_, command, user(), outcome.notices, planExecutor(parameters));
   } else if constexpr (std::is_same_v<Command, sql::CopyFrom>) {
     std::unique_ptr<CopyInput> input;
     if (command.path) {
@@ -320,8 +338,12 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
           view.searchPath = command.searchPath;
           if (command.orReplace) cluster_.tables.requireRelationOwner(user(), command.name, true);
           view.access.owner = cluster_.tables.findRole(user()).value_or(RoleEntry{}).oid;
-          cluster_.tables.createView(std::move(view), command.orReplace);
           StatementOutcome outcome;
+          if (sql::isTemporarySchema(view.schema)) createTemporarySchema();
+          if (command.becameTemporary) {
+            outcome.notices.push_back(Notice::notice(fmt::format("view \"{}\" will be a temporary view", view.name)));
+          }
+          cluster_.tables.createView(std::move(view), command.orReplace);
           outcome.commandTag = bound.commandTag;
           return outcome;
         } else if constexpr (std::is_same_v<Command, sql::Deallocate>) {

@@ -80,6 +80,10 @@ class Session {
 
   /// `session`: who connected, to which database, under which backend process id.
   Session(ClusterContext& cluster, sql::SessionInfo session);
+  /// Drops the session's temporary tables and views, as PostgreSQL does when a session ends.
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
   /// Forgets a cancel request that arrived while nothing ran (PostgreSQL ignores those).
   void clearCancelRequest() { cancelRequested_.store(false); }
@@ -156,6 +160,8 @@ class Session {
   void describe(PreparedStatement& prepared);
   /// `statement` bound again with its parameters' values (LIMIT $1).
   sql::BoundStatement bindWithValues(const PreparedStatement& statement, std::span<const engine::Value> parameters);
+  /// Makes the session's temporary schema (pg_temp_N) before its first temporary relation.
+  void createTemporarySchema();
   template <class Command>
   StatementOutcome runTableStatement(const Command& command, std::span<const engine::Value> parameters,
                                      const CopyInOpener& openCopyIn);

@@ -179,6 +179,21 @@ std::string runDropSchema(ClusterContext& cluster, const sql::DropSchema& comman
   return "DROP SCHEMA";
 }
 
+void createTemporarySchema(ClusterContext& cluster, const std::string& name, const std::string& user) {
+  // Owned by the session's role, so that it may use its tables as any owner does.
+  if (!schemaExists(cluster, name)) cluster.tables.createSchema(name, true, roleOid(cluster, user));
+}
+
+void dropTemporarySchemas(ClusterContext& cluster, const std::vector<std::string>& names) {
+  std::vector<std::string> existing;
+  for (const auto& name : names) {
+    if (sql::isTemporarySchema(name) && schemaExists(cluster, name)) existing.push_back(name);
+  }
+  if (existing.empty()) return;
+  DroppedSchemas dropped = cluster.tables.dropSchemas(existing, true, {});
+  for (const auto& table : dropped.tables) dropStorageOnWorkers(cluster, *table, table->storageId);
+}
+
 std::string runRenameTable(ClusterContext& cluster, const sql::RenameTable& command, const std::string& user,
                            std::vector<Notice>& notices) {
   if (!cluster.tables.find(command.table)) {

@@ -32,6 +32,12 @@ std::string runDropSchema(ClusterContext& cluster, const sql::DropSchema& comman
 std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& command,
                             std::span<const engine::Value> parameters);
 
+/// Makes schema `name` for the temporary relations of a session of `user`, unless it exists.
+void createTemporarySchema(ClusterContext& cluster, const std::string& name, const std::string& user);
+/// Drops temporary schemas with everything in them, without notices: what a session leaves at its end, and what
+/// sessions of a coordinator that stopped abruptly left (`names` that are gone already are skipped).
+void dropTemporarySchemas(ClusterContext& cluster, const std::vector<std::string>& names);
+
 /// Tells the workers that hold `table` to drop the storage `storageId` (best
 /// effort: a worker that is down keeps it until it is told again).
 void dropStorageOnWorkers(ClusterContext& cluster, const TableEntry& table, uint64_t storageId);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "engine/expression/expression.h"
@@ -21,11 +22,14 @@ struct SetFunctionCall {
 /// run in lockstep, as since PostgreSQL 10). A row for which every function gives nothing disappears.
 class ProjectSetOperator final : public ChunkOperator {
  public:
-  explicit ProjectSetOperator(std::vector<SetFunctionCall> calls) : calls_(std::move(calls)) {}
+  explicit ProjectSetOperator(std::vector<SetFunctionCall> calls);
   void execute(Chunk& chunk) const override;
 
  private:
   std::vector<SetFunctionCall> calls_;
+  /// The rows of each call whose arguments are all constants (generate_series(0, 2) repeating every row for
+  /// each grouping set), the same for every input row: computed once.
+  std::vector<std::optional<SetFunctionRows>> constantRows_;
 };
 
 }  // namespace shoal::engine

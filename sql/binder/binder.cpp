@@ -1,5 +1,6 @@
 #include "sql/binder/binder.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 
@@ -100,6 +101,15 @@ std::string statementName(const std::string& node) {
   return "statement " + name;
 }
 
+/// Whether the plan scans a table or view in a temporary schema (views are expanded into their scans).
+bool readsTemporaryRelation(const LogicalOperator& node) {
+  if (const auto* scan = dynamic_cast<const LogicalScan*>(&node); scan != nullptr) {
+    if (isTemporarySchema(scan->table.schema)) return true;
+  }
+  return std::any_of(node.children.begin(), node.children.end(),
+                     [](const auto& child) { return readsTemporaryRelation(*child); });
+}
+
 }  // namespace
 
 BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
@@ -164,13 +174,19 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       const auto& view = node.view_stmt();
       if (!view.query().has_select_stmt()) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "a view must be a query");
       CreateView command;
-      try {
-        command.name = creationName(catalog_, view.view().schemaname(), view.view().relname());
-      } catch (const ShoalError& error) {
-        SHOAL_USER_FAIL_AT(error.status().sqlState(), characterPosition(script.text(), view.view().location()), "{}",
-                           error.status().message());
-      }
-      requireSchemaPrivilege(catalog_, command.name.schema, kAclCreate, script.text(), view.view().location());
+      auto nameTheView = [&](bool temporary) {
+        try {
+          command.name = temporary ? temporaryCreationName(catalog_, view.view().schemaname(), view.view().relname())
+                                   : creationName(catalog_, view.view().schemaname(), view.view().relname());
+        } catch (const ShoalError& error) {
+          SHOAL_USER_FAIL_AT(error.status().sqlState(), characterPosition(script.text(), view.view().location()), "{}",
+                             error.status().message());
+        }
+        if (!isTemporarySchema(command.name.schema)) {
+          requireSchemaPrivilege(catalog_, command.name.schema, kAclCreate, script.text(), view.view().location());
+        }
+      };
+      nameTheView(view.view().relpersistence() == "t");
       command.searchPath = catalog_.searchPathSetting();
       command.orReplace = view.replace();
       for (const auto& alias : view.aliases()) command.columnNames.push_back(alias.string().sval());
@@ -188,6 +204,11 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       }
       if (!bound.parameterTypes.empty()) {
         SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "a view cannot use parameters");
+      }
+      // A view over a temporary relation would outlive it: PostgreSQL makes such a view temporary too.
+      if (!isTemporarySchema(command.name.schema) && readsTemporaryRelation(*plan.root)) {
+        nameTheView(true);
+        command.becameTemporary = true;
       }
       command.query = std::string(statement);
       bound.command = std::move(command);
@@ -308,6 +329,11 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       }
       bound.command = TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindDrop(node.drop_stmt());
       bound.commandTag = "DROP TABLE";
+      break;
+    case pg_query::Node::kAlterTableStmt:
+      bound.command =
+          TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindAlterColumns(node.alter_table_stmt());
+      bound.commandTag = "ALTER TABLE";
       break;
     case pg_query::Node::kRenameStmt:
       bound.command =

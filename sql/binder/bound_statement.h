@@ -67,6 +67,8 @@ struct CreateView {
   std::string query;
   std::vector<std::string> columnNames;
   bool orReplace = false;
+  /// Not declared TEMP, but temporary since it reads a temporary relation (the session tells the client so).
+  bool becameTemporary = false;
 };
 
 /// DROP VIEW: each name with the schema the search path found it in (or as written, when there is none).
@@ -192,6 +194,26 @@ struct CreateTable {
 struct DropTable {
   std::vector<QualifiedName> names;
   bool ifExists = false;
+};
+
+/// ALTER TABLE [IF EXISTS] name followed by any number of ADD [COLUMN] [IF NOT EXISTS] column type [NOT NULL] and
+/// DROP [COLUMN] [IF EXISTS] column. The session checks them against the catalog when it runs and rewrites the
+/// table's rows into new storage of the new columns, applying the drops first, as PostgreSQL does.
+struct AlterTableColumns {
+  struct AddedColumn {
+    ColumnDescription column;
+    bool notNull = false;
+    bool ifNotExists = false;
+  };
+  struct DroppedColumn {
+    std::string name;
+    bool ifExists = false;
+  };
+  /// As the search path found it (or as written, when it found none).
+  QualifiedName table;
+  bool ifExists = false;
+  std::vector<DroppedColumn> drops;
+  std::vector<AddedColumn> adds;
 };
 
 struct TruncateTable {
@@ -328,9 +350,10 @@ struct CommentOn {
 /// A statement ready to run: what the session needs, with no parse tree left.
 struct BoundStatement {
   std::variant<BoundQuery, Explain, CreateView, DropView, Deallocate, TransactionCommand, SetVariable, ShowVariable,
-               CreateTable, DropTable, TruncateTable, RenameTable, InsertValues, InsertSelect, CreateTableAs, CopyFrom,
-               CopyTo, TpchLoad, PrepareStatement, ExecuteStatement, DeclareCursor, FetchCursor, CloseCursor, CommentOn,
-               CreateSchema, DropSchema, CreateRole, AlterRole, DropRole, GrantPrivileges, GrantRoles>
+               CreateTable, DropTable, TruncateTable, RenameTable, AlterTableColumns, InsertValues, InsertSelect,
+               CreateTableAs, CopyFrom, CopyTo, TpchLoad, PrepareStatement, ExecuteStatement, DeclareCursor,
+               FetchCursor, CloseCursor, CommentOn, CreateSchema, DropSchema, CreateRole, AlterRole, DropRole,
+               GrantPrivileges, GrantRoles>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

@@ -22,6 +22,10 @@ inline constexpr std::string_view kDefaultSearchPath = "\"$user\", public";
 /// first for an unqualified name, as in PostgreSQL; information_schema's relations must be qualified.
 inline constexpr std::string_view kPgCatalogSchema = "pg_catalog";
 inline constexpr std::string_view kInformationSchema = "information_schema";
+/// A session's temporary relations live in schema pg_temp_<its backend pid>, which "pg_temp" names in
+/// search_path and in qualified names; it is made by the session's first CREATE TEMP and dropped at its end.
+inline constexpr std::string_view kTemporarySchemaPrefix = "pg_temp_";
+inline constexpr std::string_view kTemporarySchemaAlias = "pg_temp";
 /// The schemas' OIDs, PostgreSQL 15's (clients that know them are not surprised: 11 is pg_catalog).
 inline constexpr int64_t kPgCatalogNamespaceOid = 11;
 inline constexpr int64_t kPublicNamespaceOid = 2200;

@@ -15,16 +15,9 @@ CreateTableAs TableStatementBinder::bindCreateTableAs(const pg_query::IntoClause
                                                       const pg_query::SelectStmt& query, bool ifNotExists) {
   const auto& relation = into.rel();
   CreateTableAs bound;
-  try {
-    bound.table.name = creationName(catalog_, relation.schemaname(), relation.relname());
-  } catch (const ShoalError& error) {
-    fail(error.status().sqlState(), relation.location(), error.status().message());
-  }
-  requireSchemaPrivilege(catalog_, bound.table.name.schema, kAclCreate, text_, relation.location());
+  bound.table.name = bindCreationName(relation);
   bound.table.ifNotExists = ifNotExists;
-  if (relation.relpersistence() == "t") {
-    fail(SqlState::kFeatureNotSupported, relation.location(), "temporary tables are not supported");
-  }
+  bindOnCommit(into.on_commit(), relation.location());
   if (!into.table_space_name().empty() || !into.access_method().empty()) {
     fail(SqlState::kFeatureNotSupported, relation.location(), "TABLESPACE and USING are not supported");
   }

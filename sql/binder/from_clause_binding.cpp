@@ -153,12 +153,18 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
   LogicalOperatorPtr left = bindFromItem(join.larg(), leftScope);
   // A LATERAL subquery on the right reads the left side's columns: the join is dependent, and the optimizer
   // decorrelates it as it does a correlated subquery.
-  const bool lateral = join.rarg().has_range_subselect() && join.rarg().range_subselect().lateral();
-  if (lateral && (join.jointype() == pg_query::JOIN_RIGHT || join.jointype() == pg_query::JOIN_FULL)) {
+  // A function on the right of an INNER or LEFT join is LATERAL, even unsaid, as in PostgreSQL: its arguments
+  // may read the left side.
+  const bool outerOnLeft = join.jointype() == pg_query::JOIN_RIGHT || join.jointype() == pg_query::JOIN_FULL;
+  const bool lateralFunction = join.rarg().has_range_function() && !outerOnLeft;
+  const bool lateral =
+      (join.rarg().has_range_subselect() && join.rarg().range_subselect().lateral()) || lateralFunction;
+  if ((lateral || (join.rarg().has_range_function() && join.rarg().range_function().lateral())) && outerOnLeft) {
     fail(SqlState::kInvalidColumnReference, -1,
          "the combining JOIN type must be INNER or LEFT for a LATERAL reference");
   }
-  LogicalOperatorPtr right = bindFromItem(join.rarg(), rightScope, &leftScope);
+  LogicalOperatorPtr right = lateralFunction ? bindLateralFunction(join.rarg().range_function(), rightScope, leftScope)
+                                             : bindFromItem(join.rarg(), rightScope, &leftScope);
   auto op = std::make_unique<LogicalJoin>();
   switch (join.jointype()) {
     case pg_query::JOIN_INNER:
@@ -286,6 +292,28 @@ LogicalOperatorPtr QueryBinder::bindJoin(const pg_query::Node& item, BindScope& 
   }
   mergedColumns->children.push_back(std::move(op));
   return mergedColumns;
+}
+
+LogicalOperatorPtr QueryBinder::bindLateralFunction(const pg_query::RangeFunction& range, BindScope& scope,
+                                                    const BindScope& lateral) {
+  // Bound as LATERAL (SELECT * FROM f(...) alias) alias: a subquery whose arguments read the left side as outer
+  // columns, which the optimizer decorrelates, LEFT JOIN's unmatched rows included.
+  pg_query::SelectStmt select;
+  select.add_target_list()->mutable_res_target()->mutable_val()->mutable_column_ref()->add_fields()->mutable_a_star();
+  pg_query::RangeFunction* function = select.add_from_clause()->mutable_range_function();
+  *function = range;
+  function->set_lateral(false);
+  select.set_limit_option(pg_query::LIMIT_OPTION_DEFAULT);
+  select.set_op(pg_query::SETOP_NONE);
+  QueryBinder binder(catalog_, text_, parameterTypes_, ids_, &lateral, ctes_, views_);
+  binder.useParameterValues(parameterValues_);
+  LogicalPlan plan = binder.bind(select);
+  const auto& items = range.functions(0).list().items();
+  const std::string relation = range.has_alias() ? range.alias().aliasname()
+                               : !items.empty() && items[0].has_func_call()
+                                   ? items[0].func_call().funcname().rbegin()->string().sval()
+                                   : "unnamed_function";
+  return renameRelation(std::move(plan), relation, {}, -1, scope);
 }
 
 LogicalOperatorPtr QueryBinder::bindFromItem(const pg_query::Node& item, BindScope& scope, const BindScope* lateral) {

@@ -1,7 +1,7 @@
-// QueryBinder's GROUPING SETS, ROLLUP and CUBE: one aggregation per grouping set, each over its own copy of the
-// input, concatenated (UNION ALL); a key a set leaves out is NULL in its rows, and GROUPING(a, b, ...) is a
-// constant per set whose bit for each argument is 1 where the set leaves that key out. Each aggregation is
-// distributed like any GROUP BY.
+// QueryBinder's GROUPING SETS, ROLLUP and CUBE: in one pass over the input where it can (grouping_sets_one_pass.cpp),
+// else one aggregation per grouping set, each over its own copy of the input, concatenated (UNION ALL); a key a set
+// leaves out is NULL in its rows, and GROUPING(a, b, ...) is a constant per set whose bit for each argument is 1 where
+// the set leaves that key out. Each aggregation is distributed like any GROUP BY.
 
 #include <fmt/format.h>
 
@@ -109,6 +109,9 @@ LogicalOperatorPtr QueryBinder::expandGroupingSets(std::unique_ptr<LogicalAggreg
     callKeys.push_back(std::move(keys));
   }
 
+  if (groupingSetsFitOnePass(*aggregate, sets)) {
+    return aggregateGroupingSetsInOnePass(std::move(aggregate), sets, calls, callKeys);
+  }
   auto unionAll = std::make_unique<LogicalUnionAll>();
   for (size_t key = 0; key < aggregate->groups.size(); ++key) {
     unionAll->columns.push_back({aggregate->groupIds[key], aggregate->groups[key]->type(), aggregate->groupNames[key]});

@@ -129,9 +129,18 @@ class QueryBinder {
   /// (grouping_sets.cpp).
   std::vector<std::vector<size_t>> groupingSetsOf(const pg_query::GroupingSet& set,
                                                   const std::function<size_t(const pg_query::Node&)>& addGroup);
-  /// Turns `aggregate` into one aggregation per grouping set over copies of its input, concatenated: keys
-  /// outside a set are NULL, and each GROUPING() call is the set's constant. Outputs the aggregate's columns,
+  /// Turns `aggregate` into an aggregation over each grouping set: in one pass when it can, else one aggregation
+  /// per set over a copy of its input, concatenated. Keys outside a set are NULL, and each GROUPING() call is the
+  /// set's constant. Outputs the aggregate's columns,
   /// then the GROUPING() calls' (grouping_sets.cpp).
+  /// Whether aggregateGroupingSetsInOnePass serves `sets`: several sets, and no array_agg beside an empty set.
+  static bool groupingSetsFitOnePass(const LogicalAggregate& aggregate, const std::vector<std::vector<size_t>>& sets);
+  /// `aggregate` over every grouping set in one pass over its input: the input's rows repeated once per set and
+  /// aggregated by their keys and set (grouping_sets_one_pass.cpp). `callKeys`: the keys each GROUPING() reads.
+  LogicalOperatorPtr aggregateGroupingSetsInOnePass(std::unique_ptr<LogicalAggregate> aggregate,
+                                                    const std::vector<std::vector<size_t>>& sets,
+                                                    const std::vector<GroupingCall>& calls,
+                                                    const std::vector<std::vector<size_t>>& callKeys);
   LogicalOperatorPtr expandGroupingSets(std::unique_ptr<LogicalAggregate> aggregate,
                                         const std::vector<std::vector<size_t>>& sets, std::vector<GroupingCall>& calls);
   /// Keeps the rows of a grouped INTERSECT or EXCEPT as many times as the result has them, from their copies on
@@ -158,6 +167,10 @@ class QueryBinder {
   /// Function Scan to be joined. Without `lateralInput` (inside a JOIN) its arguments may read no column.
   LogicalOperatorPtr bindRangeFunction(const pg_query::RangeFunction& range, BindScope& scope,
                                        LogicalOperatorPtr* lateralInput = nullptr);
+  /// A function on the right of an INNER or LEFT JOIN, which may read the left side (`lateral`): bound as a
+  /// LATERAL subquery over it (from_clause_binding.cpp).
+  LogicalOperatorPtr bindLateralFunction(const pg_query::RangeFunction& range, BindScope& scope,
+                                         const BindScope& lateral);
   LogicalOperatorPtr bindRangeVar(const pg_query::Node& item, BindScope& scope);
   /// A reference to a recursive WITH query: inside its own recursive term, the working table; elsewhere its rows
   /// (the query is bound on its first reference).

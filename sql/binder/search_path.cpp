@@ -82,6 +82,16 @@ std::vector<std::string> parseSearchPath(std::string_view setting) {
   }
 }
 
+std::string temporarySchemaOf(const CatalogReader& catalog) {
+  const SessionInfo* info = catalog.session();
+  if (info == nullptr || info->backendPid == 0) return {};
+  return std::string(kTemporarySchemaPrefix) + std::to_string(info->backendPid);
+}
+
+bool isTemporarySchema(std::string_view schema) {
+  return schema.starts_with(kTemporarySchemaPrefix);
+}
+
 std::vector<std::string> explicitSchemas(const CatalogReader& catalog) {
   std::vector<std::string> schemas;
   const SessionInfo* info = catalog.session();
@@ -89,6 +99,10 @@ std::vector<std::string> explicitSchemas(const CatalogReader& catalog) {
     if (name == "$user") {
       if (info == nullptr) continue;
       name = info->user;
+    } else if (name == kTemporarySchemaAlias) {
+      name = temporarySchemaOf(catalog);
+    } else if (isTemporarySchema(name)) {
+      continue;  // another session's, or this one's under its own name: only "pg_temp" places it
     }
     if (schemaExists(catalog, name) && std::find(schemas.begin(), schemas.end(), name) == schemas.end()) {
       schemas.push_back(std::move(name));
@@ -102,11 +116,25 @@ std::vector<std::string> lookupSchemas(const CatalogReader& catalog) {
   if (std::find(schemas.begin(), schemas.end(), kPgCatalogSchema) == schemas.end()) {
     schemas.insert(schemas.begin(), std::string(kPgCatalogSchema));
   }
+  // PostgreSQL searches the session's temporary relations before all others unless search_path places them.
+  const std::string temporary = temporarySchemaOf(catalog);
+  if (!temporary.empty() && schemaExists(catalog, temporary) &&
+      std::find(schemas.begin(), schemas.end(), temporary) == schemas.end()) {
+    schemas.insert(schemas.begin(), temporary);
+  }
   return schemas;
 }
 
 std::optional<QualifiedName> resolveRelation(const CatalogReader& catalog, std::string_view schema,
                                              std::string_view name) {
+  std::string ownTemporary;  // outlives `schema`, which may view it
+  if (schema == kTemporarySchemaAlias) {
+    ownTemporary = temporarySchemaOf(catalog);
+    schema = ownTemporary;
+  } else if (isTemporarySchema(schema) && schema != temporarySchemaOf(catalog) && schemaExists(catalog, schema) &&
+             holdsRelation(catalog, QualifiedName{std::string(schema), std::string(name)})) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "cannot access temporary tables of other sessions");
+  }
   if (!schema.empty()) {
     if (!schemaExists(catalog, schema)) return std::nullopt;
     return QualifiedName{std::string(schema), std::string(name)};
@@ -122,15 +150,34 @@ bool isSystemSchema(std::string_view schema) {
   return schema == kPgCatalogSchema || schema == kInformationSchema;
 }
 
+QualifiedName temporaryCreationName(const CatalogReader& catalog, std::string_view schema, std::string_view name) {
+  const std::string temporary = temporarySchemaOf(catalog);
+  if (temporary.empty()) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "temporary relations need a client session");
+  }
+  if (!schema.empty() && schema != kTemporarySchemaAlias && schema != temporary) {
+    SHOAL_USER_FAIL(SqlState::kInvalidTableDefinition, "cannot create temporary relation in non-temporary schema");
+  }
+  return QualifiedName{temporary, std::string(name)};
+}
+
 QualifiedName creationName(const CatalogReader& catalog, std::string_view schema, std::string_view name) {
+  if (schema == kTemporarySchemaAlias || (!schema.empty() && schema == temporarySchemaOf(catalog))) {
+    return temporaryCreationName(catalog, schema, name);
+  }
   std::string pathSchema;  // outlives the path it came from: `schema` views it
   if (schema.empty()) {
-    const auto path = explicitSchemas(catalog);
+    // Only a temporary relation goes to the temporary schema, even when search_path places it first.
+    auto path = explicitSchemas(catalog);
+    std::erase_if(path, [](const std::string& candidate) { return isTemporarySchema(candidate); });
     if (path.empty()) SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "no schema has been selected to create in");
     pathSchema = path.front();
     schema = pathSchema;
   } else if (!schemaExists(catalog, schema)) {
     SHOAL_USER_FAIL(SqlState::kInvalidSchemaName, "schema \"{}\" does not exist", schema);
+  } else if (isTemporarySchema(schema)) {
+    SHOAL_USER_FAIL(SqlState::kInvalidTableDefinition,
+                    "cannot create relations in temporary schemas of other sessions");
   }
   if (isSystemSchema(schema)) {
     SHOAL_USER_FAIL(SqlState::kInsufficientPrivilege, "permission denied to create \"{}.{}\"", schema, name);

@@ -17,19 +17,32 @@ std::vector<std::string> parseSearchPath(std::string_view setting);
 /// as the user): what current_schemas(false) lists and where CREATE puts an unqualified name (the first).
 std::vector<std::string> explicitSchemas(const CatalogReader& catalog);
 
-/// The schemas an unqualified name is looked up in, in order: pg_catalog first unless search_path places
-/// it, then explicitSchemas (current_schemas(true)).
+/// The schemas an unqualified name is looked up in, in order (current_schemas(true)): the session's temporary
+/// schema first when it exists (unless search_path places pg_temp), pg_catalog next unless search_path places
+/// it, then explicitSchemas.
 std::vector<std::string> lookupSchemas(const CatalogReader& catalog);
 
 /// Where an existing relation named `name` (with `schema`, or searched for on the path when `schema` is
 /// empty) lives: the first schema of the path holding a table or view of that name. Nullopt when there is
 /// none; with `schema` given, only when that schema does not exist (the caller reports 3F000 or 42P01).
+/// "pg_temp" names the session's temporary schema; another session's fails with 0A000.
 std::optional<QualifiedName> resolveRelation(const CatalogReader& catalog, std::string_view schema,
                                              std::string_view name);
 
 /// The schema and name a new relation gets: `schema` when given (3F000 when it does not exist, 42501 for a
 /// system schema), else the first schema on the search path (3F000 when there is none).
 QualifiedName creationName(const CatalogReader& catalog, std::string_view schema, std::string_view name);
+
+/// The schema that holds the session's temporary tables and views, "pg_temp_<backend pid>", whether or not it
+/// exists yet (the first CREATE TEMP makes it); empty outside a client session.
+std::string temporarySchemaOf(const CatalogReader& catalog);
+
+/// Whether `schema` holds some session's temporary relations (pg_temp_N).
+bool isTemporarySchema(std::string_view schema);
+
+/// The schema and name a new temporary relation gets: the session's temporary schema, when `schema` is empty,
+/// "pg_temp" or that schema itself; 42P16 for any other schema, as PostgreSQL refuses it.
+QualifiedName temporaryCreationName(const CatalogReader& catalog, std::string_view schema, std::string_view name);
 
 /// Whether `schema` is one whose relations the coordinator computes (pg_catalog, information_schema).
 bool isSystemSchema(std::string_view schema);

@@ -47,6 +47,15 @@ engine::ExpressionPtr bindSessionFunction(std::string_view name, size_t numArgum
   }
   if (name == "current_database" || name == "current_catalog") return text(session->database);
   if (name == "pg_backend_pid") return std::make_unique<ConstantExpression>(Value::integer(session->backendPid));
+  if (name == "pg_my_temp_schema" && catalog != nullptr) {
+    // The OID of the session's temporary schema, 0 until its first temporary relation made it.
+    const std::string temporary = temporarySchemaOf(*catalog);
+    int64_t oid = 0;
+    for (const auto& schema : catalog->schemas()) {
+      if (schema.name == temporary) oid = schema.oid;
+    }
+    return std::make_unique<ConstantExpression>(Value::bigInt(oid));
+  }
   if (session->transactionStart) {
     const bool ofStatement = name == "statement_timestamp";
     if (ofStatement || name == "now" || name == "current_timestamp" || name == "transaction_timestamp" ||

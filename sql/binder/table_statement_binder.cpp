@@ -58,25 +58,70 @@ TableDescription TableStatementBinder::findTable(const std::string& schema, cons
        fmt::format("relation \"{}\" does not exist", schema.empty() ? name : schema + "." + name));
 }
 
-CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create) {
-  CreateTable bound;
-  const auto& relation = create.relation();
+QualifiedName TableStatementBinder::bindCreationName(const pg_query::RangeVar& relation) const {
+  QualifiedName name;
   try {
-    bound.name = creationName(catalog_, relation.schemaname(), relation.relname());
+    name = relation.relpersistence() == "t" ? temporaryCreationName(catalog_, relation.schemaname(), relation.relname())
+                                            : creationName(catalog_, relation.schemaname(), relation.relname());
   } catch (const ShoalError& error) {
     fail(error.status().sqlState(), relation.location(), error.status().message());
   }
-  requireSchemaPrivilege(catalog_, bound.name.schema, kAclCreate, text_, relation.location());
-  bound.ifNotExists = create.if_not_exists();
-  if (relation.relpersistence() == "t") {
-    fail(SqlState::kFeatureNotSupported, relation.location(), "temporary tables are not supported");
+  // Every role may create temporary relations (PostgreSQL's TEMP privilege, granted to PUBLIC).
+  if (!isTemporarySchema(name.schema)) {
+    requireSchemaPrivilege(catalog_, name.schema, kAclCreate, text_, relation.location());
   }
+  return name;
+}
+
+void TableStatementBinder::bindOnCommit(int action, int location) const {
+  // Without transactions (every statement commits alone), ON COMMIT DROP would drop the table as it is made.
+  if (action == pg_query::ONCOMMIT_DROP || action == pg_query::ONCOMMIT_DELETE_ROWS) {
+    fail(SqlState::kFeatureNotSupported, location, "ON COMMIT DROP and ON COMMIT DELETE ROWS are not supported yet");
+  }
+}
+
+std::pair<ColumnDescription, bool> TableStatementBinder::bindColumnDefinition(
+    const pg_query::ColumnDef& column, std::vector<std::pair<std::vector<std::string>, int>>* primaryKeys) const {
+  std::vector<ColumnDescription> none;
+  ExpressionBinder typeBinder(text_, none, parameterTypes_);
+  LogicalType type = typeBinder.typeFromName(column.type_name());
+  if (type.id() == engine::TypeId::kUnknown) type = LogicalType::decimal(LogicalType::kMaxDecimalPrecision, 10);
+  bool notNull = column.is_not_null();
+  for (const auto& constraintNode : column.constraints()) {
+    const auto& constraint = constraintNode.constraint();
+    switch (constraint.contype()) {
+      case pg_query::CONSTR_NOTNULL:
+        notNull = true;
+        break;
+      case pg_query::CONSTR_NULL:
+        break;
+      case pg_query::CONSTR_PRIMARY:
+        if (primaryKeys == nullptr) break;  // refused below
+        notNull = true;
+        primaryKeys->emplace_back(std::vector<std::string>{column.colname()}, constraint.location());
+        continue;
+      default:
+        break;
+    }
+    if (constraint.contype() != pg_query::CONSTR_NOTNULL && constraint.contype() != pg_query::CONSTR_NULL) {
+      fail(SqlState::kFeatureNotSupported, constraint.location(),
+           primaryKeys != nullptr ? "only NOT NULL and PRIMARY KEY constraints are supported"
+                                  : "only NOT NULL is supported on an added column");
+    }
+  }
+  return {ColumnDescription{column.colname(), type}, notNull};
+}
+
+CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create) {
+  CreateTable bound;
+  const auto& relation = create.relation();
+  bound.name = bindCreationName(relation);
+  bound.ifNotExists = create.if_not_exists();
+  bindOnCommit(create.oncommit(), relation.location());
   if (create.inh_relations_size() > 0 || create.has_partspec() || create.has_partbound() || create.has_of_typename()) {
     fail(SqlState::kFeatureNotSupported, relation.location(),
          "inheritance, PARTITION BY and OF type are not supported; use WITH (distribution = ...)");
   }
-  std::vector<ColumnDescription> none;
-  ExpressionBinder typeBinder(text_, none, parameterTypes_);
   std::vector<std::pair<std::vector<std::string>, int>> primaryKeys;  // column names, location
   auto addPrimaryKey = [&](const pg_query::Constraint& constraint, std::vector<std::string> names) {
     primaryKeys.emplace_back(std::move(names), constraint.location());
@@ -90,27 +135,8 @@ CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create)
                fmt::format("column \"{}\" specified more than once", column.colname()));
         }
       }
-      LogicalType type = typeBinder.typeFromName(column.type_name());
-      if (type.id() == engine::TypeId::kUnknown) type = LogicalType::decimal(LogicalType::kMaxDecimalPrecision, 10);
-      bool notNull = column.is_not_null();
-      for (const auto& constraintNode : column.constraints()) {
-        const auto& constraint = constraintNode.constraint();
-        switch (constraint.contype()) {
-          case pg_query::CONSTR_NOTNULL:
-            notNull = true;
-            break;
-          case pg_query::CONSTR_NULL:
-            break;
-          case pg_query::CONSTR_PRIMARY:
-            notNull = true;
-            addPrimaryKey(constraint, {column.colname()});
-            break;
-          default:
-            fail(SqlState::kFeatureNotSupported, constraint.location(),
-                 "only NOT NULL and PRIMARY KEY constraints are supported");
-        }
-      }
-      bound.columns.push_back(ColumnDescription{column.colname(), type});
+      auto [description, notNull] = bindColumnDefinition(column, &primaryKeys);
+      bound.columns.push_back(std::move(description));
       bound.notNull.push_back(notNull);
     } else if (element.has_constraint() && element.constraint().contype() == pg_query::CONSTR_PRIMARY) {
       std::vector<std::string> names;

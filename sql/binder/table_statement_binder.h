@@ -16,6 +16,9 @@ class InsertStmt;
 class CallStmt;
 class IntoClause;
 class RenameStmt;
+class AlterTableStmt;
+class ColumnDef;
+class RangeVar;
 class SelectStmt;
 class Node;
 }  // namespace pg_query
@@ -37,6 +40,8 @@ class TableStatementBinder {
   DropTable bindDrop(const pg_query::DropStmt& drop);
   TruncateTable bindTruncate(const pg_query::TruncateStmt& truncate);
   RenameTable bindRename(const pg_query::RenameStmt& rename);
+  /// ALTER TABLE ... ADD COLUMN and DROP COLUMN (alter_table_binding.cpp); 0A000 for the other actions.
+  AlterTableColumns bindAlterColumns(const pg_query::AlterTableStmt& alter);
   /// INSERT ... VALUES of expressions without columns, or INSERT ... query.
   std::variant<InsertValues, InsertSelect> bindInsert(const pg_query::InsertStmt& insert);
   TpchLoad bindCall(const pg_query::CallStmt& call);
@@ -46,6 +51,18 @@ class TableStatementBinder {
   /// position 42P01 (for a missing schema too), 42501 for a system relation or when the session lacks
   /// privileges `wanted` on it, and 0A000 for a view.
   TableDescription findTable(const std::string& schema, const std::string& name, int location, AclMode wanted) const;
+  /// The schema and name of the relation CREATE makes: a temporary one (CREATE TEMP, or one named in pg_temp) in
+  /// the session's temporary schema, any other in the schema named or the search path's first. Fails at the
+  /// name's position with 3F000, 42P16 or 42501 (no CREATE privilege on the schema).
+  QualifiedName bindCreationName(const pg_query::RangeVar& relation) const;
+  /// ON COMMIT PRESERVE ROWS (the default) passes; DROP and DELETE ROWS fail with 0A000. `action` is a
+  /// pg_query::OnCommitAction.
+  void bindOnCommit(int action, int location) const;
+  /// A column of CREATE TABLE or ALTER TABLE ADD COLUMN: its name and type, and whether it is NOT NULL (or,
+  /// when `primaryKey` is given, part of the primary key, which it appends the column's name to). Constraints
+  /// other than NULL, NOT NULL and PRIMARY KEY fail with 0A000.
+  std::pair<ColumnDescription, bool> bindColumnDefinition(
+      const pg_query::ColumnDef& column, std::vector<std::pair<std::vector<std::string>, int>>* primaryKeys) const;
   /// INSERT ... query into `table`, whose columns `targets` the query's columns fill (insert_select_binding.cpp).
   InsertSelect bindInsertSelect(const pg_query::InsertStmt& insert, const TableDescription& table,
                                 std::vector<size_t> targets);

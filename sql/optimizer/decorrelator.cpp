@@ -63,6 +63,37 @@ ColumnId nextFreeColumnId(const LogicalOperator& root) {
   return ids.empty() ? 0 : *ids.rbegin() + 1;
 }
 
+namespace {
+
+/// Folds projections stacked on `op` (a LATERAL subquery's select list under its renaming) into one.
+void foldProjections(LogicalOperatorPtr& op) {
+  while (op->kind() == LogicalOperatorKind::kProject && op->children[0]->kind() == LogicalOperatorKind::kProject) {
+    auto& top = static_cast<LogicalProject&>(*op);
+    auto& below = static_cast<LogicalProject&>(*top.children[0]);
+    std::map<ColumnId, const Expression*> definitions;
+    for (size_t i = 0; i < below.ids.size(); ++i) definitions[below.ids[i]] = below.expressions[i].get();
+    for (auto& expression : top.expressions) {
+      expression = rewriteExpression(*expression, [&](const Expression& node) -> ExpressionPtr {
+        if (node.kind() != ExpressionKind::kColumnRef) return nullptr;
+        auto found = definitions.find(
+            static_cast<ColumnId>(static_cast<const engine::ColumnRefExpression&>(node).columnIndex()));
+        return found == definitions.end() ? nullptr : copyExpression(*found->second);
+      });
+    }
+    LogicalOperatorPtr input = std::move(below.children[0]);
+    top.children[0] = std::move(input);
+  }
+}
+
+/// Whether `condition` is the constant TRUE (LEFT JOIN LATERAL ... ON true).
+bool isConstantTrue(const Expression& condition) {
+  if (condition.kind() != ExpressionKind::kConstant) return false;
+  const engine::Value& value = static_cast<const engine::ConstantExpression&>(condition).value();
+  return !value.isNull() && value.type().id() == engine::TypeId::kBoolean && value.asBool();
+}
+
+}  // namespace
+
 LogicalOperatorPtr Decorrelator::run(LogicalOperatorPtr root) {
   for (auto& child : root->children) child = run(std::move(child));
   if (root->kind() != LogicalOperatorKind::kJoin) return root;
@@ -103,7 +134,29 @@ LogicalOperatorPtr Decorrelator::decorrelateJoin(std::unique_ptr<LogicalJoin> jo
     return patchEmptyAggregate(std::move(join));
   }
   if (join->type == JoinType::kInner || join->type == JoinType::kLeft) {
-    unsupported("a LATERAL subquery over an aggregate without GROUP BY");
+    // LATERAL (SELECT count(*) ... WHERE x = outer.x): one row per outer row, the aggregates' empty values
+    // where no row matched; so a LEFT join, patched. ON conditions of an inner join then filter its rows.
+    if (!pulled.uniquePerOuterRow) unsupported("a LATERAL subquery over an aggregate that may give several rows");
+    std::vector<ExpressionPtr> onConditions;
+    if (join->type == JoinType::kInner) {
+      const size_t own = join->conditions.size() - pulled.predicates.size();
+      for (size_t i = 0; i < own; ++i) onConditions.push_back(std::move(join->conditions[i]));
+      join->conditions.erase(join->conditions.begin(), join->conditions.begin() + static_cast<std::ptrdiff_t>(own));
+    } else {
+      const size_t own = join->conditions.size() - pulled.predicates.size();
+      for (size_t i = 0; i < own; ++i) {
+        if (!isConstantTrue(*join->conditions[i])) {
+          unsupported("LEFT JOIN LATERAL over an aggregate without GROUP BY with an ON condition");
+        }
+      }
+    }
+    join->type = JoinType::kLeft;
+    LogicalOperatorPtr patched = patchEmptyAggregate(std::move(join));
+    if (onConditions.empty()) return patched;
+    auto filter = std::make_unique<LogicalFilter>();
+    filter->conditions = std::move(onConditions);
+    filter->children.push_back(std::move(patched));
+    return filter;
   }
   unsupported("EXISTS or IN over an aggregate without GROUP BY that reads the outer query");
 }
@@ -237,44 +290,58 @@ Decorrelator::Pulled Decorrelator::pullUp(LogicalOperatorPtr& op, const std::set
 }
 
 LogicalOperatorPtr Decorrelator::patchEmptyAggregate(std::unique_ptr<LogicalJoin> join) {
+  foldProjections(join->children[1]);
   if (join->children[1]->kind() != LogicalOperatorKind::kProject ||
       join->children[1]->children[0]->kind() != LogicalOperatorKind::kAggregate) {
     unsupported("a scalar subquery with HAVING over an aggregate without GROUP BY");
   }
   auto& project = static_cast<LogicalProject&>(*join->children[1]);
   const auto& aggregate = static_cast<const LogicalAggregate&>(*project.children[0]);
-  // The subquery's value over no rows: COUNT (and approx_count_distinct) is 0, every other aggregate NULL.
-  ExpressionPtr emptyValue = rewriteExpression(*project.expressions[0], [&](const Expression& node) -> ExpressionPtr {
-    if (node.kind() != ExpressionKind::kColumnRef) return nullptr;
-    auto id = static_cast<ColumnId>(static_cast<const engine::ColumnRefExpression&>(node).columnIndex());
-    for (const auto& call : aggregate.aggregates) {
-      if (call.id != id) continue;
-      bool count = call.function == engine::AggregateFunction::kCount ||
-                   call.function == engine::AggregateFunction::kCountStar ||
-                   call.function == engine::AggregateFunction::kApproxCountDistinct;
-      return std::make_unique<engine::ConstantExpression>(count ? engine::Value::bigInt(0)
-                                                                : engine::Value::null(call.resultType));
-    }
-    return std::make_unique<engine::ConstantExpression>(engine::Value::null(node.type()));
-  });
-  engine::ExpressionEvaluator evaluator;
-  engine::Vector value = evaluator.evaluate(*emptyValue, engine::Chunk(1));
-  if (value.isNull(0)) return join;
+  // Each of the subquery's values over no rows: COUNT (and approx_count_distinct) is 0, every other aggregate
+  // NULL, and an expression over them what it makes of those.
+  auto emptyValueOf = [&](const Expression& expression) {
+    ExpressionPtr empty = rewriteExpression(expression, [&](const Expression& node) -> ExpressionPtr {
+      if (node.kind() != ExpressionKind::kColumnRef) return nullptr;
+      auto id = static_cast<ColumnId>(static_cast<const engine::ColumnRefExpression&>(node).columnIndex());
+      for (const auto& call : aggregate.aggregates) {
+        if (call.id != id) continue;
+        bool count = call.function == engine::AggregateFunction::kCount ||
+                     call.function == engine::AggregateFunction::kCountStar ||
+                     call.function == engine::AggregateFunction::kApproxCountDistinct;
+        return std::make_unique<engine::ConstantExpression>(count ? engine::Value::bigInt(0)
+                                                                  : engine::Value::null(call.resultType));
+      }
+      return std::make_unique<engine::ConstantExpression>(engine::Value::null(node.type()));
+    });
+    engine::ExpressionEvaluator evaluator;
+    return evaluator.evaluate(*empty, engine::Chunk(1)).getValue(0);
+  };
+  // The subquery's columns whose empty value is not NULL, by their id above the join, with that value.
+  std::map<ColumnId, engine::Value> patched;
+  std::map<ColumnId, ColumnId> renamed;  // their new id below the patch
+  for (size_t i = 0; i < project.expressions.size(); ++i) {
+    engine::Value empty = emptyValueOf(*project.expressions[i]);
+    if (empty.isNull()) continue;
+    const ColumnId original = project.ids[i];
+    patched.emplace(original, std::move(empty));
+    renamed[original] = ids_.next();
+    project.ids[i] = renamed[original];
+  }
+  if (patched.empty()) return join;
 
-  // Rename the subquery's value, add a TRUE marker that is NULL for outer rows without a group,
-  // and put the empty-input value there above the join.
-  PlanColumn result{project.ids[0], project.expressions[0]->type(), project.names[0]};
-  ColumnId renamed = ids_.next();
-  project.ids[0] = renamed;
+  // Add a TRUE marker that is NULL for outer rows without a group, and put the empty values there above the join.
   PlanColumn marker{ids_.next(), LogicalType::boolean(), "matched"};
   project.expressions.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::boolean(true)));
   project.ids.push_back(marker.id);
   project.names.push_back(marker.name);
 
+  std::map<ColumnId, ColumnId> originalOf;
+  for (const auto& [original, renamedId] : renamed) originalOf[renamedId] = original;
   auto patch = std::make_unique<LogicalProject>();
   for (const auto& column : join->outputColumns()) {
     if (column.id == marker.id) continue;
-    if (column.id != renamed) {
+    auto original = originalOf.find(column.id);
+    if (original == originalOf.end()) {
       patch->expressions.push_back(columnRef(column));
       patch->ids.push_back(column.id);
       patch->names.push_back(column.name);
@@ -285,12 +352,12 @@ LogicalOperatorPtr Decorrelator::patchEmptyAggregate(std::unique_ptr<LogicalJoin
     isNull.push_back(columnRef(marker));
     arguments.push_back(
         std::make_unique<FunctionExpression>(ScalarFunction::kIsNull, std::move(isNull), LogicalType::boolean()));
-    arguments.push_back(std::make_unique<engine::ConstantExpression>(value.getValue(0)));
+    arguments.push_back(std::make_unique<engine::ConstantExpression>(patched.at(original->second)));
     arguments.push_back(columnRef(column));
     patch->expressions.push_back(
-        std::make_unique<FunctionExpression>(ScalarFunction::kCase, std::move(arguments), result.type));
-    patch->ids.push_back(result.id);
-    patch->names.push_back(result.name);
+        std::make_unique<FunctionExpression>(ScalarFunction::kCase, std::move(arguments), column.type));
+    patch->ids.push_back(original->second);
+    patch->names.push_back(column.name);
   }
   patch->children.push_back(std::move(join));
   return patch;

@@ -221,3 +221,27 @@ def test_several_distinct_aggregates_run_on_the_workers(cluster):
             "max(DISTINCT l_shipmode)", "count(*)", "sum(l_quantity)"))
         assert row == one_by_one
         assert row[0] == connection.execute("SELECT count(*) FROM (SELECT DISTINCT l_partkey FROM lineitem) d").fetchone()[0]
+
+
+def test_rollup_reads_its_join_once(cluster):
+    """ROLLUP over a join of three tables: the join runs once, its rows repeated once per grouping set (a
+    ProjectSet) into one aggregation by keys and set, distributed like any GROUP BY; and each set's rows are the
+    GROUP BY of that set, run on its own."""
+    text = ("SELECT n_name, o_orderpriority, sum(l_quantity), count(*) FROM lineitem "
+            "JOIN orders ON l_orderkey = o_orderkey JOIN customer ON o_custkey = c_custkey "
+            "JOIN nation ON c_nationkey = n_nationkey GROUP BY ROLLUP (n_name, o_orderpriority)")
+    plan = explain(cluster, text)
+    assert plan.count("Scan lineitem") == 1 and plan.count("Scan orders") == 1, plan
+    assert "generate_series" in plan, plan
+    assert "repartition on" in plan, plan
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        rows = {tuple(row) for row in connection.execute(text)}
+        join = ("FROM lineitem JOIN orders ON l_orderkey = o_orderkey JOIN customer ON o_custkey = c_custkey "
+                "JOIN nation ON c_nationkey = n_nationkey")
+        expected = set()
+        for keys in ("n_name, o_orderpriority", "n_name, NULL::text", "NULL::text, NULL::text"):
+            group = keys.replace("NULL::text", "").strip(", ").replace(", ,", ",")
+            by = f"GROUP BY {group}" if group else ""
+            expected |= {tuple(row) for row in connection.execute(
+                f"SELECT {keys}, sum(l_quantity), count(*) {join} {by}")}
+        assert rows == expected
