@@ -59,6 +59,8 @@ void ProjectSetOperator::execute(Chunk& chunk) const {
   for (size_t column = 0; column < chunk.numColumns(); ++column) out.addColumn(chunk.column(column).select(inputRow));
   for (size_t j = 0; j < calls_.size(); ++j) {
     Vector results(calls_[j].valueType, inputRow.size());
+    std::optional<Vector> ordinality;
+    if (calls_[j].withOrdinality) ordinality.emplace(LogicalType::bigInt(), inputRow.size());
     // Each input row's stretch of output rows: the function's rows, then NULLs up to the longest function's.
     size_t at = 0;
     for (size_t row = 0; row < chunk.size(); ++row) {
@@ -66,12 +68,15 @@ void ProjectSetOperator::execute(Chunk& chunk) const {
       for (uint64_t index = 0; at < inputRow.size() && inputRow[at] == row; ++at, ++index) {
         if (index < rows.size()) {
           rows.write(index, results, at);
+          if (ordinality) ordinality->data<int64_t>()[at] = static_cast<int64_t>(index + 1);
         } else {
           results.setNull(at, true);
+          if (ordinality) ordinality->setNull(at, true);
         }
       }
     }
     out.addColumn(std::move(results));
+    if (ordinality) out.addColumn(std::move(*ordinality));
   }
   chunk = std::move(out);
   releaseQueryMemory(reserved);  // the chunk moves on; whoever keeps its rows charges them

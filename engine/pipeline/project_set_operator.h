@@ -15,11 +15,14 @@ struct SetFunctionCall {
   TableFunction function;
   std::vector<ExpressionPtr> arguments;
   LogicalType valueType;
+  /// WITH ORDINALITY: a BIGINT column after the values, numbering each input row's rows of the function from 1.
+  bool withOrdinality = false;
 };
 
 /// PostgreSQL's ProjectSet: each input row becomes as many rows as its longest function gives, the input
 /// columns repeated, then one column per function, which is NULL once that function has run out (functions
-/// run in lockstep, as since PostgreSQL 10). A row for which every function gives nothing disappears.
+/// run in lockstep, as since PostgreSQL 10). A row for which every function gives nothing disappears. A function
+/// WITH ORDINALITY adds the number of its row (NULL past its end) after its column.
 class ProjectSetOperator final : public ChunkOperator {
  public:
   explicit ProjectSetOperator(std::vector<SetFunctionCall> calls);

@@ -73,10 +73,6 @@ LogicalOperatorPtr QueryBinder::bindRangeFunction(const pg_query::RangeFunction&
   }
   for (size_t i = 0; i < aliases.size(); ++i) names[i] = aliases[i];
   if (readsColumns) {
-    if (function->withOrdinality) {
-      fail(SqlState::kFeatureNotSupported, call.location(),
-           fmt::format("WITH ORDINALITY on {}() reading other FROM items is not supported yet", name));
-    }
     auto projectSet = std::make_unique<LogicalProjectSet>();
     SetFunctionColumn lateral;
     lateral.function = function->function;
@@ -84,6 +80,10 @@ LogicalOperatorPtr QueryBinder::bindRangeFunction(const pg_query::RangeFunction&
     lateral.column = PlanColumn{ids_.next(), valueType, names[0]};
     addRelation(scope, relation);
     scope.add(relation, names[0], lateral.column);
+    if (function->withOrdinality) {
+      lateral.ordinality = PlanColumn{ids_.next(), LogicalType::bigInt(), names[1]};
+      scope.add(relation, names[1], *lateral.ordinality);
+    }
     projectSet->functions.push_back(std::move(lateral));
     projectSet->children.push_back(*lateralInput ? std::move(*lateralInput) : std::make_unique<LogicalSingleRow>());
     return projectSet;

@@ -107,12 +107,16 @@ class Builder {
         Partial partial = build(*op.children[0]);
         std::vector<engine::SetFunctionCall> calls;
         for (const auto& function : static_cast<const LogicalProjectSet&>(op).functions) {
-          engine::SetFunctionCall call{function.function, {}, function.column.type};
+          engine::SetFunctionCall call{function.function, {}, function.column.type, function.ordinality.has_value()};
           for (const auto& argument : function.arguments)
             call.arguments.push_back(toPositions(*argument, partial.layout));
           calls.push_back(std::move(call));
           partial.layout.push_back(function.column.id);
           partial.types.push_back(function.column.type);
+          if (function.ordinality) {
+            partial.layout.push_back(function.ordinality->id);
+            partial.types.push_back(function.ordinality->type);
+          }
         }
         partial.pipeline.operators.push_back(std::make_shared<engine::ProjectSetOperator>(std::move(calls)));
         return partial;

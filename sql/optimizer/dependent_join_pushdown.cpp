@@ -167,9 +167,10 @@ LogicalOperatorPtr Decorrelator::pushDown(LogicalOperatorPtr op, Pushdown& pushd
     case LogicalOperatorKind::kTableFunction: {
       // A function over outer values runs per D row: a ProjectSet over D.
       auto& table = static_cast<LogicalTableFunction&>(*op);
-      if (table.withOrdinality) unsupported("WITH ORDINALITY over the outer query's columns");
       auto projectSet = std::make_unique<LogicalProjectSet>();
-      projectSet->functions.push_back({table.function, std::move(table.arguments), table.columns[0]});
+      std::optional<PlanColumn> ordinality;
+      if (table.withOrdinality) ordinality = table.columns[1];
+      projectSet->functions.push_back({table.function, std::move(table.arguments), table.columns[0], ordinality});
       projectSet->children.push_back(std::move(pushdown.distinctOuter));
       return projectSet;
     }

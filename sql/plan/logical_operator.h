@@ -114,17 +114,23 @@ struct SetFunctionColumn {
   engine::TableFunction function = engine::TableFunction::kUnnest;
   std::vector<engine::ExpressionPtr> arguments;
   PlanColumn column;  // its values
+  /// WITH ORDINALITY (a function in FROM over other items' columns): a BIGINT column numbering its rows of each
+  /// input row from 1, right after `column`.
+  std::optional<PlanColumn> ordinality = std::nullopt;
 };
 
 /// Set-returning functions in the select list (PostgreSQL's ProjectSet): each input row is repeated for as
 /// many rows as its longest function gives, with the functions' values beside it (see ProjectSetOperator).
-/// Outputs the input's columns, then one per function.
+/// Outputs the input's columns, then one per function (and its ordinality, when it has one).
 class LogicalProjectSet final : public LogicalOperator {
  public:
   LogicalProjectSet() : LogicalOperator(LogicalOperatorKind::kProjectSet) {}
   std::vector<PlanColumn> outputColumns() const override {
     std::vector<PlanColumn> columns = children[0]->outputColumns();
-    for (const auto& function : functions) columns.push_back(function.column);
+    for (const auto& function : functions) {
+      columns.push_back(function.column);
+      if (function.ordinality) columns.push_back(*function.ordinality);
+    }
     return columns;
   }
 

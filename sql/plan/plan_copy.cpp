@@ -72,7 +72,8 @@ LogicalOperatorPtr copyNode(const LogicalOperator& op) {
     case LogicalOperatorKind::kProjectSet: {
       auto copy = std::make_unique<LogicalProjectSet>();
       for (const auto& function : static_cast<const LogicalProjectSet&>(op).functions) {
-        copy->functions.push_back({function.function, copyAll(function.arguments), function.column});
+        copy->functions.push_back(
+            {function.function, copyAll(function.arguments), function.column, function.ordinality});
       }
       return copy;
     }
@@ -152,7 +153,10 @@ void renameProduced(LogicalOperator& op, const std::map<ColumnId, ColumnId>& ren
       for (auto& column : static_cast<LogicalTableFunction&>(op).columns) rename(column.id);
       return;
     case LogicalOperatorKind::kProjectSet:
-      for (auto& function : static_cast<LogicalProjectSet&>(op).functions) rename(function.column.id);
+      for (auto& function : static_cast<LogicalProjectSet&>(op).functions) {
+        rename(function.column.id);
+        if (function.ordinality) rename(function.ordinality->id);
+      }
       return;
     case LogicalOperatorKind::kProject:
       for (auto& id : static_cast<LogicalProject&>(op).ids) rename(id);

@@ -144,7 +144,7 @@ class Printer {
             arguments += (arguments.empty() ? "" : ", ") + argument->toString();
           }
           lines.push_back("function: " + std::string(engine::tableFunctionName(function.function)) + "(" + arguments +
-                          ")");
+                          ")" + (function.ordinality ? " WITH ORDINALITY" : ""));
         }
         break;
       case LogicalOperatorKind::kScan: {

@@ -155,6 +155,7 @@ class Encoder {
           encoded.set_function(static_cast<uint32_t>(function.function));
           for (const auto& argument : function.arguments) *encoded.add_arguments() = expression(*argument);
           *encoded.mutable_column() = encodeColumn(function.column);
+          if (function.ordinality) *encoded.mutable_ordinality() = encodeColumn(*function.ordinality);
         }
         break;
       }
@@ -463,6 +464,7 @@ class Decoder {
           function.function = static_cast<engine::TableFunction>(in.function());
           for (const auto& argument : in.arguments()) function.arguments.push_back(expression(argument));
           function.column = decodeColumn(in.column());
+          if (in.has_ordinality()) function.ordinality = decodeColumn(in.ordinality());
           projectSet->functions.push_back(std::move(function));
         }
         op = std::move(projectSet);
