@@ -141,18 +141,7 @@ LogicalOperatorPtr QueryBinder::expandGroupingSets(std::unique_ptr<LogicalAggreg
       branch->groupNames.push_back(aggregate->groupNames[key]);
     }
     for (const auto& call : aggregate->aggregates) {
-      AggregateCall copy;
-      copy.function = call.function;
-      copy.argument = call.argument ? remap(*call.argument) : nullptr;
-      copy.distinct = call.distinct;
-      copy.resultType = call.resultType;
-      copy.id = ids_.next();
-      copy.name = call.name;
-      copy.secondArgument = call.secondArgument ? remap(*call.secondArgument) : nullptr;
-      for (const auto& key : call.orderBy)
-        copy.orderBy.push_back({remap(*key.expression), key.ascending, key.nullsFirst});
-      copy.combinesPartials = call.combinesPartials;
-      branch->aggregates.push_back(std::move(copy));
+      branch->aggregates.push_back(renamedAggregateCall(call, renamed, ids_.next()));
     }
     branch->children.push_back(std::move(branchInput));
     // The set's rows in the union's columns: its keys, NULL for the others, its aggregates and GROUPING()s.

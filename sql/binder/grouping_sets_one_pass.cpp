@@ -261,22 +261,13 @@ LogicalOperatorPtr QueryBinder::aggregateGroupingSetsInOnePass(std::unique_ptr<L
   grouped->groupNames.push_back(set.name);
   std::vector<PlanColumn> aggregateColumns;
   for (const auto& call : aggregate->aggregates) {
-    AggregateCall copy;
-    copy.function = call.function;
+    AggregateCall copy = renamedAggregateCall(call, renamed, ids_.next());
     if (call.function == engine::AggregateFunction::kCountStar && real) {
       copy.function = engine::AggregateFunction::kCount;  // count(*) of the real rows: a count of a constant
       copy.argument = onRealRows(constantOf(Value::integer(1)));
-    } else {
-      copy.argument = call.argument ? onRealRows(remap(*call.argument)) : nullptr;
+    } else if (copy.argument) {
+      copy.argument = onRealRows(std::move(copy.argument));
     }
-    copy.distinct = call.distinct;
-    copy.resultType = call.resultType;
-    copy.id = ids_.next();
-    copy.name = call.name;
-    copy.secondArgument = call.secondArgument ? remap(*call.secondArgument) : nullptr;
-    for (const auto& key : call.orderBy)
-      copy.orderBy.push_back({remap(*key.expression), key.ascending, key.nullsFirst});
-    copy.combinesPartials = call.combinesPartials;
     aggregateColumns.push_back(PlanColumn{copy.id, copy.resultType, copy.name});
     grouped->aggregates.push_back(std::move(copy));
   }

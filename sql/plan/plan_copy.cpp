@@ -196,6 +196,24 @@ AggregateCall copyAggregateCall(const AggregateCall& call) {
           call.name,     copyOrNull(call.secondArgument), copyKeys(call.orderBy), call.combinesPartials};
 }
 
+AggregateCall renamedAggregateCall(const AggregateCall& call, const std::map<ColumnId, ColumnId>& renamed,
+                                   ColumnId id) {
+  auto remap = [&](const engine::ExpressionPtr& expression) -> engine::ExpressionPtr {
+    return expression ? withRenamedColumns(*expression, renamed) : nullptr;
+  };
+  AggregateCall copy{call.function,
+                     remap(call.argument),
+                     call.distinct,
+                     call.resultType,
+                     id,
+                     call.name,
+                     remap(call.secondArgument),
+                     {},
+                     call.combinesPartials};
+  for (const auto& key : call.orderBy) copy.orderBy.push_back({remap(key.expression), key.ascending, key.nullsFirst});
+  return copy;
+}
+
 WindowCall copyWindowCall(const WindowCall& call) {
   WindowCall copy;
   copy.function = call.function;

@@ -13,6 +13,9 @@ LogicalOperatorPtr copyPlan(const LogicalOperator& op);
 /// A deep copy of one aggregate call.
 AggregateCall copyAggregateCall(const AggregateCall& call);
 
+/// A copy of `call` under id `id`, whose expressions read the columns `renamed` maps to in place of theirs.
+AggregateCall renamedAggregateCall(const AggregateCall& call, const std::map<ColumnId, ColumnId>& renamed, ColumnId id);
+
 /// A deep copy of one window function call.
 WindowCall copyWindowCall(const WindowCall& call);
 
