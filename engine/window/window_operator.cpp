@@ -10,109 +10,25 @@
 #include "engine/vector/vector_hash.h"
 #include "engine/window/window_aggregate.h"
 #include "engine/window/window_frame.h"
+#include "engine/window/window_rows.h"
 
 namespace shoal::engine {
 
 /// One thread's rows, by bucket, with the hash of each row's PARTITION BY values (none without PARTITION BY).
+/// Input chunks wait in `pending` until enough rows came to split them into one chunk per bucket at once.
 struct WindowOperator::Buckets final : LocalSinkState {
   std::array<std::vector<Chunk>, kBuckets> chunks;
   std::array<std::vector<std::vector<uint64_t>>, kBuckets> hashes;
+  std::vector<Chunk> pending;
+  std::array<std::vector<window::RowRef>, kBuckets> pendingRows;
+  size_t pendingCount = 0;
 };
 
 namespace {
 
 using window::FrameRows;
 using window::Partition;
-
-struct RowRef {
-  uint64_t hash;  // of the PARTITION BY values: rows sort on it first, so partitions are compared rarely
-  uint32_t chunk;
-  uint32_t row;
-};
-
-/// Copies one column of the rows `rows` names, from several chunks, into `out`: values through a pointer per
-/// chunk, NULLs only where a chunk has some.
-template <class T>
-void gatherColumn(const std::vector<const Chunk*>& chunks, size_t column, const std::vector<RowRef>& rows,
-                  Vector& out) {
-  std::vector<const T*> values;
-  std::vector<const Vector*> vectors;
-  bool anyNull = false;
-  for (const Chunk* chunk : chunks) {
-    const Vector& vector = chunk->column(column);
-    values.push_back(vector.data<T>());
-    vectors.push_back(&vector);
-    anyNull = anyNull || !vector.validity().allValid(chunk->size());
-  }
-  T* target = out.data<T>();
-  for (size_t i = 0; i < rows.size(); ++i) target[i] = values[rows[i].chunk][rows[i].row];
-  if (anyNull) {
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (vectors[rows[i].chunk]->isNull(rows[i].row)) out.setNull(i, true);
-    }
-  }
-}
-
-/// The rows of several chunks in one chunk, in the order `rows` gives. Strings are not copied: the new vectors
-/// keep the chunks' heaps alive.
-Chunk gatherRows(const std::vector<const Chunk*>& chunks, const std::vector<RowRef>& rows) {
-  Chunk out(rows.size());
-  for (size_t column = 0; column < chunks[0]->numColumns(); ++column) {
-    const LogicalType& type = chunks[0]->column(column).type();
-    Vector values(type, rows.size());
-    switch (type.physicalType()) {
-      case PhysicalType::kBool:
-        gatherColumn<uint8_t>(chunks, column, rows, values);
-        break;
-      case PhysicalType::kInt32:
-        gatherColumn<int32_t>(chunks, column, rows, values);
-        break;
-      case PhysicalType::kInt64:
-        gatherColumn<int64_t>(chunks, column, rows, values);
-        break;
-      case PhysicalType::kInt128:
-        gatherColumn<__int128>(chunks, column, rows, values);
-        break;
-      case PhysicalType::kDouble:
-        gatherColumn<double>(chunks, column, rows, values);
-        break;
-      case PhysicalType::kString:
-        for (const Chunk* chunk : chunks) values.shareStringsOf(chunk->column(column));
-        gatherColumn<StringRef>(chunks, column, rows, values);
-        break;
-    }
-    out.addColumn(std::move(values));
-  }
-  return out;
-}
-
-/// Orders rows on the partition keys, then the ORDER BY keys.
-class RowOrder {
- public:
-  RowOrder(const std::vector<const Chunk*>& chunks, std::vector<SortColumn> keys)
-      : chunks_(chunks), keys_(std::move(keys)) {}
-
-  bool operator()(const RowRef& left, const RowRef& right) const {
-    if (left.hash != right.hash) return left.hash < right.hash;
-    for (const auto& key : keys_) {
-      const Vector& a = chunks_[left.chunk]->column(key.column);
-      const Vector& b = chunks_[right.chunk]->column(key.column);
-      const bool nullA = a.isNull(left.row);
-      const bool nullB = b.isNull(right.row);
-      if (nullA || nullB) {
-        if (nullA && nullB) continue;
-        return nullA == key.nullsFirst;
-      }
-      const int order = compareNonNullAt(a, left.row, b, right.row);
-      if (order != 0) return key.ascending ? order < 0 : order > 0;
-    }
-    return false;
-  }
-
- private:
-  const std::vector<const Chunk*>& chunks_;
-  std::vector<SortColumn> keys_;
-};
+using window::RowRef;
 
 bool samePartition(const Chunk& rows, size_t a, size_t b, const std::vector<size_t>& columns) {
   for (size_t column : columns) {
@@ -286,10 +202,9 @@ class WindowSink final : public ChunkSink {
 
   void consume(Chunk& chunk, LocalSinkState& state) const override {
     reserveQueryMemory(chunk.memoryBytes());
-    auto& buckets = static_cast<WindowOperator::Buckets&>(state).chunks;
-    auto& bucketHashes = static_cast<WindowOperator::Buckets&>(state).hashes;
+    auto& buckets = static_cast<WindowOperator::Buckets&>(state);
     if (window_.partitionColumns_.empty()) {
-      buckets[0].push_back(std::move(chunk));
+      buckets.chunks[0].push_back(std::move(chunk));
       return;
     }
     std::vector<uint64_t> hashes(chunk.size());
@@ -304,35 +219,45 @@ class WindowSink final : public ChunkSink {
       }
       first = false;
     }
-    std::array<std::vector<uint32_t>, WindowOperator::kBuckets> rows;
-    for (size_t row = 0; row < chunk.size(); ++row) {
-      rows[hashes[row] >> 59].push_back(static_cast<uint32_t>(row));
-    }
     static_assert(WindowOperator::kBuckets == 32, "buckets take the hash's top 5 bits");
-    for (size_t bucket = 0; bucket < WindowOperator::kBuckets; ++bucket) {
-      if (rows[bucket].empty()) continue;
-      std::vector<uint64_t> partHashes;
-      partHashes.reserve(rows[bucket].size());
-      for (uint32_t row : rows[bucket]) partHashes.push_back(hashes[row]);
-      bucketHashes[bucket].push_back(std::move(partHashes));
-      if (rows[bucket].size() == chunk.size()) {
-        buckets[bucket].push_back(std::move(chunk));
-        return;
-      }
-      Chunk part(rows[bucket].size());
-      for (size_t column = 0; column < chunk.numColumns(); ++column) {
-        part.addColumn(chunk.column(column).select(rows[bucket]));
-      }
-      buckets[bucket].push_back(std::move(part));
+    const auto index = static_cast<uint32_t>(buckets.pending.size());
+    for (size_t row = 0; row < chunk.size(); ++row) {
+      buckets.pendingRows[hashes[row] >> 59].push_back({hashes[row], index, static_cast<uint32_t>(row)});
     }
+    buckets.pendingCount += chunk.size();
+    buckets.pending.push_back(std::move(chunk));
+    if (buckets.pendingCount >= kSplitRows) split(buckets);
   }
 
   void combine(LocalSinkState& state) override {
-    window_.buckets_.push_back(
-        std::make_unique<WindowOperator::Buckets>(std::move(static_cast<WindowOperator::Buckets&>(state))));
+    auto& buckets = static_cast<WindowOperator::Buckets&>(state);
+    split(buckets);
+    window_.buckets_.push_back(std::make_unique<WindowOperator::Buckets>(std::move(buckets)));
   }
 
  private:
+  /// Input rows split into buckets together: each bucket's share of many chunks becomes one chunk, so that
+  /// the split costs a few copies per column rather than one per bucket and input chunk.
+  static constexpr size_t kSplitRows = 64 * kVectorSize;
+
+  static void split(WindowOperator::Buckets& buckets) {
+    if (buckets.pending.empty()) return;
+    std::vector<const Chunk*> pending;
+    for (const Chunk& chunk : buckets.pending) pending.push_back(&chunk);
+    for (size_t bucket = 0; bucket < WindowOperator::kBuckets; ++bucket) {
+      std::vector<RowRef>& rows = buckets.pendingRows[bucket];
+      if (rows.empty()) continue;
+      std::vector<uint64_t> hashes;
+      hashes.reserve(rows.size());
+      for (const RowRef& row : rows) hashes.push_back(row.hash);
+      buckets.hashes[bucket].push_back(std::move(hashes));
+      buckets.chunks[bucket].push_back(window::gatherRows(pending, rows));
+      rows.clear();
+    }
+    buckets.pending.clear();
+    buckets.pendingCount = 0;
+  }
+
   WindowOperator& window_;
 };
 
@@ -361,9 +286,13 @@ class WindowSource final : public ChunkSource {
     std::vector<SortColumn> keys;
     for (size_t column : window_.partitionColumns_) keys.push_back({column, true, false});
     keys.insert(keys.end(), window_.orderColumns_.begin(), window_.orderColumns_.end());
-    std::stable_sort(refs.begin(), refs.end(), RowOrder(chunks, keys));
-    Chunk rows = gatherRows(chunks, refs);
+    const bool hashed = !window_.partitionColumns_.empty();
+    window::sortRows(chunks, keys, hashed, refs);
+    Chunk rows = window::gatherRows(chunks, refs);
     reserveQueryMemory(rows.memoryBytes());
+    // Rows of different hashes are in different partitions: only rows of one hash compare their keys.
+    std::vector<uint64_t> sortedHashes(refs.size());
+    for (size_t i = 0; i < refs.size(); ++i) sortedHashes[i] = refs[i].hash;
     refs = {};
 
     const size_t total = rows.size();
@@ -372,7 +301,10 @@ class WindowSource final : public ChunkSource {
     Partition partition{rows, 0, 0, {}, {}};
     for (size_t begin = 0; begin < total;) {
       size_t end = begin + 1;
-      while (end < total && samePartition(rows, begin, end, window_.partitionColumns_)) ++end;
+      while (end < total && sortedHashes[end] == sortedHashes[begin] &&
+             samePartition(rows, begin, end, window_.partitionColumns_)) {
+        ++end;
+      }
       window::findPeers(begin, end, window_.orderColumns_, partition);
       for (size_t i = 0; i < window_.calls_.size(); ++i) {
         computeCall(window_.calls_[i], partition, window_.orderColumns_, results[i]);
