@@ -24,7 +24,10 @@ namespace shoal::engine {
 /// table's own heap) and a fixed-size state per aggregate.
 class HashAggregation {
  public:
-  static constexpr size_t kPartitions = 32;
+  /// Partitions by the hash's top bits: each is merged as one morsel, and a partition's groups of one thread fit
+  /// the core's cache when its input is held back (many groups).
+  static constexpr int kPartitionBits = 5;
+  static constexpr size_t kPartitions = size_t{1} << kPartitionBits;
 
   HashAggregation(std::vector<LogicalType> keyTypes, std::vector<GroupedAggregate> aggregates);
   ~HashAggregation();

@@ -1,5 +1,6 @@
 #include "engine/join/hash_join.h"
 
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -657,6 +658,10 @@ class HashJoinMatchFilter final : public ChunkOperator {
       : join_(join), keyColumns_(std::move(keyColumns)) {}
 
   void execute(Chunk& chunk) const override {
+    // A filter that keeps nearly every row costs a probe per row for nothing: once it has seen enough rows to
+    // tell, it stops (the join drops the few rows it would have).
+    const uint64_t seen = seen_.load(std::memory_order_relaxed);
+    if (seen >= kRowsToJudge && kept_.load(std::memory_order_relaxed) > seen - seen / kUselessBelowOneIn) return;
     const HashJoin::BuildSide& build = *join_.build_;
     std::vector<uint64_t> hashes;
     std::vector<uint8_t> nullKey;
@@ -677,6 +682,8 @@ class HashJoinMatchFilter final : public ChunkOperator {
         }
       }
     }
+    seen_.fetch_add(chunk.size(), std::memory_order_relaxed);
+    kept_.fetch_add(kept.size(), std::memory_order_relaxed);
     if (kept.size() == chunk.size()) return;
     Chunk selected(kept.size());
     for (size_t column = 0; column < chunk.numColumns(); ++column)
@@ -685,8 +692,13 @@ class HashJoinMatchFilter final : public ChunkOperator {
   }
 
  private:
+  static constexpr uint64_t kRowsToJudge = 64 * kVectorSize;
+  static constexpr uint64_t kUselessBelowOneIn = 20;  // dropping under 5% of the rows
+
   HashJoin& join_;
   std::vector<size_t> keyColumns_;
+  mutable std::atomic<uint64_t> seen_{0};
+  mutable std::atomic<uint64_t> kept_{0};
 };
 
 std::shared_ptr<ChunkOperator> HashJoin::matchFilter(std::vector<size_t> keyColumns) {

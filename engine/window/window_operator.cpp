@@ -20,7 +20,7 @@ struct WindowOperator::Buckets final : LocalSinkState {
   std::array<std::vector<Chunk>, kBuckets> chunks;
   std::array<std::vector<std::vector<uint64_t>>, kBuckets> hashes;
   std::vector<Chunk> pending;
-  std::array<std::vector<window::RowRef>, kBuckets> pendingRows;
+  std::array<std::vector<RowRef>, kBuckets> pendingRows;
   size_t pendingCount = 0;
 };
 
@@ -28,7 +28,6 @@ namespace {
 
 using window::FrameRows;
 using window::Partition;
-using window::RowRef;
 
 bool samePartition(const Chunk& rows, size_t a, size_t b, const std::vector<size_t>& columns) {
   for (size_t column : columns) {
@@ -251,7 +250,7 @@ class WindowSink final : public ChunkSink {
       hashes.reserve(rows.size());
       for (const RowRef& row : rows) hashes.push_back(row.hash);
       buckets.hashes[bucket].push_back(std::move(hashes));
-      buckets.chunks[bucket].push_back(window::gatherRows(pending, rows));
+      buckets.chunks[bucket].push_back(gatherRows(pending, rows));
       rows.clear();
     }
     buckets.pending.clear();
@@ -288,7 +287,7 @@ class WindowSource final : public ChunkSource {
     keys.insert(keys.end(), window_.orderColumns_.begin(), window_.orderColumns_.end());
     const bool hashed = !window_.partitionColumns_.empty();
     window::sortRows(chunks, keys, hashed, refs);
-    Chunk rows = window::gatherRows(chunks, refs);
+    Chunk rows = gatherRows(chunks, refs);
     reserveQueryMemory(rows.memoryBytes());
     // Rows of different hashes are in different partitions: only rows of one hash compare their keys.
     std::vector<uint64_t> sortedHashes(refs.size());

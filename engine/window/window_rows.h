@@ -8,24 +8,14 @@
 
 #include "engine/sort/sort.h"
 #include "engine/vector/chunk.h"
+#include "engine/vector/row_gather.h"
 
 namespace shoal::engine::window {
 
-/// One row of one of several chunks, with the hash of its PARTITION BY values (0 without PARTITION BY).
-struct RowRef {
-  uint64_t hash;
-  uint32_t chunk;
-  uint32_t row;
-};
-
-/// The rows of several chunks in one chunk, in the order `rows` gives. Strings are not copied: the new vectors
-/// keep the chunks' heaps alive.
-Chunk gatherRows(const std::vector<const Chunk*>& chunks, const std::vector<RowRef>& rows);
-
-/// Sorts `rows` on their partition hash, then on `keys` (the PARTITION BY columns, then the ORDER BY ones);
-/// rows equal on all of them keep their order. With `hashed` the hashes are spread (rows of different
-/// partitions rarely share one), so the rows sort first on the hash alone, by radix, and only each run of
-/// one hash compares keys; else the whole sort compares keys.
+/// Sorts `rows` (each with the hash of its PARTITION BY values, 0 without PARTITION BY) on their partition hash, then
+/// on `keys` (the PARTITION BY columns, then the ORDER BY ones); rows equal on all of them keep their order. With
+/// `hashed` the hashes are spread (rows of different partitions rarely share one), so the rows sort first on the hash
+/// alone, by radix, and only each run of one hash compares keys; else the whole sort compares keys.
 void sortRows(const std::vector<const Chunk*>& chunks, const std::vector<SortColumn>& keys, bool hashed,
               std::vector<RowRef>& rows);
 

@@ -13,9 +13,9 @@
 #include <optional>
 #include <set>
 
-#include "engine/expression/cast.h"
 #include "sql/binder/expression_builders.h"
 #include "sql/binder/query_binder.h"
+#include "sql/plan/aggregate_phases.h"
 #include "sql/plan/expression_rewriting.h"
 #include "sql/plan/plan_copy.h"
 
@@ -41,34 +41,11 @@ ExpressionPtr perSet(const PlanColumn& set, std::vector<std::pair<size_t, Expres
   return functionOf(ScalarFunction::kCase, type, std::move(branches));
 }
 
-/// How a grouping-sets aggregate's value comes out of the aggregation over pre-aggregated groups (see
-/// preAggregate): one of its calls as it is, a count (0, not NULL, in the empty set over no rows), or an average of
-/// a sum and a count.
-struct Finish {
-  enum class Kind { kPass, kCount, kAverage } kind = Kind::kPass;
-  size_t call = 0;    // the call of the aggregation over groups that gives it (an average's sum)
-  size_t count = 0;   // an average's count
-  PlanColumn column;  // the value's id, type and name, as the query reads it
-};
-
-/// Whether every aggregate of `aggregate` is computed from the same aggregate over parts of its input.
-bool combinesFromParts(const LogicalAggregate& aggregate) {
-  using engine::AggregateFunction;
-  return std::all_of(aggregate.aggregates.begin(), aggregate.aggregates.end(), [](const AggregateCall& call) {
-    const bool combinable = call.function == AggregateFunction::kCountStar ||
-                            call.function == AggregateFunction::kCount || call.function == AggregateFunction::kSum ||
-                            call.function == AggregateFunction::kMin || call.function == AggregateFunction::kMax ||
-                            call.function == AggregateFunction::kAvg;
-    return combinable && !call.distinct && call.orderBy.empty() && !call.secondArgument && !call.combinesPartials;
-  });
-}
-
 /// `aggregate` over its input grouped by all its keys first: the input's groups (the finest grouping set) below,
 /// and above them the same keys and calls that combine the groups' values. `finishes` tells how each of
 /// `aggregate`'s calls comes out of the calls above.
 std::unique_ptr<LogicalAggregate> preAggregate(std::unique_ptr<LogicalAggregate> aggregate,
-                                               std::vector<Finish>& finishes, ColumnIdGenerator& ids) {
-  using engine::AggregateFunction;
+                                               std::vector<AggregateFinish>& finishes, ColumnIdGenerator& ids) {
   // Below: the input grouped by every key. Above: the same keys (renamed below) and the calls over its groups.
   auto groups = std::make_unique<LogicalAggregate>();
   auto above = std::make_unique<LogicalAggregate>();
@@ -81,57 +58,10 @@ std::unique_ptr<LogicalAggregate> preAggregate(std::unique_ptr<LogicalAggregate>
     above->groupIds.push_back(aggregate->groupIds[key]);
     above->groupNames.push_back(column.name);
   }
-  // A call below, and the one above that combines its values; returns the latter's position.
-  auto addPhases = [&](AggregateFunction below, ExpressionPtr argument, const LogicalType& belowType,
-                       AggregateFunction combine, const LogicalType& type, const std::string& name) {
-    const PlanColumn part{ids.next(), belowType, name};
-    AggregateCall partCall;
-    partCall.function = below;
-    partCall.argument = std::move(argument);
-    partCall.resultType = belowType;
-    partCall.id = part.id;
-    partCall.name = name;
-    groups->aggregates.push_back(std::move(partCall));
-    AggregateCall combineCall;
-    combineCall.function = combine;
-    combineCall.argument = columnRef(part);
-    combineCall.resultType = type;
-    combineCall.id = ids.next();
-    combineCall.name = name;
-    above->aggregates.push_back(std::move(combineCall));
-    return above->aggregates.size() - 1;
-  };
-  for (auto& call : aggregate->aggregates) {
-    Finish finish;
-    finish.column = PlanColumn{call.id, call.resultType, call.name};
-    switch (call.function) {
-      case AggregateFunction::kCountStar:
-      case AggregateFunction::kCount:
-        finish.kind = Finish::Kind::kCount;
-        finish.call = addPhases(call.function, std::move(call.argument), LogicalType::bigInt(), AggregateFunction::kSum,
-                                LogicalType::bigInt(), call.name);
-        break;
-      case AggregateFunction::kAvg: {
-        // avg(real) adds in double precision (float4_accum), not float by float as sum(real) does.
-        if (call.argument->type().isReal()) {
-          call.argument =
-              std::make_unique<engine::CastExpression>(std::move(call.argument), LogicalType::doublePrecision());
-        }
-        const LogicalType sumType = engine::aggregateResultType(AggregateFunction::kSum, call.argument->type());
-        ExpressionPtr counted = copyExpression(*call.argument);
-        finish.kind = Finish::Kind::kAverage;
-        finish.call = addPhases(AggregateFunction::kSum, std::move(call.argument), sumType, AggregateFunction::kSum,
-                                sumType, call.name + "_sum");
-        finish.count = addPhases(AggregateFunction::kCount, std::move(counted), LogicalType::bigInt(),
-                                 AggregateFunction::kSum, LogicalType::bigInt(), call.name + "_count");
-        break;
-      }
-      default:  // sum, min, max: the same function over its own results
-        finish.call = addPhases(call.function, std::move(call.argument), call.resultType, call.function,
-                                call.resultType, call.name);
-    }
-    finishes.push_back(std::move(finish));
-  }
+  PhasedCalls phases = splitIntoPhases(std::move(aggregate->aggregates), ids);
+  groups->aggregates = std::move(phases.below);
+  above->aggregates = std::move(phases.above);
+  finishes = std::move(phases.finishes);
   groups->children.push_back(std::move(aggregate->children[0]));
   above->children.push_back(std::move(groups));
   return above;
@@ -155,7 +85,7 @@ LogicalOperatorPtr QueryBinder::aggregateGroupingSetsInOnePass(std::unique_ptr<L
                                                                const std::vector<std::vector<size_t>>& callKeys) {
   // When every aggregate combines from its values over parts of the input, the input is first grouped by all the
   // keys, and only those groups are repeated per set, not the input's rows.
-  std::vector<Finish> finishes;
+  std::vector<AggregateFinish> finishes;
   const bool preAggregated = combinesFromParts(*aggregate);
   if (preAggregated) aggregate = preAggregate(std::move(aggregate), finishes, ids_);
   // The input columns the keys and aggregates read: those the repeated rows carry on.
@@ -288,26 +218,9 @@ LogicalOperatorPtr QueryBinder::aggregateGroupingSetsInOnePass(std::unique_ptr<L
       output(columnRef(aggregateColumns[a]), aggregate->aggregates[a].id, aggregate->aggregates[a].name);
     }
   }
-  for (const Finish& finish : finishes) {
-    ExpressionPtr value = columnRef(aggregateColumns[finish.call]);
-    if (finish.kind == Finish::Kind::kCount && emptySet) {
-      // Over no rows the empty set's count is 0, where the sum of the groups' counts is NULL.
-      std::vector<ExpressionPtr> branches;
-      branches.push_back(functionOf(ScalarFunction::kIsNull, LogicalType::boolean(), [&] {
-        std::vector<ExpressionPtr> argument;
-        argument.push_back(columnRef(aggregateColumns[finish.call]));
-        return argument;
-      }()));
-      branches.push_back(constantOf(Value::bigInt(0)));
-      branches.push_back(std::move(value));
-      value = functionOf(ScalarFunction::kCase, LogicalType::bigInt(), std::move(branches));
-    } else if (finish.kind == Finish::Kind::kAverage) {
-      std::vector<ExpressionPtr> parts;
-      parts.push_back(std::move(value));
-      parts.push_back(columnRef(aggregateColumns[finish.count]));
-      value = functionOf(ScalarFunction::kAverageOfSum, finish.column.type, std::move(parts));
-    }
-    output(std::move(value), finish.column.id, finish.column.name);
+  for (const AggregateFinish& finish : finishes) {
+    // Over no rows only the empty set has a row, where a count is 0.
+    output(finishedValue(finish, aggregateColumns, emptySet.has_value()), finish.column.id, finish.column.name);
   }
   // GROUPING(a, b, ...) in set s: a bit per argument, 1 where s leaves that key out.
   auto bitsOf = [&](size_t call, size_t s) {

@@ -4,6 +4,7 @@
 #include "sql/optimizer/cardinality_estimator.h"
 #include "sql/optimizer/constant_folder.h"
 #include "sql/optimizer/decorrelator.h"
+#include "sql/optimizer/eager_aggregation.h"
 #include "sql/optimizer/full_join_lowering.h"
 #include "sql/optimizer/interrupts.h"
 #include "sql/optimizer/join_order_optimizer.h"
@@ -25,6 +26,7 @@ void optimize(LogicalPlan& plan, const std::atomic<bool>* cancelRequested) {
   plan.root = JoinOrderOptimizer().run(std::move(plan.root));
   checkForInterrupts();
   plan.root = pushSemiJoinsDown(std::move(plan.root));
+  plan.root = aggregateEagerly(std::move(plan.root), ids);
   pruneColumns(*plan.root);
   checkForInterrupts();
   removeRedundantProjections(plan);

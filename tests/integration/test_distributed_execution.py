@@ -223,6 +223,23 @@ def test_several_distinct_aggregates_run_on_the_workers(cluster):
         assert row[0] == connection.execute("SELECT count(*) FROM (SELECT DISTINCT l_partkey FROM lineitem) d").fetchone()[0]
 
 
+def test_revenue_per_part_groups_lineitem_before_joining_part(cluster):
+    """Revenue per brand and part: lineitem is grouped by l_partkey before its join with part (eager
+    aggregation), so the join meets one row per part rather than every line; the answer is the one of the same
+    query whose aggregate also reads part (which keeps the aggregation above the join)."""
+    text = ("SELECT p_brand, p_partkey, sum(l_extendedprice * (1 - l_discount)), count(*), avg(l_quantity) "
+            "FROM lineitem JOIN part ON p_partkey = l_partkey GROUP BY p_brand, p_partkey")
+    plan = explain(cluster, text)
+    below_join = plan[plan.index("HashJoin"):]
+    assert "group by: l_partkey" in below_join, plan
+    join_first = text.replace("(1 - l_discount))", "(1 - l_discount) + 0 * p_size)")
+    assert "group by: l_partkey" not in explain(cluster, join_first)
+    with psycopg.connect(cluster.conninfo(), autocommit=True) as connection:
+        rows = sorted(connection.execute(text).fetchall())
+        assert len(rows) == connection.execute("SELECT count(DISTINCT l_partkey) FROM lineitem").fetchone()[0]
+        assert rows == sorted(connection.execute(join_first).fetchall())
+
+
 def test_rollup_reads_its_join_once(cluster):
     """ROLLUP over a join of three tables: the join runs once, its rows repeated once per grouping set (a
     ProjectSet) into one aggregation by keys and set, distributed like any GROUP BY; and each set's rows are the

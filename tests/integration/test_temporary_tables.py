@@ -104,10 +104,12 @@ def test_a_temporary_table_goes_with_its_session(cluster):
                                     "WHERE relname = 'tt_gone'").fetchone()[0]
         assert schema.startswith("pg_temp_")
     with psycopg.connect(conninfo, autocommit=True) as watcher:
+        # The session's end drops the tables, then the schema: wait for both.
         def gone():
-            return watcher.execute("SELECT count(*) FROM pg_class WHERE relname = 'tt_gone'").fetchone()[0] == 0
+            tables = watcher.execute("SELECT count(*) FROM pg_class WHERE relname = 'tt_gone'").fetchone()[0]
+            schemas = watcher.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()[0]
+            return tables == 0 and schemas == 0
         wait_until(gone, timeout_s=10)
-        assert watcher.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()[0] == 0
 
 
 def test_on_commit_drop_is_refused_until_transactions_are(cluster):

@@ -320,5 +320,30 @@ TEST(OptimizerTest, ASemiJoinStaysAboveAJoinThatFiltersItsInput) {
   EXPECT_LT(lineOf(plan, "SEMI"), lineOf(plan, "INNER")) << plan;
 }
 
+TEST(OptimizerTest, AnAggregateOfOneJoinInputGroupsThatInputBeforeTheJoin) {
+  // sum(r.w) by s.v over r JOIN s on r.v (100 values in 1000 rows): r is grouped by r.v below the join, which
+  // then meets 100 rows; above it, the groups' sums and counts add up by s.v.
+  std::string plan = explain("SELECT s.v, sum(r.w), count(*), avg(r.w) FROM r JOIN s ON r.v = s.k GROUP BY s.v");
+  ASSERT_EQ(countOf(plan, "HashAggregate"), 2u) << plan;
+  // Below the join, over r: the parts (avg as a sum and a count); above it, their sums.
+  EXPECT_GT(lineOf(plan, "aggregates: sum(w), count(*), sum(w), count(w)"), lineOf(plan, "HashJoin")) << plan;
+  EXPECT_LT(lineOf(plan, "aggregates: sum(sum), sum(count), sum(avg_sum), sum(avg_count)"), lineOf(plan, "HashJoin"))
+      << plan;
+}
+
+TEST(OptimizerTest, AnAggregateStaysAboveAJoinThatShrinksItsInputMore) {
+  // The filter on s leaves 10 of its rows, so the join keeps 100 of r's 1000: fewer than r's 100 groups.
+  std::string filtered = explain("SELECT s.v, sum(r.w) FROM r JOIN s ON r.v = s.k WHERE s.w = 1 GROUP BY s.v");
+  EXPECT_EQ(countOf(filtered, "HashAggregate"), 1u) << filtered;
+  // r.k is r's key: grouping by it would not shrink r at all.
+  std::string unique = explain("SELECT s.v, sum(r.w) FROM r JOIN s ON r.k = s.k GROUP BY s.v");
+  EXPECT_EQ(countOf(unique, "HashAggregate"), 1u) << unique;
+  // An aggregate that reads both inputs, or counts distinct values, cannot be split.
+  std::string both = explain("SELECT s.v, sum(r.w + s.w) FROM r JOIN s ON r.v = s.k GROUP BY s.v");
+  EXPECT_EQ(countOf(both, "HashAggregate"), 1u) << both;
+  std::string distinct = explain("SELECT s.v, count(DISTINCT r.w) FROM r JOIN s ON r.v = s.k GROUP BY s.v");
+  EXPECT_EQ(countOf(distinct, "HashAggregate"), 1u) << distinct;
+}
+
 }  // namespace
 }  // namespace shoal::sql
