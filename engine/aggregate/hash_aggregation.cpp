@@ -14,6 +14,7 @@
 #include "engine/aggregate/group_store.h"
 #include "engine/pipeline/query_memory.h"
 #include "engine/types/interval.h"
+#include "engine/vector/row_gather.h"
 #include "engine/vector/vector_hash.h"
 
 namespace shoal::engine {
@@ -213,8 +214,10 @@ class HashAggregationSink final : public ChunkSink {
   void consume(Chunk& chunk, LocalSinkState& state) const override {
     auto& table = static_cast<LocalTable&>(state);
     if (table.holdingBack) return holdBack(chunk, table);
-    consumeRows(chunk, table.store);
-    table.holdingBack = !aggregation_.keyTypes_.empty() && groupBytes(table.store) > kCachedGroupBytes;
+    const size_t repeats = consumeRows(chunk, table.store);
+    // Input in runs of one group (lineitem by l_orderkey) finds its groups in cache as it comes.
+    table.holdingBack =
+        !aggregation_.keyTypes_.empty() && groupBytes(table.store) > kCachedGroupBytes && repeats * 2 < chunk.size();
   }
 
   void combine(LocalSinkState& state) override {
@@ -225,10 +228,13 @@ class HashAggregationSink final : public ChunkSink {
   }
 
  private:
-  void consumeRows(const Chunk& chunk, GroupStore& store) const {
+  /// Returns how many rows fell in the group of the row before them.
+  size_t consumeRows(const Chunk& chunk, GroupStore& store) const {
+    size_t repeats = 0;
     for (size_t first = 0; first < chunk.size(); first += kVectorSize) {
-      consumeWindow(chunk, first, std::min(kVectorSize, chunk.size() - first), store);
+      repeats += consumeWindow(chunk, first, std::min(kVectorSize, chunk.size() - first), store);
     }
+    return repeats;
   }
 
   /// Keeps the chunk with its rows ordered by partition, folding the held rows in once there are enough.
@@ -260,15 +266,19 @@ class HashAggregationSink final : public ChunkSink {
     if (table.heldCount >= limit) foldHeldRows(table);
   }
 
+  /// Each partition's held rows, copied together from their stretches of the held chunks, in full windows.
   void foldHeldRows(LocalTable& table) const {
+    if (table.held.empty()) return;
+    std::vector<const Chunk*> chunks;
+    for (const auto& held : table.held) chunks.push_back(&held.rows);
+    std::vector<RowRef> rows;
     for (size_t partition = 0; partition < HashAggregation::kPartitions; ++partition) {
-      for (const auto& held : table.held) {
-        const size_t first = held.starts[partition];
-        const size_t count = held.starts[partition + 1] - first;
-        for (size_t at = 0; at < count; at += kVectorSize) {
-          consumeWindow(held.rows, first + at, std::min(kVectorSize, count - at), table.store);
-        }
+      rows.clear();
+      for (uint32_t c = 0; c < table.held.size(); ++c) {
+        const auto& starts = table.held[c].starts;
+        for (uint32_t row = starts[partition]; row < starts[partition + 1]; ++row) rows.push_back({0, c, row});
       }
+      if (!rows.empty()) consumeRows(gatherRows(chunks, rows), table.store);
     }
     table.held.clear();
     table.heldCount = 0;
@@ -276,7 +286,8 @@ class HashAggregationSink final : public ChunkSink {
     table.heldBytes = 0;
   }
 
-  void consumeWindow(const Chunk& chunk, size_t first, size_t count, GroupStore& store) const {
+  /// Returns how many rows fell in the group of the row before them.
+  size_t consumeWindow(const Chunk& chunk, size_t first, size_t count, GroupStore& store) const {
     const Layout& layout = *aggregation_.layout_;
     const size_t numKeys = aggregation_.keyTypes_.size();
     uint32_t groupOf[kVectorSize];
@@ -333,6 +344,9 @@ class HashAggregationSink final : public ChunkSink {
     for (size_t i = 0; i < aggregation_.aggregates_.size(); ++i) {
       updateStates(aggregation_.aggregates_[i], chunk, window, layout.stateOffsets[i], store);
     }
+    size_t repeats = 0;
+    for (size_t i = 1; i < count; ++i) repeats += groups[i] == groups[i - 1] ? 1 : 0;
+    return repeats;
   }
 
   HashAggregation& aggregation_;
