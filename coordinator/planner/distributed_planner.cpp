@@ -13,6 +13,7 @@
 #include "engine/aggregate/aggregate_function.h"
 #include "engine/aggregate/moments.h"
 #include "engine/vector/vector.h"
+#include "sql/plan/aggregate_phases.h"
 #include "sql/plan/expression_rewriting.h"
 #include "sql/plan/plan_walker.h"
 
@@ -845,18 +846,13 @@ class Planner {
           if (call.distinct) partial->aggregates.back().distinct = true;
           break;
         case AggregateFunction::kAvg: {
-          // avg(real) adds in double precision (float4_accum), not float by float as sum(real) does.
-          if (call.argument->type().isReal()) {
-            call.argument =
-                std::make_unique<engine::CastExpression>(std::move(call.argument), LogicalType::doublePrecision());
-          }
-          const LogicalType sumType = engine::aggregateResultType(AggregateFunction::kSum, call.argument->type());
+          sql::AverageParts parts = sql::averageParts(std::move(call.argument));
+          const LogicalType sumType = parts.sumType;
           const ColumnId sumId = freshId();
           const ColumnId countId = freshId();
-          ExpressionPtr argumentCopy = sql::copyExpression(*call.argument);
-          addPhase(AggregateFunction::kSum, std::move(call.argument), sumType, AggregateFunction::kSum, sumType, sumId,
+          addPhase(AggregateFunction::kSum, std::move(parts.summed), sumType, AggregateFunction::kSum, sumType, sumId,
                    call.name + "_sum");
-          addPhase(AggregateFunction::kCount, std::move(argumentCopy), LogicalType::bigInt(), AggregateFunction::kSum,
+          addPhase(AggregateFunction::kCount, std::move(parts.counted), LogicalType::bigInt(), AggregateFunction::kSum,
                    LogicalType::bigInt(), countId, call.name + "_count");
           std::vector<ExpressionPtr> arguments;
           arguments.push_back(sql::columnRef(PlanColumn{sumId, sumType, call.name + "_sum"}));

@@ -14,6 +14,17 @@ using engine::LogicalType;
 using engine::ScalarFunction;
 using engine::Value;
 
+AverageParts averageParts(ExpressionPtr argument) {
+  // avg(real) adds in double precision (float4_accum), not float by float as sum(real) does.
+  if (argument->type().isReal()) {
+    argument = std::make_unique<engine::CastExpression>(std::move(argument), LogicalType::doublePrecision());
+  }
+  AverageParts parts{nullptr, copyExpression(*argument),
+                     engine::aggregateResultType(AggregateFunction::kSum, argument->type())};
+  parts.summed = std::move(argument);
+  return parts;
+}
+
 bool combinesFromParts(const LogicalAggregate& aggregate) {
   return std::all_of(aggregate.aggregates.begin(), aggregate.aggregates.end(), [](const AggregateCall& call) {
     const bool combinable = call.function == AggregateFunction::kCountStar ||
@@ -57,17 +68,11 @@ PhasedCalls splitIntoPhases(std::vector<AggregateCall> calls, ColumnIdGenerator&
                                 LogicalType::bigInt(), call.name);
         break;
       case AggregateFunction::kAvg: {
-        // avg(real) adds in double precision (float4_accum), not float by float as sum(real) does.
-        if (call.argument->type().isReal()) {
-          call.argument =
-              std::make_unique<engine::CastExpression>(std::move(call.argument), LogicalType::doublePrecision());
-        }
-        const LogicalType sumType = engine::aggregateResultType(AggregateFunction::kSum, call.argument->type());
-        ExpressionPtr counted = copyExpression(*call.argument);
+        AverageParts parts = averageParts(std::move(call.argument));
         finish.kind = AggregateFinish::Kind::kAverage;
-        finish.call = addPhases(AggregateFunction::kSum, std::move(call.argument), sumType, AggregateFunction::kSum,
-                                sumType, call.name + "_sum");
-        finish.count = addPhases(AggregateFunction::kCount, std::move(counted), LogicalType::bigInt(),
+        finish.call = addPhases(AggregateFunction::kSum, std::move(parts.summed), parts.sumType,
+                                AggregateFunction::kSum, parts.sumType, call.name + "_sum");
+        finish.count = addPhases(AggregateFunction::kCount, std::move(parts.counted), LogicalType::bigInt(),
                                  AggregateFunction::kSum, LogicalType::bigInt(), call.name + "_count");
         break;
       }

@@ -27,6 +27,15 @@ struct PhasedCalls {
   std::vector<AggregateFinish> finishes;  // per original call
 };
 
+/// avg's argument split for a sum and a count, as PostgreSQL adds it (real in double precision, as float4_accum
+/// does), with the sum's type.
+struct AverageParts {
+  engine::ExpressionPtr summed;
+  engine::ExpressionPtr counted;
+  engine::LogicalType sumType;
+};
+AverageParts averageParts(engine::ExpressionPtr argument);
+
 /// Whether every call of `aggregate` can be computed from the same calls over parts of its input: count, sum,
 /// min, max and avg, without DISTINCT, ORDER BY or a second argument.
 bool combinesFromParts(const LogicalAggregate& aggregate);
