@@ -68,10 +68,21 @@ void Coordinator::start() {
       options_.memoryBudgetMb != 0 ? options_.memoryBudgetMb << 20 : usableHostMemoryBytes() / 4;
   dispatcher_ = std::make_unique<scheduler::Dispatcher>(0, NumaTopology::detect(), memoryBudgetBytes);
   spdlog::info("queries here may hold {} MB together (results and gathered rows)", memoryBudgetBytes >> 20);
+  std::unique_ptr<CommitLog> commitLog;
+  if (etcd_) {
+    commitLog = std::make_unique<EtcdCommitLog>(*etcd_, etcd::clusterPrefix(options_.clusterId));
+  } else if (!options_.dataDir.empty()) {
+    commitLog = std::make_unique<FileCommitLog>(std::filesystem::path(options_.dataDir) / "commit-log.jsonl");
+  } else {
+    commitLog = std::make_unique<MemoryCommitLog>();
+  }
+  transactions_ = std::make_unique<TransactionManager>(*workers_, std::move(commitLog));
   cluster_ = std::unique_ptr<ClusterContext>(new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_,
-                                                                *workers_, *dispatcher_, *queryLog_, *sessions_});
+                                                                *workers_, *dispatcher_, *queryLog_, *sessions_,
+                                                                *transactions_});
   controlService_ = std::make_unique<ControlService>(options_.clusterId, *registry_, options_.heartbeatIntervalMs);
   storageDropRetrier_ = std::make_unique<StorageDropRetrier>(*cluster_);
+  transactions_->startResolver();
   dropTemporarySchemasLeftBehind();
 
   grpc::ServerBuilder builder;
@@ -157,6 +168,7 @@ void Coordinator::dropTemporarySchemasLeftBehind() {
 void Coordinator::stop() {
   if (pgwireServer_) pgwireServer_->stop();
   storageDropRetrier_.reset();
+  if (transactions_) transactions_->stopResolver();
   etcdMembership_.reset();
   if (controlServer_) {
     controlServer_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));

@@ -29,6 +29,7 @@ class WorkerClients;
 struct ClusterContext;
 class PgwireServer;
 class StorageDropRetrier;
+class TransactionManager;
 
 struct CoordinatorOptions {
   std::string clusterId = "shoal";
@@ -94,6 +95,7 @@ class Coordinator {
   std::unique_ptr<ClusterCatalog> clusterCatalog_;
   std::unique_ptr<WorkerClients> workers_;
   std::unique_ptr<scheduler::Dispatcher> dispatcher_;
+  std::unique_ptr<TransactionManager> transactions_;
   std::unique_ptr<ClusterContext> cluster_;
   std::unique_ptr<ControlService> controlService_;
   std::unique_ptr<StorageDropRetrier> storageDropRetrier_;

@@ -11,6 +11,7 @@
 #include "sql/execution/pipeline_builder.h"
 #include "sql/plan/plan_serialization.h"
 #include "worker/partition_scan_source.h"
+#include "worker/read_snapshot_codec.h"
 
 namespace shoal::worker {
 namespace {
@@ -107,12 +108,14 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
   };
   sql::PipelineOptions options;
   options.countRows = request.count_rows();
+  const ReadSnapshot snapshot = readSnapshotOf(request);
   for (const auto& fragment : request.fragments()) {
     plans.push_back(sql::decodePlan(fragment.plan()));
     const sql::LogicalPlan& plan = plans.back();
     auto sources = [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
       if (!scan.exchangeInput) {
-        scans.push_back(std::make_shared<PartitionScanSource>(scan, storage_.find(scan.table.storageId)));
+        scans.push_back(std::make_shared<PartitionScanSource>(scan, storage_.find(scan.table.storageId),
+                                                              storage_.visible(scan.table.storageId, snapshot)));
         return scans.back();
       }
       auto input = inputs.find(*scan.exchangeInput);

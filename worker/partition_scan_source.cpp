@@ -1,5 +1,7 @@
 #include "worker/partition_scan_source.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 
 #include "common/status.h"
@@ -102,7 +104,8 @@ bool mayMatch(const ZoneTest& test, const ZoneMap& zone) {
 
 }  // namespace
 
-PartitionScanSource::PartitionScanSource(const sql::LogicalScan& scan, std::shared_ptr<const TablePartition> partition)
+PartitionScanSource::PartitionScanSource(const sql::LogicalScan& scan, std::shared_ptr<const TablePartition> partition,
+                                         std::vector<VisibleSegment> segments)
     : partition_(std::move(partition)), columns_(scan.tableColumns) {
   for (const auto& column : scan.columns) types_.push_back(column.type);
   if (!partition_) return;
@@ -113,10 +116,10 @@ PartitionScanSource::PartitionScanSource(const sql::LogicalScan& scan, std::shar
   for (const auto& filter : scan.filters) {
     if (auto test = zoneTestOf(*filter, scan)) tests.push_back(std::move(*test));
   }
-  for (auto& segment : partition_->snapshot()) {
+  for (auto& segment : segments) {
     bool keep = true;
     for (const auto& test : tests) {
-      if (!mayMatch(test, segment->column(columns_[test.position]).zoneMap())) {
+      if (!mayMatch(test, segment.segment->column(columns_[test.position]).zoneMap())) {
         keep = false;
         break;
       }
@@ -135,27 +138,66 @@ bool PartitionScanSource::absorbFilter(std::shared_ptr<const engine::FilterOpera
 }
 
 void PartitionScanSource::produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const {
-  const Segment& segment = *segments_[morsel];
+  const Segment& segment = *segments_[morsel].segment;
+  const std::vector<uint32_t>& deleted = segments_[morsel].deletedRows;
+  auto nextDeleted = deleted.begin();
+  std::vector<uint32_t> live;
   for (size_t start = 0; start < segment.size(); start += engine::kVectorSize) {
     size_t count = std::min(engine::kVectorSize, segment.size() - start);
-    if (!filter_) {
+    // The rows of this vector that the snapshot sees deleted, as offsets into it.
+    auto deletedEnd = nextDeleted;
+    while (deletedEnd != deleted.end() && *deletedEnd < start + count) ++deletedEnd;
+    const bool anyDeleted = deletedEnd != nextDeleted;
+    if (anyDeleted) {
+      live.clear();
+      auto skip = nextDeleted;
+      for (uint32_t row = 0; row < count; ++row) {
+        if (skip != deletedEnd && *skip == start + row) {
+          ++skip;
+          continue;
+        }
+        live.push_back(row);
+      }
+      nextDeleted = deletedEnd;
+      if (live.empty()) continue;
+    }
+    if (!filter_ && !anyDeleted) {
       engine::Chunk chunk(count);
       for (const auto& type : types_) chunk.addColumn(engine::Vector::uninitialized(type, count));
       segment.read(start, count, columns_, chunk);
       consume(chunk);
       continue;
     }
-    // Late materialization: the filter's columns first; the rest only for the rows that pass.
+    if (!filter_) {
+      engine::Chunk chunk(live.size());
+      for (size_t column = 0; column < types_.size(); ++column) {
+        chunk.addColumn(engine::Vector::uninitialized(types_[column], live.size()));
+        segment.column(columns_[column]).gather(start, live, chunk.column(column));
+      }
+      consume(chunk);
+      continue;
+    }
+    // Late materialization: the filter's columns first; the rest only for the rows that pass. Deleted rows
+    // are never read, so a condition never fails on a row that is gone.
     const std::vector<bool>& read = filter_->columnsRead();
     auto filterReads = [&](size_t column) { return column < read.size() && read[column]; };
+    const size_t candidates = anyDeleted ? live.size() : count;
     std::vector<engine::Vector> columns;
     columns.reserve(types_.size());
     for (size_t column = 0; column < types_.size(); ++column) {
-      columns.push_back(engine::Vector::uninitialized(types_[column], filterReads(column) ? count : 0));
-      if (filterReads(column)) segment.column(columns_[column]).read(start, count, columns.back());
+      columns.push_back(engine::Vector::uninitialized(types_[column], filterReads(column) ? candidates : 0));
+      if (!filterReads(column)) continue;
+      if (anyDeleted) {
+        segment.column(columns_[column]).gather(start, live, columns.back());
+      } else {
+        segment.column(columns_[column]).read(start, count, columns.back());
+      }
     }
-    engine::Chunk chunk(std::move(columns), count);
+    engine::Chunk chunk(std::move(columns), candidates);
     std::vector<uint32_t> passing = filter_->narrowColumnsRead(chunk);
+    if (anyDeleted) {
+      for (uint32_t& row : passing) row = live[row];  // back to rows of the vector
+    }
     if (passing.empty()) continue;
     const bool allPass = passing.size() == count;
     for (size_t column = 0; column < types_.size(); ++column) {

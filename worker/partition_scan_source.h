@@ -13,14 +13,17 @@ namespace shoal::worker {
 /// (about 100k rows), on the segment's NUMA node. Segments whose zone maps
 /// prove that a filter of the form `column op constant` cannot hold are
 /// skipped without being read. The scan applies its filter itself (absorbFilter):
-/// it reads the columns the filter needs, and the others only for the rows that pass.
+/// it reads the columns the filter needs, and the others only for the rows that pass. Rows the snapshot
+/// sees deleted are skipped the same way.
 class PartitionScanSource final : public engine::ChunkSource {
  public:
-  /// `partition` null: this worker holds no rows of the table.
-  PartitionScanSource(const sql::LogicalScan& scan, std::shared_ptr<const TablePartition> partition);
+  /// `partition` null: this worker holds no rows of the table. `segments`: the partition's segments as the
+  /// query's snapshot sees them (StorageManager::visible).
+  PartitionScanSource(const sql::LogicalScan& scan, std::shared_ptr<const TablePartition> partition,
+                      std::vector<VisibleSegment> segments);
 
   size_t numMorsels() const override { return segments_.size(); }
-  uint32_t morselNode(size_t morsel) const override { return segments_[morsel]->numaNode(); }
+  uint32_t morselNode(size_t morsel) const override { return segments_[morsel].segment->numaNode(); }
   void produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const override;
   bool absorbFilter(std::shared_ptr<const engine::FilterOperator> filter) override;
 
@@ -29,7 +32,7 @@ class PartitionScanSource final : public engine::ChunkSource {
 
  private:
   std::shared_ptr<const TablePartition> partition_;  // keeps the segments alive
-  std::vector<std::shared_ptr<const Segment>> segments_;
+  std::vector<VisibleSegment> segments_;
   std::vector<size_t> columns_;
   std::vector<engine::LogicalType> types_;
   std::shared_ptr<const engine::FilterOperator> filter_;  // null: every row passes

@@ -7,6 +7,7 @@
 #include "sql/execution/pipeline_builder.h"
 #include "sql/plan/plan_serialization.h"
 #include "worker/partition_scan_source.h"
+#include "worker/read_snapshot_codec.h"
 
 namespace shoal::worker {
 
@@ -18,6 +19,7 @@ std::vector<uint64_t> PlanExecutor::run(const proto::ExecutePlanRequest& request
                                         const std::function<void(engine::Chunk&)>& emit,
                                         const std::function<bool()>& isCancelled) const {
   sql::LogicalPlan plan = sql::decodePlan(request.plan());
+  const ReadSnapshot snapshot = readSnapshotOf(request);
   sql::PipelineOptions options;
   options.countRows = request.count_rows();
   // Result strings may point into the scanned segments: the scans keep them alive until the result is sent.
@@ -25,7 +27,8 @@ std::vector<uint64_t> PlanExecutor::run(const proto::ExecutePlanRequest& request
   sql::PhysicalPlan physical = sql::buildPipelines(
       plan,
       [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
-        scans.push_back(std::make_shared<PartitionScanSource>(scan, storage_.find(scan.table.storageId)));
+        scans.push_back(std::make_shared<PartitionScanSource>(scan, storage_.find(scan.table.storageId),
+                                                              storage_.visible(scan.table.storageId, snapshot)));
         return scans.back();
       },
       options);

@@ -1,5 +1,6 @@
 #include "worker/scan_executor.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "common/status.h"
@@ -29,7 +30,7 @@ std::vector<uint32_t> selectedRows(const engine::Vector& condition, size_t numRo
 }  // namespace
 
 void runScan(const proto::ScanFragment& fragment, const TablePartition* partition,
-             const std::function<void(Chunk)>& emit, const std::function<bool()>& isCancelled) {
+             std::span<const VisibleSegment> segments, const std::function<void(Chunk)>& emit, const std::function<bool()>& isCancelled) {
   std::vector<LogicalType> columnTypes;
   for (const auto& type : fragment.column_types()) columnTypes.push_back(proto::decodeType(type));
   if (partition) partition->checkReadable(columnTypes);
@@ -62,20 +63,41 @@ void runScan(const proto::ScanFragment& fragment, const TablePartition* partitio
   for (const auto& type : columnTypes) input.addColumn(engine::Vector(type, engine::kVectorSize));
 
   if (partition) {
-    for (const auto& segment : partition->snapshot()) {
+    for (const auto& visible : segments) {
+      const Segment* segment = visible.segment.get();
       for (size_t start = 0; start < segment->size() && remaining > 0; start += engine::kVectorSize) {
         if (isCancelled()) SHOAL_USER_FAIL(SqlState::kQueryCanceled, "canceling statement due to user request");
         size_t count = std::min(engine::kVectorSize, segment->size() - start);
         segment->read(start, count, allColumns, input);
-        const Chunk* rows = &input;
+        Chunk live;
+        if (!visible.deletedRows.empty()) {
+          // Rows the snapshot sees deleted are dropped before the filter sees them.
+          std::vector<uint32_t> kept;
+          auto deleted = std::lower_bound(visible.deletedRows.begin(), visible.deletedRows.end(), start);
+          for (uint32_t row = 0; row < count; ++row) {
+            if (deleted != visible.deletedRows.end() && *deleted == start + row) {
+              ++deleted;
+              continue;
+            }
+            kept.push_back(row);
+          }
+          if (kept.empty()) continue;
+          if (kept.size() < count) {
+            live = Chunk(kept.size());
+            for (size_t c = 0; c < input.numColumns(); ++c) live.addColumn(input.column(c).select(kept));
+            count = kept.size();
+          }
+        }
+        const Chunk& scanned = live.numColumns() > 0 ? live : input;
+        const Chunk* rows = &scanned;
         Chunk filtered;
         if (filter) {
-          engine::Vector condition = evaluator.evaluate(*filter, input);
+          engine::Vector condition = evaluator.evaluate(*filter, scanned);
           std::vector<uint32_t> selection = selectedRows(condition, count);
           if (selection.empty()) continue;
           if (selection.size() < count) {
             filtered = Chunk(selection.size());
-            for (size_t c = 0; c < input.numColumns(); ++c) filtered.addColumn(input.column(c).select(selection));
+            for (size_t c = 0; c < scanned.numColumns(); ++c) filtered.addColumn(scanned.column(c).select(selection));
             rows = &filtered;
           }
         }

@@ -59,7 +59,7 @@ Worker::~Worker() {
 void Worker::start() {
   // Loads free and allocate again megabytes at a time (chunks, segment buffers). glibc would hand big
   // blocks back to the kernel and fault fresh zeroed pages in for the next ones; keep them instead.
-  // FinishLoad trims what a load leaves behind, so the resident memory of an idle worker is its data.
+  // FinishTransaction trims what a load leaves behind, so the resident memory of an idle worker is its data.
   ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
   ::mallopt(M_TRIM_THRESHOLD, 512 << 20);
   ::mallopt(M_TOP_PAD, 16 << 20);

@@ -17,6 +17,7 @@
 #include "worker/loading/text_loader.h"
 #include "worker/loading/tpch_generator.h"
 #include "worker/plan_executor.h"
+#include "worker/read_snapshot_codec.h"
 #include "worker/scan_executor.h"
 #include "worker/storage/delimited_text_parser.h"
 
@@ -144,8 +145,29 @@ grpc::Status WorkerDataService::PrepareLoad(grpc::ServerContext* context, const 
   });
 }
 
-grpc::Status WorkerDataService::FinishLoad(grpc::ServerContext* context, const proto::FinishLoadRequest* request,
-                                           proto::FinishLoadResponse* response) {
+grpc::Status WorkerDataService::PrepareTransaction(grpc::ServerContext* context,
+                                                   const proto::PrepareTransactionRequest* request,
+                                                   proto::PrepareTransactionResponse* response) {
+  return proto::serveRpc(context, [&] {
+    auto admission = drainGate_.track();
+    Stopwatch prepare;
+    std::vector<uint64_t> writes(request->write_ids().begin(), request->write_ids().end());
+    auto changed = storage_.prepare(request->transaction_id(), writes);
+    spdlog::debug("transaction {}: prepared {} partition(s) in {:.3f} s", request->transaction_id(), changed.size(),
+                  prepare.seconds());
+    for (const auto& loaded : changed) {
+      auto* statistics = response->add_statistics();
+      statistics->set_storage_id(loaded.storageId);
+      statistics->set_rows(loaded.rows);
+      statistics->set_rows_deleted(loaded.rowsDeleted);
+      for (const auto& column : loaded.columnStatistics) statistics->add_column_statistics(column);
+    }
+  });
+}
+
+grpc::Status WorkerDataService::FinishTransaction(grpc::ServerContext* context,
+                                                  const proto::FinishTransactionRequest* request,
+                                                  proto::FinishTransactionResponse*) {
   return proto::serveRpc(context, [&] {
     auto admission = drainGate_.track();
     // A load's staging garbage is freed by now; hand it back to the system instead of keeping it in malloc's
@@ -153,19 +175,23 @@ grpc::Status WorkerDataService::FinishLoad(grpc::ServerContext* context, const p
     struct TrimOnExit {
       ~TrimOnExit() { ::malloc_trim(0); }
     } trim;
-    if (!request->commit()) {
-      storage_.abort(request->load_id());
-      return;
+    if (request->commit()) {
+      storage_.commitPrepared(request->transaction_id(), request->commit_seq());
+    } else {
+      storage_.abortTransaction(request->transaction_id(),
+                                std::vector<uint64_t>(request->write_ids().begin(), request->write_ids().end()));
     }
-    Stopwatch commit;
-    auto committed = storage_.commit(request->load_id());
-    spdlog::info("load {}: committed {} partition(s) in {:.2f} s", request->load_id(), committed.size(),
-                 commit.seconds());
-    for (const auto& loaded : committed) {
-      auto* statistics = response->add_statistics();
-      statistics->set_storage_id(loaded.storageId);
-      statistics->set_rows(loaded.rows);
-      for (const auto& column : loaded.columnStatistics) statistics->add_column_statistics(column);
+  });
+}
+
+grpc::Status WorkerDataService::ListPreparedTransactions(grpc::ServerContext* context,
+                                                         const proto::ListPreparedTransactionsRequest*,
+                                                         proto::ListPreparedTransactionsResponse* response) {
+  return proto::serveRpc(context, [&] {
+    for (const auto& [id, writes] : storage_.preparedTransactions()) {
+      auto* transaction = response->add_transactions();
+      transaction->set_transaction_id(id);
+      for (uint64_t write : writes) transaction->add_write_ids(write);
     }
   });
 }
@@ -183,9 +209,11 @@ grpc::Status WorkerDataService::Scan(grpc::ServerContext* context, const proto::
   return proto::serveRpc(context, [&] {
     auto admission = drainGate_.admit();
     auto partition = storage_.find(request->fragment().storage_id());
+    const std::vector<VisibleSegment> segments =
+        storage_.visible(request->fragment().storage_id(), readSnapshotOf(*request));
     proto::ScanResponse response;
     runScan(
-        request->fragment(), partition.get(),
+        request->fragment(), partition.get(), segments,
         [&](engine::Chunk chunk) {
           response.mutable_chunk()->clear();
           engine::encodeChunk(chunk, *response.mutable_chunk());

@@ -12,8 +12,8 @@
 
 namespace shoal::worker {
 
-/// The worker's data plane (proto/storage.proto): staging and committing
-/// loads, parsing COPY text and generating TPC-H data while routing each row
+/// The worker's data plane (proto/storage.proto): staging writes and
+/// committing transactions in two phases, parsing COPY text and generating TPC-H data while routing each row
 /// to its owner, dropping storage, running scan fragments, and running whole
 /// plans on `dispatcher`.
 class WorkerDataService final : public proto::WorkerData::Service {
@@ -43,8 +43,13 @@ class WorkerDataService final : public proto::WorkerData::Service {
                             proto::LoadResponse* response) override;
   grpc::Status PrepareLoad(grpc::ServerContext* context, const proto::PrepareLoadRequest* request,
                            proto::PrepareLoadResponse* response) override;
-  grpc::Status FinishLoad(grpc::ServerContext* context, const proto::FinishLoadRequest* request,
-                          proto::FinishLoadResponse* response) override;
+  grpc::Status PrepareTransaction(grpc::ServerContext* context, const proto::PrepareTransactionRequest* request,
+                                  proto::PrepareTransactionResponse* response) override;
+  grpc::Status FinishTransaction(grpc::ServerContext* context, const proto::FinishTransactionRequest* request,
+                                 proto::FinishTransactionResponse* response) override;
+  grpc::Status ListPreparedTransactions(grpc::ServerContext* context,
+                                        const proto::ListPreparedTransactionsRequest* request,
+                                        proto::ListPreparedTransactionsResponse* response) override;
   grpc::Status DropStorage(grpc::ServerContext* context, const proto::DropStorageRequest* request,
                            proto::DropStorageResponse* response) override;
   grpc::Status Scan(grpc::ServerContext* context, const proto::ScanRequest* request,

@@ -625,7 +625,10 @@ void TableCatalog::recordLoad(const std::vector<LoadedTable>& tables) {
     if (it == tables_.end() || it->second->storageId != loaded.storageId) continue;  // dropped or truncated meanwhile
     auto updated = std::make_shared<TableEntry>(*it->second);
     updated->rowCount += loaded.rows;
-    if (updated->columnStatistics.size() != loaded.columnStatistics.size()) {
+    updated->rowCount -= std::min(updated->rowCount, loaded.rowsDeleted);
+    if (loaded.columnStatistics.empty()) {
+      // Only deletes: the statistics of what is left stay an estimate from the rows loaded.
+    } else if (updated->columnStatistics.size() != loaded.columnStatistics.size()) {
       updated->columnStatistics = loaded.columnStatistics;
     } else {
       // A load appends rows: its statistics fold into those of the rows already there.

@@ -154,10 +154,11 @@ class TableCatalog {
   struct LoadedTable {
     sql::QualifiedName name;
     uint64_t storageId = 0;
-    uint64_t rows = 0;
-    std::vector<std::string> columnStatistics;  // serialized, per column
+    uint64_t rows = 0;                          // added
+    std::vector<std::string> columnStatistics;  // serialized, per column, of the rows added
+    uint64_t rowsDeleted = 0;
   };
-  /// Adds a committed load's rows and statistics to its tables (those whose storage is still the
+  /// Adds a committed transaction's rows and statistics to its tables (and takes its deleted rows off) (those whose storage is still the
   /// load's), in one change of the catalog.
   void recordLoad(const std::vector<LoadedTable>& tables);
   /// Writes the whole catalog to its store again (after etcd came back without its data).

@@ -10,6 +10,7 @@
 #include "coordinator/membership/member_registry.h"
 #include "coordinator/query/query_log.h"
 #include "coordinator/query/session_registry.h"
+#include "coordinator/transaction/transaction_manager.h"
 #include "scheduler/dispatcher.h"
 
 namespace shoal::coordinator {
@@ -29,6 +30,8 @@ struct ClusterContext {
   QueryLog& queries;
   /// The client sessions, for pg_stat_activity.
   SessionRegistry& sessions;
+  /// Transaction ids, the commit sequence and the two-phase commit.
+  TransactionManager& transactions;
   /// tpchgen-cli, as the workers find it, for CALL tpch_load.
   std::atomic<uint64_t> nextLoadId{1};
 };

@@ -110,7 +110,7 @@ void checkWidth(const engine::LogicalType& type, size_t length) {
 }  // namespace
 
 std::string runBinaryCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyInput& input,
-                          const std::atomic<bool>& cancelRequested) {
+                          const std::atomic<bool>& cancelRequested, Transaction* transaction) {
   auto table = cluster.tables.require(command.table);
   const std::vector<engine::LogicalType> types = table->columnTypes();
   // The table column each field fills, in order.
@@ -118,7 +118,7 @@ std::string runBinaryCopy(ClusterContext& cluster, const sql::CopyFrom& command,
   if (targets.empty()) {
     for (size_t c = 0; c < types.size(); ++c) targets.push_back(c);
   }
-  RowRouter router(cluster, table);
+  RowRouter router(cluster, table, {}, transaction);
   BinaryReader reader(input);
   readHeader(reader);
   auto newColumns = [&] {

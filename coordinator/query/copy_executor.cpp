@@ -100,13 +100,13 @@ std::unique_ptr<CopyInput> openCopyFile(const std::string& path) {
 }
 
 std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyInput& input,
-                    const std::atomic<bool>& cancelRequested, uint64_t memoryLimitBytes) {
+                    const std::atomic<bool>& cancelRequested, uint64_t memoryLimitBytes, Transaction* transaction) {
   if (command.format.kind == sql::CopyFormat::Kind::kBinary) {
-    return runBinaryCopy(cluster, command, input, cancelRequested);
+    return runBinaryCopy(cluster, command, input, cancelRequested, transaction);
   }
   auto table = cluster.tables.find(command.table);
   if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
-  LoadTransaction load(cluster, {table});
+  LoadTransaction load(cluster, {table}, {}, transaction);
   proto::TableLayout layout = cluster.workers.layoutOf(*table);
 
   worker::TextFormatOptions options;
@@ -236,7 +236,12 @@ std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyI
     }
   }
   if (firstError) throw ShoalError(*firstError);
-  uint64_t rows = load.commit();
+  // Each worker parsed its blocks' lines and says how many rows they held (those it routed, replicated or not).
+  uint64_t rows = 0;
+  for (const auto& stream : streams) {
+    if (stream.writer) rows += stream.response.rows();
+  }
+  load.commit();
   return fmt::format("COPY {}", rows);
 }
 

@@ -9,6 +9,8 @@
 
 namespace shoal::coordinator {
 
+class Transaction;
+
 /// Where COPY's bytes come from: a server-side file, or the client's
 /// CopyData messages (COPY FROM STDIN, psql's \copy).
 class CopyInput {
@@ -29,7 +31,9 @@ std::unique_ptr<CopyInput> openCopyFile(const std::string& path);
 /// binary_copy_in.h). All or nothing: any bad row aborts the whole load.
 /// Returns the CommandComplete tag ("COPY n"). Text waiting for its line's end counts against
 /// `memoryLimitBytes` (0: none) and the coordinator's memory budget (53200 past either).
+/// `transaction`: the session's transaction block the rows join, or null (the COPY is a transaction of its own).
 std::string runCopy(ClusterContext& cluster, const sql::CopyFrom& command, CopyInput& input,
-                    const std::atomic<bool>& cancelRequested, uint64_t memoryLimitBytes);
+                    const std::atomic<bool>& cancelRequested, uint64_t memoryLimitBytes,
+                    Transaction* transaction = nullptr);
 
 }  // namespace shoal::coordinator

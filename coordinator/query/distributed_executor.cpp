@@ -290,6 +290,7 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan, const proto::I
     for (uint64_t incarnation : incarnations) request.add_exchange_incarnations(incarnation);
     request.set_self(node);
     if (insertTarget) *request.mutable_insert_target() = *insertTarget;
+    if (snapshot_) *request.mutable_snapshot() = *snapshot_;
     for (size_t f = 0; f < plan.fragments.size(); ++f) {
       const auto& fragment = plan.fragments[f];
       auto runsOn = plan.nodesOf(fragment);
@@ -464,12 +465,15 @@ namespace {
 class StreamedDistributedResult final : public ChunkStream {
  public:
   StreamedDistributedResult(ClusterContext& cluster, DistributedPlan plan, std::span<const engine::Value> parameters,
-                            const std::atomic<bool>& sessionCancel, uint64_t memoryLimitBytes)
+                            const std::atomic<bool>& sessionCancel, uint64_t memoryLimitBytes,
+                            std::optional<proto::SnapshotProto> snapshot)
       : plan_(std::move(plan)), parameters_(parameters.begin(), parameters.end()), sessionCancel_(sessionCancel) {
     queue_->limitTo(kStreamedBytes);
-    runner_ = std::thread([this, &cluster, memoryLimitBytes] {
+    runner_ = std::thread([this, &cluster, memoryLimitBytes, snapshot = std::move(snapshot)] {
       try {
-        DistributedExecutor(cluster, parameters_, cancel_, memoryLimitBytes).run(plan_, nullptr, queue_);
+        DistributedExecutor(cluster, parameters_, cancel_, memoryLimitBytes)
+            .readingAt(snapshot)
+            .run(plan_, nullptr, queue_);
       } catch (const ShoalError& error) {
         error_ = error.status();
       } catch (const std::exception& error) {
@@ -529,7 +533,7 @@ QueryResult DistributedExecutor::stream(DistributedPlan plan) const {
     result.columns.push_back(ResultColumn{plan.coordinatorPlan.columnNames[i], outputs[i].type});
   }
   result.stream = std::make_unique<StreamedDistributedResult>(cluster_, std::move(plan), parameters_, cancelRequested_,
-                                                              memoryLimitBytes_);
+                                                              memoryLimitBytes_, snapshot_);
   return result;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <span>
 
 #include "coordinator/cluster/cluster_context.h"
@@ -26,6 +27,12 @@ class DistributedExecutor {
         cancelRequested_(cancelRequested),
         memoryLimitBytes_(memoryLimitBytes) {}
 
+  /// Reads the tables as `snapshot` sees them (without one: the latest commits).
+  DistributedExecutor& readingAt(std::optional<proto::SnapshotProto> snapshot) {
+    snapshot_ = std::move(snapshot);
+    return *this;
+  }
+
   /// With `insertTarget`, the rows of its gather go into a table: each worker routes them to the table's owners
   /// under the load (the coordinator commits it), and the result counts them in rowsInserted.
   /// With `streamTo`, the coordinator's last pipeline hands its rows to that queue as it makes them instead
@@ -42,6 +49,7 @@ class DistributedExecutor {
   std::span<const engine::Value> parameters_;
   const std::atomic<bool>& cancelRequested_;
   uint64_t memoryLimitBytes_;
+  std::optional<proto::SnapshotProto> snapshot_;
 };
 
 }  // namespace shoal::coordinator

@@ -22,26 +22,27 @@ const PlanFragment* workerRoutedGather(const DistributedPlan& plan, const TableE
 }
 
 uint64_t loadQueryRows(ClusterContext& cluster, std::shared_ptr<const TableEntry> table, const sql::LogicalPlan& query,
-                       const PlanExecutor& executor, LoadTransaction::Recorder recorder) {
+                       const PlanExecutor& executor, LoadTransaction::Recorder recorder, Transaction* transaction) {
   // A WITH RECURSIVE query's rows are computed first; the statement then reads them.
   std::optional<sql::LogicalPlan> computed = executor.withRecursiveQueriesComputed(query);
   const sql::LogicalPlan& plan = computed ? *computed : query;
   if (auto distributed = executor.distribute(plan)) {
     if (const PlanFragment* gather = workerRoutedGather(*distributed, *table)) {
-      LoadTransaction load(cluster, {table}, std::move(recorder));
+      LoadTransaction load(cluster, {table}, std::move(recorder), transaction);
       proto::InsertTargetProto target;
       target.set_exchange_id(gather->exchangeId);
       target.set_load_id(load.loadId());
       *target.mutable_layout() = cluster.workers.layoutOf(*table);
       QueryResult result =
           DistributedExecutor(cluster, executor.parameters(), executor.cancelRequested(), executor.memoryLimitBytes())
+              .readingAt(executor.snapshot())
               .run(*distributed, &target);
       load.commit();
       return result.rowsInserted;
     }
   }
   QueryResult result = executor.run(plan);
-  RowRouter router(cluster, table, std::move(recorder));
+  RowRouter router(cluster, table, std::move(recorder), transaction);
   uint64_t rows = 0;
   while (auto chunk = result.nextChunk()) {
     executor.throwIfCancelRequested();
@@ -52,19 +53,20 @@ uint64_t loadQueryRows(ClusterContext& cluster, std::shared_ptr<const TableEntry
   return rows;
 }
 
-uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor) {
+uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor,
+                         Transaction* transaction) {
   auto table = cluster.tables.find(command.table);
   if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
-  return loadQueryRows(cluster, std::move(table), command.plan, executor);
+  return loadQueryRows(cluster, std::move(table), command.plan, executor, {}, transaction);
 }
 
 std::string runCreateTableAs(ClusterContext& cluster, const sql::CreateTableAs& command, const std::string& user,
-                             std::vector<Notice>& notices, const PlanExecutor& executor) {
+                             std::vector<Notice>& notices, const PlanExecutor& executor, Transaction* transaction) {
   const bool exists = cluster.tables.find(command.table.name) || cluster.tables.findView(command.table.name);
   runCreateTable(cluster, command.table, user, notices);
   if (exists || !command.withData) return "CREATE TABLE AS";  // IF NOT EXISTS skipped it (with a NOTICE)
   try {
-    return fmt::format("SELECT {}", runInsertSelect(cluster, command.insert, executor));
+    return fmt::format("SELECT {}", runInsertSelect(cluster, command.insert, executor, transaction));
   } catch (...) {
     std::vector<Notice> ignored;
     runDropTable(cluster, sql::DropTable{{command.table.name}, true}, user, ignored);

@@ -23,16 +23,20 @@ const PlanFragment* workerRoutedGather(const DistributedPlan& plan, const TableE
 /// workers that own them. Any other plan (one worker, work left on the coordinator such as ORDER BY or a final
 /// aggregate) brings its rows to the coordinator, which routes them as INSERT ... VALUES does. Returns the rows
 /// inserted.
-uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor);
+/// `transaction`: the session's transaction block the rows join, or null.
+uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& command, const PlanExecutor& executor,
+                         Transaction* transaction = nullptr);
 
 /// The rows of `plan` (whose columns are `table`'s) loaded into `table` in one all-or-nothing load, as
 /// runInsertSelect loads them; `recorder` (LoadTransaction's) records the committed rows. Returns the rows loaded.
 uint64_t loadQueryRows(ClusterContext& cluster, std::shared_ptr<const TableEntry> table, const sql::LogicalPlan& plan,
-                       const PlanExecutor& executor, LoadTransaction::Recorder recorder = {});
+                       const PlanExecutor& executor, LoadTransaction::Recorder recorder = {},
+                       Transaction* transaction = nullptr);
 
 /// CREATE TABLE ... AS query and SELECT ... INTO: creates the table, then fills it as INSERT ... SELECT does; when
 /// filling fails, the table goes again. Returns the command tag ("SELECT n", as PostgreSQL's).
 std::string runCreateTableAs(ClusterContext& cluster, const sql::CreateTableAs& command, const std::string& user,
-                             std::vector<Notice>& notices, const PlanExecutor& executor);
+                             std::vector<Notice>& notices, const PlanExecutor& executor,
+                             Transaction* transaction = nullptr);
 
 }  // namespace shoal::coordinator

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <span>
 #include <thread>
 
 #include "proto/rpc_status.h"
@@ -13,17 +14,57 @@
 
 namespace shoal::coordinator {
 
+void recordCommitted(ClusterContext& cluster, const std::vector<std::shared_ptr<const TableEntry>>& tables,
+                     const std::vector<proto::StorageStatistics>& statistics, const LoadRecorder& recorder) {
+  // What each worker's partitions gained, per storage id.
+  std::map<uint64_t, std::vector<const proto::StorageStatistics*>> byStorage;
+  for (const auto& partition : statistics) byStorage[partition.storage_id()].push_back(&partition);
+  std::vector<TableCatalog::LoadedTable> recorded;
+  for (const auto& table : tables) {
+    const auto& all = byStorage[table->storageId];
+    // Every worker holds every row of a replicated table: one copy describes the table.
+    const size_t copies = table->distribution == Distribution::kReplicated ? std::min<size_t>(all.size(), 1) : all.size();
+    const std::span<const proto::StorageStatistics* const> partitions(all.data(), copies);
+    TableCatalog::LoadedTable loaded{table->qualifiedName(), table->storageId, 0, {}, 0};
+    std::vector<worker::ColumnStatistics> columns;
+    for (const auto& column : table->columns) columns.emplace_back(column.type);
+    bool added = false;
+    for (const auto* partition : partitions) {
+      loaded.rows += partition->rows();
+      loaded.rowsDeleted += partition->rows_deleted();
+      if (partition->rows() == 0) continue;
+      if (static_cast<size_t>(partition->column_statistics_size()) != columns.size()) continue;
+      added = true;
+      for (size_t c = 0; c < columns.size(); ++c) {
+        columns[c].merge(worker::ColumnStatistics::deserialize(table->columns[c].type,
+                                                               partition->column_statistics(static_cast<int>(c))));
+      }
+    }
+    if (added) {
+      for (const auto& column : columns) loaded.columnStatistics.push_back(column.serialize());
+    }
+    recorded.push_back(std::move(loaded));
+  }
+  if (recorder) {
+    recorder(recorded);
+  } else {
+    cluster.tables.recordLoad(recorded);
+  }
+}
+
 LoadTransaction::LoadTransaction(ClusterContext& cluster, std::vector<std::shared_ptr<const TableEntry>> tables,
-                                 Recorder recorder)
-    : cluster_(cluster),
-      tables_(std::move(tables)),
-      loadId_(cluster.nextLoadId.fetch_add(1)),
-      recorder_(std::move(recorder)) {
-  // Load ids only need to be unique among loads in flight; mixing in the time keeps them unique across restarts.
-  loadId_ = (static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) << 16) ^ loadId_;
+                                 Recorder recorder, Transaction* enclosing)
+    : cluster_(cluster), tables_(std::move(tables)), recorder_(std::move(recorder)), transaction_(enclosing) {
+  if (!transaction_) {
+    own_ = std::make_unique<Transaction>(cluster_.transactions, IsolationLevel::kReadCommitted);
+    transaction_ = own_.get();
+  }
+  writeId_ = transaction_->currentWrite();
   for (const auto& table : tables_) {
     for (const auto& address : cluster_.workers.placementAddresses(*table)) addresses_.insert(address);
   }
+  // Known before the first row goes: an abort must reach every worker that may have staged some.
+  transaction_->touch(std::vector<std::string>(addresses_.begin(), addresses_.end()), tables_);
 }
 
 LoadTransaction::~LoadTransaction() {
@@ -48,7 +89,7 @@ void LoadTransaction::announce(uint64_t totalBytes) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
     proto::PrepareLoadRequest request;
-    request.set_load_id(loadId_);
+    request.set_load_id(writeId_);
     request.set_expected_bytes(bytesPerWorker);
     proto::PrepareLoadResponse response;
     grpc::Status status = cluster_.workers.dataStub(addresses[i]).PrepareLoad(&context, request, &response);
@@ -58,75 +99,32 @@ void LoadTransaction::announce(uint64_t totalBytes) {
 
 uint64_t LoadTransaction::commit() {
   finished_ = true;
-  // What each worker's partitions gained, per storage id, in the order the workers answered.
-  // Every worker commits at once: each flushes its last segments and syncs its files, which takes a while.
-  const std::vector<std::string> addresses(addresses_.begin(), addresses_.end());
-  std::vector<proto::FinishLoadResponse> responses(addresses.size());
-  std::vector<grpc::Status> statuses(addresses.size());
-  inParallel(addresses.size(), [&](size_t i) {
-    grpc::ClientContext context;
-    proto::FinishLoadRequest request;
-    request.set_load_id(loadId_);
-    request.set_commit(true);
-    statuses[i] = cluster_.workers.dataStub(addresses[i]).FinishLoad(&context, request, &responses[i]);
-  });
-  // What each worker's partitions gained, per storage id, in the order of the workers.
-  std::map<uint64_t, std::vector<proto::StorageStatistics>> loadedByStorage;
-  for (size_t i = 0; i < addresses.size(); ++i) {
-    if (!statuses[i].ok()) {
-      // Workers that committed keep their rows: say so rather than pretend the load vanished.
-      Status error = proto::fromGrpcStatus(statuses[i], addresses[i]);
-      throw ShoalError(
-          Status(error.sqlState(), fmt::format("commit of the load failed on worker {}: {}; rows committed on other "
-                                               "workers stay loaded",
-                                               addresses[i], error.message())));
-    }
-    for (const auto& loaded : responses[i].statistics()) loadedByStorage[loaded.storage_id()].push_back(loaded);
+  if (!own_) return 0;
+  std::vector<proto::StorageStatistics> statistics = own_->commit();
+  uint64_t rows = 0;
+  for (const auto& partition : statistics) {
+    auto table = std::find_if(tables_.begin(), tables_.end(),
+                              [&](const auto& entry) { return entry->storageId == partition.storage_id(); });
+    // A replicated table's rows are on every worker: count one copy.
+    if (table != tables_.end() && (*table)->distribution == Distribution::kReplicated) continue;
+    rows += partition.rows();
   }
-  uint64_t total = 0;
-  std::vector<TableCatalog::LoadedTable> recorded;
   for (const auto& table : tables_) {
-    auto& partitions = loadedByStorage[table->storageId];
-    // Every worker holds every row of a replicated table: one copy describes the table.
-    if (table->distribution == Distribution::kReplicated && partitions.size() > 1) partitions.resize(1);
-    uint64_t rows = 0;
-    std::vector<worker::ColumnStatistics> statistics;
-    for (const auto& column : table->columns) statistics.emplace_back(column.type);
-    for (const auto& partition : partitions) {
-      rows += partition.rows();
-      if (static_cast<size_t>(partition.column_statistics_size()) != statistics.size()) continue;
-      for (size_t c = 0; c < statistics.size(); ++c) {
-        statistics[c].merge(worker::ColumnStatistics::deserialize(table->columns[c].type,
-                                                                  partition.column_statistics(static_cast<int>(c))));
+    if (table->distribution != Distribution::kReplicated) continue;
+    for (const auto& partition : statistics) {
+      if (partition.storage_id() == table->storageId) {
+        rows += partition.rows();
+        break;
       }
     }
-    std::vector<std::string> serialized;
-    for (const auto& column : statistics) serialized.push_back(column.serialize());
-    recorded.push_back(
-        TableCatalog::LoadedTable{table->qualifiedName(), table->storageId, rows, std::move(serialized)});
-    total += rows;
   }
-  if (recorder_) {
-    recorder_(recorded);
-  } else {
-    cluster_.tables.recordLoad(recorded);
-  }
-  return total;
+  recordCommitted(cluster_, tables_, statistics, recorder_);
+  return rows;
 }
 
 void LoadTransaction::abort() {
   finished_ = true;
-  for (const auto& address : addresses_) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    proto::FinishLoadRequest request;
-    request.set_load_id(loadId_);
-    request.set_commit(false);
-    proto::FinishLoadResponse response;
-    grpc::Status status = cluster_.workers.dataStub(address).FinishLoad(&context, request, &response);
-    if (!status.ok())
-      spdlog::warn("abort of load {} on worker {} failed: {}", loadId_, address, status.error_message());
-  }
+  if (own_) own_->rollback();
 }
 
 }  // namespace shoal::coordinator

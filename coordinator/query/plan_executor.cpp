@@ -32,8 +32,9 @@ namespace {
 /// through the worker's Scan stream with the scan's filters and columns pushed down.
 class WorkerTableScan final : public engine::ChunkSource {
  public:
-  WorkerTableScan(ClusterContext& cluster, const sql::LogicalScan& scan, std::span<const engine::Value> parameters)
-      : cluster_(cluster) {
+  WorkerTableScan(ClusterContext& cluster, const sql::LogicalScan& scan, std::span<const engine::Value> parameters,
+                  const std::optional<proto::SnapshotProto>& snapshot)
+      : cluster_(cluster), snapshot_(snapshot) {
     auto table = cluster.tables.require({scan.table.schema, scan.table.name});
     addresses_ = cluster.workers.readableAddresses(*table);
     if (table->distribution == Distribution::kReplicated) addresses_.resize(std::min<size_t>(addresses_.size(), 1));
@@ -78,6 +79,7 @@ class WorkerTableScan final : public engine::ChunkSource {
   void produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const override {
     proto::ScanRequest request;
     *request.mutable_fragment() = fragment_;
+    if (snapshot_) *request.mutable_snapshot() = *snapshot_;
     grpc::ClientContext context;
     auto reader = cluster_.workers.dataStub(addresses_[morsel]).Scan(&context, request);
     proto::ScanResponse response;
@@ -99,6 +101,7 @@ class WorkerTableScan final : public engine::ChunkSource {
 
  private:
   ClusterContext& cluster_;
+  std::optional<proto::SnapshotProto> snapshot_;
   std::vector<std::string> addresses_;
   proto::ScanFragment fragment_;
   std::vector<engine::LogicalType> types_;
@@ -277,6 +280,7 @@ QueryResult PlanExecutor::runOnWorker(const sql::LogicalPlan& plan, const std::s
   });
   request.set_count_rows(actualRows != nullptr);
   request.set_memory_limit_bytes(memoryLimitBytes_);
+  if (snapshot_) *request.mutable_snapshot() = *snapshot_;
 
   QueryResult result;
   std::vector<sql::PlanColumn> outputs = plan.root->outputColumns();
@@ -345,6 +349,7 @@ QueryResult PlanExecutor::run(const sql::LogicalPlan& plan,
   if (actualRows == nullptr) {
     if (auto distributed = distribute(plan)) {
       DistributedExecutor executor(cluster_, parameters_, cancelRequested_, memoryLimitBytes_);
+      executor.readingAt(snapshot_);
       // An ORDER BY's merged rows go to the client while the workers still send them.
       if (distributed->streamsInOrder()) return executor.stream(std::move(*distributed));
       return executor.run(*distributed);
@@ -360,7 +365,7 @@ QueryResult PlanExecutor::run(const sql::LogicalPlan& plan,
       plan,
       [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
         if (scan.table.isSystemView) return std::make_shared<SystemViewScan>(cluster_, systemScan_, scan);
-        return std::make_shared<WorkerTableScan>(cluster_, scan, parameters_);
+        return std::make_shared<WorkerTableScan>(cluster_, scan, parameters_, snapshot_);
       },
       options);
   scheduler::PipelineRunner runner(cluster_.dispatcher);

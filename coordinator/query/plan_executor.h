@@ -8,6 +8,7 @@
 #include "coordinator/cluster/cluster_context.h"
 #include "coordinator/planner/distributed_plan.h"
 #include "coordinator/query/query_result.h"
+#include "proto/storage.pb.h"
 #include "sql/plan/logical_operator.h"
 
 namespace shoal::coordinator {
@@ -36,6 +37,13 @@ class PlanExecutor {
         cancelRequested_(cancelRequested),
         memoryLimitBytes_(memoryLimitBytes),
         maxRecursiveIterations_(maxRecursiveIterations) {}
+
+  /// Reads the tables as `snapshot` sees them (without one: the latest commits).
+  PlanExecutor& readingAt(std::optional<proto::SnapshotProto> snapshot) {
+    snapshot_ = std::move(snapshot);
+    return *this;
+  }
+  const std::optional<proto::SnapshotProto>& snapshot() const { return snapshot_; }
 
   /// Fails with 57014 once the session asked to cancel (between the steps of a longer piece of work).
   void throwIfCancelRequested() const {
@@ -69,6 +77,7 @@ class PlanExecutor {
   const std::atomic<bool>& cancelRequested_;
   uint64_t memoryLimitBytes_;
   uint64_t maxRecursiveIterations_;
+  std::optional<proto::SnapshotProto> snapshot_;
 };
 
 }  // namespace shoal::coordinator

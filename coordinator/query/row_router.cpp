@@ -7,8 +7,8 @@
 namespace shoal::coordinator {
 
 RowRouter::RowRouter(ClusterContext& cluster, std::shared_ptr<const TableEntry> table,
-                     LoadTransaction::Recorder recorder)
-    : load_(cluster, {table}, std::move(recorder)), layout_(cluster.workers.layoutOf(*table)) {
+                     LoadTransaction::Recorder recorder, Transaction* transaction)
+    : load_(cluster, {table}, std::move(recorder), transaction), layout_(cluster.workers.layoutOf(*table)) {
   // Any worker can route rows to their owners; the first partition's does.
   router_ = layout_.placement_addresses(0);
   writer_ = cluster.workers.dataStub(router_).RouteRows(&context_, &response_);
@@ -36,7 +36,8 @@ uint64_t RowRouter::finish() {
   writer_->WritesDone();
   grpc::Status status = writer_->Finish();
   if (!status.ok()) proto::throwRpcError(status, router_);
-  return load_.commit();
+  load_.commit();
+  return response_.rows();
 }
 
 }  // namespace shoal::coordinator

@@ -15,12 +15,14 @@ namespace shoal::coordinator {
 /// all-or-nothing load.
 class RowRouter {
  public:
-  RowRouter(ClusterContext& cluster, std::shared_ptr<const TableEntry> table, LoadTransaction::Recorder recorder = {});
+  /// `transaction`: the session's transaction block the rows join, or null (they are a transaction of their own).
+  RowRouter(ClusterContext& cluster, std::shared_ptr<const TableEntry> table, LoadTransaction::Recorder recorder = {},
+            Transaction* transaction = nullptr);
   ~RowRouter();
 
   /// Sends one chunk; its rows become visible at finish().
   void write(const engine::Chunk& chunk);
-  /// Ends the stream and commits the load; returns the rows it added. Without it, nothing stays.
+  /// Ends the stream and commits the load (outside a block); returns the rows it added. Without it, nothing stays.
   uint64_t finish();
 
  private:

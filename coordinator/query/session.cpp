@@ -7,6 +7,7 @@
 #include "coordinator/query/alter_table_columns.h"
 #include "coordinator/query/grant_commands.h"
 #include "coordinator/query/insert_select.h"
+#include "coordinator/query/load_transaction.h"
 #include "coordinator/query/plan_executor.h"
 #include "coordinator/query/role_commands.h"
 #include "coordinator/query/session_registry.h"
@@ -26,24 +27,6 @@ namespace shoal::coordinator {
 namespace {
 
 /// `session`, reading its settings from `settings` (which outlives it: both are the Session's).
-/// Whether `statement` changes tables, views or their rows.
-bool writes(const sql::BoundStatement& statement) {
-  return std::visit(
-      [](const auto& command) {
-        using Command = std::decay_t<decltype(command)>;
-        return std::is_same_v<Command, sql::CreateView> || std::is_same_v<Command, sql::DropView> ||
-               std::is_same_v<Command, sql::CreateTable> || std::is_same_v<Command, sql::DropTable> ||
-               std::is_same_v<Command, sql::TruncateTable> || std::is_same_v<Command, sql::RenameTable> ||
-               std::is_same_v<Command, sql::AlterTableColumns> || std::is_same_v<Command, sql::InsertValues> ||
-               std::is_same_v<Command, sql::InsertSelect> || std::is_same_v<Command, sql::CreateTableAs> ||
-               std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::TpchLoad> ||
-               std::is_same_v<Command, sql::CommentOn> || std::is_same_v<Command, sql::CreateSchema> ||
-               std::is_same_v<Command, sql::DropSchema> || std::is_same_v<Command, sql::GrantPrivileges> ||
-               std::is_same_v<Command, sql::GrantRoles>;
-      },
-      statement.command);
-}
-
 sql::SessionInfo withSettings(sql::SessionInfo session, const SessionSettings& settings, SessionClock& clock) {
   session.setting = [&settings](std::string_view name) { return settings.show(name); };
   session.transactionStart = [&clock] { return clock.transactionStart; };
@@ -189,7 +172,28 @@ void Session::addPrepared(const std::string& name, std::shared_ptr<const Prepare
   preparedStatements_[name] = std::move(statement);
 }
 
+const proto::SnapshotProto& Session::statementSnapshot() const {
+  if (!statementSnapshot_) {
+    if (transaction_) {
+      statementSnapshot_ = transaction_->snapshotForStatement();
+    } else {
+      statementSnapshot_.emplace();
+      statementSnapshot_->set_commit_seq(cluster_.transactions.visibleSeq());
+    }
+  }
+  return *statementSnapshot_;
+}
+
+std::optional<IsolationLevel> Session::isolationLevelOf(const std::string& value) {
+  std::string level = value;
+  std::transform(level.begin(), level.end(), level.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (level == "read uncommitted" || level == "read committed") return IsolationLevel::kReadCommitted;
+  if (level == "repeatable read" || level == "serializable") return IsolationLevel::kRepeatableRead;
+  return std::nullopt;
+}
+
 void Session::startStatementClock() {
+  statementSnapshot_.reset();
   clock_.statementStart = SessionRegistry::nowMicros();
   if (transactionState_ == TransactionState::kIdle) clock_.transactionStart = clock_.statementStart;
 }
@@ -199,8 +203,15 @@ void Session::startStatementClock() {
 template <class Command>
 StatementOutcome Session::runTableStatement(const Command& command, std::span<const engine::Value> parameters,
                                             const CopyInOpener& openCopyIn) {
-  // Loads and DDL are not transactional: inside a block they still run, and stay done.
+  // Rows written join the transaction block (transaction_), if there is one. DDL is not transactional yet: in
+  // a block it takes effect at once, and says so.
   StatementOutcome outcome;
+  constexpr bool kDataOnly = std::is_same_v<Command, sql::InsertValues> ||
+                             std::is_same_v<Command, sql::InsertSelect> || std::is_same_v<Command, sql::CopyFrom>;
+  if (!kDataOnly && transaction_) {
+    outcome.notices.push_back(Notice::warning(
+        "01000", "this statement is not transactional: it takes effect now, and ROLLBACK will not undo it"));
+  }
   if constexpr (std::is_same_v<Command, sql::CreateTable>) {
     if (sql::isTemporarySchema(command.name.schema)) createTemporarySchema();
     outcome.commandTag = runCreateTable(cluster_, command, user(), outcome.notices);
@@ -227,12 +238,14 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   } else if constexpr (std::is_same_v<Command, sql::DropSchema>) {
     outcome.commandTag = runDropSchema(cluster_, command, catalog_, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {
-    outcome.commandTag = runInsertValues(cluster_, command, parameters);
+    outcome.commandTag = runInsertValues(cluster_, command, parameters, transaction_.get());
   } else if constexpr (std::is_same_v<Command, sql::InsertSelect>) {
-    outcome.commandTag = fmt::format("INSERT 0 {}", runInsertSelect(cluster_, command, planExecutor(parameters)));
+    outcome.commandTag =
+        fmt::format("INSERT 0 {}", runInsertSelect(cluster_, command, planExecutor(parameters), transaction_.get()));
   } else if constexpr (std::is_same_v<Command, sql::CreateTableAs>) {
     if (sql::isTemporarySchema(command.table.name.schema)) createTemporarySchema();
-    outcome.commandTag = runCreateTableAs(cluster_, command, user(), outcome.notices, planExecutor(parameters));
+    outcome.commandTag =
+        runCreateTableAs(cluster_, command, user(), outcome.notices, planExecutor(parameters), transaction_.get());
   } else if constexpr (std::is_same_v<Command, sql::CopyFrom>) {
     std::unique_ptr<CopyInput> input;
     if (command.path) {
@@ -253,7 +266,8 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
                                                   : 0,
                          command.format.kind == sql::CopyFormat::Kind::kBinary);
     }
-    outcome.commandTag = runCopy(cluster_, command, *input, cancelRequested_, settings_.queryMemoryLimitBytes());
+    outcome.commandTag =
+        runCopy(cluster_, command, *input, cancelRequested_, settings_.queryMemoryLimitBytes(), transaction_.get());
   } else {
     static_assert(std::is_same_v<Command, sql::TpchLoad>);
     // It drops and recreates the eight TPC-H tables, whoever made them.
@@ -294,10 +308,6 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
   if (transactionState_ == TransactionState::kFailed && !endsFailure) {
     SHOAL_USER_FAIL(SqlState::kInFailedTransaction,
                     "current transaction is aborted, commands ignored until end of transaction block");
-  }
-  if (!savepoints_.empty() && writes(bound)) {
-    // Writes are not transactional yet (issue 29): ROLLBACK TO could not undo this one, so it does not run.
-    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "{} after SAVEPOINT is not supported yet", bound.commandTag);
   }
   cancelRequested_.store(false);
   return std::visit(
@@ -436,32 +446,49 @@ void Session::recordError() {
 }
 
 StatementOutcome Session::runTransaction(const sql::TransactionCommand& command, const std::string& tag) {
-  // Writes are not transactional yet (issue 29): a transaction block tracks the state drivers rely on
-  // (psycopg opens one before its first query; SQLAlchemy and psycopg wrap probes in savepoints).
   StatementOutcome outcome;
   outcome.commandTag = tag;
   switch (command.action) {
-    case sql::TransactionAction::kBegin:
+    case sql::TransactionAction::kBegin: {
       if (transactionState_ != TransactionState::kIdle) {
         outcome.notices.push_back(Notice::warning("25001", "there is already a transaction in progress"));
-      } else {
-        settingsAtBegin_ = settings_;
-        settingsAtCommit_ = settings_;
+        break;
       }
+      const std::string requested =
+          command.isolation.empty() ? settings_.show("default_transaction_isolation") : command.isolation;
+      std::optional<IsolationLevel> isolation = isolationLevelOf(requested);
+      if (!isolation) SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "invalid isolation level \"{}\"", requested);
+      if (requested == "serializable") {
+        outcome.notices.push_back(Notice::notice(
+            "SERIALIZABLE runs as REPEATABLE READ here: snapshot isolation, with the first committer winning"));
+      }
+      settingsAtBegin_ = settings_;
+      settingsAtCommit_ = settings_;
+      settings_.set("transaction_isolation", requested);
+      transaction_ = std::make_unique<Transaction>(cluster_.transactions, *isolation);
       transactionState_ = TransactionState::kInBlock;
       break;
-    case sql::TransactionAction::kCommit:
+    }
+    case sql::TransactionAction::kCommit: {
       if (transactionState_ == TransactionState::kIdle) {
         outcome.notices.push_back(Notice::warning("25P01", "there is no transaction in progress"));
       }
-      if (transactionState_ == TransactionState::kFailed) {
-        outcome.commandTag = "ROLLBACK";
-      }
-      endTransactionSettings(transactionState_ != TransactionState::kFailed, outcome);
-      cursors_.endTransaction(transactionState_ != TransactionState::kFailed);
+      const bool failed = transactionState_ == TransactionState::kFailed;
+      if (failed) outcome.commandTag = "ROLLBACK";
+      std::unique_ptr<Transaction> transaction = std::move(transaction_);
+      // Whatever happens to the commit, the block is over.
+      endTransactionSettings(!failed, outcome);
+      cursors_.endTransaction(!failed);
       transactionState_ = TransactionState::kIdle;
       savepoints_.clear();
+      if (transaction && !failed) {
+        std::vector<proto::StorageStatistics> statistics = transaction->commit();
+        recordCommitted(cluster_, transaction->tablesWritten(), statistics);
+      } else if (transaction) {
+        transaction->rollback();
+      }
       break;
+    }
     case sql::TransactionAction::kRollback:
       if (transactionState_ == TransactionState::kIdle) {
         outcome.notices.push_back(Notice::warning("25P01", "there is no transaction in progress"));
@@ -470,25 +497,31 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
       cursors_.endTransaction(false);
       transactionState_ = TransactionState::kIdle;
       savepoints_.clear();
+      if (auto transaction = std::move(transaction_)) transaction->rollback();
       break;
     case sql::TransactionAction::kSavepoint:
       if (transactionState_ == TransactionState::kIdle) {
         SHOAL_USER_FAIL(SqlState::kNoActiveSqlTransaction, "SAVEPOINT can only be used in transaction blocks");
       }
-      savepoints_.push_back({command.savepoint, cursors_.declarationMark(), settings_, *settingsAtCommit_});
+      savepoints_.push_back({command.savepoint, transaction_->openSavepointLevel(), cursors_.declarationMark(),
+                             settings_, *settingsAtCommit_});
       break;
-    case sql::TransactionAction::kRelease:
+    case sql::TransactionAction::kRelease: {
       if (transactionState_ == TransactionState::kIdle) {
         SHOAL_USER_FAIL(SqlState::kNoActiveSqlTransaction, "RELEASE SAVEPOINT can only be used in transaction blocks");
       }
-      savepoints_.erase(findSavepoint(command.savepoint), savepoints_.end());
+      auto savepoint = findSavepoint(command.savepoint);
+      transaction_->releaseLevel(savepoint->level);
+      savepoints_.erase(savepoint, savepoints_.end());
       break;
+    }
     case sql::TransactionAction::kRollbackTo: {
       if (transactionState_ == TransactionState::kIdle) {
         SHOAL_USER_FAIL(SqlState::kNoActiveSqlTransaction,
                         "ROLLBACK TO SAVEPOINT can only be used in transaction blocks");
       }
       auto savepoint = findSavepoint(command.savepoint);
+      transaction_->rollbackToLevel(savepoint->level);
       cursors_.closeDeclaredSince(savepoint->cursorMark);
       const auto reportedBefore = settings_.startupReport();
       settings_ = savepoint->settings;

@@ -16,6 +16,7 @@
 #include "coordinator/query/query_result.h"
 #include "coordinator/query/session_catalog.h"
 #include "coordinator/query/session_settings.h"
+#include "coordinator/transaction/session_transaction.h"
 #include "sql/binder/bound_statement.h"
 #include "sql/parser/parsed_script.h"
 
@@ -130,10 +131,17 @@ class Session {
   bool hasPrivilegesOf(int64_t roleOid) const;
   const std::string& database() const { return catalog_.session()->database; }
   /// Runs this session's plans, under its settings (memory limit, recursion limit).
+  /// Runs this session's plans, under its settings (memory limit, recursion limit), reading at the statement's
+  /// snapshot (with the transaction block's own writes).
   PlanExecutor planExecutor(std::span<const engine::Value> parameters) const {
-    return PlanExecutor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes(),
-                        settings_.maxRecursiveIterations());
+    PlanExecutor executor(cluster_, systemScan(), parameters, cancelRequested_, settings_.queryMemoryLimitBytes(),
+                          settings_.maxRecursiveIterations());
+    executor.readingAt(statementSnapshot());
+    return executor;
   }
+  /// What the running statement reads: taken at its first read (READ COMMITTED), or at the transaction's
+  /// first (REPEATABLE READ).
+  const proto::SnapshotProto& statementSnapshot() const;
   SystemScanContext systemScan() const {
     return {catalog_.session()->database, [this] { return settings_.pgSettingsRows(); }, user()};
   }
@@ -172,9 +180,15 @@ class Session {
   SessionCatalog catalog_;
   SessionSettings settings_;
   TransactionState transactionState_ = TransactionState::kIdle;
+  /// The transaction block's writes and snapshot (null outside a block: each statement is its own).
+  std::unique_ptr<Transaction> transaction_;
+  mutable std::optional<proto::SnapshotProto> statementSnapshot_;  // reset as each statement starts
+  /// The isolation level BEGIN or SET TRANSACTION asked for, as a setting value; nullopt: an unknown one (22023).
+  static std::optional<IsolationLevel> isolationLevelOf(const std::string& value);
   /// The transaction block's savepoints, oldest first (a name may repeat; the newest one counts).
   struct Savepoint {
     std::string name;
+    size_t level = 0;  // the transaction's savepoint level (Transaction::openSavepointLevel)
     uint64_t cursorMark = 0;
     SessionSettings settings;       // as the savepoint found them
     SessionSettings settingsAtEnd;  // what COMMIT would keep then: without SET LOCAL's values

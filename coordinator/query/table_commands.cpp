@@ -216,7 +216,7 @@ std::string runRenameTable(ClusterContext& cluster, const sql::RenameTable& comm
 }
 
 std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& command,
-                            std::span<const engine::Value> parameters) {
+                            std::span<const engine::Value> parameters, Transaction* transaction) {
   auto table = cluster.tables.find(command.table);
   if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
   // Evaluate the VALUES rows into one chunk of the table's column types.
@@ -241,7 +241,7 @@ std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& co
     }
     chunks.push_back(std::move(chunk));
   }
-  RowRouter router(cluster, table);
+  RowRouter router(cluster, table, {}, transaction);
   for (const auto& chunk : chunks) router.write(chunk);
   router.finish();
   return fmt::format("INSERT 0 {}", command.rows.size());

@@ -10,6 +10,8 @@
 
 namespace shoal::coordinator {
 
+class Transaction;
+
 // The statements that define, fill and empty user tables and schemas (all but
 // COPY, which streams: see copy_executor.h). Each returns its CommandComplete
 // tag and fills `notices` with what the client should be told.
@@ -29,8 +31,9 @@ std::string runCreateSchema(ClusterContext& cluster, const sql::CreateSchema& co
 /// session's, whose search path decides how the notices name the relations.
 std::string runDropSchema(ClusterContext& cluster, const sql::DropSchema& command, const sql::CatalogReader& catalog,
                           const std::string& user, std::vector<Notice>& notices);
+/// `transaction`: the session's transaction block the rows join, or null (the INSERT commits on its own).
 std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& command,
-                            std::span<const engine::Value> parameters);
+                            std::span<const engine::Value> parameters, Transaction* transaction = nullptr);
 
 /// Makes schema `name` for the temporary relations of a session of `user`, unless it exists.
 void createTemporarySchema(ClusterContext& cluster, const std::string& name, const std::string& user);

@@ -219,31 +219,35 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
       const auto& transaction = node.transaction_stmt();
       switch (transaction.kind()) {
         case pg_query::TRANS_STMT_BEGIN:
-          bound.command = TransactionCommand{TransactionAction::kBegin, {}};
-          bound.commandTag = "BEGIN";
+        case pg_query::TRANS_STMT_START: {
+          TransactionCommand begin{TransactionAction::kBegin, {}, {}};
+          for (const auto& option : transaction.options()) {
+            if (option.has_def_elem() && option.def_elem().defname() == "transaction_isolation") {
+              begin.isolation = settingValueText(option.def_elem().arg());
+            }
+          }
+          bound.command = std::move(begin);
+          bound.commandTag = transaction.kind() == pg_query::TRANS_STMT_BEGIN ? "BEGIN" : "START TRANSACTION";
           break;
-        case pg_query::TRANS_STMT_START:
-          bound.command = TransactionCommand{TransactionAction::kBegin, {}};
-          bound.commandTag = "START TRANSACTION";
-          break;
+        }
         case pg_query::TRANS_STMT_COMMIT:
-          bound.command = TransactionCommand{TransactionAction::kCommit, {}};
+          bound.command = TransactionCommand{TransactionAction::kCommit, {}, {}};
           bound.commandTag = "COMMIT";
           break;
         case pg_query::TRANS_STMT_ROLLBACK:
-          bound.command = TransactionCommand{TransactionAction::kRollback, {}};
+          bound.command = TransactionCommand{TransactionAction::kRollback, {}, {}};
           bound.commandTag = "ROLLBACK";
           break;
         case pg_query::TRANS_STMT_SAVEPOINT:
-          bound.command = TransactionCommand{TransactionAction::kSavepoint, transaction.savepoint_name()};
+          bound.command = TransactionCommand{TransactionAction::kSavepoint, transaction.savepoint_name(), {}};
           bound.commandTag = "SAVEPOINT";
           break;
         case pg_query::TRANS_STMT_RELEASE:
-          bound.command = TransactionCommand{TransactionAction::kRelease, transaction.savepoint_name()};
+          bound.command = TransactionCommand{TransactionAction::kRelease, transaction.savepoint_name(), {}};
           bound.commandTag = "RELEASE";
           break;
         case pg_query::TRANS_STMT_ROLLBACK_TO:
-          bound.command = TransactionCommand{TransactionAction::kRollbackTo, transaction.savepoint_name()};
+          bound.command = TransactionCommand{TransactionAction::kRollbackTo, transaction.savepoint_name(), {}};
           bound.commandTag = "ROLLBACK";
           break;
         default:
@@ -253,6 +257,22 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
     }
     case pg_query::Node::kVariableSetStmt: {
       const auto& set = node.variable_set_stmt();
+      if (set.kind() == pg_query::VAR_SET_MULTI &&
+          (set.name() == "TRANSACTION" || set.name() == "SESSION CHARACTERISTICS")) {
+        // SET TRANSACTION ISOLATION LEVEL ... (this transaction), SET SESSION CHARACTERISTICS AS TRANSACTION ...
+        // (the default of the next ones): settings of their own, as in PostgreSQL.
+        SetVariable command{set.name() == "TRANSACTION" ? "transaction_isolation" : "default_transaction_isolation",
+                            std::nullopt, std::nullopt, false};
+        for (const auto& argument : set.args()) {
+          if (argument.has_def_elem() && argument.def_elem().defname() == "transaction_isolation") {
+            command.value = settingValueText(argument.def_elem().arg());
+          }
+        }
+        if (!command.value) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "SET {} supports ISOLATION LEVEL only", set.name());
+        bound.command = std::move(command);
+        bound.commandTag = "SET";
+        break;
+      }
       SetVariable command{set.name(), std::nullopt, std::nullopt, set.is_local()};
       if (set.kind() == pg_query::VAR_SET_VALUE) {
         std::string value;

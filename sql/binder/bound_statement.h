@@ -158,6 +158,8 @@ struct TransactionCommand {
   TransactionAction action;
   /// SAVEPOINT, RELEASE and ROLLBACK TO: the savepoint's name.
   std::string savepoint;
+  /// BEGIN ISOLATION LEVEL ...: the level as PostgreSQL spells the setting ("repeatable read"); empty: the default.
+  std::string isolation;
 };
 
 /// SET name = value, SET name TO DEFAULT, RESET name, RESET ALL.

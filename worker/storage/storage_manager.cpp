@@ -5,6 +5,9 @@
 
 #include "common/run_on_cores.h"
 #include "common/status.h"
+#include "worker/storage/stored_columns_json.h"
+
+#include <spdlog/spdlog.h>
 
 namespace shoal::worker {
 namespace {
@@ -33,7 +36,15 @@ void checkNotNull(const engine::Chunk& chunk, const std::vector<StoredColumn>& c
 
 }  // namespace
 
-void StorageManager::stage(uint64_t loadId, uint64_t storageId, const std::string& tableName,
+std::shared_ptr<TablePartition> StorageManager::findOrCreate(uint64_t storageId, const std::string& tableName,
+                                                            const std::vector<StoredColumn>& columns) {
+  std::lock_guard lock(mutex_);
+  auto& slot = partitions_[storageId];
+  if (!slot) slot = std::make_shared<TablePartition>(storageId, tableName, columns);
+  return slot;
+}
+
+void StorageManager::stage(uint64_t writeId, uint64_t storageId, const std::string& tableName,
                            const std::vector<StoredColumn>& columns, engine::Chunk chunk) {
   if (chunk.numColumns() != columns.size()) {
     SHOAL_USER_FAIL(SqlState::kDataCorrupted, "rows for \"{}\" have {} columns, the table has {}", tableName,
@@ -49,13 +60,12 @@ void StorageManager::stage(uint64_t loadId, uint64_t storageId, const std::strin
   checkNotNull(chunk, columns, tableName);
   std::shared_ptr<StagedPartition> staged;
   {
+    std::shared_ptr<TablePartition> partition = findOrCreate(storageId, tableName, columns);
     std::lock_guard lock(mutex_);
-    auto& slot = loads_[loadId][storageId];
+    auto& slot = writes_[writeId][storageId];
     if (!slot) {
       slot = std::make_shared<StagedPartition>();
-      slot->storageId = storageId;
-      slot->tableName = tableName;
-      slot->columns = columns;
+      slot->partition = std::move(partition);
       for (const auto& column : columns) {
         slot->types.push_back(column.type);
         slot->statistics.emplace_back(column.type);
@@ -71,7 +81,283 @@ void StorageManager::stage(uint64_t loadId, uint64_t storageId, const std::strin
     staged->pending.push_back(std::move(chunk));
     full = takeSegmentChunks(*staged, false);
   }
-  for (const auto& chunks : full) addSegment(*staged, chunks);
+  for (const auto& chunks : full) addSegment(writeId, *staged, chunks);
+}
+
+uint64_t StorageManager::deleteRows(uint64_t writeId, const ReadSnapshot& snapshot, uint64_t storageId,
+                                    std::span<const uint64_t> rowKeys) {
+  std::shared_ptr<TablePartition> partition = find(storageId);
+  if (!partition) {
+    if (rowKeys.empty()) return 0;
+    SHOAL_USER_FAIL(SqlState::kSerializationFailure, "could not serialize access due to concurrent update");
+  }
+  {
+    std::lock_guard lock(mutex_);
+    deletesOf_[writeId].insert(storageId);
+  }
+  return partition->deleteRows(writeId, snapshot, rowKeys);
+}
+
+void StorageManager::flush(uint64_t writeId, StagedPartition& staged) {
+  std::vector<std::vector<engine::Chunk>> rest;
+  {
+    std::lock_guard lock(staged.mutex);
+    rest = takeSegmentChunks(staged, true);
+  }
+  for (const auto& chunks : rest) addSegment(writeId, staged, chunks);
+}
+
+std::vector<VisibleSegment> StorageManager::visible(uint64_t storageId, const ReadSnapshot& snapshot) {
+  std::shared_ptr<TablePartition> partition = find(storageId);
+  if (!partition) return {};
+  // The transaction's own rows still waiting as chunks become a segment now, so that it reads them.
+  for (uint64_t writeId : snapshot.ownWrites) {
+    std::shared_ptr<StagedPartition> staged;
+    {
+      std::lock_guard lock(mutex_);
+      auto write = writes_.find(writeId);
+      if (write == writes_.end()) continue;
+      auto found = write->second.find(storageId);
+      if (found == write->second.end()) continue;
+      staged = found->second;
+    }
+    flush(writeId, *staged);
+  }
+  return partition->visible(snapshot);
+}
+
+std::vector<LoadedPartition> StorageManager::prepare(uint64_t transactionId, const std::vector<uint64_t>& writeIds) {
+  std::map<uint64_t, LoadedPartition> changed;  // by storage id
+  std::vector<std::pair<uint64_t, std::shared_ptr<StagedPartition>>> staged;  // with their write ids
+  std::set<uint64_t> storageIds;
+  {
+    std::lock_guard lock(mutex_);
+    for (uint64_t writeId : writeIds) {
+      if (auto write = writes_.find(writeId); write != writes_.end()) {
+        for (auto& [storageId, partition] : write->second) {
+          staged.emplace_back(writeId, partition);
+          storageIds.insert(storageId);
+        }
+      }
+      if (auto deletes = deletesOf_.find(writeId); deletes != deletesOf_.end()) {
+        storageIds.insert(deletes->second.begin(), deletes->second.end());
+      }
+    }
+  }
+  // Each table's last segment is built, written and synced; tables are independent, so they go over the
+  // cores, the disk waits of one under the building of another.
+  runOnCores(staged.size(), [&](size_t i) {
+    flush(staged[i].first, *staged[i].second);
+    if (store_) {
+      std::vector<std::string> files;
+      {
+        std::lock_guard lock(staged[i].second->mutex);
+        files = staged[i].second->files;
+      }
+      store_->syncSegments(staged[i].second->partition->storageId(), files);
+    }
+  });
+  for (auto& [writeId, partition] : staged) {
+    std::lock_guard lock(partition->mutex);
+    LoadedPartition& loaded = changed[partition->partition->storageId()];
+    loaded.storageId = partition->partition->storageId();
+    loaded.rows += partition->rows;
+    if (loaded.columnStatistics.empty()) {
+      for (const auto& statistics : partition->statistics) loaded.columnStatistics.push_back(statistics.serialize());
+    } else {
+      for (size_t c = 0; c < partition->statistics.size(); ++c) {
+        ColumnStatistics merged = ColumnStatistics::deserialize(partition->types[c], loaded.columnStatistics[c]);
+        merged.merge(partition->statistics[c]);
+        loaded.columnStatistics[c] = merged.serialize();
+      }
+    }
+  }
+  nlohmann::json record = {{"transaction", transactionId}, {"writes", writeIds}, {"partitions", nlohmann::json::array()}};
+  for (uint64_t storageId : storageIds) {
+    std::shared_ptr<TablePartition> partition = find(storageId);
+    if (!partition) continue;
+    nlohmann::json segments = nlohmann::json::array();
+    nlohmann::json deletes = nlohmann::json::array();
+    uint64_t deleted = 0;
+    for (uint64_t writeId : writeIds) {
+      const uint64_t single[] = {writeId};
+      TablePartition::PendingChanges changes = partition->pendingChanges(single);
+      for (const auto& segment : changes.segments) {
+        segments.push_back({{"id", segment.id}, {"file", segment.file}, {"write", writeId}});
+      }
+      if (!changes.deletedRows.empty()) deletes.push_back({{"write", writeId}, {"rows", changes.deletedRows}});
+      deleted += changes.deletedRows.size();
+    }
+    LoadedPartition& loaded = changed[storageId];
+    loaded.storageId = storageId;
+    loaded.rowsDeleted = deleted;
+    record["partitions"].push_back({{"storage_id", storageId},
+                                    {"table", partition->tableName()},
+                                    {"columns", storedColumnsToJson(partition->columns())},
+                                    {"segments", std::move(segments)},
+                                    {"deletes", std::move(deletes)}});
+  }
+  if (store_ && !storageIds.empty()) store_->writePrepared(transactionId, record);
+  {
+    std::lock_guard lock(mutex_);
+    prepared_[transactionId] = PreparedTransaction{writeIds, storageIds};
+    for (uint64_t writeId : writeIds) {
+      writes_.erase(writeId);
+      deletesOf_.erase(writeId);
+    }
+  }
+  std::vector<LoadedPartition> result;
+  for (auto& [storageId, loaded] : changed) result.push_back(std::move(loaded));
+  return result;
+}
+
+void StorageManager::commitPrepared(uint64_t transactionId, uint64_t commitSeq) {
+  PreparedTransaction transaction;
+  {
+    std::lock_guard lock(mutex_);
+    auto found = prepared_.find(transactionId);
+    if (found == prepared_.end()) return;
+    transaction = found->second;
+  }
+  for (uint64_t storageId : transaction.storageIds) {
+    std::shared_ptr<TablePartition> partition = find(storageId);
+    if (!partition) continue;  // dropped meanwhile
+    TablePartition::Persist persist;
+    if (store_) {
+      persist = [&](std::vector<StoredSegment>& committed, const std::vector<uint64_t>& newDeletes, uint64_t seq) {
+        store_->persistCommit(*partition, committed, newDeletes, seq);
+      };
+    }
+    partition->commit(transaction.writeIds, commitSeq, persist);
+  }
+  if (store_ && !transaction.storageIds.empty()) store_->removePrepared(transactionId);
+  if (store_) store_->releaseBuffers();
+  for (uint64_t writeId : transaction.writeIds) memory_.loadEnded(writeId);
+  std::lock_guard lock(mutex_);
+  prepared_.erase(transactionId);
+}
+
+void StorageManager::abort(uint64_t writeId) {
+  memory_.loadEnded(writeId);
+  StagedWrite write;
+  std::set<uint64_t> storageIds;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto found = writes_.find(writeId); found != writes_.end()) {
+      write = std::move(found->second);
+      writes_.erase(found);
+    }
+    if (auto found = deletesOf_.find(writeId); found != deletesOf_.end()) {
+      storageIds = std::move(found->second);
+      deletesOf_.erase(found);
+    }
+    for (const auto& [id, prepared] : prepared_) {
+      if (std::find(prepared.writeIds.begin(), prepared.writeIds.end(), writeId) != prepared.writeIds.end()) {
+        storageIds.insert(prepared.storageIds.begin(), prepared.storageIds.end());
+      }
+    }
+  }
+  for (auto& [storageId, staged] : write) {
+    std::lock_guard stagedLock(staged->mutex);
+    staged->aborted = true;  // a segment still being built is discarded when it arrives
+    storageIds.insert(storageId);
+  }
+  for (uint64_t storageId : storageIds) {
+    std::shared_ptr<TablePartition> partition = find(storageId);
+    if (!partition) continue;
+    std::vector<std::string> files = partition->abort(writeId);
+    if (store_) store_->discardSegments(storageId, files);
+  }
+}
+
+void StorageManager::abortTransaction(uint64_t transactionId, const std::vector<uint64_t>& writeIds) {
+  std::vector<uint64_t> writes = writeIds;
+  bool wasPrepared = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto found = prepared_.find(transactionId); found != prepared_.end()) {
+      writes.insert(writes.end(), found->second.writeIds.begin(), found->second.writeIds.end());
+      wasPrepared = !found->second.storageIds.empty();
+    }
+  }
+  std::sort(writes.begin(), writes.end());
+  writes.erase(std::unique(writes.begin(), writes.end()), writes.end());
+  for (uint64_t writeId : writes) abort(writeId);
+  if (store_ && wasPrepared) store_->removePrepared(transactionId);
+  std::lock_guard lock(mutex_);
+  prepared_.erase(transactionId);
+}
+
+std::vector<LoadedPartition> StorageManager::commit(uint64_t writeId, uint64_t commitSeq) {
+  std::vector<LoadedPartition> loaded = prepare(writeId, {writeId});
+  commitPrepared(writeId, commitSeq);
+  return loaded;
+}
+
+std::map<uint64_t, std::vector<uint64_t>> StorageManager::preparedTransactions() const {
+  std::lock_guard lock(mutex_);
+  std::map<uint64_t, std::vector<uint64_t>> result;
+  for (const auto& [id, transaction] : prepared_) result[id] = transaction.writeIds;
+  return result;
+}
+
+void StorageManager::drop(uint64_t storageId) {
+  {
+    std::lock_guard lock(mutex_);
+    partitions_.erase(storageId);
+  }
+  if (store_) store_->remove(storageId);
+}
+
+void StorageManager::recover() {
+  if (!store_) return;
+  std::vector<nlohmann::json> records = store_->preparedRecords();
+  std::set<std::pair<uint64_t, std::string>> keep;
+  for (const auto& record : records) {
+    for (const auto& partition : record.value("partitions", nlohmann::json::array())) {
+      for (const auto& segment : partition.value("segments", nlohmann::json::array())) {
+        keep.emplace(partition.at("storage_id").get<uint64_t>(), segment.at("file").get<std::string>());
+      }
+    }
+  }
+  for (auto& partition : store_->recover(memory_, keep)) adopt(std::move(partition));
+  recoverPrepared(records);
+}
+
+void StorageManager::recoverPrepared(const std::vector<nlohmann::json>& records) {
+  for (const auto& record : records) {
+    const uint64_t transactionId = record.at("transaction").get<uint64_t>();
+    PreparedTransaction transaction;
+    transaction.writeIds = record.at("writes").get<std::vector<uint64_t>>();
+    try {
+      for (const auto& entry : record.at("partitions")) {
+        const uint64_t storageId = entry.at("storage_id").get<uint64_t>();
+        std::shared_ptr<TablePartition> partition = findOrCreate(
+            storageId, entry.at("table").get<std::string>(), storedColumnsFromJson(entry.at("columns")));
+        transaction.storageIds.insert(storageId);
+        std::set<uint64_t> committedIds;
+        for (const auto& segment : partition->committedSegments()) committedIds.insert(segment.id);
+        for (const auto& segment : entry.at("segments")) {
+          const uint64_t id = segment.at("id").get<uint64_t>();
+          if (committedIds.contains(id)) continue;  // its commit reached the manifest before the crash
+          const std::string file = segment.at("file").get<std::string>();
+          partition->addUncommitted(segment.at("write").get<uint64_t>(),
+                                    store_->readSegment(*partition, file, nextNumaNode(), memory_), id, file);
+        }
+        for (const auto& deletes : entry.at("deletes")) {
+          const uint64_t writeId = deletes.at("write").get<uint64_t>();
+          const std::vector<uint64_t> rows = deletes.at("rows").get<std::vector<uint64_t>>();
+          // Rows whose delete already reached the manifest are skipped: deleted before this snapshot.
+          partition->deleteRows(writeId, ReadSnapshot{ReadSnapshot::kLatest, transaction.writeIds}, rows);
+        }
+      }
+    } catch (const std::exception& error) {
+      spdlog::error("prepared transaction {} could not be rebuilt ({}); it will abort", transactionId, error.what());
+    }
+    spdlog::info("transaction {} is prepared and awaits the coordinator's decision", transactionId);
+    std::lock_guard lock(mutex_);
+    prepared_[transactionId] = std::move(transaction);
+  }
 }
 
 std::vector<std::vector<engine::Chunk>> StorageManager::takeSegmentChunks(StagedPartition& staged, bool flush) {
@@ -101,7 +387,7 @@ std::vector<std::vector<engine::Chunk>> StorageManager::takeSegmentChunks(Staged
   return segments;
 }
 
-void StorageManager::addSegment(StagedPartition& staged, const std::vector<engine::Chunk>& chunks) {
+void StorageManager::addSegment(uint64_t writeId, StagedPartition& staged, const std::vector<engine::Chunk>& chunks) {
   std::shared_ptr<const Segment> segment = Segment::build(staged.types, chunks, nextNumaNode(), memory_);
   std::vector<ColumnStatistics> statistics;
   for (size_t c = 0; c < staged.types.size(); ++c) {
@@ -128,94 +414,17 @@ void StorageManager::addSegment(StagedPartition& staged, const std::vector<engin
     for (const auto& chunk : chunks) statistics.back().updateDistinct(chunk.column(c), chunk.size());
     statistics.back().widenRange(column.zoneMap().min, column.zoneMap().max);
   }
+  const uint64_t segmentId = staged.partition->newSegmentId();
   std::string file;
-  if (store_) file = store_->writeSegment(staged.storageId, staged.tableName, staged.columns, *segment);
+  if (store_) file = store_->writeSegment(*staged.partition, segmentId, *segment);
   std::lock_guard lock(staged.mutex);
   if (staged.aborted) {
-    if (store_) store_->discardSegments(staged.storageId, {file});
+    if (store_) store_->discardSegments(staged.partition->storageId(), {file});
     return;
   }
   for (size_t c = 0; c < statistics.size(); ++c) staged.statistics[c].merge(statistics[c]);
-  staged.segments.push_back(std::move(segment));
-  if (store_) staged.files.push_back(std::move(file));
-}
-
-std::vector<LoadedPartition> StorageManager::commit(uint64_t loadId) {
-  // Whatever the load readied and did not use goes back once its last segments are built.
-  struct EndLoad {
-    SegmentMemory& memory;
-    uint64_t loadId;
-    ~EndLoad() { memory.loadEnded(loadId); }
-  } endLoad{memory_, loadId};
-  StagedLoad load;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = loads_.find(loadId);
-    if (it == loads_.end()) return {};
-    load = std::move(it->second);
-    loads_.erase(it);
-  }
-  std::vector<std::shared_ptr<StagedPartition>> staged;
-  for (auto& [storageId, partition] : load) staged.push_back(partition);
-  std::vector<LoadedPartition> loaded(staged.size());
-  // The load's last rows wait here: each table's partial last segment is built, written and synced, and its
-  // manifest replaced. Tables are independent, so they go over the cores, the disk waits of one under the
-  // building of another.
-  runOnCores(staged.size(), [&](size_t i) { loaded[i] = commitPartition(*staged[i]); });
-  if (store_) store_->releaseBuffers();
-  return loaded;
-}
-
-LoadedPartition StorageManager::commitPartition(StagedPartition& staged) {
-  std::vector<std::vector<engine::Chunk>> rest;
-  {
-    std::lock_guard stagedLock(staged.mutex);
-    rest = takeSegmentChunks(staged, true);
-  }
-  for (const auto& chunks : rest) addSegment(staged, chunks);
-  std::lock_guard stagedLock(staged.mutex);
-  std::shared_ptr<TablePartition> partition;
-  {
-    std::lock_guard lock(mutex_);
-    auto& slot = partitions_[staged.storageId];
-    if (!slot) slot = std::make_shared<TablePartition>(staged.storageId, staged.tableName, staged.columns);
-    partition = slot;
-  }
-  if (store_) store_->commitSegments(*partition, staged.files);
-  partition->appendSegments(std::move(staged.segments));
-  LoadedPartition result{staged.storageId, staged.rows, {}};
-  for (const auto& statistics : staged.statistics) result.columnStatistics.push_back(statistics.serialize());
-  return result;
-}
-
-void StorageManager::abort(uint64_t loadId) {
-  memory_.loadEnded(loadId);
-  StagedLoad load;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = loads_.find(loadId);
-    if (it == loads_.end()) return;
-    load = std::move(it->second);
-    loads_.erase(it);
-  }
-  for (auto& [storageId, staged] : load) {
-    std::lock_guard stagedLock(staged->mutex);
-    staged->aborted = true;  // a segment still being built is discarded when it arrives
-    if (store_) store_->discardSegments(storageId, staged->files);
-  }
-}
-
-void StorageManager::drop(uint64_t storageId) {
-  {
-    std::lock_guard lock(mutex_);
-    partitions_.erase(storageId);
-  }
-  if (store_) store_->remove(storageId);
-}
-
-void StorageManager::recover() {
-  if (!store_) return;
-  for (auto& partition : store_->recover(memory_)) adopt(std::move(partition));
+  if (store_) staged.files.push_back(file);
+  staged.partition->addUncommitted(writeId, std::move(segment), segmentId, std::move(file));
 }
 
 std::shared_ptr<TablePartition> StorageManager::find(uint64_t storageId) const {

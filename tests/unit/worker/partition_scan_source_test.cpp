@@ -78,7 +78,7 @@ TEST(PartitionScanSourceTest, EachSegmentIsOneMorselWithoutAFilter) {
   StorageManager storage(NumaTopology::fake(1), nullptr);
   auto partition = loadedPartition(storage);
   ASSERT_EQ(partition->snapshot().size(), 3u);
-  PartitionScanSource source(*scanWith(nullptr), partition);
+  PartitionScanSource source(*scanWith(nullptr), partition, partition->visible({}));
   EXPECT_EQ(source.numMorsels(), 3u);
   EXPECT_EQ(source.skippedSegments(), 0u);
   EXPECT_EQ(rowsProduced(source), kRows);
@@ -89,20 +89,22 @@ TEST(PartitionScanSourceTest, ZoneMapsSkipSegmentsAFilterRulesOut) {
   auto partition = loadedPartition(storage);
   {
     PartitionScanSource source(*scanWith(compare(engine::ScalarFunction::kLess, id(), constant(Value::bigInt(1000)))),
-                               partition);
+                               partition, partition->visible({}));
     EXPECT_EQ(source.skippedSegments(), 2u);
     EXPECT_EQ(rowsProduced(source), 102'400u);  // the first segment, whole: the pipeline filters its rows
   }
   {
     // The constant first: 150000 = id keeps only the middle segment.
     PartitionScanSource source(
-        *scanWith(compare(engine::ScalarFunction::kEqual, constant(Value::bigInt(150'000)), id())), partition);
+        *scanWith(compare(engine::ScalarFunction::kEqual, constant(Value::bigInt(150'000)), id())), partition,
+        partition->visible({}));
     EXPECT_EQ(source.skippedSegments(), 2u);
   }
   {
     // 204800 < id, mirrored: only the last segment can hold such ids.
     PartitionScanSource source(
-        *scanWith(compare(engine::ScalarFunction::kLess, constant(Value::bigInt(204'800)), id())), partition);
+        *scanWith(compare(engine::ScalarFunction::kLess, constant(Value::bigInt(204'800)), id())), partition,
+        partition->visible({}));
     EXPECT_EQ(source.skippedSegments(), 2u);
     EXPECT_EQ(rowsProduced(source), kRows - 204'800);
   }
@@ -110,7 +112,7 @@ TEST(PartitionScanSourceTest, ZoneMapsSkipSegmentsAFilterRulesOut) {
     // A comparison with NULL is never true.
     PartitionScanSource source(
         *scanWith(compare(engine::ScalarFunction::kGreater, id(), constant(Value::null(LogicalType::bigInt())))),
-        partition);
+        partition, partition->visible({}));
     EXPECT_EQ(source.numMorsels(), 0u);
   }
 }
@@ -121,7 +123,7 @@ TEST(PartitionScanSourceTest, FiltersZoneMapsCannotDecideKeepEverySegment) {
   engine::ExpressionPtr name = std::make_unique<engine::ColumnRefExpression>(2, LogicalType::varchar(20), "name");
   PartitionScanSource source(*scanWith(compare(engine::ScalarFunction::kEqual, std::move(name),
                                                constant(Value::varchar("n3", LogicalType::varchar(20))))),
-                             partition);
+                             partition, partition->visible({}));
   EXPECT_EQ(source.skippedSegments(), 0u);
   EXPECT_EQ(source.numMorsels(), 3u);
 }

@@ -1,0 +1,87 @@
+#include "coordinator/transaction/session_transaction.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace shoal::coordinator {
+
+Transaction::Transaction(TransactionManager& manager, IsolationLevel isolation)
+    : manager_(manager), id_(manager.newId()), isolation_(isolation) {}
+
+Transaction::~Transaction() {
+  if (finished_) return;
+  try {
+    rollback();
+  } catch (const std::exception& error) {
+    spdlog::warn("rollback of transaction {} failed: {}", id_, error.what());
+  }
+}
+
+uint64_t Transaction::currentWrite() {
+  if (levels_.back().empty()) levels_.back().push_back(manager_.newId());
+  return levels_.back().back();
+}
+
+void Transaction::touch(const std::vector<std::string>& addresses,
+                        const std::vector<std::shared_ptr<const TableEntry>>& tables) {
+  participants_.insert(addresses.begin(), addresses.end());
+  for (const auto& table : tables) {
+    auto same = [&](const auto& known) { return known->storageId == table->storageId; };
+    if (std::none_of(tables_.begin(), tables_.end(), same)) tables_.push_back(table);
+  }
+}
+
+std::vector<uint64_t> Transaction::allWrites() const {
+  std::vector<uint64_t> writes;
+  for (const auto& level : levels_) writes.insert(writes.end(), level.begin(), level.end());
+  return writes;
+}
+
+proto::SnapshotProto Transaction::snapshotForStatement() {
+  proto::SnapshotProto snapshot;
+  if (isolation_ == IsolationLevel::kRepeatableRead) {
+    if (!fixedSnapshot_) fixedSnapshot_ = manager_.visibleSeq();
+    snapshot.set_commit_seq(*fixedSnapshot_);
+  } else {
+    snapshot.set_commit_seq(manager_.visibleSeq());
+  }
+  for (uint64_t write : allWrites()) snapshot.add_own_writes(write);
+  return snapshot;
+}
+
+size_t Transaction::openSavepointLevel() {
+  levels_.emplace_back();
+  return levels_.size() - 1;
+}
+
+void Transaction::rollbackToLevel(size_t level) {
+  std::vector<uint64_t> dropped;
+  for (size_t i = level; i < levels_.size(); ++i) dropped.insert(dropped.end(), levels_[i].begin(), levels_[i].end());
+  levels_.resize(level + 1);
+  levels_[level].clear();
+  // Transaction id 0: only these writes go, the transaction stays.
+  if (!dropped.empty()) manager_.abort(0, dropped, participants_);
+}
+
+void Transaction::releaseLevel(size_t level) {
+  if (level == 0 || level >= levels_.size()) return;
+  for (size_t i = level; i < levels_.size(); ++i) {
+    levels_[level - 1].insert(levels_[level - 1].end(), levels_[i].begin(), levels_[i].end());
+  }
+  levels_.resize(level);
+}
+
+std::vector<proto::StorageStatistics> Transaction::commit() {
+  finished_ = true;
+  if (participants_.empty()) return {};
+  return manager_.commit(id_, allWrites(), participants_);
+}
+
+void Transaction::rollback() {
+  finished_ = true;
+  if (participants_.empty()) return;
+  manager_.abort(id_, allWrites(), participants_);
+}
+
+}  // namespace shoal::coordinator

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "coordinator/catalog/table_catalog.h"
+#include "coordinator/transaction/transaction_manager.h"
+#include "proto/storage.pb.h"
+
+namespace shoal::coordinator {
+
+/// How a transaction's statements see the others' commits: READ COMMITTED takes a snapshot per statement;
+/// REPEATABLE READ one for the whole transaction, at its first statement. (SERIALIZABLE runs as REPEATABLE
+/// READ: snapshot isolation.)
+enum class IsolationLevel { kReadCommitted, kRepeatableRead };
+
+/// The writes of one transaction and what they touched: the workers it staged rows or deleted rows on, the
+/// tables whose row counts its commit changes, and its write ids, one per savepoint level that wrote (so
+/// ROLLBACK TO drops the writes after a savepoint and keeps those before). A transaction block holds one for
+/// its whole length; a statement outside a block holds its own. Not thread-safe: one session uses it.
+class Transaction {
+ public:
+  Transaction(TransactionManager& manager, IsolationLevel isolation);
+  /// Rolls back what was not committed.
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  uint64_t id() const { return id_; }
+  IsolationLevel isolation() const { return isolation_; }
+  /// The write id that the current statement stages rows and deletes rows under.
+  uint64_t currentWrite();
+  /// The statement's writes reach `addresses`, into `tables`.
+  void touch(const std::vector<std::string>& addresses, const std::vector<std::shared_ptr<const TableEntry>>& tables);
+  /// What a statement starting now reads: its transaction's own writes, and the commits of the snapshot.
+  proto::SnapshotProto snapshotForStatement();
+
+  /// SAVEPOINT: opens a new level; returns it.
+  size_t openSavepointLevel();
+  /// ROLLBACK TO the savepoint of `level`: drops the writes made at it and after; the level stays open.
+  void rollbackToLevel(size_t level);
+  /// RELEASE the savepoint of `level`: its writes join the level below.
+  void releaseLevel(size_t level);
+
+  /// Commits everything (two-phase commit when anything was written); returns what the tables gained and lost.
+  std::vector<proto::StorageStatistics> commit();
+  void rollback();
+  bool wrote() const { return !participants_.empty(); }
+  const std::vector<std::shared_ptr<const TableEntry>>& tablesWritten() const { return tables_; }
+
+ private:
+  std::vector<uint64_t> allWrites() const;
+
+  TransactionManager& manager_;
+  const uint64_t id_;
+  const IsolationLevel isolation_;
+  std::optional<uint64_t> fixedSnapshot_;           // REPEATABLE READ, from its first statement
+  std::vector<std::vector<uint64_t>> levels_{{}};   // write ids per savepoint level (the block's own first)
+  std::set<std::string> participants_;
+  std::vector<std::shared_ptr<const TableEntry>> tables_;
+  bool finished_ = false;
+};
+
+}  // namespace shoal::coordinator

@@ -1,0 +1,16 @@
+#pragma once
+
+#include "proto/storage.pb.h"
+#include "worker/storage/row_versions.h"
+
+namespace shoal::worker {
+
+/// The snapshot a request reads at; a request that names none reads the latest commits.
+template <class Request>
+ReadSnapshot readSnapshotOf(const Request& request) {
+  if (!request.has_snapshot()) return ReadSnapshot{};
+  return ReadSnapshot{request.snapshot().commit_seq(),
+                      {request.snapshot().own_writes().begin(), request.snapshot().own_writes().end()}};
+}
+
+}  // namespace shoal::worker
