@@ -40,6 +40,7 @@ struct SqlState {
   // Class 23: integrity constraint violation.
   static constexpr std::string_view kNotNullViolation = "23502";
   // Class 25: invalid transaction state.
+  static constexpr std::string_view kActiveSqlTransaction = "25001";
   static constexpr std::string_view kNoActiveSqlTransaction = "25P01";
   static constexpr std::string_view kInFailedTransaction = "25P02";
   static constexpr std::string_view kInvalidSavepointSpecification = "3B001";

@@ -572,9 +572,15 @@ StatementOutcome Session::runSet(const sql::SetVariable& command, const std::str
     }
     return outcome;
   }
-  // SET TRANSACTION ... and SET SESSION CHARACTERISTICS arrive without a plain name; they change nothing here.
-  if (command.name.starts_with("TRANSACTION") || command.name.starts_with("SESSION CHARACTERISTICS")) {
-    return outcome;
+  if (command.name == "transaction_isolation" && command.value) {
+    std::optional<IsolationLevel> level = isolationLevelOf(*command.value);
+    if (!level) SHOAL_USER_FAIL(SqlState::kInvalidParameterValue, "invalid isolation level \"{}\"", *command.value);
+    if (!transaction_) {
+      // As PostgreSQL: outside a block there is no transaction to set.
+      outcome.notices.push_back(Notice::warning("25P01", "SET TRANSACTION can only be used in transaction blocks"));
+      return outcome;
+    }
+    transaction_->setIsolation(*level);
   }
   if (command.local && transactionState_ == TransactionState::kIdle) {
     // Until the transaction ends, which outside a block is this statement's end.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/status.h"
+
 namespace shoal::coordinator {
 
 Transaction::Transaction(TransactionManager& manager, IsolationLevel isolation)
@@ -38,7 +40,15 @@ std::vector<uint64_t> Transaction::allWrites() const {
   return writes;
 }
 
+void Transaction::setIsolation(IsolationLevel isolation) {
+  if (read_) {
+    SHOAL_USER_FAIL(SqlState::kActiveSqlTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query");
+  }
+  isolation_ = isolation;
+}
+
 proto::SnapshotProto Transaction::snapshotForStatement() {
+  read_ = true;
   proto::SnapshotProto snapshot;
   if (isolation_ == IsolationLevel::kRepeatableRead) {
     if (!fixedSnapshot_) fixedSnapshot_ = manager_.visibleSeq();

@@ -32,6 +32,8 @@ class Transaction {
 
   uint64_t id() const { return id_; }
   IsolationLevel isolation() const { return isolation_; }
+  /// SET TRANSACTION ISOLATION LEVEL: only before the transaction's first read (25001 after it).
+  void setIsolation(IsolationLevel isolation);
   /// The write id that the current statement stages rows and deletes rows under.
   uint64_t currentWrite();
   /// The statement's writes reach `addresses`, into `tables`.
@@ -57,7 +59,8 @@ class Transaction {
 
   TransactionManager& manager_;
   const uint64_t id_;
-  const IsolationLevel isolation_;
+  IsolationLevel isolation_;
+  bool read_ = false;  // a statement took a snapshot
   std::optional<uint64_t> fixedSnapshot_;           // REPEATABLE READ, from its first statement
   std::vector<std::vector<uint64_t>> levels_{{}};   // write ids per savepoint level (the block's own first)
   std::set<std::string> participants_;
