@@ -115,7 +115,8 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
     auto sources = [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
       if (!scan.exchangeInput) {
         scans.push_back(std::make_shared<PartitionScanSource>(scan, storage_.find(scan.table.storageId),
-                                                              storage_.visible(scan.table.storageId, snapshot)));
+                                                              storage_.visible(scan.table.storageId, snapshot),
+                                                              request.row_tag()));
         return scans.back();
       }
       auto input = inputs.find(*scan.exchangeInput);

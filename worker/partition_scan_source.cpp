@@ -105,9 +105,15 @@ bool mayMatch(const ZoneTest& test, const ZoneMap& zone) {
 }  // namespace
 
 PartitionScanSource::PartitionScanSource(const sql::LogicalScan& scan, std::shared_ptr<const TablePartition> partition,
-                                         std::vector<VisibleSegment> segments)
-    : partition_(std::move(partition)), columns_(scan.tableColumns) {
+                                         std::vector<VisibleSegment> segments, uint32_t rowTag)
+    : partition_(std::move(partition)), columns_(scan.tableColumns), rowTag_(static_cast<uint64_t>(rowTag) << 48) {
   for (const auto& column : scan.columns) types_.push_back(column.type);
+  if (auto rowId = std::find(columns_.begin(), columns_.end(), sql::kRowIdColumn); rowId != columns_.end()) {
+    if (rowId + 1 != columns_.end()) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "a scan's row id is not its last column");
+    columns_.pop_back();
+    types_.pop_back();
+    rowIds_ = true;
+  }
   if (!partition_) return;
   std::vector<engine::LogicalType> tableTypes;
   for (const auto& column : scan.table.columns) tableTypes.push_back(column.type);
@@ -137,8 +143,18 @@ bool PartitionScanSource::absorbFilter(std::shared_ptr<const engine::FilterOpera
   return true;
 }
 
+void PartitionScanSource::appendRowIds(engine::Chunk& chunk, uint64_t segmentId, size_t start,
+                                       const std::vector<uint32_t>* offsets) const {
+  engine::Vector ids(engine::LogicalType::bigInt(), chunk.size());
+  auto* out = ids.data<int64_t>();
+  const uint64_t base = rowTag_ | rowKeyOf(segmentId, static_cast<uint32_t>(start));
+  for (size_t i = 0; i < chunk.size(); ++i) out[i] = static_cast<int64_t>(base + (offsets ? (*offsets)[i] : i));
+  chunk.addColumn(std::move(ids));
+}
+
 void PartitionScanSource::produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const {
   const Segment& segment = *segments_[morsel].segment;
+  const uint64_t segmentId = segments_[morsel].id;
   const std::vector<uint32_t>& deleted = segments_[morsel].deletedRows;
   auto nextDeleted = deleted.begin();
   std::vector<uint32_t> live;
@@ -165,6 +181,7 @@ void PartitionScanSource::produce(size_t morsel, const std::function<void(engine
       engine::Chunk chunk(count);
       for (const auto& type : types_) chunk.addColumn(engine::Vector::uninitialized(type, count));
       segment.read(start, count, columns_, chunk);
+      if (rowIds_) appendRowIds(chunk, segmentId, start, nullptr);
       consume(chunk);
       continue;
     }
@@ -174,6 +191,7 @@ void PartitionScanSource::produce(size_t morsel, const std::function<void(engine
         chunk.addColumn(engine::Vector::uninitialized(types_[column], live.size()));
         segment.column(columns_[column]).gather(start, live, chunk.column(column));
       }
+      if (rowIds_) appendRowIds(chunk, segmentId, start, &live);
       consume(chunk);
       continue;
     }
@@ -210,6 +228,7 @@ void PartitionScanSource::produce(size_t morsel, const std::function<void(engine
         stored.gather(start, passing, chunk.column(column));
       }
     }
+    if (rowIds_) appendRowIds(chunk, segmentId, start, &passing);
     consume(chunk);
   }
 }

@@ -28,7 +28,8 @@ std::vector<uint64_t> PlanExecutor::run(const proto::ExecutePlanRequest& request
       plan,
       [&](const sql::LogicalScan& scan) -> std::shared_ptr<engine::ChunkSource> {
         scans.push_back(std::make_shared<PartitionScanSource>(scan, storage_.find(scan.table.storageId),
-                                                              storage_.visible(scan.table.storageId, snapshot)));
+                                                              storage_.visible(scan.table.storageId, snapshot),
+                                                              request.row_tag()));
         return scans.back();
       },
       options);

@@ -184,6 +184,16 @@ grpc::Status WorkerDataService::FinishTransaction(grpc::ServerContext* context,
   });
 }
 
+grpc::Status WorkerDataService::DeleteRows(grpc::ServerContext* context, const proto::DeleteRowsRequest* request,
+                                           proto::DeleteRowsResponse* response) {
+  return proto::serveRpc(context, [&] {
+    auto admission = drainGate_.track();
+    const std::vector<uint64_t> keys(request->row_keys().begin(), request->row_keys().end());
+    response->set_rows_deleted(
+        storage_.deleteRows(request->write_id(), readSnapshotOf(*request), request->storage_id(), keys));
+  });
+}
+
 grpc::Status WorkerDataService::ListPreparedTransactions(grpc::ServerContext* context,
                                                          const proto::ListPreparedTransactionsRequest*,
                                                          proto::ListPreparedTransactionsResponse* response) {

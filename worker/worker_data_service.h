@@ -47,6 +47,8 @@ class WorkerDataService final : public proto::WorkerData::Service {
                                   proto::PrepareTransactionResponse* response) override;
   grpc::Status FinishTransaction(grpc::ServerContext* context, const proto::FinishTransactionRequest* request,
                                  proto::FinishTransactionResponse* response) override;
+  grpc::Status DeleteRows(grpc::ServerContext* context, const proto::DeleteRowsRequest* request,
+                          proto::DeleteRowsResponse* response) override;
   grpc::Status ListPreparedTransactions(grpc::ServerContext* context,
                                         const proto::ListPreparedTransactionsRequest* request,
                                         proto::ListPreparedTransactionsResponse* response) override;

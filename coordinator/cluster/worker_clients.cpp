@@ -92,4 +92,18 @@ proto::TableLayout WorkerClients::layoutOf(const TableEntry& table) const {
   return layout;
 }
 
+uint32_t WorkerClients::rowTagOf(const std::string& address) const {
+  for (const auto& node : registry_.nodes()) {
+    if (node.role == "worker" && node.address == address) return node.nodeId;
+  }
+  return 0;
+}
+
+std::string WorkerClients::addressOfRowTag(uint32_t tag) const {
+  for (const auto& node : registry_.nodes()) {
+    if (node.role == "worker" && node.nodeId == tag && node.state == "up") return node.address;
+  }
+  SHOAL_USER_FAIL(SqlState::kConnectionFailure, "the worker that holds rows to change (node {}) is not up", tag);
+}
+
 }  // namespace shoal::coordinator

@@ -40,6 +40,10 @@ class WorkerClients {
   /// (a worker joined or came back), asks each to shut its exchange multiplexer down, and waits, so that the
   /// query's fresh multiplexers never meet old ones. Serialized with itself.
   void prepareExchange(const std::vector<std::string>& addresses, const std::vector<uint64_t>& incarnations);
+  /// The node id of the worker at `address`, which the row ids its scans make carry (0 when unknown).
+  uint32_t rowTagOf(const std::string& address) const;
+  /// The address of the worker whose row ids carry `tag`; 08006 when it is not up.
+  std::string addressOfRowTag(uint32_t tag) const;
   /// The layout message that tells workers where the table's rows go.
   proto::TableLayout layoutOf(const TableEntry& table) const;
 

@@ -291,6 +291,7 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan, const proto::I
     request.set_self(node);
     if (insertTarget) *request.mutable_insert_target() = *insertTarget;
     if (snapshot_) *request.mutable_snapshot() = *snapshot_;
+    request.set_row_tag(cluster_.workers.rowTagOf(plan.workerAddresses[node]));
     for (size_t f = 0; f < plan.fragments.size(); ++f) {
       const auto& fragment = plan.fragments[f];
       auto runsOn = plan.nodesOf(fragment);

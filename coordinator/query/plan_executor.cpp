@@ -35,6 +35,9 @@ class WorkerTableScan final : public engine::ChunkSource {
   WorkerTableScan(ClusterContext& cluster, const sql::LogicalScan& scan, std::span<const engine::Value> parameters,
                   const std::optional<proto::SnapshotProto>& snapshot)
       : cluster_(cluster), snapshot_(snapshot) {
+    if (std::find(scan.tableColumns.begin(), scan.tableColumns.end(), sql::kRowIdColumn) != scan.tableColumns.end()) {
+      SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "UPDATE and DELETE that read system views are not supported");
+    }
     auto table = cluster.tables.require({scan.table.schema, scan.table.name});
     addresses_ = cluster.workers.readableAddresses(*table);
     if (table->distribution == Distribution::kReplicated) addresses_.resize(std::min<size_t>(addresses_.size(), 1));
@@ -281,6 +284,7 @@ QueryResult PlanExecutor::runOnWorker(const sql::LogicalPlan& plan, const std::s
   request.set_count_rows(actualRows != nullptr);
   request.set_memory_limit_bytes(memoryLimitBytes_);
   if (snapshot_) *request.mutable_snapshot() = *snapshot_;
+  request.set_row_tag(cluster_.workers.rowTagOf(address));
 
   QueryResult result;
   std::vector<sql::PlanColumn> outputs = plan.root->outputColumns();

@@ -8,6 +8,7 @@
 #include "coordinator/query/grant_commands.h"
 #include "coordinator/query/insert_select.h"
 #include "coordinator/query/load_transaction.h"
+#include "coordinator/query/row_changes.h"
 #include "coordinator/query/plan_executor.h"
 #include "coordinator/query/role_commands.h"
 #include "coordinator/query/session_registry.h"
@@ -207,7 +208,8 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   // a block it takes effect at once, and says so.
   StatementOutcome outcome;
   constexpr bool kDataOnly = std::is_same_v<Command, sql::InsertValues> ||
-                             std::is_same_v<Command, sql::InsertSelect> || std::is_same_v<Command, sql::CopyFrom>;
+                             std::is_same_v<Command, sql::InsertSelect> || std::is_same_v<Command, sql::CopyFrom> ||
+                             std::is_same_v<Command, sql::DeleteRows> || std::is_same_v<Command, sql::UpdateRows>;
   if (!kDataOnly && transaction_) {
     outcome.notices.push_back(Notice::warning(
         "01000", "this statement is not transactional: it takes effect now, and ROLLBACK will not undo it"));
@@ -242,6 +244,15 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   } else if constexpr (std::is_same_v<Command, sql::InsertSelect>) {
     outcome.commandTag =
         fmt::format("INSERT 0 {}", runInsertSelect(cluster_, command, planExecutor(parameters), transaction_.get()));
+  } else if constexpr (std::is_same_v<Command, sql::DeleteRows> || std::is_same_v<Command, sql::UpdateRows>) {
+    RowChangeOutcome change;
+    if constexpr (std::is_same_v<Command, sql::DeleteRows>) {
+      change = runDelete(cluster_, command, planExecutor(parameters), transaction_.get());
+    } else {
+      change = runUpdate(cluster_, command, planExecutor(parameters), transaction_.get());
+    }
+    outcome.commandTag = std::move(change.commandTag);
+    outcome.result = std::move(change.returned);
   } else if constexpr (std::is_same_v<Command, sql::CreateTableAs>) {
     if (sql::isTemporarySchema(command.table.name.schema)) createTemporarySchema();
     outcome.commandTag =

@@ -370,6 +370,16 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
                  TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindInsert(node.insert_stmt()));
       bound.commandTag = "INSERT 0";
       break;
+    case pg_query::Node::kDeleteStmt:
+      bound.command =
+          TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindDelete(node.delete_stmt());
+      bound.commandTag = "DELETE";
+      break;
+    case pg_query::Node::kUpdateStmt:
+      bound.command =
+          TableStatementBinder(catalog_, script.text(), bound.parameterTypes).bindUpdate(node.update_stmt());
+      bound.commandTag = "UPDATE";
+      break;
     case pg_query::Node::kCopyStmt:
       std::visit([&](auto&& command) { bound.command = std::move(command); },
                  CopyBinder(catalog_, script.text(), bound.parameterTypes).bind(node.copy_stmt()));

@@ -247,6 +247,21 @@ struct InsertSelect {
   LogicalPlan plan;
 };
 
+/// DELETE FROM t [USING ...] [WHERE ...] [RETURNING ...]: a plan of the rows to delete, its first column their
+/// row ids (kRowIdColumn), then the RETURNING list's columns (none without one).
+struct DeleteRows {
+  QualifiedName table;
+  LogicalPlan plan;
+  bool returning = false;
+};
+
+/// UPDATE t SET ... [FROM ...] [WHERE ...]: a plan of the rows to change, its first column their row ids, then
+/// their new values of every column of t, in order and of the columns' types.
+struct UpdateRows {
+  QualifiedName table;
+  LogicalPlan plan;
+};
+
 /// CREATE TABLE name [(column names)] [WITH (distribution = ...)] AS query [WITH [NO] DATA], and SELECT ... INTO
 /// name: a table of the query's columns, filled with its rows by the same statement (the table goes again when
 /// that fails).
@@ -355,7 +370,7 @@ struct BoundStatement {
                CreateTable, DropTable, TruncateTable, RenameTable, AlterTableColumns, InsertValues, InsertSelect,
                CreateTableAs, CopyFrom, CopyTo, TpchLoad, PrepareStatement, ExecuteStatement, DeclareCursor,
                FetchCursor, CloseCursor, CommentOn, CreateSchema, DropSchema, CreateRole, AlterRole, DropRole,
-               GrantPrivileges, GrantRoles>
+               GrantPrivileges, GrantRoles, DeleteRows, UpdateRows>
       command;
   /// Types of $1..$n, resolved from the client's declared OIDs and from context.
   std::vector<engine::LogicalType> parameterTypes;

@@ -13,6 +13,27 @@
 
 namespace shoal::sql {
 
+engine::ExpressionPtr TableStatementBinder::assignTo(const ColumnDescription& column, engine::ExpressionPtr value,
+                                                   int location) const {
+  std::vector<ColumnDescription> none;
+  ExpressionBinder binder(text_, none, parameterTypes_);
+  if (!isUnknown(value) && value->type() != column.type && !assignmentCastExists(value->type(), column.type)) {
+    binder.fail(SqlState::kDatatypeMismatch, location,
+                fmt::format("column \"{}\" is of type {} but expression is of type {}", column.name,
+                            column.type.toString(), value->type().toString()),
+                "You will need to rewrite or cast the expression.");
+  }
+  const bool limitedString =
+      (column.type.id() == engine::TypeId::kVarchar || column.type.id() == engine::TypeId::kChar) &&
+      column.type.maxLength() > 0 && !column.type.isArray();
+  if (limitedString) {
+    // A cast to varchar(n) would cut a longer value short; an assignment refuses it.
+    value = binder.coerce(std::move(value), engine::LogicalType::text(), location);
+    return makeFunction(engine::ScalarFunction::kAssignString, column.type, std::move(value));
+  }
+  return binder.coerce(std::move(value), column.type, location);
+}
+
 InsertSelect TableStatementBinder::bindInsertSelect(const pg_query::InsertStmt& insert, const TableDescription& table,
                                                     std::vector<size_t> targets) {
   const auto& select = insert.select_stmt().select_stmt();
@@ -38,28 +59,9 @@ InsertSelect TableStatementBinder::bindInsertSelect(const pg_query::InsertStmt& 
         insert.cols_size() > 0 ? insert.cols(static_cast<int>(outputs.size())).res_target().location() : -1;
     fail(SqlState::kSyntaxError, location, "INSERT has more target columns than expressions");
   }
-  std::vector<ColumnDescription> none;
-  ExpressionBinder binder(text_, none, parameterTypes_);
   std::vector<engine::ExpressionPtr> fills(table.columns.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const auto& column = table.columns[targets[i]];
-    engine::ExpressionPtr value = columnRef(outputs[i]);
-    if (!isUnknown(value) && value->type() != column.type && !assignmentCastExists(value->type(), column.type)) {
-      binder.fail(SqlState::kDatatypeMismatch, itemLocation(i),
-                  fmt::format("column \"{}\" is of type {} but expression is of type {}", column.name,
-                              column.type.toString(), value->type().toString()),
-                  "You will need to rewrite or cast the expression.");
-    }
-    const bool limitedString =
-        (column.type.id() == engine::TypeId::kVarchar || column.type.id() == engine::TypeId::kChar) &&
-        column.type.maxLength() > 0 && !column.type.isArray();
-    if (limitedString) {
-      // A cast to varchar(n) would cut a longer value short; an assignment refuses it.
-      value = binder.coerce(std::move(value), engine::LogicalType::text(), itemLocation(i));
-      fills[targets[i]] = makeFunction(engine::ScalarFunction::kAssignString, column.type, std::move(value));
-    } else {
-      fills[targets[i]] = binder.coerce(std::move(value), column.type, itemLocation(i));
-    }
+    fills[targets[i]] = assignTo(table.columns[targets[i]], columnRef(outputs[i]), itemLocation(i));
   }
   auto project = std::make_unique<LogicalProject>();
   for (size_t c = 0; c < table.columns.size(); ++c) {

@@ -21,6 +21,8 @@ class ColumnDef;
 class RangeVar;
 class SelectStmt;
 class Node;
+class DeleteStmt;
+class UpdateStmt;
 }  // namespace pg_query
 
 namespace shoal::sql {
@@ -45,6 +47,9 @@ class TableStatementBinder {
   /// INSERT ... VALUES of expressions without columns, or INSERT ... query.
   std::variant<InsertValues, InsertSelect> bindInsert(const pg_query::InsertStmt& insert);
   TpchLoad bindCall(const pg_query::CallStmt& call);
+  /// DELETE and UPDATE (row_change_binding.cpp).
+  DeleteRows bindDelete(const pg_query::DeleteStmt& statement);
+  UpdateRows bindUpdate(const pg_query::UpdateStmt& statement);
 
  private:
   /// The user table named by a RangeVar (looked up on the search path when `schema` is empty), or at its
@@ -69,6 +74,9 @@ class TableStatementBinder {
   /// WITH (distribution = 'hash(column, ...)' | 'replicated' | 'random') of a new table.
   void bindTableOptions(const google::protobuf::RepeatedPtrField<pg_query::Node>& options, CreateTable& bound) const;
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
+  /// `value` as it fills `column`: PostgreSQL's assignment cast (42804 when there is none), and a string cut to
+  /// the column's length refused rather than cut.
+  engine::ExpressionPtr assignTo(const ColumnDescription& column, engine::ExpressionPtr value, int location) const;
 
   const CatalogReader& catalog_;
   std::string_view text_;

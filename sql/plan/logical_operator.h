@@ -73,6 +73,10 @@ class LogicalOperator {
 /// In a fragment of a distributed plan, a scan with `exchangeInput` set reads
 /// instead the rows other fragments send it through that exchange: `table`
 /// then describes those rows (one column per output column) and there are no filters.
+/// A scan column that reads no table column but the row's id: which worker holds the row (a tag the
+/// coordinator gives each worker per query), in which segment and where (worker/storage/row_versions.h). BIGINT.
+inline constexpr size_t kRowIdColumn = 0xFFFFFFFFu;
+
 class LogicalScan final : public LogicalOperator {
  public:
   LogicalScan() : LogicalOperator(LogicalOperatorKind::kScan) {}
@@ -82,7 +86,8 @@ class LogicalScan final : public LogicalOperator {
   TableDescription table;
   /// The alias the query gave it (or its name), for EXPLAIN.
   std::string alias;
-  /// tableColumns[i] is the table column that output column i reads.
+  /// tableColumns[i] is the table column that output column i reads (kRowIdColumn: the row's id, for UPDATE
+  /// and DELETE).
   std::vector<size_t> tableColumns;
   std::vector<PlanColumn> columns;
   std::vector<engine::ExpressionPtr> filters;

@@ -499,7 +499,9 @@ class Decoder {
     for (int i = 0; i < in.columns_size(); ++i) {
       size_t tableColumn = in.read_columns(i);
       PlanColumn column = decodeColumn(in.columns(i));
-      if (tableColumn >= scan->table.columns.size() || scan->table.columns[tableColumn].type != column.type) {
+      const bool rowId = tableColumn == kRowIdColumn && column.type == engine::LogicalType::bigInt();
+      if (!rowId &&
+          (tableColumn >= scan->table.columns.size() || scan->table.columns[tableColumn].type != column.type)) {
         corrupt("a scan reads a column its table does not have");
       }
       scan->tableColumns.push_back(tableColumn);

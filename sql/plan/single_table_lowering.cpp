@@ -97,6 +97,7 @@ BoundSelect lowerToSingleTableSelect(const LogicalPlan& plan) {
     const auto& scan = static_cast<const LogicalScan&>(*op);
     select.from = scan.table;
     for (size_t i = 0; i < scan.columns.size(); ++i) {
+      if (scan.tableColumns[i] == kRowIdColumn) notExecutable("row ids");
       inputPositions[scan.columns[i].id] = {scan.tableColumns[i], scan.table.columns[scan.tableColumns[i]].name};
     }
     for (const auto& filter : scan.filters) conditions.push_back(copyExpression(*filter));

@@ -1,0 +1,149 @@
+// DELETE and UPDATE: the rows to change are found by a query bound as any other SELECT over the target table,
+// the USING or FROM tables and the WHERE clause, so that joins and subqueries work as they do in queries. The
+// target table's scan also reads each row's id (kRowIdColumn), which the plan returns first: the coordinator
+// sends the ids to the workers that hold the rows.
+
+#include <fmt/format.h>
+
+#include "pg_query/pg_query.pb.h"
+#include "sql/binder/query_binder.h"
+#include "sql/binder/table_statement_binder.h"
+#include "sql/plan/expression_rewriting.h"
+
+namespace shoal::sql {
+
+namespace {
+
+/// The scan of the target table: the leftmost scan of the plan (the first FROM item).
+LogicalScan* targetScan(LogicalOperator& op) {
+  if (op.kind() == LogicalOperatorKind::kScan) return static_cast<LogicalScan*>(&op);
+  if (op.children.empty()) return nullptr;
+  return targetScan(*op.children[0]);
+}
+
+pg_query::Node constantTrue() {
+  pg_query::Node node;
+  node.mutable_a_const()->mutable_boolval()->set_boolval(true);
+  return node;
+}
+
+}  // namespace
+
+/// Binds SELECT `targets` FROM `relation`, `from` WHERE `where`, with the target scan's row id put first.
+static LogicalPlan bindRowsToChange(const CatalogReader& catalog, std::string_view text,
+                                    std::vector<engine::LogicalType>& parameterTypes, const pg_query::RangeVar& relation,
+                                    const google::protobuf::RepeatedPtrField<pg_query::Node>& from,
+                                    const pg_query::Node* where, const pg_query::WithClause* with,
+                                    const std::vector<pg_query::Node>& targets) {
+  pg_query::SelectStmt select;
+  select.set_op(pg_query::SETOP_NONE);
+  select.set_limit_option(pg_query::LIMIT_OPTION_DEFAULT);
+  *select.add_from_clause()->mutable_range_var() = relation;
+  for (const auto& item : from) *select.add_from_clause() = item;
+  if (where) *select.mutable_where_clause() = *where;
+  if (with) *select.mutable_with_clause() = *with;
+  for (const auto& target : targets) *select.add_target_list() = target;
+  if (targets.empty()) {
+    auto* target = select.add_target_list()->mutable_res_target();
+    *target->mutable_val() = constantTrue();
+  }
+  ColumnIdGenerator ids;
+  QueryBinder binder(catalog, text, parameterTypes, ids);
+  binder.keepUntypedOutputs();
+  LogicalPlan plan = binder.bind(select);
+  auto* project = dynamic_cast<LogicalProject*>(plan.root.get());
+  LogicalScan* scan = targetScan(*plan.root);
+  if (project == nullptr || scan == nullptr || scan->table.name != relation.relname()) {
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "this form of {} is not supported", "UPDATE or DELETE");
+  }
+  PlanColumn rowId{ids.next(), engine::LogicalType::bigInt(), "ctid"};
+  scan->tableColumns.push_back(kRowIdColumn);
+  scan->columns.push_back(rowId);
+  if (targets.empty()) {
+    project->expressions.clear();
+    project->ids.clear();
+    project->names.clear();
+    plan.columnNames.clear();
+  }
+  project->expressions.insert(project->expressions.begin(), columnRef(rowId));
+  project->ids.insert(project->ids.begin(), ids.next());
+  project->names.insert(project->names.begin(), "ctid");
+  plan.columnNames.insert(plan.columnNames.begin(), "ctid");
+  return plan;
+}
+
+DeleteRows TableStatementBinder::bindDelete(const pg_query::DeleteStmt& statement) {
+  const auto& range = statement.relation();
+  TableDescription table = findTable(range.schemaname(), range.relname(), range.location(), kAclDelete);
+  std::vector<pg_query::Node> targets(statement.returning_list().begin(), statement.returning_list().end());
+  DeleteRows bound;
+  bound.table = {table.schema, table.name};
+  bound.returning = !targets.empty();
+  bound.plan = bindRowsToChange(catalog_, text_, parameterTypes_, range, statement.using_clause(),
+                                statement.has_where_clause() ? &statement.where_clause() : nullptr,
+                                statement.has_with_clause() ? &statement.with_clause() : nullptr, targets);
+  return bound;
+}
+
+UpdateRows TableStatementBinder::bindUpdate(const pg_query::UpdateStmt& statement) {
+  const auto& range = statement.relation();
+  TableDescription table = findTable(range.schemaname(), range.relname(), range.location(), kAclUpdate);
+  if (statement.returning_list_size() > 0) {
+    fail(SqlState::kFeatureNotSupported, statement.returning_list(0).res_target().location(),
+         "UPDATE ... RETURNING is not supported yet");
+  }
+  const std::string alias = range.has_alias() ? range.alias().aliasname() : range.relname();
+  // Every column of the table, in order: its new value where SET gives one, else the column itself.
+  std::vector<const pg_query::Node*> assigned(table.columns.size(), nullptr);
+  std::vector<int> locations(table.columns.size(), -1);
+  for (const auto& item : statement.target_list()) {
+    const auto& target = item.res_target();
+    if (target.indirection_size() > 0 || target.val().has_multi_assign_ref()) {
+      fail(SqlState::kFeatureNotSupported, target.location(),
+           "UPDATE of a field, an array element or a column list is not supported");
+    }
+    size_t index = table.columns.size();
+    for (size_t i = 0; i < table.columns.size(); ++i) {
+      if (table.columns[i].name == target.name()) index = i;
+    }
+    if (index == table.columns.size()) {
+      fail(SqlState::kUndefinedColumn, target.location(),
+           fmt::format("column \"{}\" of relation \"{}\" does not exist", target.name(), table.name));
+    }
+    if (assigned[index]) {
+      fail(SqlState::kSyntaxError, target.location(),
+           fmt::format("multiple assignments to same column \"{}\"", target.name()));
+    }
+    assigned[index] = &target.val();
+    locations[index] = target.location();
+  }
+  std::vector<pg_query::Node> targets;
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    pg_query::Node target;
+    auto* result = target.mutable_res_target();
+    if (assigned[i] && assigned[i]->has_set_to_default()) {
+      // DEFAULT: Shoal's columns have no defaults other than NULL.
+      result->mutable_val()->mutable_a_const()->set_isnull(true);
+    } else if (assigned[i]) {
+      *result->mutable_val() = *assigned[i];
+    } else {
+      auto* column = result->mutable_val()->mutable_column_ref();
+      column->add_fields()->mutable_string()->set_sval(alias);
+      column->add_fields()->mutable_string()->set_sval(table.columns[i].name);
+    }
+    targets.push_back(std::move(target));
+  }
+  UpdateRows bound;
+  bound.table = {table.schema, table.name};
+  bound.plan = bindRowsToChange(catalog_, text_, parameterTypes_, range, statement.from_clause(),
+                                statement.has_where_clause() ? &statement.where_clause() : nullptr,
+                                statement.has_with_clause() ? &statement.with_clause() : nullptr, targets);
+  // The new values under an assignment cast to their columns.
+  auto* project = static_cast<LogicalProject*>(bound.plan.root.get());
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    project->expressions[i + 1] = assignTo(table.columns[i], std::move(project->expressions[i + 1]), locations[i]);
+  }
+  return bound;
+}
+
+}  // namespace shoal::sql
