@@ -77,9 +77,9 @@ void Coordinator::start() {
     commitLog = std::make_unique<MemoryCommitLog>();
   }
   transactions_ = std::make_unique<TransactionManager>(*workers_, std::move(commitLog));
-  cluster_ = std::unique_ptr<ClusterContext>(new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_,
-                                                                *workers_, *dispatcher_, *queryLog_, *sessions_,
-                                                                *transactions_});
+  cluster_ =
+      std::unique_ptr<ClusterContext>(new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_, *workers_,
+                                                         *dispatcher_, *queryLog_, *sessions_, *transactions_});
   controlService_ = std::make_unique<ControlService>(options_.clusterId, *registry_, options_.heartbeatIntervalMs);
   storageDropRetrier_ = std::make_unique<StorageDropRetrier>(*cluster_);
   transactions_->startResolver();

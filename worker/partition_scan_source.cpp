@@ -109,7 +109,8 @@ PartitionScanSource::PartitionScanSource(const sql::LogicalScan& scan, std::shar
     : partition_(std::move(partition)), columns_(scan.tableColumns), rowTag_(static_cast<uint64_t>(rowTag) << 48) {
   for (const auto& column : scan.columns) types_.push_back(column.type);
   if (auto rowId = std::find(columns_.begin(), columns_.end(), sql::kRowIdColumn); rowId != columns_.end()) {
-    if (rowId + 1 != columns_.end()) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "a scan's row id is not its last column");
+    if (rowId + 1 != columns_.end())
+      SHOAL_USER_FAIL(SqlState::kDataCorrupted, "a scan's row id is not its last column");
     columns_.pop_back();
     types_.pop_back();
     rowIds_ = true;

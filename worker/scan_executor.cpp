@@ -30,7 +30,8 @@ std::vector<uint32_t> selectedRows(const engine::Vector& condition, size_t numRo
 }  // namespace
 
 void runScan(const proto::ScanFragment& fragment, const TablePartition* partition,
-             std::span<const VisibleSegment> segments, const std::function<void(Chunk)>& emit, const std::function<bool()>& isCancelled) {
+             std::span<const VisibleSegment> segments, const std::function<void(Chunk)>& emit,
+             const std::function<bool()>& isCancelled) {
   std::vector<LogicalType> columnTypes;
   for (const auto& type : fragment.column_types()) columnTypes.push_back(proto::decodeType(type));
   if (partition) partition->checkReadable(columnTypes);

@@ -16,6 +16,7 @@ namespace shoal::worker {
 /// or the aggregates (one partial-state row is emitted at the end).
 /// `isCancelled` is polled between vectors.
 void runScan(const proto::ScanFragment& fragment, const TablePartition* partition,
-             std::span<const VisibleSegment> segments, const std::function<void(engine::Chunk)>& emit, const std::function<bool()>& isCancelled);
+             std::span<const VisibleSegment> segments, const std::function<void(engine::Chunk)>& emit,
+             const std::function<bool()>& isCancelled);
 
 }  // namespace shoal::worker

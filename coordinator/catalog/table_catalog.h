@@ -158,8 +158,8 @@ class TableCatalog {
     std::vector<std::string> columnStatistics;  // serialized, per column, of the rows added
     uint64_t rowsDeleted = 0;
   };
-  /// Adds a committed transaction's rows and statistics to its tables (and takes its deleted rows off) (those whose storage is still the
-  /// load's), in one change of the catalog.
+  /// Adds a committed transaction's rows and statistics to its tables (and takes its deleted rows off) (those whose
+  /// storage is still the load's), in one change of the catalog.
   void recordLoad(const std::vector<LoadedTable>& tables);
   /// Writes the whole catalog to its store again (after etcd came back without its data).
   void republish();

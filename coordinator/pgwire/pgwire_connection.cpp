@@ -101,7 +101,9 @@ PgwireConnection::~PgwireConnection() {
 
 std::string PgwireConnection::resultTag(const std::string& commandTag, size_t rows) {
   if (commandTag == "SHOW" || commandTag == "EXPLAIN") return commandTag;
-  return (commandTag == "FETCH" ? "FETCH " : "SELECT ") + std::to_string(rows);
+  // FETCH, and DELETE ... RETURNING: the rows sent are the rows the command counts.
+  if (commandTag == "FETCH" || commandTag == "DELETE") return commandTag + " " + std::to_string(rows);
+  return "SELECT " + std::to_string(rows);
 }
 
 bool PgwireConnection::readExact(void* buffer, size_t size) {
@@ -239,6 +241,13 @@ void PgwireConnection::run() {
     ActivityReporter& activity;
     ~LeaveActivity() { activity.closed(); }
   } leaveActivity{activity_};
+  // A client gone in the middle of a transaction block: its writes go now, not when the connection is reaped.
+  struct RollBackOnExit {
+    std::unique_ptr<Session>& session;
+    ~RollBackOnExit() {
+      if (session) session->rollBackOpenTransaction();
+    }
+  } rollBack{session_};
   try {
     if (runStartup() != StartupResult::kReady) return;
     std::vector<uint8_t> body;

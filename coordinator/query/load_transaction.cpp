@@ -23,7 +23,8 @@ void recordCommitted(ClusterContext& cluster, const std::vector<std::shared_ptr<
   for (const auto& table : tables) {
     const auto& all = byStorage[table->storageId];
     // Every worker holds every row of a replicated table: one copy describes the table.
-    const size_t copies = table->distribution == Distribution::kReplicated ? std::min<size_t>(all.size(), 1) : all.size();
+    const size_t copies =
+        table->distribution == Distribution::kReplicated ? std::min<size_t>(all.size(), 1) : all.size();
     const std::span<const proto::StorageStatistics* const> partitions(all.data(), copies);
     TableCatalog::LoadedTable loaded{table->qualifiedName(), table->storageId, 0, {}, 0};
     std::vector<worker::ColumnStatistics> columns;

@@ -25,8 +25,7 @@ constexpr size_t kKeysPerCall = 1 << 20;
 /// deletes, collected per worker and sent at the end.
 class RowChange {
  public:
-  RowChange(ClusterContext& cluster, const sql::QualifiedName& name, Transaction* transaction)
-      : cluster_(cluster) {
+  RowChange(ClusterContext& cluster, const sql::QualifiedName& name, Transaction* transaction) : cluster_(cluster) {
     table_ = cluster.tables.find(name);
     if (!table_) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", name.name);
     if (table_->distribution == Distribution::kReplicated) {

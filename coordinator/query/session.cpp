@@ -8,9 +8,9 @@
 #include "coordinator/query/grant_commands.h"
 #include "coordinator/query/insert_select.h"
 #include "coordinator/query/load_transaction.h"
-#include "coordinator/query/row_changes.h"
 #include "coordinator/query/plan_executor.h"
 #include "coordinator/query/role_commands.h"
+#include "coordinator/query/row_changes.h"
 #include "coordinator/query/session_registry.h"
 #include "coordinator/query/table_commands.h"
 #include "coordinator/query/tpch_loader.h"
@@ -207,9 +207,9 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   // Rows written join the transaction block (transaction_), if there is one. DDL is not transactional yet: in
   // a block it takes effect at once, and says so.
   StatementOutcome outcome;
-  constexpr bool kDataOnly = std::is_same_v<Command, sql::InsertValues> ||
-                             std::is_same_v<Command, sql::InsertSelect> || std::is_same_v<Command, sql::CopyFrom> ||
-                             std::is_same_v<Command, sql::DeleteRows> || std::is_same_v<Command, sql::UpdateRows>;
+  constexpr bool kDataOnly = std::is_same_v<Command, sql::InsertValues> || std::is_same_v<Command, sql::InsertSelect> ||
+                             std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::DeleteRows> ||
+                             std::is_same_v<Command, sql::UpdateRows>;
   if (!kDataOnly && transaction_) {
     outcome.notices.push_back(Notice::warning(
         "01000", "this statement is not transactional: it takes effect now, and ROLLBACK will not undo it"));
@@ -448,6 +448,11 @@ bool Session::hasPrivilegesOf(int64_t roleOid) const {
   const RoleCatalog roles = cluster_.tables.roleCatalog();
   const RoleEntry* self = roles.find(user());
   return self != nullptr && (self->superuser || rolesActingAs(roles, *self).contains(roleOid));
+}
+
+void Session::rollBackOpenTransaction() {
+  if (auto transaction = std::move(transaction_)) transaction->rollback();
+  transactionState_ = TransactionState::kIdle;
 }
 
 void Session::recordError() {

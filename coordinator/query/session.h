@@ -106,6 +106,9 @@ class Session {
   StatementOutcome execute(const PreparedStatement& statement, std::span<const engine::Value> parameters,
                            const CopyInOpener& openCopyIn = {});
 
+  /// The client went away: rolls back the open transaction block, if any.
+  void rollBackOpenTransaction();
+
   /// Records that a statement failed: a transaction block becomes failed.
   void recordError();
 

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <fstream>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 #include "etcd/etcd_client.h"

@@ -52,7 +52,7 @@ class MemoryCommitLog final : public CommitLog {
 
  private:
   std::mutex mutex_;
-  uint64_t lastSeq_ = 0;                         // guarded by mutex_
+  uint64_t lastSeq_ = 0;                        // guarded by mutex_
   std::map<uint64_t, CommitDecision> pending_;  // guarded by mutex_
 };
 

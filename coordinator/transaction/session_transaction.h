@@ -60,9 +60,9 @@ class Transaction {
   TransactionManager& manager_;
   const uint64_t id_;
   IsolationLevel isolation_;
-  bool read_ = false;  // a statement took a snapshot
-  std::optional<uint64_t> fixedSnapshot_;           // REPEATABLE READ, from its first statement
-  std::vector<std::vector<uint64_t>> levels_{{}};   // write ids per savepoint level (the block's own first)
+  bool read_ = false;                              // a statement took a snapshot
+  std::optional<uint64_t> fixedSnapshot_;          // REPEATABLE READ, from its first statement
+  std::vector<std::vector<uint64_t>> levels_{{}};  // write ids per savepoint level (the block's own first)
   std::set<std::string> participants_;
   std::vector<std::shared_ptr<const TableEntry>> tables_;
   bool finished_ = false;

@@ -43,8 +43,8 @@ TransactionManager::TransactionManager(WorkerClients& workers, std::unique_ptr<C
   // Ids only need to be unique among transactions a worker may still hold; the time keeps them unique across
   // restarts, the counter within one.
   nextId_ = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                     std::chrono::system_clock::now().time_since_epoch())
-                                     .count())
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count())
             << 12;
   lastSeq_ = log_->lastCommitSeq();
   // Decisions a previous coordinator left unapplied stay out of snapshots until the resolver re-drives them.
@@ -165,8 +165,8 @@ void TransactionManager::abort(uint64_t transactionId, const std::vector<uint64_
   inParallel(addresses.size(), [&](size_t i) {
     grpc::Status status = finishOn(workers_, addresses[i], transactionId, writeIds, false, 0);
     if (!status.ok()) {
-      spdlog::warn("abort of transaction {} on worker {} failed ({}); the resolver will abort it there",
-                   transactionId, addresses[i], status.error_message());
+      spdlog::warn("abort of transaction {} on worker {} failed ({}); the resolver will abort it there", transactionId,
+                   addresses[i], status.error_message());
     }
   });
 }

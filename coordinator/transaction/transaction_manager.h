@@ -56,10 +56,10 @@ class TransactionManager {
   std::unique_ptr<CommitLog> log_;
   std::atomic<uint64_t> nextId_{1};
   mutable std::mutex mutex_;
-  uint64_t lastSeq_ = 0;            // guarded by mutex_
-  std::set<uint64_t> applying_;     // guarded by mutex_: decided commit numbers not yet applied everywhere
-  std::set<uint64_t> committing_;   // guarded by mutex_: transactions between prepare and decision
-  std::mutex recordMutex_;          // decisions are recorded in the order of their numbers
+  uint64_t lastSeq_ = 0;           // guarded by mutex_
+  std::set<uint64_t> applying_;    // guarded by mutex_: decided commit numbers not yet applied everywhere
+  std::set<uint64_t> committing_;  // guarded by mutex_: transactions between prepare and decision
+  std::mutex recordMutex_;         // decisions are recorded in the order of their numbers
   std::unique_ptr<PeriodicTask> resolver_;
 };
 

@@ -268,7 +268,8 @@ BoundStatement Binder::bind(const ParsedScript& script, size_t statementIndex,
             command.value = settingValueText(argument.def_elem().arg());
           }
         }
-        if (!command.value) SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "SET {} supports ISOLATION LEVEL only", set.name());
+        if (!command.value)
+          SHOAL_USER_FAIL(SqlState::kFeatureNotSupported, "SET {} supports ISOLATION LEVEL only", set.name());
         bound.command = std::move(command);
         bound.commandTag = "SET";
         break;

@@ -14,7 +14,7 @@
 namespace shoal::sql {
 
 engine::ExpressionPtr TableStatementBinder::assignTo(const ColumnDescription& column, engine::ExpressionPtr value,
-                                                   int location) const {
+                                                     int location) const {
   std::vector<ColumnDescription> none;
   ExpressionBinder binder(text_, none, parameterTypes_);
   if (!isUnknown(value) && value->type() != column.type && !assignmentCastExists(value->type(), column.type)) {

@@ -31,7 +31,8 @@ pg_query::Node constantTrue() {
 
 /// Binds SELECT `targets` FROM `relation`, `from` WHERE `where`, with the target scan's row id put first.
 static LogicalPlan bindRowsToChange(const CatalogReader& catalog, std::string_view text,
-                                    std::vector<engine::LogicalType>& parameterTypes, const pg_query::RangeVar& relation,
+                                    std::vector<engine::LogicalType>& parameterTypes,
+                                    const pg_query::RangeVar& relation,
                                     const google::protobuf::RepeatedPtrField<pg_query::Node>& from,
                                     const pg_query::Node* where, const pg_query::WithClause* with,
                                     const std::vector<pg_query::Node>& targets) {

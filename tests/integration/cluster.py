@@ -24,10 +24,11 @@ def log_tail(path, lines=20):
 class LocalCluster:
     """A `shoal local` process tree: one coordinator and N workers on free ports."""
 
-    def __init__(self, data_dir, workers=2, extra_args=()):
+    def __init__(self, data_dir, workers=2, extra_args=(), env=None):
         self.data_dir = pathlib.Path(data_dir)
         self.workers = workers
         self.extra_args = list(extra_args)
+        self.env = env
         self.process = None
         self.port = None
         self.dsn = None
@@ -44,7 +45,7 @@ class LocalCluster:
         self.process = subprocess.Popen(
             [SHOAL_BINARY, "local", "--workers", str(self.workers), "--pg-port", "0", "--data-dir", str(self.data_dir),
              *self.extra_args],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **(self.env or {})})
         deadline = time.monotonic() + READY_TIMEOUT_S
         output = self.process.stdout.fileno()
         os.set_blocking(output, False)

@@ -25,9 +25,9 @@ def own_cluster(tmp_path):
     """A cluster of its own, for tests that kill nodes."""
     clusters = []
 
-    def start(workers=2, data_dir=None, extra_args=()):
+    def start(workers=2, data_dir=None, extra_args=(), env=None):
         directory = data_dir or tmp_path / f"cluster-{len(clusters)}"
-        local = LocalCluster(directory, workers=workers, extra_args=extra_args).start()
+        local = LocalCluster(directory, workers=workers, extra_args=extra_args, env=env).start()
         clusters.append(local)
         return local
 

@@ -1,7 +1,7 @@
 """Story: psycopg and SQLAlchemy wrap probes in savepoints (psycopg's nested `conn.transaction()`), and a
 SQL user recovers a failed transaction with ROLLBACK TO SAVEPOINT. Command tags, SQLSTATEs and the cursors
-a rollback closes are PostgreSQL 15's. Writes are not transactional yet (issue 29), so a write under a
-savepoint is refused rather than left behind by a ROLLBACK TO that could not undo it."""
+a rollback closes are PostgreSQL 15's. What ROLLBACK TO does to rows written under a savepoint is
+test_transactions.py's story."""
 
 import psycopg
 import pytest
@@ -103,19 +103,3 @@ def probe_in_nested_transactions(conninfo):
 def test_psycopg_nested_transactions_recover_as_on_postgresql(both):
     shoal, postgres = both
     assert probe_in_nested_transactions(shoal) == probe_in_nested_transactions(postgres)
-
-
-def test_a_write_under_a_savepoint_is_refused_and_leaves_no_row(both):
-    shoal, _ = both
-    with psycopg.connect(shoal, autocommit=True) as connection:
-        connection.execute("BEGIN")
-        connection.execute("SAVEPOINT s")
-        with pytest.raises(psycopg.errors.FeatureNotSupported):
-            connection.execute("INSERT INTO savepoint_rows VALUES (4, 'four')")
-        connection.execute("ROLLBACK TO s")
-        with pytest.raises(psycopg.errors.FeatureNotSupported):
-            connection.execute("CREATE TABLE savepoint_other (a integer)")
-        connection.execute("ROLLBACK")
-        assert connection.execute("SELECT count(*) FROM savepoint_rows").fetchone() == (3,)
-        assert connection.execute(
-            "SELECT count(*) FROM pg_class WHERE relname = 'savepoint_other'").fetchone() == (0,)

@@ -20,7 +20,9 @@ namespace {
 
 constexpr const char* kManifest = "manifest.json";
 
-std::string segmentFileName(uint64_t segmentId) { return fmt::format("segment-{:06}.seg", segmentId); }
+std::string segmentFileName(uint64_t segmentId) {
+  return fmt::format("segment-{:06}.seg", segmentId);
+}
 
 std::string deleteFileName(uint64_t segmentId, uint64_t commitSeq) {
   return fmt::format("segment-{:06}.del-{}", segmentId, commitSeq);
@@ -49,7 +51,8 @@ StoredSegment segmentEntryFromJson(const json& entry) {
 
 }  // namespace
 
-PartitionStore::PartitionStore(fs::path root) : root_(std::move(root)), transactions_(root_.parent_path() / "transactions") {
+PartitionStore::PartitionStore(fs::path root)
+    : root_(std::move(root)), transactions_(root_.parent_path() / "transactions") {
   fs::create_directories(root_);
   fs::create_directories(transactions_);
 }

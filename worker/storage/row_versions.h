@@ -18,16 +18,24 @@ struct ReadSnapshot {
   /// The write ids of the reading transaction (one per savepoint level it wrote under); empty outside one.
   std::vector<uint64_t> ownWrites;
 
-  bool owns(uint64_t writeId) const { return std::find(ownWrites.begin(), ownWrites.end(), writeId) != ownWrites.end(); }
+  bool owns(uint64_t writeId) const {
+    return std::find(ownWrites.begin(), ownWrites.end(), writeId) != ownWrites.end();
+  }
 };
 
 /// A row of a table partition, as UPDATE and DELETE name it: its segment's id (never reused within the
 /// partition) and its position there.
 inline constexpr unsigned kRowBits = 20;
 static_assert((1u << kRowBits) > kSegmentRows);
-inline uint64_t rowKeyOf(uint64_t segmentId, uint32_t row) { return segmentId << kRowBits | row; }
-inline uint64_t segmentOfRowKey(uint64_t key) { return key >> kRowBits; }
-inline uint32_t rowOfRowKey(uint64_t key) { return static_cast<uint32_t>(key & ((1u << kRowBits) - 1)); }
+inline uint64_t rowKeyOf(uint64_t segmentId, uint32_t row) {
+  return segmentId << kRowBits | row;
+}
+inline uint64_t segmentOfRowKey(uint64_t key) {
+  return key >> kRowBits;
+}
+inline uint32_t rowOfRowKey(uint64_t key) {
+  return static_cast<uint32_t>(key & ((1u << kRowBits) - 1));
+}
 
 /// The rows of one segment that committed deletes removed, each with the commit that deleted it, ordered by
 /// row. Immutable: a commit that deletes more replaces it whole, so that scans in flight keep theirs.

@@ -1,8 +1,10 @@
 #include "worker/storage/storage_manager.h"
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 
+#include "common/fault_points.h"
 #include "common/run_on_cores.h"
 #include "common/status.h"
 #include "worker/storage/stored_columns_json.h"
@@ -37,7 +39,7 @@ void checkNotNull(const engine::Chunk& chunk, const std::vector<StoredColumn>& c
 }  // namespace
 
 std::shared_ptr<TablePartition> StorageManager::findOrCreate(uint64_t storageId, const std::string& tableName,
-                                                            const std::vector<StoredColumn>& columns) {
+                                                             const std::vector<StoredColumn>& columns) {
   std::lock_guard lock(mutex_);
   auto& slot = partitions_[storageId];
   if (!slot) slot = std::make_shared<TablePartition>(storageId, tableName, columns);
@@ -108,6 +110,23 @@ void StorageManager::flush(uint64_t writeId, StagedPartition& staged) {
 }
 
 std::vector<VisibleSegment> StorageManager::visible(uint64_t storageId, const ReadSnapshot& snapshot) {
+  {
+    std::unique_lock lock(mutex_);
+    auto undecided = [&] {
+      for (uint64_t id : inDoubt_) {
+        if (auto found = prepared_.find(id); found != prepared_.end() && found->second.storageIds.contains(storageId)) {
+          return true;
+        }
+      }
+      return false;
+    };
+    if (!decided_.wait_for(lock, inDoubtWait_, [&] { return !undecided(); })) {
+      SHOAL_USER_FAIL(SqlState::kObjectNotInPrerequisiteState,
+                      "a transaction that changed this table is in doubt on this worker since it restarted: the "
+                      "coordinator has not decided it in {} ms",
+                      inDoubtWait_.count());
+    }
+  }
   std::shared_ptr<TablePartition> partition = find(storageId);
   if (!partition) return {};
   // The transaction's own rows still waiting as chunks become a segment now, so that it reads them.
@@ -127,7 +146,7 @@ std::vector<VisibleSegment> StorageManager::visible(uint64_t storageId, const Re
 }
 
 std::vector<LoadedPartition> StorageManager::prepare(uint64_t transactionId, const std::vector<uint64_t>& writeIds) {
-  std::map<uint64_t, LoadedPartition> changed;  // by storage id
+  std::map<uint64_t, LoadedPartition> changed;                                // by storage id
   std::vector<std::pair<uint64_t, std::shared_ptr<StagedPartition>>> staged;  // with their write ids
   std::set<uint64_t> storageIds;
   {
@@ -172,7 +191,8 @@ std::vector<LoadedPartition> StorageManager::prepare(uint64_t transactionId, con
       }
     }
   }
-  nlohmann::json record = {{"transaction", transactionId}, {"writes", writeIds}, {"partitions", nlohmann::json::array()}};
+  nlohmann::json record = {
+      {"transaction", transactionId}, {"writes", writeIds}, {"partitions", nlohmann::json::array()}};
   for (uint64_t storageId : storageIds) {
     std::shared_ptr<TablePartition> partition = find(storageId);
     if (!partition) continue;
@@ -198,6 +218,7 @@ std::vector<LoadedPartition> StorageManager::prepare(uint64_t transactionId, con
                                     {"deletes", std::move(deletes)}});
   }
   if (store_ && !storageIds.empty()) store_->writePrepared(transactionId, record);
+  faultPoint("worker-after-prepare");
   {
     std::lock_guard lock(mutex_);
     prepared_[transactionId] = PreparedTransaction{writeIds, storageIds};
@@ -219,7 +240,11 @@ void StorageManager::commitPrepared(uint64_t transactionId, uint64_t commitSeq) 
     if (found == prepared_.end()) return;
     transaction = found->second;
   }
+  faultPoint("worker-before-commit");
+  bool first = true;
   for (uint64_t storageId : transaction.storageIds) {
+    if (!first) faultPoint("worker-mid-commit");
+    first = false;
     std::shared_ptr<TablePartition> partition = find(storageId);
     if (!partition) continue;  // dropped meanwhile
     TablePartition::Persist persist;
@@ -235,6 +260,8 @@ void StorageManager::commitPrepared(uint64_t transactionId, uint64_t commitSeq) 
   for (uint64_t writeId : transaction.writeIds) memory_.loadEnded(writeId);
   std::lock_guard lock(mutex_);
   prepared_.erase(transactionId);
+  inDoubt_.erase(transactionId);
+  decided_.notify_all();
 }
 
 void StorageManager::abort(uint64_t writeId) {
@@ -286,6 +313,8 @@ void StorageManager::abortTransaction(uint64_t transactionId, const std::vector<
   if (store_ && wasPrepared) store_->removePrepared(transactionId);
   std::lock_guard lock(mutex_);
   prepared_.erase(transactionId);
+  inDoubt_.erase(transactionId);
+  decided_.notify_all();
 }
 
 std::vector<LoadedPartition> StorageManager::commit(uint64_t writeId, uint64_t commitSeq) {
@@ -332,8 +361,8 @@ void StorageManager::recoverPrepared(const std::vector<nlohmann::json>& records)
     try {
       for (const auto& entry : record.at("partitions")) {
         const uint64_t storageId = entry.at("storage_id").get<uint64_t>();
-        std::shared_ptr<TablePartition> partition = findOrCreate(
-            storageId, entry.at("table").get<std::string>(), storedColumnsFromJson(entry.at("columns")));
+        std::shared_ptr<TablePartition> partition =
+            findOrCreate(storageId, entry.at("table").get<std::string>(), storedColumnsFromJson(entry.at("columns")));
         transaction.storageIds.insert(storageId);
         std::set<uint64_t> committedIds;
         for (const auto& segment : partition->committedSegments()) committedIds.insert(segment.id);
@@ -357,6 +386,7 @@ void StorageManager::recoverPrepared(const std::vector<nlohmann::json>& records)
     spdlog::info("transaction {} is prepared and awaits the coordinator's decision", transactionId);
     std::lock_guard lock(mutex_);
     prepared_[transactionId] = std::move(transaction);
+    inDoubt_.insert(transactionId);
   }
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -22,7 +24,7 @@ namespace shoal::worker {
 /// keep row counts (and statistics) in its catalog.
 struct LoadedPartition {
   uint64_t storageId = 0;
-  uint64_t rows = 0;          // added
+  uint64_t rows = 0;  // added
   uint64_t rowsDeleted = 0;
   std::vector<std::string> columnStatistics;  // serialized ColumnStatistics of the rows added, per column
 };
@@ -43,6 +45,8 @@ class StorageManager {
   void recover();
 
   const NumaTopology& topology() const { return memory_.topology(); }
+  /// How long a read waits for the decision on a transaction in doubt (tests shorten it).
+  void setInDoubtWait(std::chrono::milliseconds wait) { inDoubtWait_ = wait; }
   /// Where segments keep their data; loads tell it how much they expect.
   SegmentMemory& memory() { return memory_; }
 
@@ -53,7 +57,8 @@ class StorageManager {
   /// Write `writeId`, reading at `snapshot`, deletes rows of `storageId` (TablePartition::deleteRows).
   uint64_t deleteRows(uint64_t writeId, const ReadSnapshot& snapshot, uint64_t storageId,
                       std::span<const uint64_t> rowKeys);
-  /// The segments of `storageId` that `snapshot` sees, its own staged rows included.
+  /// The segments of `storageId` that `snapshot` sees, its own staged rows included. While a transaction that
+  /// touched it is in doubt after a restart, waits for its decision (55000 after 10 s).
   std::vector<VisibleSegment> visible(uint64_t storageId, const ReadSnapshot& snapshot);
 
   /// Phase one: makes what `writeIds` did durable under `transactionId` and returns what each partition gained.
@@ -119,6 +124,11 @@ class StorageManager {
   std::map<uint64_t, StagedWrite> writes_;                          // guarded by mutex_
   std::map<uint64_t, std::set<uint64_t>> deletesOf_;                // guarded by mutex_: write -> storage ids
   std::map<uint64_t, PreparedTransaction> prepared_;                // guarded by mutex_
+  /// Prepared transactions found at startup, until the coordinator decides them: reads of what they touched
+  /// wait (a worker back from a crash must not show a commit's rows on one worker and not on another).
+  std::set<uint64_t> inDoubt_;  // guarded by mutex_
+  std::chrono::milliseconds inDoubtWait_{10000};
+  std::condition_variable decided_;
 };
 
 }  // namespace shoal::worker

@@ -10,10 +10,10 @@ namespace shoal::worker {
 namespace {
 
 [[noreturn]] void failConcurrentUpdate(const std::string& tableName) {
-  throw ShoalError(Status(SqlState::kSerializationFailure, "could not serialize access due to concurrent update")
-                       .withDetail(fmt::format("Another transaction changed a row of \"{}\" that this one changes.",
-                                               tableName))
-                       .withHint("Retry the transaction."));
+  throw ShoalError(
+      Status(SqlState::kSerializationFailure, "could not serialize access due to concurrent update")
+          .withDetail(fmt::format("Another transaction changed a row of \"{}\" that this one changes.", tableName))
+          .withHint("Retry the transaction."));
 }
 
 }  // namespace
@@ -141,7 +141,9 @@ size_t TablePartition::memoryBytes() const {
 TablePartition::PendingChanges TablePartition::pendingChanges(std::span<const uint64_t> writeIds) const {
   std::lock_guard lock(mutex_);
   PendingChanges changes;
-  auto ofWrites = [&](uint64_t writeId) { return std::find(writeIds.begin(), writeIds.end(), writeId) != writeIds.end(); };
+  auto ofWrites = [&](uint64_t writeId) {
+    return std::find(writeIds.begin(), writeIds.end(), writeId) != writeIds.end();
+  };
   for (const auto& [id, stored] : segments_) {
     if (stored.commitSeq == StoredSegment::kUncommitted && ofWrites(stored.writeId)) changes.segments.push_back(stored);
   }

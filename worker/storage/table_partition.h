@@ -28,10 +28,10 @@ struct StoredSegment {
   std::shared_ptr<const Segment> segment;
   uint64_t id = 0;
   uint64_t commitSeq = kUncommitted;
-  uint64_t writeId = 0;                          // while uncommitted: the write that added it
-  std::shared_ptr<const DeleteVector> deletes;   // null: no row deleted
-  std::string file;                              // its file ("" in memory only)
-  std::string deleteFile;                        // the file of `deletes` ("" when none, or in memory only)
+  uint64_t writeId = 0;                         // while uncommitted: the write that added it
+  std::shared_ptr<const DeleteVector> deletes;  // null: no row deleted
+  std::string file;                             // its file ("" in memory only)
+  std::string deleteFile;                       // the file of `deletes` ("" when none, or in memory only)
 };
 
 /// The rows of one table that live on this worker, as versions of immutable segments (snapshot isolation at
@@ -105,11 +105,11 @@ class TablePartition {
   const std::vector<StoredColumn> columns_;
   std::mutex commitMutex_;  // one commit at a time, from its new state to its swap
   mutable std::mutex mutex_;
-  uint64_t nextSegmentId_ = 0;                              // guarded by mutex_
-  std::map<uint64_t, StoredSegment> segments_;              // guarded by mutex_: by id
-  std::unordered_map<uint64_t, uint64_t> rowLocks_;         // guarded by mutex_: row key -> deleting write
+  uint64_t nextSegmentId_ = 0;                                // guarded by mutex_
+  std::map<uint64_t, StoredSegment> segments_;                // guarded by mutex_: by id
+  std::unordered_map<uint64_t, uint64_t> rowLocks_;           // guarded by mutex_: row key -> deleting write
   std::map<uint64_t, std::vector<uint64_t>> pendingDeletes_;  // guarded by mutex_: write -> row keys
-  std::string corruption_;                                  // guarded by mutex_
+  std::string corruption_;                                    // guarded by mutex_
 };
 
 }  // namespace shoal::worker

@@ -1,0 +1,201 @@
+"""Story: a psycopg user's transactions mean what they say. Rows written in a block are the block's until COMMIT:
+ROLLBACK leaves none behind, ROLLBACK TO SAVEPOINT undoes only what came after the savepoint, the session reads
+its own writes and nobody else does. UPDATE and DELETE change rows in place, atomically across the workers. Two
+sessions that change one row: the second fails with 40001 (first writer wins), so no update is lost. Each
+single-session story is checked against PostgreSQL 15's answers; the two-session ones assert each outcome."""
+
+import threading
+
+import psycopg
+import pytest
+
+from cluster import wait_until
+from postgres_oracle import session_answers, set_up_both
+
+SETUP = ["DROP TABLE IF EXISTS tx_accounts", "DROP TABLE IF EXISTS tx_gone",
+         "CREATE TABLE tx_accounts (id integer, owner text, balance integer)",
+         "INSERT INTO tx_accounts SELECT g, 'owner ' || (g % 7), 100 FROM generate_series(1, 200) g",
+         "CREATE TABLE tx_gone (id integer)", "INSERT INTO tx_gone VALUES (3), (5), (7)"]
+
+TOTALS = "SELECT count(*), sum(balance), sum(id) FROM tx_accounts"
+
+SESSIONS = {
+    "ROLLBACK leaves no row behind": [
+        "BEGIN", "INSERT INTO tx_accounts VALUES (1000, 'new', 5)", TOTALS,
+        "UPDATE tx_accounts SET balance = 0 WHERE id <= 10", "DELETE FROM tx_accounts WHERE id > 190", TOTALS,
+        "ROLLBACK", TOTALS,
+    ],
+    "COMMIT keeps every change, and the session read its own writes before it": [
+        "BEGIN", "INSERT INTO tx_accounts VALUES (1001, 'new', 7)",
+        "SELECT owner, balance FROM tx_accounts WHERE id = 1001",
+        "UPDATE tx_accounts SET balance = balance + 1 WHERE id = 1001",
+        "SELECT owner, balance FROM tx_accounts WHERE id = 1001", "DELETE FROM tx_accounts WHERE id = 1001",
+        "SELECT count(*) FROM tx_accounts WHERE id = 1001", "INSERT INTO tx_accounts VALUES (1002, 'kept', 9)",
+        "COMMIT", "SELECT id, owner, balance FROM tx_accounts WHERE id > 1000 ORDER BY id",
+        "DELETE FROM tx_accounts WHERE id = 1002",
+    ],
+    "ROLLBACK TO SAVEPOINT undoes the writes after it, and keeps those before": [
+        "BEGIN", "INSERT INTO tx_accounts VALUES (2001, 'before', 1)", "SAVEPOINT s",
+        "INSERT INTO tx_accounts VALUES (2002, 'after', 2)", "UPDATE tx_accounts SET balance = -1 WHERE id = 2001",
+        "DELETE FROM tx_accounts WHERE id <= 50", TOTALS, "ROLLBACK TO SAVEPOINT s", TOTALS,
+        "SELECT id, owner, balance FROM tx_accounts WHERE id > 2000 ORDER BY id",
+        "SAVEPOINT t", "INSERT INTO tx_accounts VALUES (2003, 'released', 3)", "RELEASE SAVEPOINT t",
+        "COMMIT", "SELECT id, owner, balance FROM tx_accounts WHERE id > 2000 ORDER BY id",
+        "DELETE FROM tx_accounts WHERE id > 2000",
+    ],
+    "a failed statement aborts the block until ROLLBACK TO recovers it": [
+        "BEGIN", "SAVEPOINT s", "UPDATE tx_accounts SET balance = balance / 0 WHERE id = 1",
+        "SELECT 1", "ROLLBACK TO s", "UPDATE tx_accounts SET balance = 50 WHERE id = 1",
+        "SELECT balance FROM tx_accounts WHERE id = 1", "ROLLBACK", "SELECT balance FROM tx_accounts WHERE id = 1",
+    ],
+    "UPDATE and DELETE with joins, subqueries and RETURNING": [
+        "BEGIN",
+        "UPDATE tx_accounts SET balance = tx_accounts.balance + g.id FROM tx_gone g WHERE tx_accounts.id = g.id",
+        "SELECT id, balance FROM tx_accounts WHERE id < 10 ORDER BY id",
+        "DELETE FROM tx_accounts USING tx_gone WHERE tx_accounts.id = tx_gone.id + 1",
+        "DELETE FROM tx_accounts WHERE id IN (SELECT id * 10 FROM tx_gone) RETURNING id, owner",
+        "UPDATE tx_accounts SET owner = upper(owner), balance = DEFAULT WHERE id BETWEEN 11 AND 13",
+        "SELECT id, owner, balance FROM tx_accounts WHERE id BETWEEN 1 AND 15 ORDER BY id",
+        "UPDATE tx_accounts SET id = id + 10000 WHERE id = 12", TOTALS,
+        "UPDATE tx_accounts SET nosuch = 1", "ROLLBACK", TOTALS,
+    ],
+    "what PostgreSQL refuses": [
+        "UPDATE tx_accounts SET balance = 'many'", "UPDATE tx_accounts SET balance = 1, balance = 2",
+        "DELETE FROM nosuch_table", "UPDATE tx_accounts SET id = 1 WHERE nosuch = 2",
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def both(cluster, postgres):
+    shoal, oracle = set_up_both(cluster, postgres, SETUP)
+    yield shoal, oracle
+    session_answers(shoal, SETUP[:2])
+
+
+@pytest.mark.parametrize("name", SESSIONS)
+def test_a_transaction_answers_as_postgresql(both, name):
+    shoal, postgres = both
+    assert session_answers(shoal, SESSIONS[name]) == session_answers(postgres, SESSIONS[name])
+
+
+def total(connection):
+    return connection.execute("SELECT count(*), sum(balance) FROM tx_accounts").fetchone()
+
+
+def test_other_sessions_never_see_uncommitted_rows(both):
+    shoal, _ = both
+    with psycopg.connect(shoal) as writer, psycopg.connect(shoal, autocommit=True) as reader:
+        before = total(reader)
+        writer.execute("INSERT INTO tx_accounts VALUES (3001, 'pending', 1000)")
+        writer.execute("UPDATE tx_accounts SET balance = balance + 1")
+        assert total(writer) == (before[0] + 1, before[1] + 1000 + before[0] + 1)
+        assert total(reader) == before  # no dirty read
+        writer.rollback()
+        assert total(reader) == before
+        writer.execute("INSERT INTO tx_accounts VALUES (3001, 'committed', 1000)")
+        writer.commit()
+        assert total(reader) == (before[0] + 1, before[1] + 1000)
+        writer.execute("DELETE FROM tx_accounts WHERE id = 3001")
+        writer.commit()
+
+
+def test_the_second_writer_of_a_row_fails_with_40001_and_the_first_commit_stands(both):
+    shoal, _ = both
+    with psycopg.connect(shoal) as first, psycopg.connect(shoal) as second:
+        first.execute("UPDATE tx_accounts SET balance = 1 WHERE id = 100")
+        with pytest.raises(psycopg.errors.SerializationFailure):
+            second.execute("UPDATE tx_accounts SET balance = 2 WHERE id = 100")
+        second.rollback()
+        first.commit()
+        # A transaction whose snapshot predates that commit may not overwrite it either.
+        second.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        assert second.execute("SELECT balance FROM tx_accounts WHERE id = 100").fetchone() == (1,)
+        first.execute("UPDATE tx_accounts SET balance = 3 WHERE id = 100")
+        first.commit()
+        assert second.execute("SELECT balance FROM tx_accounts WHERE id = 100").fetchone() == (1,)
+        with pytest.raises(psycopg.errors.SerializationFailure):
+            second.execute("DELETE FROM tx_accounts WHERE id = 100")
+        second.rollback()
+        assert second.execute("SELECT balance FROM tx_accounts WHERE id = 100").fetchone() == (3,)
+        second.execute("UPDATE tx_accounts SET balance = 100 WHERE id = 100")
+        second.commit()
+
+
+def test_read_committed_sees_each_commit_and_repeatable_read_keeps_its_snapshot(both):
+    shoal, _ = both
+    with psycopg.connect(shoal, autocommit=True) as writer, psycopg.connect(shoal) as committed, \
+            psycopg.connect(shoal) as repeatable:
+        repeatable.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        before = total(repeatable)
+        assert total(committed) == before
+        writer.execute("INSERT INTO tx_accounts VALUES (4001, 'late', 1)")
+        assert total(committed) == (before[0] + 1, before[1] + 1)
+        assert total(repeatable) == before
+        repeatable.commit()
+        assert total(repeatable) == (before[0] + 1, before[1] + 1)
+        writer.execute("DELETE FROM tx_accounts WHERE id = 4001")
+
+
+def test_serializable_runs_as_repeatable_read_and_says_so(both):
+    shoal, _ = both
+    with psycopg.connect(shoal, autocommit=True) as connection:
+        notices = []
+        connection.add_notice_handler(lambda diagnostic: notices.append(diagnostic.message_primary))
+        connection.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+        assert connection.execute("SHOW transaction_isolation").fetchone() == ("serializable",)
+        connection.execute("ROLLBACK")
+        assert any("REPEATABLE READ" in notice for notice in notices)
+
+
+def test_concurrent_increments_with_retries_lose_no_update(both):
+    shoal, _ = both
+    with psycopg.connect(shoal, autocommit=True) as connection:
+        start = connection.execute("SELECT balance FROM tx_accounts WHERE id = 150").fetchone()[0]
+    increments_per_session, failures = 10, []
+
+    def increment():
+        with psycopg.connect(shoal) as session:
+            done = 0
+            while done < increments_per_session:
+                try:
+                    session.execute("UPDATE tx_accounts SET balance = balance + 1 WHERE id = 150")
+                    session.commit()
+                    done += 1
+                except psycopg.errors.SerializationFailure:
+                    session.rollback()
+                except Exception as error:  # noqa: BLE001 (reported below)
+                    failures.append(error)
+                    return
+
+    threads = [threading.Thread(target=increment) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    with psycopg.connect(shoal, autocommit=True) as connection:
+        assert connection.execute("SELECT balance FROM tx_accounts WHERE id = 150").fetchone() == (
+            start + 4 * increments_per_session,)
+        assert connection.execute("SELECT count(*) FROM tx_accounts WHERE id = 150").fetchone() == (1,)
+
+
+def test_a_client_that_disconnects_mid_transaction_leaves_nothing(both):
+    shoal, _ = both
+    with psycopg.connect(shoal, autocommit=True) as reader:
+        before = total(reader)
+        session = psycopg.connect(shoal)
+        session.execute("INSERT INTO tx_accounts VALUES (5001, 'gone', 1)")
+        session.execute("UPDATE tx_accounts SET balance = 0 WHERE id = 1")
+        session.close()  # without COMMIT
+        assert total(reader) == before
+
+        def row_is_free():
+            # Its row lock goes with it (once the coordinator has seen the connection close).
+            try:
+                reader.execute("UPDATE tx_accounts SET balance = balance WHERE id = 1")
+                return True
+            except psycopg.errors.SerializationFailure:
+                return False
+
+        assert wait_until(row_is_free, 10) is not None
