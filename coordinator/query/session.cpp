@@ -11,6 +11,7 @@
 #include "coordinator/query/plan_executor.h"
 #include "coordinator/query/role_commands.h"
 #include "coordinator/query/row_changes.h"
+#include "coordinator/query/row_router.h"
 #include "coordinator/query/session_registry.h"
 #include "coordinator/query/table_commands.h"
 #include "coordinator/query/tpch_loader.h"
@@ -240,7 +241,16 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   } else if constexpr (std::is_same_v<Command, sql::DropSchema>) {
     outcome.commandTag = runDropSchema(cluster_, command, catalog_, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {
-    outcome.commandTag = runInsertValues(cluster_, command, parameters, transaction_.get());
+    if (transaction_) {
+      // In a block the rows wait in the transaction's write buffer (flushed before its next read).
+      std::shared_ptr<const TableEntry> table;
+      std::vector<engine::Chunk> chunks = insertValuesRows(cluster_, command, parameters, table);
+      transaction_->bufferRows(std::move(table), std::move(chunks));
+      if (transaction_->bufferedRows() >= kMaxBufferedRows) flushWriteBuffer();
+      outcome.commandTag = fmt::format("INSERT 0 {}", command.rows.size());
+    } else {
+      outcome.commandTag = runInsertValues(cluster_, command, parameters);
+    }
   } else if constexpr (std::is_same_v<Command, sql::InsertSelect>) {
     outcome.commandTag =
         fmt::format("INSERT 0 {}", runInsertSelect(cluster_, command, planExecutor(parameters), transaction_.get()));
@@ -319,6 +329,17 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
   if (transactionState_ == TransactionState::kFailed && !endsFailure) {
     SHOAL_USER_FAIL(SqlState::kInFailedTransaction,
                     "current transaction is aborted, commands ignored until end of transaction block");
+  }
+  if (transaction_ && transaction_->bufferedRows() > 0 && !std::holds_alternative<sql::InsertValues>(bound.command)) {
+    const auto* transaction = std::get_if<sql::TransactionCommand>(&bound.command);
+    const bool rollsBack = transaction && (transaction->action == sql::TransactionAction::kRollback ||
+                                           transaction->action == sql::TransactionAction::kRollbackTo);
+    // Rows buffered since the last savepoint: ROLLBACK TO any savepoint drops them all.
+    if (rollsBack) {
+      transaction_->dropBuffered();
+    } else {
+      flushWriteBuffer();
+    }
   }
   cancelRequested_.store(false);
   return std::visit(
@@ -448,6 +469,14 @@ bool Session::hasPrivilegesOf(int64_t roleOid) const {
   const RoleCatalog roles = cluster_.tables.roleCatalog();
   const RoleEntry* self = roles.find(user());
   return self != nullptr && (self->superuser || rolesActingAs(roles, *self).contains(roleOid));
+}
+
+void Session::flushWriteBuffer() {
+  transaction_->flushBuffered([&](const std::shared_ptr<const TableEntry>& table, std::vector<engine::Chunk>& chunks) {
+    RowRouter router(cluster_, table, {}, transaction_.get());
+    for (const auto& chunk : chunks) router.write(chunk);
+    router.finish();
+  });
 }
 
 void Session::rollBackOpenTransaction() {

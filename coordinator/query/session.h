@@ -186,6 +186,10 @@ class Session {
   /// The transaction block's writes and snapshot (null outside a block: each statement is its own).
   std::unique_ptr<Transaction> transaction_;
   mutable std::optional<proto::SnapshotProto> statementSnapshot_;  // reset as each statement starts
+  /// Sends the rows the transaction block buffered (INSERT ... VALUES) to their workers.
+  void flushWriteBuffer();
+  /// Rows a block buffers before it sends them without waiting for a read.
+  static constexpr size_t kMaxBufferedRows = 50000;
   /// The isolation level BEGIN or SET TRANSACTION asked for, as a setting value; nullopt: an unknown one (22023).
   static std::optional<IsolationLevel> isolationLevelOf(const std::string& value);
   /// The transaction block's savepoints, oldest first (a name may repeat; the newest one counts).

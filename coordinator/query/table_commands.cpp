@@ -215,9 +215,10 @@ std::string runRenameTable(ClusterContext& cluster, const sql::RenameTable& comm
   return "ALTER TABLE";
 }
 
-std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& command,
-                            std::span<const engine::Value> parameters, Transaction* transaction) {
-  auto table = cluster.tables.find(command.table);
+std::vector<engine::Chunk> insertValuesRows(ClusterContext& cluster, const sql::InsertValues& command,
+                                            std::span<const engine::Value> parameters,
+                                            std::shared_ptr<const TableEntry>& table) {
+  table = cluster.tables.find(command.table);
   if (!table) SHOAL_USER_FAIL(SqlState::kUndefinedTable, "relation \"{}\" does not exist", command.table.name);
   // Evaluate the VALUES rows into one chunk of the table's column types.
   engine::ExpressionEvaluator evaluator(parameters);
@@ -241,6 +242,23 @@ std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& co
     }
     chunks.push_back(std::move(chunk));
   }
+  // NOT NULL is checked here too (the workers check it again), so that rows a transaction buffers fail at once.
+  for (const auto& chunk : chunks) {
+    for (size_t c = 0; c < table->columns.size(); ++c) {
+      if (table->columns[c].notNull && !chunk.column(c).validity().allValid(chunk.size())) {
+        SHOAL_USER_FAIL(SqlState::kNotNullViolation,
+                        "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+                        table->columns[c].name, table->name);
+      }
+    }
+  }
+  return chunks;
+}
+
+std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& command,
+                            std::span<const engine::Value> parameters, Transaction* transaction) {
+  std::shared_ptr<const TableEntry> table;
+  std::vector<engine::Chunk> chunks = insertValuesRows(cluster, command, parameters, table);
   RowRouter router(cluster, table, {}, transaction);
   for (const auto& chunk : chunks) router.write(chunk);
   router.finish();

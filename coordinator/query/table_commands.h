@@ -31,6 +31,11 @@ std::string runCreateSchema(ClusterContext& cluster, const sql::CreateSchema& co
 /// session's, whose search path decides how the notices name the relations.
 std::string runDropSchema(ClusterContext& cluster, const sql::DropSchema& command, const sql::CatalogReader& catalog,
                           const std::string& user, std::vector<Notice>& notices);
+/// The rows of INSERT ... VALUES, evaluated, in chunks of the table's column types (NOT NULL checked);
+/// `table` gets the table.
+std::vector<engine::Chunk> insertValuesRows(ClusterContext& cluster, const sql::InsertValues& command,
+                                            std::span<const engine::Value> parameters,
+                                            std::shared_ptr<const TableEntry>& table);
 /// `transaction`: the session's transaction block the rows join, or null (the INSERT commits on its own).
 std::string runInsertValues(ClusterContext& cluster, const sql::InsertValues& command,
                             std::span<const engine::Value> parameters, Transaction* transaction = nullptr);

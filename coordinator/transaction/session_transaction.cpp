@@ -60,6 +60,26 @@ proto::SnapshotProto Transaction::snapshotForStatement() {
   return snapshot;
 }
 
+void Transaction::bufferRows(std::shared_ptr<const TableEntry> table, std::vector<engine::Chunk> chunks) {
+  auto same = std::find_if(buffered_.begin(), buffered_.end(),
+                           [&](const auto& entry) { return entry.first->storageId == table->storageId; });
+  if (same == buffered_.end()) {
+    buffered_.emplace_back(std::move(table), std::vector<engine::Chunk>{});
+    same = buffered_.end() - 1;
+  }
+  for (auto& chunk : chunks) {
+    bufferedRows_ += chunk.size();
+    same->second.push_back(std::move(chunk));
+  }
+}
+
+void Transaction::flushBuffered(const SendRows& send) {
+  auto buffered = std::move(buffered_);
+  buffered_.clear();
+  bufferedRows_ = 0;
+  for (auto& [table, chunks] : buffered) send(table, chunks);
+}
+
 size_t Transaction::openSavepointLevel() {
   levels_.emplace_back();
   return levels_.size() - 1;

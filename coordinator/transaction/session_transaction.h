@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -9,6 +10,7 @@
 
 #include "coordinator/catalog/table_catalog.h"
 #include "coordinator/transaction/transaction_manager.h"
+#include "engine/vector/chunk.h"
 #include "proto/storage.pb.h"
 
 namespace shoal::coordinator {
@@ -48,6 +50,19 @@ class Transaction {
   /// RELEASE the savepoint of `level`: its writes join the level below.
   void releaseLevel(size_t level);
 
+  /// INSERT ... VALUES in a block: the rows wait here, so that many small inserts reach the workers in one go,
+  /// before the transaction next reads, opens a savepoint or commits (the session flushes them).
+  void bufferRows(std::shared_ptr<const TableEntry> table, std::vector<engine::Chunk> chunks);
+  size_t bufferedRows() const { return bufferedRows_; }
+  /// Hands the buffered rows to `send`, one table at a time, and forgets them.
+  using SendRows = std::function<void(const std::shared_ptr<const TableEntry>&, std::vector<engine::Chunk>&)>;
+  void flushBuffered(const SendRows& send);
+  /// ROLLBACK (TO): the buffered rows never reach a worker.
+  void dropBuffered() {
+    buffered_.clear();
+    bufferedRows_ = 0;
+  }
+
   /// Commits everything (two-phase commit when anything was written); returns what the tables gained and lost.
   std::vector<proto::StorageStatistics> commit();
   void rollback();
@@ -66,6 +81,8 @@ class Transaction {
   std::set<std::string> participants_;
   std::vector<std::shared_ptr<const TableEntry>> tables_;
   bool finished_ = false;
+  std::vector<std::pair<std::shared_ptr<const TableEntry>, std::vector<engine::Chunk>>> buffered_;
+  size_t bufferedRows_ = 0;
 };
 
 }  // namespace shoal::coordinator

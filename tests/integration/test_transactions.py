@@ -5,6 +5,7 @@ sessions that change one row: the second fails with 40001 (first writer wins), s
 single-session story is checked against PostgreSQL 15's answers; the two-session ones assert each outcome."""
 
 import threading
+import time
 
 import psycopg
 import pytest
@@ -199,3 +200,22 @@ def test_a_client_that_disconnects_mid_transaction_leaves_nothing(both):
                 return False
 
         assert wait_until(row_is_free, 10) is not None
+
+
+def test_executemany_of_10000_rows_commits_within_5_seconds(both):
+    """psycopg's executemany in its default transaction: the rows wait in the block's write buffer and reach
+    the workers together, before the block's next read or its COMMIT."""
+    shoal, _ = both
+    rows = [(10000 + i, f"bulk {i}", i % 50) for i in range(10000)]
+    with psycopg.connect(shoal) as connection:
+        started = time.monotonic()
+        with connection.cursor() as cursor:
+            cursor.executemany("INSERT INTO tx_accounts VALUES (%s, %s, %s)", rows)
+        assert connection.execute("SELECT count(*) FROM tx_accounts WHERE id >= 10000").fetchone() == (10000,)
+        connection.commit()
+        elapsed = time.monotonic() - started
+        assert connection.execute("SELECT count(*), sum(balance) FROM tx_accounts WHERE id >= 10000").fetchone() == (
+            10000, sum(row[2] for row in rows))
+        connection.execute("DELETE FROM tx_accounts WHERE id >= 10000")
+        connection.commit()
+    assert elapsed < 5, f"executemany of 10,000 rows took {elapsed:.1f} s"
