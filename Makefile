@@ -63,6 +63,7 @@ bench: build
 	$(VENV)/bin/python bench/string_date_bench.py --shoal $(SHOAL) --sf 1 --workers 2
 	$(VENV)/bin/python bench/analytical_sql_bench.py --shoal $(SHOAL) --sf 1 --workers 2
 	$(VENV)/bin/python bench/approximate_aggregates_bench.py --shoal $(SHOAL) --sf 1 --workers 2
+	$(VENV)/bin/python bench/transactions_bench.py --shoal $(SHOAL) --sf 1 --workers 2
 
 # 16 clients run the TPC-H queries at SF 0.1 for 5 minutes: no errors, and every process's resident memory flat
 # (its peak in the last minute within 10 % of its peak in the first minute after warm-up; tests/soak/soak.py,

@@ -16,6 +16,7 @@
 #include "coordinator/query/table_commands.h"
 #include "coordinator/query/tpch_loader.h"
 #include "engine/expression/cast.h"
+#include "engine/expression/sql_keywords.h"
 #include "engine/expression/expression_evaluator.h"
 #include "engine/expression/random_values.h"
 #include "sql/binder/binder.h"
@@ -210,7 +211,7 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   StatementOutcome outcome;
   constexpr bool kDataOnly = std::is_same_v<Command, sql::InsertValues> || std::is_same_v<Command, sql::InsertSelect> ||
                              std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::DeleteRows> ||
-                             std::is_same_v<Command, sql::UpdateRows>;
+                             std::is_same_v<Command, sql::UpdateRows> || std::is_same_v<Command, sql::TruncateTable>;
   if (!kDataOnly && transaction_) {
     outcome.notices.push_back(Notice::warning(
         "01000", "this statement is not transactional: it takes effect now, and ROLLBACK will not undo it"));
@@ -221,7 +222,20 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   } else if constexpr (std::is_same_v<Command, sql::DropTable>) {
     outcome.commandTag = runDropTable(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::TruncateTable>) {
-    outcome.commandTag = runTruncateTable(cluster_, command);
+    if (transaction_) {
+      // In a block TRUNCATE deletes every row the block sees, so that ROLLBACK undoes it; outside one it gives
+      // the table new, empty storage at once.
+      for (const auto& name : command.names) {
+        auto script = std::make_shared<const sql::ParsedScript>(sql::ParsedScript::parse(fmt::format(
+            "DELETE FROM {}.{}", engine::quoteIdentifier(name.schema), engine::quoteIdentifier(name.name))));
+        auto deletion = prepare(script, 0);
+        runDelete(cluster_, std::get<sql::DeleteRows>(deletion->bound->command), planExecutor(parameters),
+                  transaction_.get());
+      }
+      outcome.commandTag = "TRUNCATE TABLE";
+    } else {
+      outcome.commandTag = runTruncateTable(cluster_, command);
+    }
   } else if constexpr (std::is_same_v<Command, sql::RenameTable>) {
     outcome.commandTag = runRenameTable(cluster_, command, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::AlterTableColumns>) {

@@ -60,6 +60,10 @@ SESSIONS = {
         "UPDATE tx_accounts SET id = id + 10000 WHERE id = 12", TOTALS,
         "UPDATE tx_accounts SET nosuch = 1", "ROLLBACK", TOTALS,
     ],
+    "TRUNCATE in a block: ROLLBACK brings the rows back": [
+        "BEGIN", "TRUNCATE tx_gone", "SELECT count(*) FROM tx_gone", "INSERT INTO tx_gone VALUES (9)",
+        "SELECT id FROM tx_gone", "ROLLBACK", "SELECT id FROM tx_gone ORDER BY id",
+    ],
     "what PostgreSQL refuses": [
         "UPDATE tx_accounts SET balance = 'many'", "UPDATE tx_accounts SET balance = 1, balance = 2",
         "DELETE FROM nosuch_table", "UPDATE tx_accounts SET id = 1 WHERE nosuch = 2",
