@@ -1,5 +1,7 @@
 #pragma once
 
+#include <algorithm>
+
 #include "proto/storage.pb.h"
 #include "worker/storage/row_versions.h"
 
@@ -9,8 +11,10 @@ namespace shoal::worker {
 template <class Request>
 ReadSnapshot readSnapshotOf(const Request& request) {
   if (!request.has_snapshot()) return ReadSnapshot{};
-  return ReadSnapshot{request.snapshot().commit_seq(),
-                      {request.snapshot().own_writes().begin(), request.snapshot().own_writes().end()}};
+  ReadSnapshot snapshot{request.snapshot().commit_seq(),
+                        {request.snapshot().own_writes().begin(), request.snapshot().own_writes().end()}};
+  std::sort(snapshot.ownWrites.begin(), snapshot.ownWrites.end());
+  return snapshot;
 }
 
 }  // namespace shoal::worker

@@ -16,9 +16,9 @@
 #include "coordinator/query/table_commands.h"
 #include "coordinator/query/tpch_loader.h"
 #include "engine/expression/cast.h"
-#include "engine/expression/sql_keywords.h"
 #include "engine/expression/expression_evaluator.h"
 #include "engine/expression/random_values.h"
+#include "engine/expression/sql_keywords.h"
 #include "sql/binder/binder.h"
 #include "sql/binder/type_coercion.h"
 #include "sql/optimizer/optimizer.h"
@@ -355,6 +355,7 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
       flushWriteBuffer();
     }
   }
+  if (transaction_) transaction_->beginStatement();
   cancelRequested_.store(false);
   return std::visit(
       [&](const auto& command) -> StatementOutcome {

@@ -21,7 +21,10 @@ Transaction::~Transaction() {
 }
 
 uint64_t Transaction::currentWrite() {
-  if (levels_.back().empty()) levels_.back().push_back(manager_.newId());
+  if (newWrite_ || levels_.back().empty()) {
+    levels_.back().push_back(manager_.newId());
+    newWrite_ = false;
+  }
   return levels_.back().back();
 }
 

@@ -21,8 +21,8 @@ namespace shoal::coordinator {
 enum class IsolationLevel { kReadCommitted, kRepeatableRead };
 
 /// The writes of one transaction and what they touched: the workers it staged rows or deleted rows on, the
-/// tables whose row counts its commit changes, and its write ids, one per savepoint level that wrote (so
-/// ROLLBACK TO drops the writes after a savepoint and keeps those before). A transaction block holds one for
+/// tables whose row counts its commit changes, and its write ids, one per statement that wrote, by savepoint
+/// level (so ROLLBACK TO drops the writes after a savepoint and keeps those before). A transaction block holds one for
 /// its whole length; a statement outside a block holds its own. Not thread-safe: one session uses it.
 class Transaction {
  public:
@@ -38,6 +38,9 @@ class Transaction {
   void setIsolation(IsolationLevel isolation);
   /// The write id that the current statement stages rows and deletes rows under.
   uint64_t currentWrite();
+  /// A statement starts: its writes get a write id of their own, which its own reads do not see (so that an
+  /// UPDATE or INSERT ... SELECT never meets the rows it is writing).
+  void beginStatement() { newWrite_ = true; }
   /// The statement's writes reach `addresses`, into `tables`.
   void touch(const std::vector<std::string>& addresses, const std::vector<std::shared_ptr<const TableEntry>>& tables);
   /// What a statement starting now reads: its transaction's own writes, and the commits of the snapshot.
@@ -78,6 +81,7 @@ class Transaction {
   bool read_ = false;                              // a statement took a snapshot
   std::optional<uint64_t> fixedSnapshot_;          // REPEATABLE READ, from its first statement
   std::vector<std::vector<uint64_t>> levels_{{}};  // write ids per savepoint level (the block's own first)
+  bool newWrite_ = true;                           // the current statement has no write id yet
   std::set<std::string> participants_;
   std::vector<std::shared_ptr<const TableEntry>> tables_;
   bool finished_ = false;

@@ -64,6 +64,11 @@ SESSIONS = {
         "BEGIN", "TRUNCATE tx_gone", "SELECT count(*) FROM tx_gone", "INSERT INTO tx_gone VALUES (9)",
         "SELECT id FROM tx_gone", "ROLLBACK", "SELECT id FROM tx_gone ORDER BY id",
     ],
+    "a statement never reads the rows it writes itself": [
+        "BEGIN", "INSERT INTO tx_gone SELECT id + 100 FROM tx_gone", "INSERT INTO tx_gone SELECT id + 1000 FROM tx_gone",
+        "UPDATE tx_gone SET id = id + 1", "INSERT INTO tx_gone VALUES (1)", "UPDATE tx_gone SET id = id * 2",
+        "SELECT id FROM tx_gone ORDER BY id", "ROLLBACK",
+    ],
     "what PostgreSQL refuses": [
         "UPDATE tx_accounts SET balance = 'many'", "UPDATE tx_accounts SET balance = 1, balance = 2",
         "DELETE FROM nosuch_table", "UPDATE tx_accounts SET id = 1 WHERE nosuch = 2",

@@ -15,12 +15,10 @@ namespace shoal::worker {
 struct ReadSnapshot {
   static constexpr uint64_t kLatest = std::numeric_limits<uint64_t>::max();
   uint64_t commitSeq = kLatest;
-  /// The write ids of the reading transaction (one per savepoint level it wrote under); empty outside one.
+  /// The write ids of the reading transaction's earlier statements, ascending; empty outside one.
   std::vector<uint64_t> ownWrites;
 
-  bool owns(uint64_t writeId) const {
-    return std::find(ownWrites.begin(), ownWrites.end(), writeId) != ownWrites.end();
-  }
+  bool owns(uint64_t writeId) const { return std::binary_search(ownWrites.begin(), ownWrites.end(), writeId); }
 };
 
 /// A row of a table partition, as UPDATE and DELETE name it: its segment's id (never reused within the
