@@ -103,14 +103,7 @@ UpdateRows TableStatementBinder::bindUpdate(const pg_query::UpdateStmt& statemen
       fail(SqlState::kFeatureNotSupported, target.location(),
            "UPDATE of a field, an array element or a column list is not supported");
     }
-    size_t index = table.columns.size();
-    for (size_t i = 0; i < table.columns.size(); ++i) {
-      if (table.columns[i].name == target.name()) index = i;
-    }
-    if (index == table.columns.size()) {
-      fail(SqlState::kUndefinedColumn, target.location(),
-           fmt::format("column \"{}\" of relation \"{}\" does not exist", target.name(), table.name));
-    }
+    const size_t index = targetColumn(table, target.name(), target.location());
     if (assigned[index]) {
       fail(SqlState::kSyntaxError, target.location(),
            fmt::format("multiple assignments to same column \"{}\"", target.name()));

@@ -254,6 +254,14 @@ TruncateTable TableStatementBinder::bindTruncate(const pg_query::TruncateStmt& t
   return bound;
 }
 
+size_t TableStatementBinder::targetColumn(const TableDescription& table, const std::string& name, int location) const {
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    if (table.columns[i].name == name) return i;
+  }
+  fail(SqlState::kUndefinedColumn, location,
+       fmt::format("column \"{}\" of relation \"{}\" does not exist", name, table.name));
+}
+
 std::variant<InsertValues, InsertSelect> TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert) {
   const auto& range = insert.relation();
   TableDescription table = findTable(range.schemaname(), range.relname(), range.location(), kAclInsert);
@@ -269,14 +277,7 @@ std::variant<InsertValues, InsertSelect> TableStatementBinder::bindInsert(const 
     std::set<size_t> seen;
     for (const auto& colNode : insert.cols()) {
       const auto& target = colNode.res_target();
-      size_t index = table.columns.size();
-      for (size_t i = 0; i < table.columns.size(); ++i) {
-        if (table.columns[i].name == target.name()) index = i;
-      }
-      if (index == table.columns.size()) {
-        fail(SqlState::kUndefinedColumn, target.location(),
-             fmt::format("column \"{}\" of relation \"{}\" does not exist", target.name(), table.name));
-      }
+      const size_t index = targetColumn(table, target.name(), target.location());
       if (!seen.insert(index).second) {
         fail(SqlState::kDuplicateColumn, target.location(),
              fmt::format("column \"{}\" specified more than once", target.name()));

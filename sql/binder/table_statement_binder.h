@@ -74,6 +74,8 @@ class TableStatementBinder {
   /// WITH (distribution = 'hash(column, ...)' | 'replicated' | 'random') of a new table.
   void bindTableOptions(const google::protobuf::RepeatedPtrField<pg_query::Node>& options, CreateTable& bound) const;
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;
+  /// The position of the column INSERT or UPDATE names as `name`; 42703 at `location` when the table has none.
+  size_t targetColumn(const TableDescription& table, const std::string& name, int location) const;
   /// `value` as it fills `column`: PostgreSQL's assignment cast (42804 when there is none), and a string cut to
   /// the column's length refused rather than cut.
   engine::ExpressionPtr assignTo(const ColumnDescription& column, engine::ExpressionPtr value, int location) const;
