@@ -39,6 +39,7 @@ struct SqlState {
   static constexpr std::string_view kCharacterNotInRepertoire = "22021";
   // Class 23: integrity constraint violation.
   static constexpr std::string_view kNotNullViolation = "23502";
+  static constexpr std::string_view kUniqueViolation = "23505";
   // Class 25: invalid transaction state.
   static constexpr std::string_view kActiveSqlTransaction = "25001";
   static constexpr std::string_view kNoActiveSqlTransaction = "25P01";

@@ -76,6 +76,9 @@ void Coordinator::start() {
   } else {
     commitLog = std::make_unique<MemoryCommitLog>();
   }
+  // DDL of transaction blocks that were open when the coordinator stopped goes, unless their commit was decided.
+  const auto decided = commitLog->pending();
+  tables_->recoverUncommittedChanges([&](uint64_t id) { return decided.contains(id); });
   transactions_ = std::make_unique<TransactionManager>(*workers_, std::move(commitLog));
   cluster_ =
       std::unique_ptr<ClusterContext>(new ClusterContext{*catalog_, *tables_, *clusterCatalog_, *registry_, *workers_,

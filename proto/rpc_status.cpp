@@ -19,9 +19,16 @@ std::string_view internSqlState(std::string_view code) {
 
 }  // namespace
 
+/// error_details: the SQLSTATE, then, when there are any, the DETAIL and HINT lines, each after a unit separator.
+constexpr char kFieldSeparator = '\x1f';
+
 grpc::Status toGrpcStatus(const Status& status) {
   if (status.isOk()) return grpc::Status::OK;
-  return grpc::Status(grpc::StatusCode::ABORTED, status.message(), std::string(status.sqlState()));
+  std::string details(status.sqlState());
+  if (!status.detail().empty() || !status.hint().empty()) {
+    details += kFieldSeparator + status.detail() + kFieldSeparator + status.hint();
+  }
+  return grpc::Status(grpc::StatusCode::ABORTED, status.message(), details);
 }
 
 Status fromGrpcStatus(const grpc::Status& status, std::string_view peer) {
@@ -29,6 +36,14 @@ Status fromGrpcStatus(const grpc::Status& status, std::string_view peer) {
   const std::string& details = status.error_details();
   if (details.size() == 5) {
     return Status(internSqlState(details), status.error_message());
+  }
+  if (details.size() > 5 && details[5] == kFieldSeparator) {
+    const size_t hintStart = details.find(kFieldSeparator, 6);
+    if (hintStart != std::string::npos) {
+      return Status(internSqlState(std::string_view(details).substr(0, 5)), status.error_message())
+          .withDetail(details.substr(6, hintStart - 6))
+          .withHint(details.substr(hintStart + 1));
+    }
   }
   return Status(SqlState::kConnectionFailure,
                 fmt::format("worker {} failed: {} (gRPC code {})", peer, status.error_message(),

@@ -29,6 +29,11 @@
 #include "worker/worker_data_service.h"
 
 namespace shoal::worker {
+
+namespace {
+/// How often the worker looks for segments to compact: garbage waits at most this long past its horizon.
+constexpr std::chrono::milliseconds kCompactionInterval{2000};
+}  // namespace
 namespace {
 
 constexpr auto kRpcDeadline = std::chrono::seconds(2);
@@ -76,6 +81,13 @@ void Worker::start() {
   }
   storage_ = std::make_unique<StorageManager>(topology, store_.get());
   storage_->recover();
+  compactor_ = std::make_unique<PeriodicTask>(kCompactionInterval, [this] {
+    try {
+      storage_->compactAll();
+    } catch (const std::exception& error) {
+      spdlog::warn("compaction failed (it tries again): {}", error.what());
+    }
+  });
   size_t recoveredRows = 0;
   for (const auto& partition : storage_->partitions()) recoveredRows += partition->numRows();
   if (store_)
@@ -252,6 +264,7 @@ void Worker::stop() {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     server_.reset();
   }
+  compactor_.reset();
 }
 
 }  // namespace shoal::worker

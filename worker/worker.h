@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "common/periodic_task.h"
 #include "etcd/etcd_client.h"
 #include "multiplexer/multiplexer.h"
 #include "scheduler/dispatcher.h"
@@ -97,6 +98,8 @@ class Worker {
   WorkerOptions options_;
   std::unique_ptr<PartitionStore> store_;
   std::unique_ptr<StorageManager> storage_;
+  /// Compacts the partitions in the background (StorageManager::compactAll).
+  std::unique_ptr<PeriodicTask> compactor_;
   std::unique_ptr<scheduler::Dispatcher> dispatcher_;
   std::unique_ptr<DrainGate> drainGate_;
   std::unique_ptr<WorkerControlService> service_;

@@ -194,6 +194,33 @@ grpc::Status WorkerDataService::DeleteRows(grpc::ServerContext* context, const p
   });
 }
 
+grpc::Status WorkerDataService::CheckUniqueKeys(grpc::ServerContext* context,
+                                                const proto::CheckUniqueKeysRequest* request,
+                                                proto::CheckUniqueKeysResponse* response) {
+  return proto::serveRpc(context, [&] {
+    auto admission = drainGate_.track();
+    KeyCheck check;
+    check.writeId = request->write_id();
+    check.transaction = readSnapshotOf(*request);
+    for (const auto& key : request->keys()) {
+      check.keys.push_back(UniqueKey{key.name(), {key.columns().begin(), key.columns().end()}, key.arbiter()});
+    }
+    if (request->action() > static_cast<uint32_t>(ConflictAction::kReport)) {
+      SHOAL_USER_FAIL(SqlState::kProtocolViolation, "unknown conflict action {}", request->action());
+    }
+    check.action = static_cast<ConflictAction>(request->action());
+    KeyCheckOutcome outcome = storage_.checkUniqueKeys(request->storage_id(), check);
+    response->set_rows_skipped(outcome.rowsSkipped);
+    *response->mutable_reported() = std::move(outcome.reported);
+  });
+}
+
+grpc::Status WorkerDataService::AdvanceHorizon(grpc::ServerContext* context,
+                                               const proto::AdvanceHorizonRequest* request,
+                                               proto::AdvanceHorizonResponse*) {
+  return proto::serveRpc(context, [&] { storage_.advanceHorizon(request->oldest_snapshot()); });
+}
+
 grpc::Status WorkerDataService::ListPreparedTransactions(grpc::ServerContext* context,
                                                          const proto::ListPreparedTransactionsRequest*,
                                                          proto::ListPreparedTransactionsResponse* response) {

@@ -49,6 +49,10 @@ class WorkerDataService final : public proto::WorkerData::Service {
                                  proto::FinishTransactionResponse* response) override;
   grpc::Status DeleteRows(grpc::ServerContext* context, const proto::DeleteRowsRequest* request,
                           proto::DeleteRowsResponse* response) override;
+  grpc::Status CheckUniqueKeys(grpc::ServerContext* context, const proto::CheckUniqueKeysRequest* request,
+                               proto::CheckUniqueKeysResponse* response) override;
+  grpc::Status AdvanceHorizon(grpc::ServerContext* context, const proto::AdvanceHorizonRequest* request,
+                              proto::AdvanceHorizonResponse* response) override;
   grpc::Status ListPreparedTransactions(grpc::ServerContext* context,
                                         const proto::ListPreparedTransactionsRequest* request,
                                         proto::ListPreparedTransactionsResponse* response) override;

@@ -65,6 +65,8 @@ engine::LogicalType typeFromJson(const json& value) {
                                         jsonKind != 0, jsonKind == 2, value.value("real", false));
 }
 
+}  // namespace
+
 json entryToJson(const TableEntry& entry) {
   json columns = json::array();
   for (const auto& column : entry.columns) {
@@ -96,12 +98,16 @@ json entryToJson(const TableEntry& entry) {
               {"access", accessToJson(entry.access)}};
 }
 
+namespace {
+
 Distribution distributionFromName(const std::string& name) {
   if (name == "hash") return Distribution::kHash;
   if (name == "replicated") return Distribution::kReplicated;
   if (name == "random") return Distribution::kRandom;
   SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unknown distribution \"{}\"", name);
 }
+
+}  // namespace
 
 TableEntry entryFromJson(const json& value) {
   TableEntry entry;
@@ -136,8 +142,6 @@ TableEntry entryFromJson(const json& value) {
   return entry;
 }
 
-}  // namespace
-
 namespace {
 
 /// PostgreSQL 15's rights on schema public: the database owner's, and USAGE for everyone (not CREATE).
@@ -161,8 +165,12 @@ TableCatalog::~TableCatalog() = default;
 void TableCatalog::loadFromStore() {
   std::optional<json> stored = store_->load();
   if (!stored) return;
-  const json& document = *stored;
+  if (loadDocumentLocked(*stored)) store_->save(documentLocked());
+}
+
+bool TableCatalog::loadDocumentLocked(const json& document) {
   bool assignedViewIds = false;
+  const std::string where = store_ ? store_->describe() : std::string("the catalog");
   try {
     if (document.at("format_version") != kCatalogFormatVersion) {
       SHOAL_USER_FAIL(SqlState::kDataCorrupted, "catalog format version {} is not {}",
@@ -180,6 +188,9 @@ void TableCatalog::loadFromStore() {
         schemas_[entry.name] = entry;
       }
     }
+    tables_.clear();
+    views_.clear();
+    comments_.clear();
     for (const auto& table : document.at("tables")) {
       auto entry = std::make_shared<const TableEntry>(entryFromJson(table));
       tables_[entry->qualifiedName()] = entry;
@@ -213,12 +224,20 @@ void TableCatalog::loadFromStore() {
         comments_[{comment.at("relation_id"), comment.at("column")}] = comment.at("text");
       }
     }
+    uncommitted_.clear();
+    if (document.contains("uncommitted")) {
+      for (const auto& change : document.at("uncommitted")) {
+        uncommitted_.push_back(
+            UncommittedChange{change.at("transaction_id"), change.at("before"),
+                              change.at("after").is_null() ? std::nullopt : std::optional<json>(change.at("after"))});
+      }
+    }
   } catch (const json::exception& error) {
-    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "{} is corrupted: {}", store_->describe(), error.what());
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "{} is corrupted: {}", where, error.what());
   } catch (const ShoalError& error) {
-    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "{} is corrupted: {}", store_->describe(), error.status().message());
+    SHOAL_USER_FAIL(SqlState::kDataCorrupted, "{} is corrupted: {}", where, error.status().message());
   }
-  if (assignedViewIds) store_->save(documentLocked());
+  return assignedViewIds;
 }
 
 json TableCatalog::documentLocked() const {
@@ -241,6 +260,12 @@ json TableCatalog::documentLocked() const {
                            {"comment", schema.comment},
                            {"access", accessToJson(schema.access)}});
   }
+  json uncommittedJson = json::array();
+  for (const auto& change : uncommitted_) {
+    uncommittedJson.push_back(json{{"transaction_id", change.transactionId},
+                                   {"before", change.before},
+                                   {"after", change.after ? *change.after : json()}});
+  }
   json comments = json::array();
   for (const auto& [key, text] : comments_) {
     comments.push_back(json{{"relation_id", key.first}, {"column", key.second}, {"text", text}});
@@ -253,11 +278,12 @@ json TableCatalog::documentLocked() const {
               {"comments", comments},
               {"roles", roles_.toJson()},
               {"database", json{{"access", accessToJson(databaseAccess_)}}},
-              {"pending_drops", pendingDrops_}};
+              {"pending_drops", pendingDrops_},
+              {"uncommitted", uncommittedJson}};
 }
 
 TableCatalog::Snapshot TableCatalog::snapshotLocked() const {
-  return Snapshot{tables_, views_, schemas_, nextId_, comments_, roles_, databaseAccess_, pendingDrops_};
+  return Snapshot{tables_, views_, schemas_, nextId_, comments_, roles_, databaseAccess_, pendingDrops_, uncommitted_};
 }
 
 void TableCatalog::persistLocked(Snapshot& before) {
@@ -276,6 +302,7 @@ void TableCatalog::persistLocked(Snapshot& before) {
     roles_ = std::move(before.roles);
     databaseAccess_ = before.databaseAccess;
     pendingDrops_ = std::move(before.pendingDrops);
+    uncommitted_ = std::move(before.uncommitted);
     throw;
   }
 }

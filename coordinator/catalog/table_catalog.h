@@ -97,6 +97,10 @@ struct DroppedSchemas {
 /// The user schemas, tables and views, owned by the coordinator and kept by its CatalogStore (a file in its data
 /// directory, or etcd) after every change; a change the store refuses is undone. Thread-safe; entries are
 /// immutable snapshots, replaced on change.
+/// A table entry as the catalog document holds it, and back (XX001 for a malformed one).
+nlohmann::json entryToJson(const TableEntry& entry);
+TableEntry entryFromJson(const nlohmann::json& value);
+
 class TableCatalog {
  public:
   /// Loads what `store` holds (no store keeps the catalog in memory only).
@@ -123,6 +127,20 @@ class TableCatalog {
   /// since `expected` was read.
   void replaceTable(const std::shared_ptr<const TableEntry>& expected, std::shared_ptr<const TableEntry> replacement,
                     const std::vector<std::optional<size_t>>& sourceColumns);
+  /// Transactional DDL (uncommitted_changes.cpp). A DDL statement of transaction `transactionId` runs between
+  /// begin and end; the catalog keeps what it was before (and after), durably with the rest, until the
+  /// transaction keeps its changes (COMMIT) or reverts them (ROLLBACK, or ROLLBACK TO: all but the first `keep`
+  /// statements). A revert restores each entry the statements changed, unless someone changed it since, and
+  /// returns the tables whose storage the statements made and no entry uses any more.
+  void beginUncommittedChange(uint64_t transactionId);
+  void endUncommittedChange(uint64_t transactionId);
+  void keepUncommittedChanges(uint64_t transactionId);
+  std::vector<std::shared_ptr<const TableEntry>> revertUncommittedChanges(uint64_t transactionId, size_t keep);
+  size_t uncommittedChanges(uint64_t transactionId) const;
+  /// At startup: the DDL of transactions that were open when the coordinator stopped is reverted (its storage
+  /// dropped when the workers are back), unless `committed` says their commit was decided.
+  void recoverUncommittedChanges(const std::function<bool(uint64_t)>& committed);
+
   /// ALTER TABLE RENAME: 42P07 when a relation of the new name exists in its schema.
   void renameTable(const sql::QualifiedName& name, const std::string& newName);
   /// ALTER TABLE RENAME COLUMN: 42703 when there is no such column, 42701 when the new name is taken.
@@ -229,6 +247,11 @@ class TableCatalog {
 
  private:
   using CommentKey = std::pair<uint64_t, int32_t>;  // relation id, column
+  struct UncommittedChange {
+    uint64_t transactionId;
+    nlohmann::json before;                // changeableSectionsLocked() before the statement
+    std::optional<nlohmann::json> after;  // and after it (none while it runs)
+  };
   using TableMap = std::map<sql::QualifiedName, std::shared_ptr<const TableEntry>>;
   using ViewMap = std::map<sql::QualifiedName, ViewEntry>;
   struct Snapshot {
@@ -240,6 +263,7 @@ class TableCatalog {
     RoleCatalog roles;
     AccessRights databaseAccess;
     std::map<std::string, std::vector<uint64_t>> pendingDrops;
+    std::vector<UncommittedChange> uncommitted;
   };
   /// Fails with 3F000 unless schema `name` exists.
   void requireSchemaLocked(const std::string& name) const;
@@ -255,6 +279,11 @@ class TableCatalog {
   /// Saves the catalog to its store, or restores `before` and rethrows when the store fails.
   void persistLocked(Snapshot& before);
   nlohmann::json documentLocked() const;
+  /// The parts of the document that DDL changes (relations, schemas, comments, roles, the database's rights).
+  nlohmann::json changeableSectionsLocked() const;
+  /// Replaces the catalog's contents with `document`'s; returns whether views got ids they lacked.
+  bool loadDocumentLocked(const nlohmann::json& document);
+  std::vector<std::shared_ptr<const TableEntry>> revertLocked(uint64_t transactionId, size_t keep);
   void loadFromStore();
 
   const std::unique_ptr<CatalogStore> store_;
@@ -267,6 +296,7 @@ class TableCatalog {
   RoleCatalog roles_;                                              // guarded by mutex_
   AccessRights databaseAccess_{sql::kOwnerRoleOid, std::nullopt};  // guarded by mutex_
   std::map<std::string, std::vector<uint64_t>> pendingDrops_;      // guarded by mutex_; by worker name
+  std::vector<UncommittedChange> uncommitted_;                     // guarded by mutex_; oldest first
   std::atomic<uint64_t> version_{0};
 };
 

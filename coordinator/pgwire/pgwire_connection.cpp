@@ -733,7 +733,10 @@ void PgwireConnection::sendNotice(const Notice& notice) {
 }
 
 void PgwireConnection::sendReadyForQuery() {
-  if (session_) activity_.waiting(*session_);
+  if (session_) {
+    activity_.waiting(*session_);
+    session_->releaseStatementSnapshot();  // an idle session holds no snapshot back from compaction
+  }
   writer_.begin('Z');
   writer_.writeByte(static_cast<uint8_t>(session_->transactionState()));
   writer_.end();

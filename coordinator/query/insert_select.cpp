@@ -22,13 +22,15 @@ const PlanFragment* workerRoutedGather(const DistributedPlan& plan, const TableE
 }
 
 uint64_t loadQueryRows(ClusterContext& cluster, std::shared_ptr<const TableEntry> table, const sql::LogicalPlan& query,
-                       const PlanExecutor& executor, LoadTransaction::Recorder recorder, Transaction* transaction) {
+                       const PlanExecutor& executor, LoadTransaction::Recorder recorder, Transaction* transaction,
+                       const ConflictHandling& conflicts, KeyCheckResult* keyCheck) {
   // A WITH RECURSIVE query's rows are computed first; the statement then reads them.
   std::optional<sql::LogicalPlan> computed = executor.withRecursiveQueriesComputed(query);
   const sql::LogicalPlan& plan = computed ? *computed : query;
   if (auto distributed = executor.distribute(plan)) {
     if (const PlanFragment* gather = workerRoutedGather(*distributed, *table)) {
       LoadTransaction load(cluster, {table}, std::move(recorder), transaction);
+      load.handleConflicts(conflicts);
       proto::InsertTargetProto target;
       target.set_exchange_id(gather->exchangeId);
       target.set_load_id(load.loadId());
@@ -38,11 +40,13 @@ uint64_t loadQueryRows(ClusterContext& cluster, std::shared_ptr<const TableEntry
               .readingAt(executor.snapshot())
               .run(*distributed, &target);
       load.commit();
+      if (keyCheck) *keyCheck = load.takeKeyCheck();
       return result.rowsInserted;
     }
   }
   QueryResult result = executor.run(plan);
   RowRouter router(cluster, table, std::move(recorder), transaction);
+  router.load().handleConflicts(conflicts);
   uint64_t rows = 0;
   while (auto chunk = result.nextChunk()) {
     executor.throwIfCancelRequested();
@@ -50,6 +54,7 @@ uint64_t loadQueryRows(ClusterContext& cluster, std::shared_ptr<const TableEntry
     router.write(*chunk);
   }
   router.finish();
+  if (keyCheck) *keyCheck = router.load().takeKeyCheck();
   return rows;
 }
 

@@ -29,9 +29,11 @@ uint64_t runInsertSelect(ClusterContext& cluster, const sql::InsertSelect& comma
 
 /// The rows of `plan` (whose columns are `table`'s) loaded into `table` in one all-or-nothing load, as
 /// runInsertSelect loads them; `recorder` (LoadTransaction's) records the committed rows. Returns the rows loaded.
+/// `conflicts`: ON CONFLICT's handling, whose outcome goes to `keyCheck`.
 uint64_t loadQueryRows(ClusterContext& cluster, std::shared_ptr<const TableEntry> table, const sql::LogicalPlan& plan,
                        const PlanExecutor& executor, LoadTransaction::Recorder recorder = {},
-                       Transaction* transaction = nullptr);
+                       Transaction* transaction = nullptr, const ConflictHandling& conflicts = {},
+                       KeyCheckResult* keyCheck = nullptr);
 
 /// CREATE TABLE ... AS query and SELECT ... INTO: creates the table, then fills it as INSERT ... SELECT does; when
 /// filling fails, the table goes again. Returns the command tag ("SELECT n", as PostgreSQL's).

@@ -99,6 +99,14 @@ void LoadTransaction::announce(uint64_t totalBytes) {
 }
 
 uint64_t LoadTransaction::commit() {
+  if (!keysChecked_) {
+    keysChecked_ = true;
+    for (const auto& table : tables_) {
+      KeyCheckResult checked = checkUniqueKeys(cluster_, *table, *transaction_, writeId_, conflicts_);
+      keyCheck_.rowsSkipped += checked.rowsSkipped;
+      for (auto& chunk : checked.reported) keyCheck_.reported.push_back(std::move(chunk));
+    }
+  }
   finished_ = true;
   if (!own_) return 0;
   std::vector<proto::StorageStatistics> statistics = own_->commit();
@@ -108,13 +116,13 @@ uint64_t LoadTransaction::commit() {
                               [&](const auto& entry) { return entry->storageId == partition.storage_id(); });
     // A replicated table's rows are on every worker: count one copy.
     if (table != tables_.end() && (*table)->distribution == Distribution::kReplicated) continue;
-    rows += partition.rows();
+    rows += partition.rows() - partition.rows_deleted();  // ON CONFLICT's skipped rows are staged, then deleted
   }
   for (const auto& table : tables_) {
     if (table->distribution != Distribution::kReplicated) continue;
     for (const auto& partition : statistics) {
       if (partition.storage_id() == table->storageId) {
-        rows += partition.rows();
+        rows += partition.rows() - partition.rows_deleted();
         break;
       }
     }

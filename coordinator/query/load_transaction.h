@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "coordinator/cluster/cluster_context.h"
+#include "coordinator/query/unique_key_check.h"
 #include "coordinator/transaction/session_transaction.h"
 
 namespace shoal::coordinator {
@@ -40,9 +41,15 @@ class LoadTransaction {
   /// Tells every worker of the load that it will store its share of about `totalBytes` (PrepareLoad), so that
   /// it can ready memory while the rows are still being produced. A hint: a worker that misses it loads anyway.
   void announce(uint64_t totalBytes);
-  /// Outside a block: commits and returns the rows the load added, over all tables. Inside one: the rows stay
-  /// the block's; returns 0.
+  /// ON CONFLICT: what commit's unique key check does with conflicting rows (by default it fails).
+  void handleConflicts(ConflictHandling handling) { conflicts_ = std::move(handling); }
+  /// Rows that need no unique key check: TPC-H's generator makes its keys unique, into tables made for it.
+  void skipKeyCheck() { keysChecked_ = true; }
+  /// Checks the rows against the tables' unique keys (checkUniqueKeys), then, outside a block, commits and
+  /// returns the rows the load added, over all tables. Inside one: the rows stay the block's; returns 0.
   uint64_t commit();
+  /// What the unique key check dropped (ON CONFLICT), once commit ran.
+  KeyCheckResult takeKeyCheck() { return std::move(keyCheck_); }
   void abort();
 
  private:
@@ -54,6 +61,9 @@ class LoadTransaction {
   Transaction* transaction_;
   uint64_t writeId_;
   bool finished_ = false;
+  ConflictHandling conflicts_;
+  bool keysChecked_ = false;
+  KeyCheckResult keyCheck_;
 };
 
 }  // namespace shoal::coordinator

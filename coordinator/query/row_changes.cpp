@@ -123,6 +123,7 @@ RowChangeOutcome runDelete(ClusterContext& cluster, const sql::DeleteRows& comma
   const uint64_t deleted = change.deleteRows(executor.snapshot().value());
   change.commit();
   RowChangeOutcome outcome;
+  outcome.rows = deleted;
   if (command.returning) {
     outcome.commandTag = "DELETE";
     outcome.returned = std::move(returned);
@@ -146,7 +147,7 @@ RowChangeOutcome runUpdate(ClusterContext& cluster, const sql::UpdateRows& comma
   const uint64_t updated = change.deleteRows(executor.snapshot().value());
   router.finish();
   change.commit();
-  return RowChangeOutcome{fmt::format("UPDATE {}", updated), std::nullopt};
+  return RowChangeOutcome{fmt::format("UPDATE {}", updated), updated, std::nullopt};
 }
 
 }  // namespace shoal::coordinator

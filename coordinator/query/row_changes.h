@@ -16,6 +16,7 @@ class Transaction;
 /// "DELETE", pgwire adds the count of rows it sent).
 struct RowChangeOutcome {
   std::string commandTag;
+  uint64_t rows = 0;  // changed
   std::optional<QueryResult> returned;
 };
 

@@ -24,6 +24,8 @@ class RowRouter {
   void write(const engine::Chunk& chunk);
   /// Ends the stream and commits the load (outside a block); returns the rows it added. Without it, nothing stays.
   uint64_t finish();
+  /// Its load, for ON CONFLICT's handling and outcome.
+  LoadTransaction& load() { return load_; }
 
  private:
   LoadTransaction load_;

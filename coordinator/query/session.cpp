@@ -3,8 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <exception>
 
 #include "coordinator/query/alter_table_columns.h"
+#include "coordinator/query/catalog_changes.h"
 #include "coordinator/query/grant_commands.h"
 #include "coordinator/query/insert_select.h"
 #include "coordinator/query/load_transaction.h"
@@ -180,8 +182,10 @@ const proto::SnapshotProto& Session::statementSnapshot() const {
     if (transaction_) {
       statementSnapshot_ = transaction_->snapshotForStatement();
     } else {
+      TransactionManager::PinnedSnapshot pinned = cluster_.transactions.pinVisibleSnapshot();
       statementSnapshot_.emplace();
-      statementSnapshot_->set_commit_seq(cluster_.transactions.visibleSeq());
+      statementSnapshot_->set_commit_seq(pinned.commitSeq);
+      statementSnapshotPin_ = std::move(pinned.pin);  // until the next statement starts
     }
   }
   return *statementSnapshot_;
@@ -206,16 +210,8 @@ void Session::startStatementClock() {
 template <class Command>
 StatementOutcome Session::runTableStatement(const Command& command, std::span<const engine::Value> parameters,
                                             const CopyInOpener& openCopyIn) {
-  // Rows written join the transaction block (transaction_), if there is one. DDL is not transactional yet: in
-  // a block it takes effect at once, and says so.
+  // Rows written join the transaction block (transaction_), if there is one; so does DDL (execute() records it).
   StatementOutcome outcome;
-  constexpr bool kDataOnly = std::is_same_v<Command, sql::InsertValues> || std::is_same_v<Command, sql::InsertSelect> ||
-                             std::is_same_v<Command, sql::CopyFrom> || std::is_same_v<Command, sql::DeleteRows> ||
-                             std::is_same_v<Command, sql::UpdateRows> || std::is_same_v<Command, sql::TruncateTable>;
-  if (!kDataOnly && transaction_) {
-    outcome.notices.push_back(Notice::warning(
-        "01000", "this statement is not transactional: it takes effect now, and ROLLBACK will not undo it"));
-  }
   if constexpr (std::is_same_v<Command, sql::CreateTable>) {
     if (sql::isTemporarySchema(command.name.schema)) createTemporarySchema();
     outcome.commandTag = runCreateTable(cluster_, command, user(), outcome.notices);
@@ -255,7 +251,14 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
   } else if constexpr (std::is_same_v<Command, sql::DropSchema>) {
     outcome.commandTag = runDropSchema(cluster_, command, catalog_, user(), outcome.notices);
   } else if constexpr (std::is_same_v<Command, sql::InsertValues>) {
-    if (transaction_) {
+    if (command.onConflict) {
+      outcome.commandTag =
+          fmt::format("INSERT 0 {}", runInsertOnConflict(
+                                         [&](Transaction& transaction, const ConflictUpdater& update) {
+                                           return runUpsertValues(cluster_, command, parameters, transaction, update);
+                                         },
+                                         parameters));
+    } else if (transaction_) {
       // In a block the rows wait in the transaction's write buffer (flushed before its next read).
       std::shared_ptr<const TableEntry> table;
       std::vector<engine::Chunk> chunks = insertValuesRows(cluster_, command, parameters, table);
@@ -266,8 +269,17 @@ StatementOutcome Session::runTableStatement(const Command& command, std::span<co
       outcome.commandTag = runInsertValues(cluster_, command, parameters);
     }
   } else if constexpr (std::is_same_v<Command, sql::InsertSelect>) {
-    outcome.commandTag =
-        fmt::format("INSERT 0 {}", runInsertSelect(cluster_, command, planExecutor(parameters), transaction_.get()));
+    if (command.onConflict) {
+      outcome.commandTag = fmt::format(
+          "INSERT 0 {}", runInsertOnConflict(
+                             [&](Transaction& transaction, const ConflictUpdater& update) {
+                               return runUpsertSelect(cluster_, command, planExecutor(parameters), transaction, update);
+                             },
+                             parameters));
+    } else {
+      outcome.commandTag =
+          fmt::format("INSERT 0 {}", runInsertSelect(cluster_, command, planExecutor(parameters), transaction_.get()));
+    }
   } else if constexpr (std::is_same_v<Command, sql::DeleteRows> || std::is_same_v<Command, sql::UpdateRows>) {
     RowChangeOutcome change;
     if constexpr (std::is_same_v<Command, sql::DeleteRows>) {
@@ -348,131 +360,153 @@ StatementOutcome Session::execute(const PreparedStatement& statement, std::span<
     const auto* transaction = std::get_if<sql::TransactionCommand>(&bound.command);
     const bool rollsBack = transaction && (transaction->action == sql::TransactionAction::kRollback ||
                                            transaction->action == sql::TransactionAction::kRollbackTo);
-    // Rows buffered since the last savepoint: ROLLBACK TO any savepoint drops them all.
+    const bool commits = transaction && transaction->action == sql::TransactionAction::kCommit;
+    // Rows buffered since the last savepoint: ROLLBACK TO any savepoint drops them all. COMMIT sends them
+    // itself (runTransaction), so that a duplicate key among them fails the commit and ends the block.
     if (rollsBack) {
       transaction_->dropBuffered();
-    } else {
+    } else if (!commits) {
       flushWriteBuffer();
     }
   }
   if (transaction_) transaction_->beginStatement();
   cancelRequested_.store(false);
-  return std::visit(
-      [&](const auto& command) -> StatementOutcome {
-        using Command = std::decay_t<decltype(command)>;
-        if constexpr (std::is_same_v<Command, sql::BoundQuery>) {
-          StatementOutcome outcome;
-          outcome.result = planExecutor(parameters).run(command.plan);
-          outcome.commandTag = "SELECT";  // pgwire adds the count once it has sent the (streamed) rows
-          return outcome;
-        } else if constexpr (std::is_same_v<Command, sql::CopyTo>) {
-          if (command.path) {
-            // Writing the coordinator's files would let a login replace them: PostgreSQL keeps it to
-            // superusers and pg_write_server_files, and Shoal does not write server files at all yet.
-            if (!hasPrivilegesOf(kPgWriteServerFilesOid)) {
-              throw ShoalError(
-                  Status(SqlState::kInsufficientPrivilege,
-                         "must be superuser or have privileges of the pg_write_server_files role to COPY to a file")
-                      .withHint(
-                          "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone."));
+  const auto run = [&]() -> StatementOutcome {
+    return std::visit(
+        [&](const auto& command) -> StatementOutcome {
+          using Command = std::decay_t<decltype(command)>;
+          if constexpr (std::is_same_v<Command, sql::BoundQuery>) {
+            StatementOutcome outcome;
+            outcome.result = planExecutor(parameters).run(command.plan);
+            outcome.commandTag = "SELECT";  // pgwire adds the count once it has sent the (streamed) rows
+            return outcome;
+          } else if constexpr (std::is_same_v<Command, sql::CopyTo>) {
+            if (command.path) {
+              // Writing the coordinator's files would let a login replace them: PostgreSQL keeps it to
+              // superusers and pg_write_server_files, and Shoal does not write server files at all yet.
+              if (!hasPrivilegesOf(kPgWriteServerFilesOid)) {
+                throw ShoalError(
+                    Status(SqlState::kInsufficientPrivilege,
+                           "must be superuser or have privileges of the pg_write_server_files role to COPY to a file")
+                        .withHint(
+                            "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone."));
+              }
+              SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
+                              "COPY TO a file is not supported: COPY TO STDOUT, or psql's \\copy, writes the client's");
             }
-            SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
-                            "COPY TO a file is not supported: COPY TO STDOUT, or psql's \\copy, writes the client's");
-          }
-          StatementOutcome outcome;
-          outcome.result = planExecutor(parameters).run(command.plan);
-          outcome.copyOut = command.format;
-          outcome.commandTag = "COPY";  // pgwire adds the count once it has sent the rows
-          return outcome;
-        } else if constexpr (std::is_same_v<Command, sql::Explain>) {
-          return runExplain(command, parameters);
-        } else if constexpr (std::is_same_v<Command, sql::CreateView>) {
-          ViewEntry view;
-          view.schema = command.name.schema;
-          view.name = command.name.name;
-          view.statement = command.query;
-          view.columnNames = command.columnNames;
-          view.searchPath = command.searchPath;
-          if (command.orReplace) cluster_.tables.requireRelationOwner(user(), command.name, true);
-          view.access.owner = cluster_.tables.findRole(user()).value_or(RoleEntry{}).oid;
-          StatementOutcome outcome;
-          if (sql::isTemporarySchema(view.schema)) createTemporarySchema();
-          if (command.becameTemporary) {
-            outcome.notices.push_back(Notice::notice(fmt::format("view \"{}\" will be a temporary view", view.name)));
-          }
-          cluster_.tables.createView(std::move(view), command.orReplace);
-          outcome.commandTag = bound.commandTag;
-          return outcome;
-        } else if constexpr (std::is_same_v<Command, sql::Deallocate>) {
-          if (command.name.empty()) {
-            preparedStatements_.clear();
-          } else if (!dropPrepared(command.name)) {
-            SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist",
-                            command.name);
-          }
-          StatementOutcome outcome;
-          outcome.commandTag = bound.commandTag;
-          if (command.resetSettings) {
-            settings_.resetAll();
-            for (auto& [name, value] : settings_.startupReport()) outcome.parameterChanges.emplace_back(name, value);
-          }
-          return outcome;
-        } else if constexpr (std::is_same_v<Command, sql::DropView>) {
-          StatementOutcome outcome;
-          for (const auto& name : command.names) cluster_.tables.requireRelationOwner(user(), name, true);
-          for (const auto& name : command.names) {
-            if (!cluster_.tables.dropView(name, command.ifExists)) {
-              outcome.notices.push_back(Notice::notice(fmt::format("view \"{}\" does not exist, skipping", name.name)));
+            StatementOutcome outcome;
+            outcome.result = planExecutor(parameters).run(command.plan);
+            outcome.copyOut = command.format;
+            outcome.commandTag = "COPY";  // pgwire adds the count once it has sent the rows
+            return outcome;
+          } else if constexpr (std::is_same_v<Command, sql::Explain>) {
+            return runExplain(command, parameters);
+          } else if constexpr (std::is_same_v<Command, sql::CreateView>) {
+            ViewEntry view;
+            view.schema = command.name.schema;
+            view.name = command.name.name;
+            view.statement = command.query;
+            view.columnNames = command.columnNames;
+            view.searchPath = command.searchPath;
+            if (command.orReplace) cluster_.tables.requireRelationOwner(user(), command.name, true);
+            view.access.owner = cluster_.tables.findRole(user()).value_or(RoleEntry{}).oid;
+            StatementOutcome outcome;
+            if (sql::isTemporarySchema(view.schema)) createTemporarySchema();
+            if (command.becameTemporary) {
+              outcome.notices.push_back(Notice::notice(fmt::format("view \"{}\" will be a temporary view", view.name)));
             }
-          }
-          outcome.commandTag = bound.commandTag;
-          return outcome;
-        } else if constexpr (std::is_same_v<Command, sql::CommentOn>) {
-          if (command.onSchema) {
-            cluster_.tables.requireSchemaOwner(user(), command.relation.schema);
-            cluster_.tables.setSchemaComment(command.relation.schema, command.text);
+            cluster_.tables.createView(std::move(view), command.orReplace);
+            outcome.commandTag = bound.commandTag;
+            return outcome;
+          } else if constexpr (std::is_same_v<Command, sql::Deallocate>) {
+            if (command.name.empty()) {
+              preparedStatements_.clear();
+            } else if (!dropPrepared(command.name)) {
+              SHOAL_USER_FAIL(SqlState::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist",
+                              command.name);
+            }
+            StatementOutcome outcome;
+            outcome.commandTag = bound.commandTag;
+            if (command.resetSettings) {
+              settings_.resetAll();
+              for (auto& [name, value] : settings_.startupReport()) outcome.parameterChanges.emplace_back(name, value);
+            }
+            return outcome;
+          } else if constexpr (std::is_same_v<Command, sql::DropView>) {
+            StatementOutcome outcome;
+            for (const auto& name : command.names) cluster_.tables.requireRelationOwner(user(), name, true);
+            for (const auto& name : command.names) {
+              if (!cluster_.tables.dropView(name, command.ifExists)) {
+                outcome.notices.push_back(
+                    Notice::notice(fmt::format("view \"{}\" does not exist, skipping", name.name)));
+              }
+            }
+            outcome.commandTag = bound.commandTag;
+            return outcome;
+          } else if constexpr (std::is_same_v<Command, sql::CommentOn>) {
+            if (command.onSchema) {
+              cluster_.tables.requireSchemaOwner(user(), command.relation.schema);
+              cluster_.tables.setSchemaComment(command.relation.schema, command.text);
+            } else {
+              cluster_.tables.requireRelationOwner(user(), command.relation,
+                                                   cluster_.tables.find(command.relation) == nullptr);
+              cluster_.tables.setComment(command.relation, command.column, command.text);
+            }
+            StatementOutcome outcome;
+            outcome.commandTag = bound.commandTag;
+            return outcome;
+          } else if constexpr (std::is_same_v<Command, sql::TransactionCommand>) {
+            return runTransaction(command, bound.commandTag);
+          } else if constexpr (std::is_same_v<Command, sql::SetVariable>) {
+            return runSet(command, bound.commandTag);
+          } else if constexpr (std::is_same_v<Command, sql::ShowVariable>) {
+            return runShow(command);
+          } else if constexpr (std::is_same_v<Command, sql::PrepareStatement>) {
+            addPrepared(command.name, statement.prepares);
+            StatementOutcome outcome;
+            outcome.commandTag = bound.commandTag;
+            return outcome;
+          } else if constexpr (std::is_same_v<Command, sql::ExecuteStatement>) {
+            return runExecute(command, parameters, openCopyIn);
+          } else if constexpr (std::is_same_v<Command, sql::DeclareCursor>) {
+            return runCursorCommand(command, parameters);
+          } else if constexpr (std::is_same_v<Command, sql::FetchCursor>) {
+            StatementOutcome outcome;
+            if (command.move) {
+              outcome.commandTag = "MOVE " + std::to_string(cursors_.move(command.name, command.count));
+            } else {
+              outcome.result = cursors_.fetch(command.name, command.count);
+              outcome.commandTag = "FETCH";  // pgwire adds the count once it has sent the rows
+            }
+            return outcome;
+          } else if constexpr (std::is_same_v<Command, sql::CloseCursor>) {
+            cursors_.close(command.name);
+            StatementOutcome outcome;
+            outcome.commandTag = bound.commandTag;
+            return outcome;
           } else {
-            cluster_.tables.requireRelationOwner(user(), command.relation,
-                                                 cluster_.tables.find(command.relation) == nullptr);
-            cluster_.tables.setComment(command.relation, command.column, command.text);
+            return runTableStatement(command, parameters, openCopyIn);
           }
-          StatementOutcome outcome;
-          outcome.commandTag = bound.commandTag;
-          return outcome;
-        } else if constexpr (std::is_same_v<Command, sql::TransactionCommand>) {
-          return runTransaction(command, bound.commandTag);
-        } else if constexpr (std::is_same_v<Command, sql::SetVariable>) {
-          return runSet(command, bound.commandTag);
-        } else if constexpr (std::is_same_v<Command, sql::ShowVariable>) {
-          return runShow(command);
-        } else if constexpr (std::is_same_v<Command, sql::PrepareStatement>) {
-          addPrepared(command.name, statement.prepares);
-          StatementOutcome outcome;
-          outcome.commandTag = bound.commandTag;
-          return outcome;
-        } else if constexpr (std::is_same_v<Command, sql::ExecuteStatement>) {
-          return runExecute(command, parameters, openCopyIn);
-        } else if constexpr (std::is_same_v<Command, sql::DeclareCursor>) {
-          return runCursorCommand(command, parameters);
-        } else if constexpr (std::is_same_v<Command, sql::FetchCursor>) {
-          StatementOutcome outcome;
-          if (command.move) {
-            outcome.commandTag = "MOVE " + std::to_string(cursors_.move(command.name, command.count));
-          } else {
-            outcome.result = cursors_.fetch(command.name, command.count);
-            outcome.commandTag = "FETCH";  // pgwire adds the count once it has sent the rows
-          }
-          return outcome;
-        } else if constexpr (std::is_same_v<Command, sql::CloseCursor>) {
-          cursors_.close(command.name);
-          StatementOutcome outcome;
-          outcome.commandTag = bound.commandTag;
-          return outcome;
-        } else {
-          return runTableStatement(command, parameters, openCopyIn);
-        }
-      },
-      bound.command);
+        },
+        bound.command);
+  };
+  return runRecordingCatalogChanges(bound, run);
+}
+
+StatementOutcome Session::runRecordingCatalogChanges(const sql::BoundStatement& bound,
+                                                     const std::function<StatementOutcome()>& run) {
+  if (!changesCatalog(bound)) return run();
+  if (!transaction_) {
+    auto lock = lockDdlOutsideBlocks();
+    return run();
+  }
+  if (!transaction_->catalogChanges()) {
+    transaction_->setCatalogChanges(std::make_unique<BlockCatalogChanges>(cluster_, transaction_->id()));
+  }
+  StatementOutcome outcome;
+  // The session made it, above: it is a BlockCatalogChanges.
+  static_cast<BlockCatalogChanges*>(transaction_->catalogChanges())->record([&] { outcome = run(); });
+  return outcome;
 }
 
 bool Session::isSuperuser() const {
@@ -492,6 +526,29 @@ void Session::flushWriteBuffer() {
     for (const auto& chunk : chunks) router.write(chunk);
     router.finish();
   });
+}
+
+uint64_t Session::runInsertOnConflict(const std::function<uint64_t(Transaction&, const ConflictUpdater&)>& insert,
+                                      std::span<const engine::Value> parameters) {
+  // The block's buffered rows go first: the key check must meet them.
+  if (transaction_ && transaction_->bufferedRows() > 0) flushWriteBuffer();
+  std::unique_ptr<Transaction> own;
+  Transaction* transaction = transaction_.get();
+  if (!transaction) {
+    own = std::make_unique<Transaction>(cluster_.transactions, IsolationLevel::kReadCommitted);
+    transaction = own.get();
+  }
+  std::vector<engine::LogicalType> parameterTypes;
+  for (const auto& value : parameters) parameterTypes.push_back(value.type());
+  const uint64_t rows = insert(*transaction, [&](const std::string& text) {
+    auto script = std::make_shared<const sql::ParsedScript>(sql::ParsedScript::parse(text));
+    auto update = prepare(script, 0, parameterTypes);  // a statement of its own: it reads at a new snapshot
+    transaction->beginStatement();                     // and writes under a new write id
+    return runUpdate(cluster_, std::get<sql::UpdateRows>(update->bound->command), planExecutor(parameters), transaction)
+        .rows;
+  });
+  if (own) recordCommitted(cluster_, own->tablesWritten(), own->commit());
+  return rows;
 }
 
 void Session::rollBackOpenTransaction() {
@@ -535,12 +592,25 @@ StatementOutcome Session::runTransaction(const sql::TransactionCommand& command,
       }
       const bool failed = transactionState_ == TransactionState::kFailed;
       if (failed) outcome.commandTag = "ROLLBACK";
+      // The rows still in the write buffer go first; if they fail (23505), so does the commit.
+      std::exception_ptr sendFailure;
+      if (!failed && transaction_ && transaction_->bufferedRows() > 0) {
+        try {
+          flushWriteBuffer();
+        } catch (...) {
+          sendFailure = std::current_exception();
+        }
+      }
       std::unique_ptr<Transaction> transaction = std::move(transaction_);
       // Whatever happens to the commit, the block is over.
-      endTransactionSettings(!failed, outcome);
-      cursors_.endTransaction(!failed);
+      endTransactionSettings(!failed && !sendFailure, outcome);
+      cursors_.endTransaction(!failed && !sendFailure);
       transactionState_ = TransactionState::kIdle;
       savepoints_.clear();
+      if (sendFailure) {
+        transaction->rollback();
+        std::rethrow_exception(sendFailure);
+      }
       if (transaction && !failed) {
         std::vector<proto::StorageStatistics> statistics = transaction->commit();
         recordCommitted(cluster_, transaction->tablesWritten(), statistics);

@@ -16,6 +16,7 @@
 #include "coordinator/query/query_result.h"
 #include "coordinator/query/session_catalog.h"
 #include "coordinator/query/session_settings.h"
+#include "coordinator/query/upsert.h"
 #include "coordinator/transaction/session_transaction.h"
 #include "sql/binder/bound_statement.h"
 #include "sql/parser/parsed_script.h"
@@ -108,6 +109,9 @@ class Session {
 
   /// The client went away: rolls back the open transaction block, if any.
   void rollBackOpenTransaction();
+  /// The statement is over (the client is told it may send the next): its snapshot no longer keeps old row
+  /// versions from compaction. A transaction block's stay with the block's statements.
+  void releaseStatementSnapshot() { statementSnapshotPin_.reset(); }
 
   /// Records that a statement failed: a transaction block becomes failed.
   void recordError();
@@ -186,8 +190,16 @@ class Session {
   /// The transaction block's writes and snapshot (null outside a block: each statement is its own).
   std::unique_ptr<Transaction> transaction_;
   mutable std::optional<proto::SnapshotProto> statementSnapshot_;  // reset as each statement starts
+  mutable std::shared_ptr<const void> statementSnapshotPin_;       // keeps its row versions from compaction
   /// Sends the rows the transaction block buffered (INSERT ... VALUES) to their workers.
   void flushWriteBuffer();
+  /// Runs a statement; DDL in a block is recorded so that ROLLBACK reverts it (catalog_changes.h).
+  StatementOutcome runRecordingCatalogChanges(const sql::BoundStatement& bound,
+                                              const std::function<StatementOutcome()>& run);
+  /// INSERT ... ON CONFLICT (`insert`: runUpsertValues or runUpsertSelect), in the block or in a transaction of
+  /// its own that also holds DO UPDATE's UPDATE; returns the rows inserted or updated.
+  uint64_t runInsertOnConflict(const std::function<uint64_t(Transaction&, const ConflictUpdater&)>& insert,
+                               std::span<const engine::Value> parameters);
   /// Rows a block buffers before it sends them without waiting for a read.
   static constexpr size_t kMaxBufferedRows = 50000;
   /// The isolation level BEGIN or SET TRANSACTION asked for, as a setting value; nullopt: an unknown one (22023).

@@ -3,8 +3,10 @@
 #include <grpcpp/client_context.h>
 #include <spdlog/spdlog.h>
 
+#include "coordinator/query/catalog_changes.h"
 #include "coordinator/query/load_transaction.h"
 #include "coordinator/query/row_router.h"
+#include "coordinator/query/unique_key_check.h"
 #include "engine/expression/expression_evaluator.h"
 #include "engine/vector/chunk_codec.h"
 #include "proto/rpc_status.h"
@@ -61,6 +63,12 @@ std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& comm
       entry.distribution = Distribution::kRandom;
       break;
   }
+  if (!entry.primaryKey.empty()) {
+    std::vector<std::string> columnNames;
+    for (const auto& column : entry.columns) columnNames.push_back(column.name);
+    requireEnforceableKey(name, columnNames, entry.primaryKey, entry.distribution, entry.distributionColumns,
+                          "a PRIMARY KEY");
+  }
   for (const auto& worker : workers) entry.placement.push_back(worker.name);
   entry.access.owner = roleOid(cluster, user);
   cluster.tables.create(std::move(entry));
@@ -68,6 +76,10 @@ std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& comm
 }
 
 void dropStorageOnWorkers(ClusterContext& cluster, const TableEntry& table, uint64_t storageId) {
+  if (auto* deferred = DeferredStorageDrops::current()) {  // DDL of a transaction block: at its COMMIT
+    deferred->add(table, storageId);
+    return;
+  }
   std::vector<MemberSnapshot> nodes = cluster.registry.nodes();
   for (const auto& name : table.placement) {
     auto node = std::find_if(nodes.begin(), nodes.end(), [&](const auto& member) { return member.nodeName == name; });

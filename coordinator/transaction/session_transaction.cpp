@@ -54,10 +54,16 @@ proto::SnapshotProto Transaction::snapshotForStatement() {
   read_ = true;
   proto::SnapshotProto snapshot;
   if (isolation_ == IsolationLevel::kRepeatableRead) {
-    if (!fixedSnapshot_) fixedSnapshot_ = manager_.visibleSeq();
+    if (!fixedSnapshot_) {
+      TransactionManager::PinnedSnapshot pinned = manager_.pinVisibleSnapshot();
+      fixedSnapshot_ = pinned.commitSeq;
+      pins_.push_back(std::move(pinned.pin));  // for the whole transaction
+    }
     snapshot.set_commit_seq(*fixedSnapshot_);
   } else {
-    snapshot.set_commit_seq(manager_.visibleSeq());
+    TransactionManager::PinnedSnapshot pinned = manager_.pinVisibleSnapshot();
+    snapshot.set_commit_seq(pinned.commitSeq);
+    statementPins_.push_back(std::move(pinned.pin));  // until the next statement
   }
   for (uint64_t write : allWrites()) snapshot.add_own_writes(write);
   return snapshot;
@@ -85,6 +91,7 @@ void Transaction::flushBuffered(const SendRows& send) {
 
 size_t Transaction::openSavepointLevel() {
   levels_.emplace_back();
+  ddlAtLevel_.push_back(catalogChanges_ ? catalogChanges_->count() : 0);
   return levels_.size() - 1;
 }
 
@@ -93,8 +100,10 @@ void Transaction::rollbackToLevel(size_t level) {
   for (size_t i = level; i < levels_.size(); ++i) dropped.insert(dropped.end(), levels_[i].begin(), levels_[i].end());
   levels_.resize(level + 1);
   levels_[level].clear();
+  ddlAtLevel_.resize(level + 1);
   // Transaction id 0: only these writes go, the transaction stays.
   if (!dropped.empty()) manager_.abort(0, dropped, participants_);
+  if (catalogChanges_) catalogChanges_->revertFrom(ddlAtLevel_[level]);
 }
 
 void Transaction::releaseLevel(size_t level) {
@@ -103,18 +112,37 @@ void Transaction::releaseLevel(size_t level) {
     levels_[level - 1].insert(levels_[level - 1].end(), levels_[i].begin(), levels_[i].end());
   }
   levels_.resize(level);
+  ddlAtLevel_.resize(level);
 }
 
 std::vector<proto::StorageStatistics> Transaction::commit() {
   finished_ = true;
-  if (participants_.empty()) return {};
-  return manager_.commit(id_, allWrites(), participants_);
+  auto keepDdl = [&] {
+    if (catalogChanges_) catalogChanges_->keep();
+  };
+  if (participants_.empty()) {
+    keepDdl();
+    return {};
+  }
+  try {
+    return manager_.commit(id_, allWrites(), participants_, keepDdl);
+  } catch (...) {
+    // Rows and DDL go together: a commit that failed before its decision reverts the DDL too.
+    if (catalogChanges_ && catalogChanges_->count() > 0) {
+      try {
+        catalogChanges_->revertFrom(0);
+      } catch (const std::exception& error) {
+        spdlog::warn("reverting the DDL of transaction {} failed: {}", id_, error.what());
+      }
+    }
+    throw;
+  }
 }
 
 void Transaction::rollback() {
   finished_ = true;
-  if (participants_.empty()) return;
-  manager_.abort(id_, allWrites(), participants_);
+  if (!participants_.empty()) manager_.abort(id_, allWrites(), participants_);
+  if (catalogChanges_) catalogChanges_->revertFrom(0);
 }
 
 }  // namespace shoal::coordinator

@@ -15,6 +15,19 @@
 
 namespace shoal::coordinator {
 
+/// What a transaction block's DDL did to the catalog (transactional DDL; the session's side is
+/// coordinator/query/catalog_changes.h): ROLLBACK reverts it, ROLLBACK TO reverts what came after the savepoint,
+/// COMMIT keeps it once the commit is decided.
+class CatalogChanges {
+ public:
+  virtual ~CatalogChanges() = default;
+  /// DDL statements recorded so far.
+  virtual size_t count() const = 0;
+  /// Reverts the statements from the `first` on, newest first.
+  virtual void revertFrom(size_t first) = 0;
+  virtual void keep() = 0;
+};
+
 /// How a transaction's statements see the others' commits: READ COMMITTED takes a snapshot per statement;
 /// REPEATABLE READ one for the whole transaction, at its first statement. (SERIALIZABLE runs as REPEATABLE
 /// READ: snapshot isolation.)
@@ -40,7 +53,10 @@ class Transaction {
   uint64_t currentWrite();
   /// A statement starts: its writes get a write id of their own, which its own reads do not see (so that an
   /// UPDATE or INSERT ... SELECT never meets the rows it is writing).
-  void beginStatement() { newWrite_ = true; }
+  void beginStatement() {
+    newWrite_ = true;
+    statementPins_.clear();
+  }
   /// The statement's writes reach `addresses`, into `tables`.
   void touch(const std::vector<std::string>& addresses, const std::vector<std::shared_ptr<const TableEntry>>& tables);
   /// What a statement starting now reads: its transaction's own writes, and the commits of the snapshot.
@@ -66,10 +82,17 @@ class Transaction {
     bufferedRows_ = 0;
   }
 
-  /// Commits everything (two-phase commit when anything was written); returns what the tables gained and lost.
+  /// The block's DDL record, made by the session at the block's first DDL statement (null before).
+  CatalogChanges* catalogChanges() const { return catalogChanges_.get(); }
+  void setCatalogChanges(std::unique_ptr<CatalogChanges> changes) { catalogChanges_ = std::move(changes); }
+
+  /// Commits everything (two-phase commit when anything was written), keeping the DDL once the commit is
+  /// decided; returns what the tables gained and lost.
   std::vector<proto::StorageStatistics> commit();
   void rollback();
   bool wrote() const { return !participants_.empty(); }
+  /// Every write id of the transaction so far, the current statement's included.
+  std::vector<uint64_t> writes() const { return allWrites(); }
   const std::vector<std::shared_ptr<const TableEntry>>& tablesWritten() const { return tables_; }
 
  private:
@@ -80,8 +103,12 @@ class Transaction {
   IsolationLevel isolation_;
   bool read_ = false;                              // a statement took a snapshot
   std::optional<uint64_t> fixedSnapshot_;          // REPEATABLE READ, from its first statement
-  std::vector<std::vector<uint64_t>> levels_{{}};  // write ids per savepoint level (the block's own first)
-  bool newWrite_ = true;                           // the current statement has no write id yet
+  std::vector<std::shared_ptr<const void>> pins_;  // the snapshots the transaction reads at, kept from compaction
+  std::vector<std::shared_ptr<const void>> statementPins_;  // READ COMMITTED: the current statement's
+  std::vector<std::vector<uint64_t>> levels_{{}};           // write ids per savepoint level (the block's own first)
+  std::vector<size_t> ddlAtLevel_{0};                       // per level: DDL statements recorded before it opened
+  std::unique_ptr<CatalogChanges> catalogChanges_;
+  bool newWrite_ = true;  // the current statement has no write id yet
   std::set<std::string> participants_;
   std::vector<std::shared_ptr<const TableEntry>> tables_;
   bool finished_ = false;

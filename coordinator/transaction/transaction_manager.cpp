@@ -65,9 +65,32 @@ uint64_t TransactionManager::visibleSeq() const {
   return applying_.empty() ? lastSeq_ : *applying_.begin() - 1;
 }
 
+TransactionManager::PinnedSnapshot TransactionManager::pinVisibleSnapshot() {
+  // Read and pinned under one lock: a horizon computed meanwhile is at most this number.
+  std::lock_guard lock(mutex_);
+  const uint64_t seq = applying_.empty() ? lastSeq_ : *applying_.begin() - 1;
+  auto position = pinned_.insert(seq);
+  struct Unpin {
+    TransactionManager* manager;
+    std::multiset<uint64_t>::iterator position;
+    ~Unpin() {
+      std::lock_guard lock(manager->mutex_);
+      manager->pinned_.erase(position);
+    }
+  };
+  return PinnedSnapshot{seq, std::shared_ptr<const void>(new Unpin{this, position})};
+}
+
+uint64_t TransactionManager::oldestSnapshot() const {
+  std::lock_guard lock(mutex_);
+  const uint64_t visible = applying_.empty() ? lastSeq_ : *applying_.begin() - 1;
+  return pinned_.empty() ? visible : std::min(visible, *pinned_.begin());
+}
+
 std::vector<proto::StorageStatistics> TransactionManager::commit(uint64_t transactionId,
                                                                  const std::vector<uint64_t>& writeIds,
-                                                                 const std::set<std::string>& participants) {
+                                                                 const std::set<std::string>& participants,
+                                                                 const std::function<void()>& onDecided) {
   const std::vector<std::string> addresses(participants.begin(), participants.end());
   {
     std::lock_guard lock(mutex_);
@@ -123,6 +146,13 @@ std::vector<proto::StorageStatistics> TransactionManager::commit(uint64_t transa
     }
   }
   faultPoint("coordinator-after-decision");
+  if (onDecided) {
+    try {
+      onDecided();
+    } catch (const std::exception& error) {
+      spdlog::warn("after the commit of transaction {} was decided: {}", transactionId, error.what());
+    }
+  }
 
   // Phase two. A worker that misses it applies the decision when the resolver (or its restart) gets to it.
   const bool everywhere = finish(decision);
@@ -198,8 +228,17 @@ void TransactionManager::resolveOnce() {
     std::lock_guard lock(mutex_);
     for (uint64_t seq : driven) applying_.erase(seq);
   }
-  // What live workers hold prepared with no decision: presumed aborted, unless its commit is under way.
+  // What live workers hold prepared with no decision: presumed aborted, unless its commit is under way. And
+  // the snapshot horizon, up to which they compact old row versions.
+  proto::AdvanceHorizonRequest horizon;
+  horizon.set_oldest_snapshot(oldestSnapshot());
   for (const auto& worker : workers_.liveWorkers()) {
+    {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+      proto::AdvanceHorizonResponse response;
+      workers_.dataStub(worker.address).AdvanceHorizon(&context, horizon, &response);
+    }
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
     proto::ListPreparedTransactionsRequest request;

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -31,13 +32,24 @@ class TransactionManager {
   uint64_t newId();
   /// The commit sequence number a snapshot taken now reads at.
   uint64_t visibleSeq() const;
+  /// A snapshot taken now (visibleSeq()), pinned while `pin` lives: the workers keep the row versions it reads.
+  struct PinnedSnapshot {
+    uint64_t commitSeq = 0;
+    std::shared_ptr<const void> pin;
+  };
+  PinnedSnapshot pinVisibleSnapshot();
+  /// The oldest snapshot pinned, or visibleSeq() when none is: what the workers may compact up to (the
+  /// resolver tells them every second).
+  uint64_t oldestSnapshot() const;
   const CommitLog& log() const { return *log_; }
 
   /// Commits the writes `writeIds` of transaction `transactionId`, which touched `participants`; returns
   /// what the workers' partitions gained and lost. A worker that fails to prepare aborts the transaction
   /// everywhere and fails with its error (08006 when it is gone).
+  /// `onDecided` runs once the decision is durable, before any worker applies it.
   std::vector<proto::StorageStatistics> commit(uint64_t transactionId, const std::vector<uint64_t>& writeIds,
-                                               const std::set<std::string>& participants);
+                                               const std::set<std::string>& participants,
+                                               const std::function<void()>& onDecided = {});
   /// Drops the writes on every participant (best effort: a worker that misses it aborts when the resolver
   /// finds the transaction undecided).
   void abort(uint64_t transactionId, const std::vector<uint64_t>& writeIds, const std::set<std::string>& participants);
@@ -56,10 +68,11 @@ class TransactionManager {
   std::unique_ptr<CommitLog> log_;
   std::atomic<uint64_t> nextId_{1};
   mutable std::mutex mutex_;
-  uint64_t lastSeq_ = 0;           // guarded by mutex_
-  std::set<uint64_t> applying_;    // guarded by mutex_: decided commit numbers not yet applied everywhere
-  std::set<uint64_t> committing_;  // guarded by mutex_: transactions between prepare and decision
-  std::mutex recordMutex_;         // decisions are recorded in the order of their numbers
+  uint64_t lastSeq_ = 0;            // guarded by mutex_
+  std::set<uint64_t> applying_;     // guarded by mutex_: decided commit numbers not yet applied everywhere
+  std::set<uint64_t> committing_;   // guarded by mutex_: transactions between prepare and decision
+  std::multiset<uint64_t> pinned_;  // guarded by mutex_: snapshots in use
+  std::mutex recordMutex_;          // decisions are recorded in the order of their numbers
   std::unique_ptr<PeriodicTask> resolver_;
 };
 

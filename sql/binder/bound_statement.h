@@ -234,10 +234,23 @@ struct RenameTable {
 
 /// INSERT INTO t [(columns)] VALUES (...), ...: rows of constant expressions,
 /// already cast to the target columns' types; columns not listed get NULL.
+/// INSERT's ON CONFLICT clause: the unique key that arbitrates, and what becomes of a row that conflicts on it.
+struct OnConflict {
+  /// The arbiter's columns: the primary key's (the one unique key a table has), or empty for DO NOTHING
+  /// without a conflict target, where any unique key arbitrates.
+  std::vector<size_t> arbiterColumns;
+  bool doUpdate = false;
+  /// DO UPDATE: the UPDATE of the rows the conflicting ones meet, as SQL whose FROM list names
+  /// kExcludedRowsPlaceholder where a VALUES list of the conflicting rows goes (called excluded).
+  std::string updateStatement;
+};
+inline constexpr std::string_view kExcludedRowsPlaceholder = "shoal_excluded_rows";
+
 struct InsertValues {
   QualifiedName table;
   /// rows[r][c] is the value of table column c (null pointer: NULL).
   std::vector<std::vector<engine::ExpressionPtr>> rows;
+  std::optional<OnConflict> onConflict;
 };
 
 /// INSERT INTO t [(columns)] query: the query's rows under an assignment cast to the columns they fill; the
@@ -245,6 +258,7 @@ struct InsertValues {
 struct InsertSelect {
   QualifiedName table;
   LogicalPlan plan;
+  std::optional<OnConflict> onConflict;
 };
 
 /// DELETE FROM t [USING ...] [WHERE ...] [RETURNING ...]: a plan of the rows to delete, its first column their

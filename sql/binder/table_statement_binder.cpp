@@ -265,10 +265,10 @@ size_t TableStatementBinder::targetColumn(const TableDescription& table, const s
 std::variant<InsertValues, InsertSelect> TableStatementBinder::bindInsert(const pg_query::InsertStmt& insert) {
   const auto& range = insert.relation();
   TableDescription table = findTable(range.schemaname(), range.relname(), range.location(), kAclInsert);
-  if (insert.has_on_conflict_clause() || insert.returning_list_size() > 0 || insert.has_with_clause()) {
-    fail(SqlState::kFeatureNotSupported, range.location(),
-         "ON CONFLICT, RETURNING and WITH are not supported in INSERT");
+  if (insert.returning_list_size() > 0 || insert.has_with_clause()) {
+    fail(SqlState::kFeatureNotSupported, range.location(), "RETURNING and WITH are not supported in INSERT");
   }
+  std::optional<OnConflict> onConflict = bindOnConflict(insert, table);
   // Which table column each VALUES position fills.
   std::vector<size_t> targets;
   if (insert.cols_size() == 0) {
@@ -290,10 +290,15 @@ std::variant<InsertValues, InsertSelect> TableStatementBinder::bindInsert(const 
     InsertValues bound;
     bound.table = {table.schema, table.name};
     bound.rows.emplace_back(table.columns.size());
+    bound.onConflict = std::move(onConflict);
     return bound;
   }
   const auto& select = insert.select_stmt().select_stmt();
-  if (select.values_lists_size() == 0) return bindInsertSelect(insert, table, targets);
+  if (select.values_lists_size() == 0) {
+    InsertSelect bound = bindInsertSelect(insert, table, targets);
+    bound.onConflict = std::move(onConflict);
+    return bound;
+  }
   // Without a column list, the values fill the first columns and the others are NULL, as in PostgreSQL.
   const auto& firstRow = select.values_lists(0).list().items();
   if (insert.cols_size() == 0 && static_cast<size_t>(firstRow.size()) < targets.size()) targets.resize(firstRow.size());
@@ -338,6 +343,7 @@ std::variant<InsertValues, InsertSelect> TableStatementBinder::bindInsert(const 
     }
     bound.rows.push_back(std::move(row));
   }
+  bound.onConflict = std::move(onConflict);
   return bound;
 }
 

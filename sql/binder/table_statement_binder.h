@@ -71,6 +71,9 @@ class TableStatementBinder {
   /// INSERT ... query into `table`, whose columns `targets` the query's columns fill (insert_select_binding.cpp).
   InsertSelect bindInsertSelect(const pg_query::InsertStmt& insert, const TableDescription& table,
                                 std::vector<size_t> targets);
+  /// INSERT's ON CONFLICT clause, if it has one (on_conflict_binding.cpp): 42P10 when its target is no unique
+  /// key of `table`, 42704 for a constraint it does not have; DO UPDATE's SET and WHERE are checked here too.
+  std::optional<OnConflict> bindOnConflict(const pg_query::InsertStmt& insert, const TableDescription& table) const;
   /// WITH (distribution = 'hash(column, ...)' | 'replicated' | 'random') of a new table.
   void bindTableOptions(const google::protobuf::RepeatedPtrField<pg_query::Node>& options, CreateTable& bound) const;
   [[noreturn]] void fail(std::string_view sqlState, int location, std::string message) const;

@@ -21,7 +21,10 @@ POINTS = {
     "worker-mid-commit": True,           # a worker applied it to one table and died before the next
 }
 
-SETUP = ["CREATE TABLE crash_a (id integer, v integer)", "CREATE TABLE crash_b (id integer, v integer)",
+# Hashed, so that every worker holds rows of both tables and "worker-mid-commit" (between two tables) is reached on
+# every worker, whatever worker a block of rows would go to under random placement.
+SETUP = ["CREATE TABLE crash_a (id integer, v integer) WITH (distribution = 'hash(id)')",
+         "CREATE TABLE crash_b (id integer, v integer) WITH (distribution = 'hash(id)')",
          "INSERT INTO crash_a SELECT g, 1 FROM generate_series(1, 100) g",
          "INSERT INTO crash_b SELECT g, 1 FROM generate_series(1, 100) g"]
 BEFORE = ((100, 100), (100, 100))

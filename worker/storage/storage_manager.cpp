@@ -130,19 +130,62 @@ std::vector<VisibleSegment> StorageManager::visible(uint64_t storageId, const Re
   std::shared_ptr<TablePartition> partition = find(storageId);
   if (!partition) return {};
   // The transaction's own rows still waiting as chunks become a segment now, so that it reads them.
-  for (uint64_t writeId : snapshot.ownWrites) {
-    std::shared_ptr<StagedPartition> staged;
-    {
-      std::lock_guard lock(mutex_);
-      auto write = writes_.find(writeId);
-      if (write == writes_.end()) continue;
-      auto found = write->second.find(storageId);
-      if (found == write->second.end()) continue;
-      staged = found->second;
-    }
-    flush(writeId, *staged);
-  }
+  for (uint64_t writeId : snapshot.ownWrites) flushStaged(writeId, storageId);
   return partition->visible(snapshot);
+}
+
+void StorageManager::flushStaged(uint64_t writeId, uint64_t storageId) {
+  std::shared_ptr<StagedPartition> staged;
+  {
+    std::lock_guard lock(mutex_);
+    auto write = writes_.find(writeId);
+    if (write == writes_.end()) return;
+    auto found = write->second.find(storageId);
+    if (found == write->second.end()) return;
+    staged = found->second;
+  }
+  flush(writeId, *staged);
+}
+
+void StorageManager::advanceHorizon(uint64_t oldestSnapshot) {
+  uint64_t known = horizon_.load();
+  while (oldestSnapshot > known && !horizon_.compare_exchange_weak(known, oldestSnapshot)) {
+  }
+}
+
+CompactionOutcome StorageManager::compactAll() {
+  std::lock_guard lock(compactionMutex_);
+  const uint64_t horizon = horizon_.load();
+  CompactionOutcome total;
+  if (horizon == 0) return total;  // not told yet
+  for (const auto& partition : partitions()) {
+    CompactionOutcome outcome =
+        compactPartition(*partition, horizon, memory_, store_, [this] { return nextNumaNode(); });
+    total.segmentsRewritten += outcome.segmentsRewritten;
+    total.segmentsWritten += outcome.segmentsWritten;
+    total.rowsRemoved += outcome.rowsRemoved;
+  }
+  return total;
+}
+
+KeyCheckOutcome StorageManager::checkUniqueKeys(uint64_t storageId, const KeyCheck& check) {
+  std::shared_ptr<TablePartition> partition = find(storageId);
+  if (!partition) return {};
+  for (const auto& key : check.keys) {
+    if (key.columns.empty() || std::any_of(key.columns.begin(), key.columns.end(),
+                                           [&](size_t column) { return column >= partition->columns().size(); })) {
+      SHOAL_USER_FAIL(SqlState::kProtocolViolation, "unique key \"{}\" names columns \"{}\" does not have", key.name,
+                      partition->tableName());
+    }
+  }
+  flushStaged(check.writeId, storageId);
+  std::lock_guard lock(partition->keyCheckMutex());
+  KeyCheckOutcome outcome = worker::checkUniqueKeys(*partition, check);
+  if (outcome.rowsSkipped > 0) {  // ON CONFLICT deleted rows of the write: its prepare and abort must find them
+    std::lock_guard managerLock(mutex_);
+    deletesOf_[check.writeId].insert(storageId);
+  }
+  return outcome;
 }
 
 std::vector<LoadedPartition> StorageManager::prepare(uint64_t transactionId, const std::vector<uint64_t>& writeIds) {
@@ -331,6 +374,7 @@ std::map<uint64_t, std::vector<uint64_t>> StorageManager::preparedTransactions()
 }
 
 void StorageManager::drop(uint64_t storageId) {
+  std::lock_guard compaction(compactionMutex_);  // a compaction in flight would write the files again
   {
     std::lock_guard lock(mutex_);
     partitions_.erase(storageId);

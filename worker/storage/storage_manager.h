@@ -14,9 +14,11 @@
 #include "common/numa_topology.h"
 #include "engine/vector/chunk.h"
 #include "worker/storage/column_statistics.h"
+#include "worker/storage/compaction.h"
 #include "worker/storage/partition_store.h"
 #include "worker/storage/segment_memory.h"
 #include "worker/storage/table_partition.h"
+#include "worker/storage/unique_keys.h"
 
 namespace shoal::worker {
 
@@ -61,6 +63,10 @@ class StorageManager {
   /// touched it is in doubt after a restart, waits for its decision (55000 after 10 s).
   std::vector<VisibleSegment> visible(uint64_t storageId, const ReadSnapshot& snapshot);
 
+  /// Checks the rows write `check.writeId` staged in `storageId` against the partition's unique keys
+  /// (checkUniqueKeys), once all of them are staged.
+  KeyCheckOutcome checkUniqueKeys(uint64_t storageId, const KeyCheck& check);
+
   /// Phase one: makes what `writeIds` did durable under `transactionId` and returns what each partition gained.
   std::vector<LoadedPartition> prepare(uint64_t transactionId, const std::vector<uint64_t>& writeIds);
   /// Phase two: commits a prepared transaction at `commitSeq`. A transaction not (or no longer) prepared here
@@ -74,6 +80,13 @@ class StorageManager {
   std::vector<LoadedPartition> commit(uint64_t writeId, uint64_t commitSeq = 0);
   /// The transactions prepared here and not yet decided, with their writes.
   std::map<uint64_t, std::vector<uint64_t>> preparedTransactions() const;
+
+  /// Garbage collection. The coordinator tells the oldest snapshot any reader may still use (it only grows);
+  /// compactAll then rewrites, in every partition, the segments whose deleted rows no snapshot from it on
+  /// reads, and merges small ones (compaction.h). The worker runs it in the background every few seconds.
+  void advanceHorizon(uint64_t oldestSnapshot);
+  uint64_t horizon() const { return horizon_.load(); }
+  CompactionOutcome compactAll();
 
   /// Drops a partition and its data (DROP TABLE, or TRUNCATE's old storage).
   void drop(uint64_t storageId);
@@ -110,6 +123,8 @@ class StorageManager {
   void addSegment(uint64_t writeId, StagedPartition& staged, const std::vector<engine::Chunk>& chunks);
   /// Builds what `staged` still holds as chunks.
   void flush(uint64_t writeId, StagedPartition& staged);
+  /// Builds what write `writeId` still holds as chunks for `storageId`, if anything.
+  void flushStaged(uint64_t writeId, uint64_t storageId);
   std::shared_ptr<TablePartition> findOrCreate(uint64_t storageId, const std::string& tableName,
                                                const std::vector<StoredColumn>& columns);
   /// Rebuilds the transactions the store holds prepared (recover).
@@ -128,6 +143,8 @@ class StorageManager {
   /// wait (a worker back from a crash must not show a commit's rows on one worker and not on another).
   std::set<uint64_t> inDoubt_;  // guarded by mutex_
   std::chrono::milliseconds inDoubtWait_{10000};
+  std::atomic<uint64_t> horizon_{0};
+  std::mutex compactionMutex_;  // one compaction pass at a time
   std::condition_variable decided_;
 };
 

@@ -1,6 +1,7 @@
 #include "worker/storage/table_partition.h"
 
 #include <algorithm>
+#include <set>
 #include <unordered_set>
 
 #include "common/status.h"
@@ -80,6 +81,14 @@ uint64_t TablePartition::deleteRows(uint64_t writeId, const ReadSnapshot& snapsh
     pending.push_back(key);
   }
   return toLock.size();
+}
+
+TablePartition::AllVersions TablePartition::allVersions() const {
+  std::lock_guard lock(mutex_);
+  AllVersions versions;
+  for (const auto& [id, stored] : segments_) versions.segments.push_back(stored);
+  versions.rowLocks = rowLocks_;
+  return versions;
 }
 
 std::vector<VisibleSegment> TablePartition::visible(const ReadSnapshot& snapshot) const {
@@ -249,6 +258,44 @@ std::vector<std::string> TablePartition::abort(uint64_t writeId) {
     pendingDeletes_.erase(pending);
   }
   return files;
+}
+
+bool TablePartition::replaceSegments(const std::vector<StoredSegment>& inputs, std::vector<StoredSegment> replacements,
+                                     const PersistCompaction& persist) {
+  std::lock_guard commitLock(commitMutex_);
+  // Held through the persist, so that no write locks a row of an input between the check and the swap.
+  std::lock_guard lock(mutex_);
+  std::set<uint64_t> replaced;
+  for (const auto& input : inputs) {
+    auto found = segments_.find(input.id);
+    if (found == segments_.end() || found->second.commitSeq != input.commitSeq ||
+        found->second.deletes != input.deletes) {
+      return false;
+    }
+    replaced.insert(input.id);
+  }
+  for (const auto& [key, write] : rowLocks_) {
+    if (replaced.contains(segmentOfRowKey(key))) return false;
+  }
+  std::vector<StoredSegment> committed;
+  for (const auto& [id, stored] : segments_) {
+    if (stored.commitSeq != StoredSegment::kUncommitted && !replaced.contains(id)) committed.push_back(stored);
+  }
+  std::vector<uint64_t> newDeletes;
+  for (auto& replacement : replacements) {
+    if (replacement.deletes) newDeletes.push_back(replacement.id);
+    committed.push_back(std::move(replacement));
+  }
+  std::sort(committed.begin(), committed.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  if (persist) persist(committed, newDeletes);
+  for (uint64_t id : replaced) segments_.erase(id);
+  for (auto& stored : committed) {
+    if (!segments_.contains(stored.id)) {
+      const uint64_t id = stored.id;
+      segments_[id] = std::move(stored);
+    }
+  }
+  return true;
 }
 
 std::vector<StoredSegment> TablePartition::committedSegments() const {

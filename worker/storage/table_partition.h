@@ -60,6 +60,16 @@ class TablePartition {
   /// the snapshot already could not see are skipped. Returns the rows it deleted.
   uint64_t deleteRows(uint64_t writeId, const ReadSnapshot& snapshot, std::span<const uint64_t> rowKeys);
 
+  /// Every segment, committed or not, and the rows writes are deleting (row key -> write): what a unique key
+  /// check compares a write's rows with.
+  struct AllVersions {
+    std::vector<StoredSegment> segments;
+    std::unordered_map<uint64_t, uint64_t> rowLocks;
+  };
+  AllVersions allVersions() const;
+  /// Unique key checks of this partition run one at a time, so that two writes of one key never both pass.
+  std::mutex& keyCheckMutex() { return keyCheckMutex_; }
+
   /// The segments `snapshot` sees, each with the rows it must skip.
   std::vector<VisibleSegment> visible(const ReadSnapshot& snapshot) const;
   /// The latest committed segments, deletes ignored (tests, statistics).
@@ -84,6 +94,13 @@ class TablePartition {
   void commit(std::span<const uint64_t> writeIds, uint64_t commitSeq, const Persist& persist);
   /// Drops what write `writeId` added and unlocks what it deleted; returns the files of its segments.
   std::vector<std::string> abort(uint64_t writeId);
+  /// Compaction's swap (compaction.h): puts `replacements` in the place of the committed segments `inputs`,
+  /// unless a commit changed one of them since it was read or a write locked one of its rows (false, nothing
+  /// changed). `persist` makes the new committed set durable first (it may set delete files).
+  using PersistCompaction =
+      std::function<void(std::vector<StoredSegment>& committed, const std::vector<uint64_t>& newDeletes)>;
+  bool replaceSegments(const std::vector<StoredSegment>& inputs, std::vector<StoredSegment> replacements,
+                       const PersistCompaction& persist);
   /// The committed segments, in id order (for the manifest).
   std::vector<StoredSegment> committedSegments() const;
 
@@ -104,6 +121,7 @@ class TablePartition {
   const std::string tableName_;
   const std::vector<StoredColumn> columns_;
   std::mutex commitMutex_;  // one commit at a time, from its new state to its swap
+  std::mutex keyCheckMutex_;
   mutable std::mutex mutex_;
   uint64_t nextSegmentId_ = 0;                                // guarded by mutex_
   std::map<uint64_t, StoredSegment> segments_;                // guarded by mutex_: by id

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "common/status.h"
+#include "tests/unit/worker/stored_ids.h"
 #include "worker/storage/partition_store.h"
 #include "worker/storage/storage_manager.h"
 
@@ -17,15 +18,11 @@ using engine::LogicalType;
 using engine::Vector;
 
 std::vector<StoredColumn> columns() {
-  return {{"id", LogicalType::bigInt(), true}};
+  return testing::idColumn();
 }
 
 Chunk ids(int64_t first, size_t count) {
-  Vector values(LogicalType::bigInt(), count);
-  for (size_t i = 0; i < count; ++i) values.data<int64_t>()[i] = first + static_cast<int64_t>(i);
-  Chunk chunk(count);
-  chunk.addColumn(std::move(values));
-  return chunk;
+  return testing::idRows(first, count);
 }
 
 using Seen = std::pair<int64_t, size_t>;
@@ -36,35 +33,14 @@ ReadSnapshot at(uint64_t commitSeq, std::vector<uint64_t> ownWrites) {
 
 /// The ids `snapshot` sees in storage 1, summed, and how many.
 Seen seen(StorageManager& storage, const ReadSnapshot& snapshot) {
+  const std::vector<int64_t> ids = testing::visibleIds(storage, snapshot);
   int64_t sum = 0;
-  size_t rows = 0;
-  for (const auto& segment : storage.visible(1, snapshot)) {
-    Vector values(LogicalType::bigInt(), segment.segment->size());
-    segment.segment->column(0).read(0, segment.segment->size(), values);
-    auto deleted = segment.deletedRows.begin();
-    for (uint32_t row = 0; row < segment.segment->size(); ++row) {
-      if (deleted != segment.deletedRows.end() && *deleted == row) {
-        ++deleted;
-        continue;
-      }
-      sum += values.data<int64_t>()[row];
-      ++rows;
-    }
-  }
-  return {sum, rows};
+  for (int64_t id : ids) sum += id;
+  return {sum, ids.size()};
 }
 
-/// The row key of the row holding `id` (ids are loaded in order, one segment per load here).
 uint64_t keyOf(StorageManager& storage, int64_t id) {
-  for (const auto& segment : storage.visible(1, {})) {
-    Vector values(LogicalType::bigInt(), segment.segment->size());
-    segment.segment->column(0).read(0, segment.segment->size(), values);
-    for (uint32_t row = 0; row < segment.segment->size(); ++row) {
-      if (values.data<int64_t>()[row] == id) return rowKeyOf(segment.id, row);
-    }
-  }
-  ADD_FAILURE() << "no row " << id;
-  return 0;
+  return testing::rowKeyOfId(storage, id);
 }
 
 TEST(RowVersionsTest, ASnapshotSeesTheCommitsUpToItsNumberAndItsOwnWrites) {
