@@ -43,7 +43,8 @@ class LoadTransaction {
   void announce(uint64_t totalBytes);
   /// ON CONFLICT: what commit's unique key check does with conflicting rows (by default it fails).
   void handleConflicts(ConflictHandling handling) { conflicts_ = std::move(handling); }
-  /// Rows that need no unique key check: TPC-H's generator makes its keys unique, into tables made for it.
+  /// Rows that need no unique key check: TPC-H's generator makes its keys unique, into tables made for it, and
+  /// an UPDATE's new versions that keep their rows' keys take the places of rows that were unique.
   void skipKeyCheck() { keysChecked_ = true; }
   /// Checks the rows against the tables' unique keys (checkUniqueKeys), then, outside a block, commits and
   /// returns the rows the load added, over all tables. Inside one: the rows stay the block's; returns 0.

@@ -274,6 +274,7 @@ struct DeleteRows {
 struct UpdateRows {
   QualifiedName table;
   LogicalPlan plan;
+  std::vector<size_t> assignedColumns;  // the columns SET names, in table order
 };
 
 /// CREATE TABLE name [(column names)] [WITH (distribution = ...)] AS query [WITH [NO] DATA], and SELECT ... INTO

@@ -129,6 +129,9 @@ UpdateRows TableStatementBinder::bindUpdate(const pg_query::UpdateStmt& statemen
   }
   UpdateRows bound;
   bound.table = {table.schema, table.name};
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    if (assigned[i]) bound.assignedColumns.push_back(i);
+  }
   bound.plan = bindRowsToChange(catalog_, text_, parameterTypes_, range, statement.from_clause(),
                                 statement.has_where_clause() ? &statement.where_clause() : nullptr,
                                 statement.has_with_clause() ? &statement.with_clause() : nullptr, targets);
