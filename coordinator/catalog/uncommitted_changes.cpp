@@ -41,11 +41,12 @@ std::map<std::string, json> entriesByKey(const json& document, const std::string
   return entries;
 }
 
-/// An entry as DDL made it: without what commits of rows change in a table's (its row count, statistics).
+/// An entry as a revert compares it: a table's without its statistics, which follow its row count. Its row
+/// count stays: a table that another session committed rows to since (a table the block made, or rewrote) keeps
+/// the block's change rather than lose those rows.
 json definitionOf(const std::string& section, const json& entry) {
   if (section != "tables" || !entry.is_object()) return entry;
   json definition = entry;
-  definition.erase("row_count");
   definition.erase("column_statistics");
   return definition;
 }
@@ -91,6 +92,37 @@ json reverted(const json& current, const json& before, const json& after) {
   return patched;
 }
 
+/// `before` and `after` cut down to what differs: the entries a statement changed (and the whole sections it
+/// did), which is all a revert needs; the catalog keeps a record per statement until the block ends.
+std::pair<json, json> changedOnly(const json& before, const json& after) {
+  json was = json::object();
+  json became = json::object();
+  for (const auto& [section, fields] : keyedSections()) {
+    const auto wasEntries = entriesByKey(before, section, fields);
+    const auto becameEntries = entriesByKey(after, section, fields);
+    json wasChanged = json::array();
+    json becameChanged = json::array();
+    for (const auto& [key, entry] : wasEntries) {
+      auto other = becameEntries.find(key);
+      if (other == becameEntries.end() || other->second != entry) wasChanged.push_back(entry);
+    }
+    for (const auto& [key, entry] : becameEntries) {
+      auto other = wasEntries.find(key);
+      if (other == wasEntries.end() || other->second != entry) becameChanged.push_back(entry);
+    }
+    was[section] = std::move(wasChanged);
+    became[section] = std::move(becameChanged);
+  }
+  for (const auto& section : wholeSections()) {
+    const json wasSection = before.contains(section) ? before.at(section) : json();
+    const json becameSection = after.contains(section) ? after.at(section) : json();
+    if (wasSection == becameSection) continue;
+    was[section] = wasSection;
+    became[section] = becameSection;
+  }
+  return {std::move(was), std::move(became)};
+}
+
 /// The storage ids the tables of `document` use, with their entries.
 std::map<uint64_t, json> storagesOf(const json& document) {
   std::map<uint64_t, json> storages;
@@ -125,7 +157,9 @@ void TableCatalog::endUncommittedChange(uint64_t transactionId) {
   for (auto change = uncommitted_.rbegin(); change != uncommitted_.rend(); ++change) {
     if (change->transactionId != transactionId) continue;
     Snapshot before = snapshotLocked();
-    change->after = changeableSectionsLocked();
+    auto [was, became] = changedOnly(change->before, changeableSectionsLocked());
+    change->before = std::move(was);
+    change->after = std::move(became);
     persistLocked(before);
     return;
   }

@@ -84,7 +84,8 @@ bool changesCatalog(const sql::BoundStatement& statement) {
                std::is_same_v<Command, sql::CommentOn> || std::is_same_v<Command, sql::CreateSchema> ||
                std::is_same_v<Command, sql::DropSchema> || std::is_same_v<Command, sql::CreateRole> ||
                std::is_same_v<Command, sql::AlterRole> || std::is_same_v<Command, sql::DropRole> ||
-               std::is_same_v<Command, sql::GrantPrivileges> || std::is_same_v<Command, sql::GrantRoles>;
+               std::is_same_v<Command, sql::GrantPrivileges> || std::is_same_v<Command, sql::GrantRoles> ||
+               std::is_same_v<Command, sql::TruncateTable>;  // outside a block it gives a table new storage
       },
       statement.command);
 }

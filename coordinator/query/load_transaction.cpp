@@ -103,6 +103,7 @@ uint64_t LoadTransaction::commit() {
     keysChecked_ = true;
     for (const auto& table : tables_) {
       KeyCheckResult checked = checkUniqueKeys(cluster_, *table, *transaction_, writeId_, conflicts_);
+      keyCheck_.snapshotSeq = checked.snapshotSeq;
       keyCheck_.rowsSkipped += checked.rowsSkipped;
       for (auto& chunk : checked.reported) keyCheck_.reported.push_back(std::move(chunk));
     }

@@ -55,6 +55,8 @@ Session::Session(ClusterContext& cluster, sql::SessionInfo session)
 Session::~Session() {
   const std::string temporary = sql::temporarySchemaOf(catalog_);
   try {
+    rollBackOpenTransaction();  // its DDL first, which may concern the temporary schema
+    auto lock = lockDdlOutsideBlocks();
     dropTemporarySchemas(cluster_, {temporary});
   } catch (const std::exception& error) {
     // The coordinator drops what is left at its next start.

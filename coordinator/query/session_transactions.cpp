@@ -30,10 +30,15 @@ uint64_t Session::runInsertOnConflict(const std::function<uint64_t(Transaction&,
   }
   std::vector<engine::LogicalType> parameterTypes;
   for (const auto& value : parameters) parameterTypes.push_back(value.type());
-  const uint64_t rows = insert(*transaction, [&](const std::string& text) {
+  const uint64_t rows = insert(*transaction, [&](const std::string& text, uint64_t readAt) {
+    auto keep = cluster_.transactions.pinSnapshot(readAt);  // before beginStatement lets the INSERT's pins go
     auto script = std::make_shared<const sql::ParsedScript>(sql::ParsedScript::parse(text));
-    auto update = prepare(script, 0, parameterTypes);  // a statement of its own: it reads at a new snapshot
-    transaction->beginStatement();                     // and writes under a new write id
+    auto update = prepare(script, 0, parameterTypes);
+    transaction->beginStatement();  // a statement of its own: a new write id, reading at the key check's snapshot
+    statementSnapshot_.emplace();
+    statementSnapshot_->set_commit_seq(readAt);
+    for (uint64_t write : transaction->writes()) statementSnapshot_->add_own_writes(write);
+    statementSnapshotPin_ = std::move(keep);
     return runUpdate(cluster_, std::get<sql::UpdateRows>(update->bound->command), planExecutor(parameters), transaction)
         .rows;
   });

@@ -91,6 +91,7 @@ KeyCheckResult checkUniqueKeys(ClusterContext& cluster, const TableEntry& table,
   if (firstError) throw ShoalError(*firstError);
 
   KeyCheckResult result;
+  result.snapshotSeq = request.snapshot().commit_seq();
   const size_t copies =
       table.distribution == Distribution::kReplicated ? std::min<size_t>(1, responses.size()) : responses.size();
   const std::vector<engine::LogicalType> types = table.columnTypes();

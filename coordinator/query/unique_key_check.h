@@ -31,6 +31,7 @@ struct ConflictHandling {
 };
 
 struct KeyCheckResult {
+  uint64_t snapshotSeq = 0;  // the commit sequence the check read at (DO UPDATE reads there too)
   uint64_t rowsSkipped = 0;
   std::vector<engine::Chunk> reported;  // kReport: the rows dropped, every column of the table
 };

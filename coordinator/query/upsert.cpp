@@ -16,6 +16,12 @@ namespace {
 constexpr size_t kRowsPerUpdate = 1000;
 
 ConflictHandling handlingOf(const TableEntry& table, const sql::OnConflict& onConflict) {
+  if (!table.primaryKey.empty() && enforcedKeys(table).empty()) {
+    // A key made before keys were checked, on a distribution that cannot check it.
+    SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
+                    "ON CONFLICT needs the key of table \"{}\" checked, and its distribution cannot check it",
+                    table.name);
+  }
   ConflictHandling handling;
   handling.action = onConflict.doUpdate ? worker::ConflictAction::kReport : worker::ConflictAction::kSkip;
   const std::set<size_t> arbiter(onConflict.arbiterColumns.begin(), onConflict.arbiterColumns.end());
@@ -43,7 +49,7 @@ void appendLiteral(const engine::Vector& column, size_t row, std::string& out) {
 
 /// DO UPDATE over the rows the key check handed back; returns the rows updated.
 uint64_t updateConflicting(const sql::OnConflict& onConflict, const std::vector<engine::Chunk>& reported,
-                           const ConflictUpdater& update) {
+                           uint64_t readAt, const ConflictUpdater& update) {
   const std::string& statement = onConflict.updateStatement;
   const size_t placeholder = statement.find(sql::kExcludedRowsPlaceholder);
   uint64_t updated = 0;
@@ -52,7 +58,8 @@ uint64_t updateConflicting(const sql::OnConflict& onConflict, const std::vector<
   auto flush = [&] {
     if (rowsInValues == 0) return;
     updated += update(statement.substr(0, placeholder) + "(VALUES " + values + ")" +
-                      statement.substr(placeholder + sql::kExcludedRowsPlaceholder.size()));
+                          statement.substr(placeholder + sql::kExcludedRowsPlaceholder.size()),
+                      readAt);
     values.clear();
     rowsInValues = 0;
   };
@@ -75,7 +82,7 @@ uint64_t finish(const sql::OnConflict& onConflict, uint64_t rowsSent, KeyCheckRe
                 const ConflictUpdater& update) {
   const uint64_t inserted = rowsSent - std::min(rowsSent, checked.rowsSkipped);
   if (!onConflict.doUpdate || checked.reported.empty()) return inserted;
-  return inserted + updateConflicting(onConflict, checked.reported, update);
+  return inserted + updateConflicting(onConflict, checked.reported, checked.snapshotSeq, update);
 }
 
 }  // namespace

@@ -13,8 +13,9 @@
 namespace shoal::coordinator {
 
 /// Runs the UPDATE statement (SQL text) of ON CONFLICT DO UPDATE, as a statement of the same transaction that
-/// reads at a snapshot of its own; returns the rows it updated.
-using ConflictUpdater = std::function<uint64_t(const std::string& update)>;
+/// reads at commit sequence `readAt`, the key check's (so that a row the check met and another transaction
+/// changed since fails with 40001 rather than go unchanged); returns the rows it updated.
+using ConflictUpdater = std::function<uint64_t(const std::string& update, uint64_t readAt)>;
 
 /// INSERT ... ON CONFLICT, under `transaction`. The rows go in as a plain INSERT's do, then the workers' unique
 /// key check drops those that conflict on the arbiter key. DO NOTHING leaves it at that. DO UPDATE gets them

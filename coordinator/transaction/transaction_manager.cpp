@@ -69,6 +69,15 @@ TransactionManager::PinnedSnapshot TransactionManager::pinVisibleSnapshot() {
   // Read and pinned under one lock: a horizon computed meanwhile is at most this number.
   std::lock_guard lock(mutex_);
   const uint64_t seq = applying_.empty() ? lastSeq_ : *applying_.begin() - 1;
+  return PinnedSnapshot{seq, pinLocked(seq)};
+}
+
+std::shared_ptr<const void> TransactionManager::pinSnapshot(uint64_t commitSeq) {
+  std::lock_guard lock(mutex_);
+  return pinLocked(commitSeq);
+}
+
+std::shared_ptr<const void> TransactionManager::pinLocked(uint64_t seq) {
   auto position = pinned_.insert(seq);
   struct Unpin {
     TransactionManager* manager;
@@ -78,7 +87,7 @@ TransactionManager::PinnedSnapshot TransactionManager::pinVisibleSnapshot() {
       manager->pinned_.erase(position);
     }
   };
-  return PinnedSnapshot{seq, std::shared_ptr<const void>(new Unpin{this, position})};
+  return std::shared_ptr<const void>(new Unpin{this, position});
 }
 
 uint64_t TransactionManager::oldestSnapshot() const {

@@ -38,6 +38,8 @@ class TransactionManager {
     std::shared_ptr<const void> pin;
   };
   PinnedSnapshot pinVisibleSnapshot();
+  /// Pins snapshot `commitSeq`, which something pinned already (so the workers still hold its versions).
+  std::shared_ptr<const void> pinSnapshot(uint64_t commitSeq);
   /// The oldest snapshot pinned, or visibleSeq() when none is: what the workers may compact up to (the
   /// resolver tells them every second).
   uint64_t oldestSnapshot() const;
@@ -61,6 +63,7 @@ class TransactionManager {
   void resolveOnce();
 
  private:
+  std::shared_ptr<const void> pinLocked(uint64_t seq);  // mutex_ held
   /// Tells `participants` the decision; returns whether all applied it.
   bool finish(const CommitDecision& decision);
 

@@ -124,7 +124,9 @@ std::optional<OnConflict> TableStatementBinder::bindOnConflict(const pg_query::I
   nulls += "))";
   probe.replace(probe.find(kExcludedRowsPlaceholder), kExcludedRowsPlaceholder.size(), nulls);
   try {
-    Binder(catalog_).bind(ParsedScript::parse(probe), 0, parameterTypes_);
+    // A $n that only SET or WHERE uses gets its type here.
+    const BoundStatement probed = Binder(catalog_).bind(ParsedScript::parse(probe), 0, parameterTypes_);
+    if (probed.parameterTypes.size() >= parameterTypes_.size()) parameterTypes_ = probed.parameterTypes;
   } catch (const ShoalError& error) {
     // Its positions are the UPDATE's, not the statement's: point at ON CONFLICT instead.
     throw ShoalError(

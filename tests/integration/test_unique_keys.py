@@ -36,6 +36,12 @@ SESSIONS = {
         "DELETE FROM uk_items WHERE id = 11", "INSERT INTO uk_items VALUES (11, 'again', 0)",
         "SELECT id, name FROM uk_items WHERE id IN (10, 11) ORDER BY id",
     ],
+    "an updated row keeps its key taken, in its block too": [
+        "BEGIN", "UPDATE uk_items SET qty = 0 WHERE id = 20", "INSERT INTO uk_items SELECT 20, 'dup', 1", "ROLLBACK",
+        "BEGIN", "UPDATE uk_items SET qty = 0 WHERE id = 21", "SAVEPOINT s",
+        "INSERT INTO uk_items SELECT id, 'dup', 1 FROM uk_items WHERE id = 21", "ROLLBACK TO s", "COMMIT",
+        "SELECT id, qty FROM uk_items WHERE id IN (20, 21) ORDER BY id",
+    ],
     "a duplicate aborts the block, and ROLLBACK TO recovers it": [
         "BEGIN", "INSERT INTO uk_items SELECT 70, 'new', 1", "SAVEPOINT s", "INSERT INTO uk_items SELECT 1, 'dup', 1",
         "SELECT 1", "ROLLBACK TO s", "SELECT count(*) FROM uk_items WHERE id = 70", "ROLLBACK",

@@ -125,6 +125,7 @@ CompactionOutcome compactPartition(TablePartition& partition, uint64_t horizon, 
   const TablePartition::AllVersions versions = partition.allVersions();
   for (const auto& group : groupsToRewrite(versions, horizon)) {
     std::optional<StoredSegment> replacement = rewrite(partition, group, memory, numaNode());
+    const uint64_t newSegmentId = replacement ? replacement->id : 0;
     std::vector<StoredSegment> replacements;
     std::vector<std::string> newFiles;
     if (replacement) {
@@ -151,7 +152,16 @@ CompactionOutcome compactPartition(TablePartition& partition, uint64_t horizon, 
         store->persistCommit(partition, committed, newDeletes, horizon);
       };
     }
-    if (!partition.replaceSegments(inputs, std::move(replacements), persist)) {
+    // Where each old row went, for statements that found it before the swap.
+    std::map<uint64_t, TablePartition::SegmentMove> moves;
+    int32_t next = 0;
+    for (const auto& candidate : group) {
+      TablePartition::SegmentMove& move = moves[candidate.stored->id];
+      move.newSegmentId = newSegmentId;
+      move.newRow.assign(candidate.stored->segment->size(), -1);
+      for (uint32_t row : candidate.liveRows) move.newRow[row] = next++;
+    }
+    if (!partition.replaceSegments(inputs, std::move(replacements), std::move(moves), persist)) {
       if (store) store->discardSegments(partition.storageId(), newFiles);  // a commit got there first
       continue;
     }

@@ -12,6 +12,11 @@
 #include <spdlog/spdlog.h>
 
 namespace shoal::worker {
+
+namespace {
+/// PostgreSQL's SQLSTATE for a snapshot older than what the storage still holds.
+constexpr std::string_view kSnapshotTooOld = "72000";
+}  // namespace
 namespace {
 
 /// Rows [start, start + count) of `chunk` as a chunk of their own.
@@ -127,6 +132,11 @@ std::vector<VisibleSegment> StorageManager::visible(uint64_t storageId, const Re
                       inDoubtWait_.count());
     }
   }
+  // Compaction kept only what snapshots from the horizon on read; an older one would miss rows. The coordinator
+  // pins every snapshot in use, so this is only reached after it lost track (a restart with commits undecided).
+  if (snapshot.commitSeq < horizon_.load()) {
+    SHOAL_USER_FAIL(kSnapshotTooOld, "snapshot too old: this worker compacted row versions it would read");
+  }
   std::shared_ptr<TablePartition> partition = find(storageId);
   if (!partition) return {};
   // The transaction's own rows still waiting as chunks become a segment now, so that it reads them.
@@ -158,7 +168,14 @@ CompactionOutcome StorageManager::compactAll() {
   const uint64_t horizon = horizon_.load();
   CompactionOutcome total;
   if (horizon == 0) return total;  // not told yet
+  std::set<uint64_t> inPrepared;   // a prepared record names their files: they stay until it is decided
+  {
+    std::lock_guard managerLock(mutex_);
+    for (const auto& [id, prepared] : prepared_)
+      inPrepared.insert(prepared.storageIds.begin(), prepared.storageIds.end());
+  }
   for (const auto& partition : partitions()) {
+    if (inPrepared.contains(partition->storageId())) continue;
     CompactionOutcome outcome =
         compactPartition(*partition, horizon, memory_, store_, [this] { return nextNumaNode(); });
     total.segmentsRewritten += outcome.segmentsRewritten;
@@ -178,6 +195,8 @@ KeyCheckOutcome StorageManager::checkUniqueKeys(uint64_t storageId, const KeyChe
                       partition->tableName());
     }
   }
+  // The transaction's earlier writes too: an UPDATE's new versions that skipped their own check meet these rows.
+  for (uint64_t writeId : check.transaction.ownWrites) flushStaged(writeId, storageId);
   flushStaged(check.writeId, storageId);
   std::lock_guard lock(partition->keyCheckMutex());
   KeyCheckOutcome outcome = worker::checkUniqueKeys(*partition, check);

@@ -10,6 +10,9 @@ namespace shoal::worker {
 
 namespace {
 
+/// How long deleteRows follows rows that compaction moved: a statement that found them longer ago fails 40001.
+constexpr std::chrono::minutes kMoveMemory{10};
+
 [[noreturn]] void failConcurrentUpdate(const std::string& tableName) {
   throw ShoalError(
       Status(SqlState::kSerializationFailure, "could not serialize access due to concurrent update")
@@ -55,6 +58,20 @@ uint64_t TablePartition::deleteRows(uint64_t writeId, const ReadSnapshot& snapsh
   std::vector<uint64_t> toLock;
   toLock.reserve(rowKeys.size());
   for (uint64_t key : rowKeys) {
+    // A row found before compaction moved it: follow it to its new segment. One it removed was deleted before
+    // any snapshot in use, so not a row this write could see.
+    bool gone = false;
+    for (auto move = moved_.find(segmentOfRowKey(key)); move != moved_.end();
+         move = moved_.find(segmentOfRowKey(key))) {
+      const auto& rows = move->second.first.newRow;
+      const uint32_t row = rowOfRowKey(key);
+      if (row >= rows.size() || rows[row] < 0) {
+        gone = true;
+        break;
+      }
+      key = rowKeyOf(move->second.first.newSegmentId, static_cast<uint32_t>(rows[row]));
+    }
+    if (gone) continue;
     auto segment = segments_.find(segmentOfRowKey(key));
     if (segment == segments_.end()) failConcurrentUpdate(tableName_);
     const StoredSegment& stored = segment->second;
@@ -261,7 +278,7 @@ std::vector<std::string> TablePartition::abort(uint64_t writeId) {
 }
 
 bool TablePartition::replaceSegments(const std::vector<StoredSegment>& inputs, std::vector<StoredSegment> replacements,
-                                     const PersistCompaction& persist) {
+                                     std::map<uint64_t, SegmentMove> moves, const PersistCompaction& persist) {
   std::lock_guard commitLock(commitMutex_);
   // Held through the persist, so that no write locks a row of an input between the check and the swap.
   std::lock_guard lock(mutex_);
@@ -289,6 +306,10 @@ bool TablePartition::replaceSegments(const std::vector<StoredSegment>& inputs, s
   std::sort(committed.begin(), committed.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   if (persist) persist(committed, newDeletes);
   for (uint64_t id : replaced) segments_.erase(id);
+  // Moves are followed for a while: long enough for any statement that found rows before to delete them.
+  const auto now = std::chrono::steady_clock::now();
+  std::erase_if(moved_, [&](const auto& entry) { return now - entry.second.second > kMoveMemory; });
+  for (auto& [id, move] : moves) moved_[id] = {std::move(move), now};
   for (auto& stored : committed) {
     if (!segments_.contains(stored.id)) {
       const uint64_t id = stored.id;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -97,10 +98,16 @@ class TablePartition {
   /// Compaction's swap (compaction.h): puts `replacements` in the place of the committed segments `inputs`,
   /// unless a commit changed one of them since it was read or a write locked one of its rows (false, nothing
   /// changed). `persist` makes the new committed set durable first (it may set delete files).
+  /// `moves` says where each row of an input went: an UPDATE or DELETE that found the row before the swap still
+  /// deletes it by its old row key (deleteRows follows the move for a while).
   using PersistCompaction =
       std::function<void(std::vector<StoredSegment>& committed, const std::vector<uint64_t>& newDeletes)>;
+  struct SegmentMove {
+    uint64_t newSegmentId = 0;
+    std::vector<int32_t> newRow;  // per old row: its row in the new segment, or -1 (gone: deleted long ago)
+  };
   bool replaceSegments(const std::vector<StoredSegment>& inputs, std::vector<StoredSegment> replacements,
-                       const PersistCompaction& persist);
+                       std::map<uint64_t, SegmentMove> moves, const PersistCompaction& persist);
   /// The committed segments, in id order (for the manifest).
   std::vector<StoredSegment> committedSegments() const;
 
@@ -128,6 +135,8 @@ class TablePartition {
   std::unordered_map<uint64_t, uint64_t> rowLocks_;           // guarded by mutex_: row key -> deleting write
   std::map<uint64_t, std::vector<uint64_t>> pendingDeletes_;  // guarded by mutex_: write -> row keys
   std::string corruption_;                                    // guarded by mutex_
+  /// Compacted segments' rows, by old segment id, with when they moved (kept kMoveMemory).
+  std::map<uint64_t, std::pair<SegmentMove, std::chrono::steady_clock::time_point>> moved_;  // guarded by mutex_
 };
 
 }  // namespace shoal::worker

@@ -71,6 +71,25 @@ TEST(CompactionTest, ASegmentWithALockedRowOrAnUncommittedOneStays) {
   EXPECT_EQ(visibleIds(storage, {3, {5}}).size(), 160u);  // the uncommitted write is untouched
 }
 
+TEST(CompactionTest, AStatementThatFoundRowsBeforeACompactionStillDeletesThem) {
+  StorageManager storage(NumaTopology::fake(1), nullptr);
+  for (int i = 0; i < 3; ++i) {
+    storage.stage(10 + i, 1, "t", idColumn(), idRows(i * 100, 100));
+    storage.commit(10 + i, 1 + i);
+  }
+  storage.deleteRows(20, {3, {20}}, 1, rowKeysWhere(storage, [](int64_t id) { return id < 50; }));
+  storage.commit(20, 4);
+  // A DELETE reads at 4 and finds its rows; compaction then merges the segments under it.
+  const auto found = rowKeysWhere(storage, [](int64_t id) { return id % 10 == 7; });
+  storage.advanceHorizon(4);
+  ASSERT_EQ(storage.compactAll().segmentsRewritten, 3u);
+  EXPECT_EQ(storage.deleteRows(21, {4, {21}}, 1, found), found.size());
+  storage.commit(21, 5);
+  const auto left = visibleIds(storage, {5, {}});
+  EXPECT_EQ(left.size(), 250u - 25u);
+  EXPECT_TRUE(std::none_of(left.begin(), left.end(), [](int64_t id) { return id % 10 == 7; }));
+}
+
 TEST(CompactionTest, ACompactedPartitionRecoversFromDisk) {
   const auto directory = std::filesystem::temp_directory_path() / "shoal-compaction-test";
   std::filesystem::remove_all(directory);
