@@ -8,7 +8,7 @@ restarts. Single-session stories are compared with PostgreSQL 15's answers."""
 import psycopg
 import pytest
 
-from postgres_oracle import session_answers, set_up_both
+from postgres_oracle import both_servers_fixture, session_answers
 
 SETUP = ["DROP TABLE IF EXISTS ddl_kept", "DROP TABLE IF EXISTS ddl_new", "DROP TABLE IF EXISTS ddl_other",
          "DROP VIEW IF EXISTS ddl_view", "DROP SCHEMA IF EXISTS ddl_schema CASCADE",
@@ -51,11 +51,7 @@ SESSIONS = {
 }
 
 
-@pytest.fixture(scope="module")
-def both(cluster, postgres):
-    shoal, oracle = set_up_both(cluster, postgres, SETUP)
-    yield shoal, oracle
-    session_answers(shoal, SETUP[:5])
+both = both_servers_fixture(SETUP, SETUP[:5])
 
 
 @pytest.mark.parametrize("name", SESSIONS)

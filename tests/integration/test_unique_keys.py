@@ -7,7 +7,7 @@ stories are compared with PostgreSQL 15's answers; the two-session ones assert e
 import psycopg
 import pytest
 
-from postgres_oracle import session_answers, set_up_both
+from postgres_oracle import both_servers_fixture, session_answers
 
 SETUP = ["DROP TABLE IF EXISTS uk_items", "DROP TABLE IF EXISTS uk_pairs", "DROP TABLE IF EXISTS uk_plain",
          "CREATE TABLE uk_items (id integer PRIMARY KEY, name text, qty integer)",
@@ -83,11 +83,7 @@ SESSIONS = {
 }
 
 
-@pytest.fixture(scope="module")
-def both(cluster, postgres):
-    shoal, oracle = set_up_both(cluster, postgres, SETUP)
-    yield shoal, oracle
-    session_answers(shoal, SETUP[:3])
+both = both_servers_fixture(SETUP, SETUP[:3])
 
 
 @pytest.mark.parametrize("name", SESSIONS)
