@@ -23,6 +23,7 @@ struct CatalogRelation {
   std::vector<CatalogColumn> columns;
   /// A user table's primary key columns (indexes into `columns`).
   std::vector<size_t> primaryKey;
+  std::vector<sql::UniqueConstraint> uniqueKeys;
   /// Rows, for a user table whose statistics exist.
   std::optional<uint64_t> rowCount;
   /// A view's query, as it was written (PostgreSQL shows it deparsed by pg_get_viewdef instead).

@@ -20,6 +20,7 @@ std::optional<sql::TableDescription> ClusterCatalog::findTable(const sql::Qualif
   description.isSystemView = false;
   for (const auto& column : table->columns) description.columns.push_back({column.name, column.type});
   description.primaryKey = table->primaryKey;
+  description.uniqueKeys = table->uniqueKeys;
   if (table->columnStatistics.size() == table->columns.size()) {
     description.rowCount = table->rowCount;
     for (size_t i = 0; i < table->columns.size(); ++i) {

@@ -18,7 +18,7 @@ class ClusterCatalog final : public sql::CatalogReader {
   std::vector<std::string> relationNames() const override;
   std::vector<sql::RelationVisibility> relationVisibility() const override;
   std::vector<sql::ObjectComment> comments() const override { return system_.comments(); }
-  std::vector<sql::PrimaryKeyDescription> primaryKeys() const override { return system_.primaryKeys(); }
+  std::vector<sql::KeyDescription> keys() const override { return system_.keys(); }
   /// Privileges: user objects' from the table catalog; system relations and schemas may be read and used by
   /// every role (as PostgreSQL grants SELECT on its catalogs to PUBLIC).
   std::optional<sql::HeldPrivileges> relationPrivileges(std::string_view role,

@@ -208,16 +208,16 @@ std::vector<sql::ColumnDescription> tableConstraintsColumns() {
 
 SystemRows tableConstraintsRows(const CatalogRelationLister& relations, const SystemScanContext& context) {
   SystemRows rows;
-  // nulls_distinct is for UNIQUE constraints, which Shoal does not have: NULL.
+  // nulls_distinct is YES for a UNIQUE constraint (Shoal's treat NULLs as distinct), NULL for the others.
   auto row = [&](const CatalogRelation& table, std::string name, std::string_view type) {
     rows.push_back({value::text(context.database), value::text(table.schema), value::text(name),
                     value::text(context.database), value::text(table.schema), value::text(table.name),
                     value::text(type), value::yesOrNo(false), value::yesOrNo(false), value::yesOrNo(true),
-                    value::nullText()});
+                    type == "UNIQUE" ? value::yesOrNo(true) : value::nullText()});
   };
   for (const auto& relation : relations()) {
     if (!relation.isUserRelation || relation.kind != 'r') continue;
-    if (!relation.primaryKey.empty()) row(relation, primaryKeyName(relation), "PRIMARY KEY");
+    for (const auto& key : relationKeys(relation)) row(relation, key.name, key.primary() ? "PRIMARY KEY" : "UNIQUE");
     // PostgreSQL 15 shows each NOT NULL column as a CHECK constraint named after the namespace and table OIDs.
     for (size_t i = 0; i < relation.columns.size(); ++i) {
       if (!relation.columns[i].notNull) continue;
@@ -239,12 +239,14 @@ std::vector<sql::ColumnDescription> keyColumnUsageColumns() {
 SystemRows keyColumnUsageRows(const CatalogRelationLister& relations, const SystemScanContext& context) {
   SystemRows rows;
   for (const auto& relation : relations()) {
-    for (size_t k = 0; k < relation.primaryKey.size(); ++k) {
-      rows.push_back({value::text(context.database), value::text(relation.schema),
-                      value::text(primaryKeyName(relation)), value::text(context.database),
-                      value::text(relation.schema), value::text(relation.name),
-                      value::text(relation.columns[relation.primaryKey[k]].name),
-                      value::integer(static_cast<int64_t>(k + 1)), value::nullInteger()});
+    if (!relation.isUserRelation || relation.kind != 'r') continue;
+    for (const auto& key : relationKeys(relation)) {
+      for (size_t k = 0; k < key.columns.size(); ++k) {
+        rows.push_back({value::text(context.database), value::text(relation.schema), value::text(key.name),
+                        value::text(context.database), value::text(relation.schema), value::text(relation.name),
+                        value::text(relation.columns[key.columns[k]].name), value::integer(static_cast<int64_t>(k + 1)),
+                        value::nullInteger()});
+      }
     }
   }
   return rows;

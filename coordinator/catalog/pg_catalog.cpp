@@ -73,13 +73,17 @@ std::vector<sql::ColumnDescription> classColumns() {
           {"relpartbound", type::text()}};
 }
 
-/// The relations and, after each user table with a primary key, the index behind it.
+/// The relations and, after each user table, the indexes behind its keys.
 std::vector<CatalogRelation> relationsWithIndexes(const CatalogRelationLister& relations) {
   std::vector<CatalogRelation> all;
   for (auto& relation : relations()) {
-    const bool keyed = relation.isUserRelation && !relation.primaryKey.empty();
+    std::vector<RelationKey> keys;
+    if (relation.isUserRelation) keys = relationKeys(relation);
     all.push_back(std::move(relation));
-    if (keyed) all.push_back(primaryKeyIndex(all.back()));
+    const CatalogRelation& table = all.back();
+    std::vector<CatalogRelation> indexes;
+    for (const auto& key : keys) indexes.push_back(keyIndex(table, key));
+    for (auto& index : indexes) all.push_back(std::move(index));
   }
   return all;
 }
@@ -106,7 +110,7 @@ SystemRows classRows(const CatalogRelationLister& relations) {
                     Value::doublePrecision(index ? 0.0 : tuples),
                     value::integer(0),
                     value::oid(0),
-                    value::boolean(table && !relation.primaryKey.empty()),
+                    value::boolean(table && (!relation.primaryKey.empty() || !relation.uniqueKeys.empty())),
                     value::boolean(false),
                     value::character(sql::isTemporarySchema(relation.schema) ? 't' : 'p'),
                     value::character(relation.kind),

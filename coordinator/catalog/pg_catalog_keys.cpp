@@ -54,17 +54,26 @@ std::string primaryKeyName(const CatalogRelation& table) {
   return table.name + "_pkey";
 }
 
-CatalogRelation primaryKeyIndex(const CatalogRelation& table) {
+std::vector<RelationKey> relationKeys(const CatalogRelation& table) {
+  std::vector<RelationKey> keys;
+  if (!table.primaryKey.empty()) keys.push_back({primaryKeyName(table), table.primaryKey, 0});
+  for (size_t k = 0; k < table.uniqueKeys.size(); ++k) {
+    keys.push_back({table.uniqueKeys[k].name, table.uniqueKeys[k].columns, k + 1});
+  }
+  return keys;
+}
+
+CatalogRelation keyIndex(const CatalogRelation& table, const RelationKey& key) {
   CatalogRelation index;
   index.schema = table.schema;
-  index.name = primaryKeyName(table);
-  index.oid = sql::primaryKeyIndexOid(table.oid);
+  index.name = key.name;
+  index.oid = sql::keyIndexOid(table.oid, key.ordinal);
   index.namespaceOid = table.namespaceOid;
   index.kind = 'i';
   index.isUserRelation = true;
   index.ownerOid = table.ownerOid;
   index.ownerName = table.ownerName;
-  for (size_t column : table.primaryKey) {
+  for (size_t column : key.columns) {
     CatalogColumn indexColumn = table.columns[column];
     indexColumn.notNull = false;  // as PostgreSQL's index attributes show it
     index.columns.push_back(std::move(indexColumn));
@@ -108,38 +117,77 @@ SystemRows operatorClassRows() {
   return rows;
 }
 
+namespace {
+
+/// pg_index's row of one key.
+std::vector<Value> indexRow(const CatalogRelation& relation, const RelationKey& key) {
+  const auto keys = static_cast<int64_t>(key.columns.size());
+  std::vector<Value> row = {value::oid(sql::keyIndexOid(relation.oid, key.ordinal)), value::oid(relation.oid),
+                            value::integer(keys), value::integer(keys)};
+  // unique, nulls distinct, primary or not, not exclusion, immediate, not clustered, valid, no xmin check,
+  // ready, live, not the replica identity
+  for (bool flag : {true, false, key.primary(), false, true, false, true, false, true, true, false}) {
+    row.push_back(value::boolean(flag));
+  }
+  // Per key column: its number, its collation (text's default, else none), the btree operator class
+  // PostgreSQL 15 would choose for its type, and no options (ascending, nulls last).
+  std::vector<Value> numbers;
+  std::vector<Value> collations;
+  std::vector<Value> classes;
+  std::vector<Value> options;
+  for (size_t column : key.columns) {
+    const LogicalType& columnType = relation.columns[column].type;
+    numbers.push_back(Value::smallInt(static_cast<int16_t>(column + 1)));
+    collations.push_back(Value::bigInt(columnType.isString() ? kDefaultCollationOid : 0));
+    classes.push_back(Value::bigInt(btreeOperatorClass(columnType)));
+    options.push_back(Value::smallInt(0));
+  }
+  row.push_back(engine::makeArrayValue(numbers, LogicalType::int2Vector()));
+  row.push_back(engine::makeArrayValue(collations, LogicalType::oidVector()));
+  row.push_back(engine::makeArrayValue(classes, LogicalType::oidVector()));
+  row.push_back(engine::makeArrayValue(options, LogicalType::int2Vector()));
+  row.push_back(value::nullText());
+  row.push_back(value::nullText());
+  return row;
+}
+
+/// pg_constraint's row of one key.
+std::vector<Value> constraintRow(const CatalogRelation& relation, const RelationKey& key) {
+  std::vector<Value> keys;
+  for (size_t column : key.columns) keys.push_back(Value::integer(static_cast<int32_t>(column + 1)));
+  // One value at a time: GCC 12 misreads a braced list of this many Values as reading uninitialized ones.
+  std::vector<Value> row;
+  row.push_back(value::oid(sql::keyConstraintOid(relation.oid, key.ordinal)));
+  row.push_back(value::text(key.name));
+  row.push_back(value::oid(relation.namespaceOid));
+  row.push_back(value::character(key.primary() ? 'p' : 'u'));
+  // not deferrable, not deferred, validated
+  for (bool flag : {false, false, true}) row.push_back(value::boolean(flag));
+  row.push_back(value::oid(relation.oid));
+  row.push_back(value::oid(0));
+  row.push_back(value::oid(sql::keyIndexOid(relation.oid, key.ordinal)));
+  row.push_back(value::oid(0));
+  row.push_back(value::oid(0));
+  for (int i = 0; i < 3; ++i) row.push_back(value::character(' '));  // no foreign key actions or match type
+  row.push_back(value::boolean(true));
+  row.push_back(value::integer(0));
+  row.push_back(value::boolean(true));
+  row.push_back(smallIntArray(keys));
+  row.push_back(nullArray(LogicalType::smallInt()));
+  for (int i = 0; i < 3; ++i) row.push_back(nullArray(LogicalType::bigInt()));
+  row.push_back(nullArray(LogicalType::smallInt()));
+  row.push_back(nullArray(LogicalType::bigInt()));
+  row.push_back(value::nullText());
+  return row;
+}
+
+}  // namespace
+
 SystemRows indexRows(const CatalogRelationLister& relations) {
   SystemRows rows;
   for (const auto& relation : relations()) {
-    if (!relation.isUserRelation || relation.primaryKey.empty()) continue;
-    const auto keys = static_cast<int64_t>(relation.primaryKey.size());
-    std::vector<Value> row = {value::oid(sql::primaryKeyIndexOid(relation.oid)), value::oid(relation.oid),
-                              value::integer(keys), value::integer(keys)};
-    // unique, nulls distinct, primary, not exclusion, immediate, not clustered, valid, no xmin check, ready,
-    // live, not the replica identity
-    for (bool flag : {true, false, true, false, true, false, true, false, true, true, false}) {
-      row.push_back(value::boolean(flag));
-    }
-    // Per key column: its number, its collation (text's default, else none), the btree operator class
-    // PostgreSQL 15 would choose for its type, and no options (ascending, nulls last).
-    std::vector<Value> numbers;
-    std::vector<Value> collations;
-    std::vector<Value> classes;
-    std::vector<Value> options;
-    for (size_t column : relation.primaryKey) {
-      const LogicalType& columnType = relation.columns[column].type;
-      numbers.push_back(Value::smallInt(static_cast<int16_t>(column + 1)));
-      collations.push_back(Value::bigInt(columnType.isString() ? kDefaultCollationOid : 0));
-      classes.push_back(Value::bigInt(btreeOperatorClass(columnType)));
-      options.push_back(Value::smallInt(0));
-    }
-    row.push_back(engine::makeArrayValue(numbers, LogicalType::int2Vector()));
-    row.push_back(engine::makeArrayValue(collations, LogicalType::oidVector()));
-    row.push_back(engine::makeArrayValue(classes, LogicalType::oidVector()));
-    row.push_back(engine::makeArrayValue(options, LogicalType::int2Vector()));
-    row.push_back(value::nullText());
-    row.push_back(value::nullText());
-    rows.push_back(std::move(row));
+    if (!relation.isUserRelation) continue;
+    for (const RelationKey& key : relationKeys(relation)) rows.push_back(indexRow(relation, key));
   }
   return rows;
 }
@@ -178,33 +226,8 @@ std::vector<sql::ColumnDescription> constraintColumns() {
 SystemRows constraintRows(const CatalogRelationLister& relations) {
   SystemRows rows;
   for (const auto& relation : relations()) {
-    if (!relation.isUserRelation || relation.primaryKey.empty()) continue;
-    std::vector<Value> keys;
-    for (size_t column : relation.primaryKey) keys.push_back(Value::integer(static_cast<int32_t>(column + 1)));
-    // One value at a time: GCC 12 misreads a braced list of this many Values as reading uninitialized ones.
-    std::vector<Value> row;
-    row.push_back(value::oid(sql::primaryKeyConstraintOid(relation.oid)));
-    row.push_back(value::text(primaryKeyName(relation)));
-    row.push_back(value::oid(relation.namespaceOid));
-    row.push_back(value::character('p'));
-    // not deferrable, not deferred, validated
-    for (bool flag : {false, false, true}) row.push_back(value::boolean(flag));
-    row.push_back(value::oid(relation.oid));
-    row.push_back(value::oid(0));
-    row.push_back(value::oid(sql::primaryKeyIndexOid(relation.oid)));
-    row.push_back(value::oid(0));
-    row.push_back(value::oid(0));
-    for (int i = 0; i < 3; ++i) row.push_back(value::character(' '));  // no foreign key actions or match type
-    row.push_back(value::boolean(true));
-    row.push_back(value::integer(0));
-    row.push_back(value::boolean(true));
-    row.push_back(smallIntArray(keys));
-    row.push_back(nullArray(LogicalType::smallInt()));
-    for (int i = 0; i < 3; ++i) row.push_back(nullArray(LogicalType::bigInt()));
-    row.push_back(nullArray(LogicalType::smallInt()));
-    row.push_back(nullArray(LogicalType::bigInt()));
-    row.push_back(value::nullText());
-    rows.push_back(std::move(row));
+    if (!relation.isUserRelation) continue;
+    for (const RelationKey& key : relationKeys(relation)) rows.push_back(constraintRow(relation, key));
   }
   return rows;
 }

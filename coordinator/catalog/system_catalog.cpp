@@ -95,8 +95,11 @@ std::vector<sql::RelationVisibility> SystemCatalog::relationVisibility() const {
   for (const auto& table : tables_.list()) {
     const int64_t oid = kFirstUserOid + static_cast<int64_t>(table->tableId);
     relations.push_back({oid, false, table->schema, table->name, 'r'});
-    if (!table->primaryKey.empty()) {  // the index behind the primary key (pg_catalog_keys.h)
-      relations.push_back({sql::primaryKeyIndexOid(oid), false, table->schema, table->name + "_pkey", 'i'});
+    if (!table->primaryKey.empty()) {  // the indexes behind the keys (pg_catalog_keys.h)
+      relations.push_back({sql::keyIndexOid(oid, 0), false, table->schema, table->name + "_pkey", 'i'});
+    }
+    for (size_t k = 0; k < table->uniqueKeys.size(); ++k) {
+      relations.push_back({sql::keyIndexOid(oid, k + 1), false, table->schema, table->uniqueKeys[k].name, 'i'});
     }
   }
   for (const auto& view : tables_.listViews()) {
@@ -114,17 +117,21 @@ std::vector<sql::ObjectComment> SystemCatalog::comments() const {
   return comments;
 }
 
-std::vector<sql::PrimaryKeyDescription> SystemCatalog::primaryKeys() const {
-  std::vector<sql::PrimaryKeyDescription> keys;
+std::vector<sql::KeyDescription> SystemCatalog::keys() const {
+  std::vector<sql::KeyDescription> keys;
   for (const auto& table : tables_.list()) {
-    if (table->primaryKey.empty()) continue;
-    sql::PrimaryKeyDescription key{
-        kFirstUserOid + static_cast<int64_t>(table->tableId), table->schema, table->name, {}, {}};
-    for (size_t column : table->primaryKey) {
-      key.columns.push_back(table->columns[column].name);
-      key.attributeNumbers.push_back(static_cast<int32_t>(column + 1));
-    }
-    keys.push_back(std::move(key));
+    const int64_t oid = kFirstUserOid + static_cast<int64_t>(table->tableId);
+    auto add = [&](const std::string& name, size_t ordinal, const std::vector<size_t>& columns) {
+      sql::KeyDescription key{oid, table->schema, table->name, name, ordinal, {}, {}};
+      for (size_t column : columns) {
+        key.columns.push_back(table->columns[column].name);
+        key.attributeNumbers.push_back(static_cast<int32_t>(column + 1));
+      }
+      keys.push_back(std::move(key));
+    };
+    if (!table->primaryKey.empty()) add(table->name + "_pkey", 0, table->primaryKey);
+    for (size_t k = 0; k < table->uniqueKeys.size(); ++k)
+      add(table->uniqueKeys[k].name, k + 1, table->uniqueKeys[k].columns);
   }
   return keys;
 }
@@ -141,6 +148,7 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
                          system.kind,
                          false,
                          catalogColumns(system.columns),
+                         {},
                          {},
                          std::nullopt,
                          std::nullopt});
@@ -162,6 +170,7 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
                              true,
                              table->columns,
                              table->primaryKey,
+                             table->uniqueKeys,
                              std::nullopt,
                              std::nullopt};
     if (table->columnStatistics.size() == table->columns.size()) relation.rowCount = table->rowCount;
@@ -184,6 +193,7 @@ std::vector<CatalogRelation> SystemCatalog::listRelations() const {
                              'v',
                              true,
                              std::move(columns),
+                             {},
                              {},
                              std::nullopt,
                              sql::viewQueryText(view.statement)};

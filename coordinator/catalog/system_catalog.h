@@ -37,7 +37,7 @@ class SystemCatalog final : public sql::CatalogReader {
   /// Every relation, its `visible` left for the caller to set from its search path (sql::markVisibility).
   std::vector<sql::RelationVisibility> relationVisibility() const override;
   std::vector<sql::ObjectComment> comments() const override;
-  std::vector<sql::PrimaryKeyDescription> primaryKeys() const override;
+  std::vector<sql::KeyDescription> keys() const override;
 
   /// The current rows of a system relation, in chunks of at most kVectorSize rows.
   std::vector<engine::Chunk> scan(std::string_view schema, std::string_view name,

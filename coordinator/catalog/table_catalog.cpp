@@ -65,6 +65,12 @@ engine::LogicalType typeFromJson(const json& value) {
                                         jsonKind != 0, jsonKind == 2, value.value("real", false));
 }
 
+json uniqueKeysToJson(const std::vector<sql::UniqueConstraint>& keys) {
+  json out = json::array();
+  for (const auto& key : keys) out.push_back({{"name", key.name}, {"columns", key.columns}});
+  return out;
+}
+
 }  // namespace
 
 json entryToJson(const TableEntry& entry) {
@@ -89,6 +95,7 @@ json entryToJson(const TableEntry& entry) {
               {"name", entry.name},
               {"columns", columns},
               {"primary_key", entry.primaryKey},
+              {"unique_keys", uniqueKeysToJson(entry.uniqueKeys)},
               {"distribution", distributionName(entry.distribution)},
               {"distribution_columns", entry.distributionColumns},
               {"placement", entry.placement},
@@ -119,6 +126,11 @@ TableEntry entryFromJson(const json& value) {
     entry.columns.push_back(CatalogColumn{column.at("name"), typeFromJson(column.at("type")), column.at("not_null")});
   }
   entry.primaryKey = value.at("primary_key").get<std::vector<size_t>>();
+  if (value.contains("unique_keys")) {  // catalogs written before UNIQUE have none
+    for (const auto& key : value.at("unique_keys")) {
+      entry.uniqueKeys.push_back({key.at("name"), key.at("columns").get<std::vector<size_t>>()});
+    }
+  }
   entry.distribution = distributionFromName(value.at("distribution"));
   entry.distributionColumns = value.at("distribution_columns").get<std::vector<size_t>>();
   entry.placement = value.at("placement").get<std::vector<std::string>>();
@@ -135,6 +147,11 @@ TableEntry entryFromJson(const json& value) {
   }
   for (size_t index : entry.primaryKey) {
     if (index >= entry.columns.size()) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "primary key column {}", index);
+  }
+  for (const auto& key : entry.uniqueKeys) {
+    for (size_t index : key.columns) {
+      if (index >= entry.columns.size()) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "unique key column {}", index);
+    }
   }
   for (size_t index : entry.distributionColumns) {
     if (index >= entry.columns.size()) SHOAL_USER_FAIL(SqlState::kDataCorrupted, "distribution column {}", index);

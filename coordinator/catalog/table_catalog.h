@@ -43,6 +43,7 @@ struct TableEntry {
   std::string name;
   std::vector<CatalogColumn> columns;
   std::vector<size_t> primaryKey;  // column indexes
+  std::vector<sql::UniqueConstraint> uniqueKeys;
   Distribution distribution = Distribution::kRandom;
   std::vector<size_t> distributionColumns;
   /// Partition i lives on the worker named placement[i].

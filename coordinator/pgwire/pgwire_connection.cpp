@@ -101,8 +101,9 @@ PgwireConnection::~PgwireConnection() {
 
 std::string PgwireConnection::resultTag(const std::string& commandTag, size_t rows) {
   if (commandTag == "SHOW" || commandTag == "EXPLAIN") return commandTag;
-  // FETCH, and DELETE ... RETURNING: the rows sent are the rows the command counts.
-  if (commandTag == "FETCH" || commandTag == "DELETE") return commandTag + " " + std::to_string(rows);
+  // FETCH, and DELETE or UPDATE ... RETURNING: the rows sent are the rows the command counts.
+  if (commandTag == "FETCH" || commandTag == "DELETE" || commandTag == "UPDATE")
+    return commandTag + " " + std::to_string(rows);
   return "SELECT " + std::to_string(rows);
 }
 

@@ -81,15 +81,21 @@ NewDefinition applyChanges(const TableEntry& old, const sql::AlterTableColumns& 
   };
   result.table = std::make_shared<TableEntry>(old);
   result.table->columns = std::move(columns);
-  // A primary key loses its constraint with any of its columns, as PostgreSQL drops it.
-  result.table->primaryKey.clear();
-  for (size_t key : old.primaryKey) {
-    auto index = newIndexOf(key);
-    if (!index) {
-      result.table->primaryKey.clear();
-      break;
+  // A key loses its constraint with any of its columns, as PostgreSQL drops it.
+  auto renumbered = [&](const std::vector<size_t>& key) {
+    std::vector<size_t> columns;
+    for (size_t column : key) {
+      auto index = newIndexOf(column);
+      if (!index) return std::vector<size_t>{};
+      columns.push_back(*index);
     }
-    result.table->primaryKey.push_back(*index);
+    return columns;
+  };
+  result.table->primaryKey = renumbered(old.primaryKey);
+  result.table->uniqueKeys.clear();
+  for (const auto& key : old.uniqueKeys) {
+    std::vector<size_t> columns = renumbered(key.columns);
+    if (!columns.empty()) result.table->uniqueKeys.push_back({key.name, std::move(columns)});
   }
   result.table->distributionColumns.clear();
   for (size_t column : old.distributionColumns) result.table->distributionColumns.push_back(*newIndexOf(column));

@@ -64,6 +64,10 @@ class PlanExecutor {
   /// Runs `plan` and returns its rows; with `actualRows`, also each operator's row count (EXPLAIN ANALYZE).
   QueryResult run(const sql::LogicalPlan& plan,
                   std::map<const sql::LogicalOperator*, uint64_t>* actualRows = nullptr) const;
+  /// Runs `plan` whole on the worker at `address`, over its partitions (its copy of a replicated table).
+  QueryResult runOn(const sql::LogicalPlan& plan, const std::string& address) const {
+    return runOnWorker(plan, address, nullptr);
+  }
 
  private:
   /// The one worker that holds every row the plan reads, if there is one.

@@ -45,6 +45,14 @@ sql::SessionInfo withSettings(sql::SessionInfo session, const SessionSettings& s
   return session;
 }
 
+/// The statement's result: `plan`'s output columns from `first` on (a row change's RETURNING).
+void describeColumnsFrom(const sql::LogicalPlan& plan, size_t first, PreparedStatement& prepared) {
+  std::vector<sql::PlanColumn> outputs = plan.root->outputColumns();
+  for (size_t i = first; i < outputs.size(); ++i) {
+    prepared.resultColumns.push_back(ResultColumn{plan.columnNames[i], outputs[i].type});
+  }
+}
+
 }  // namespace
 
 Session::Session(ClusterContext& cluster, sql::SessionInfo session)
@@ -120,6 +128,12 @@ void Session::describe(PreparedStatement& prepared) {
     }
   } else if (auto* insert = std::get_if<sql::InsertSelect>(&prepared.bound->command)) {
     sql::optimize(insert->plan, &cancelRequested_);
+  } else if (auto* deletion = std::get_if<sql::DeleteRows>(&prepared.bound->command)) {
+    sql::optimize(deletion->plan, &cancelRequested_);
+    if (deletion->returning) describeColumnsFrom(deletion->plan, 1, prepared);
+  } else if (auto* update = std::get_if<sql::UpdateRows>(&prepared.bound->command)) {
+    sql::optimize(update->plan, &cancelRequested_);
+    if (update->returning) describeColumnsFrom(update->plan, 1 + update->newValueColumns, prepared);
   } else if (auto* create = std::get_if<sql::CreateTableAs>(&prepared.bound->command)) {
     sql::optimize(create->insert.plan, &cancelRequested_);
   } else if (auto* copyTo = std::get_if<sql::CopyTo>(&prepared.bound->command)) {
@@ -157,6 +171,8 @@ sql::BoundStatement Session::bindWithValues(const PreparedStatement& statement,
           : binder.bind(script, statement.statementIndex, statement.bound->parameterTypes, parameters);
   if (auto* query = std::get_if<sql::BoundQuery>(&bound.command)) sql::optimize(query->plan, &cancelRequested_);
   if (auto* insert = std::get_if<sql::InsertSelect>(&bound.command)) sql::optimize(insert->plan, &cancelRequested_);
+  if (auto* deletion = std::get_if<sql::DeleteRows>(&bound.command)) sql::optimize(deletion->plan, &cancelRequested_);
+  if (auto* update = std::get_if<sql::UpdateRows>(&bound.command)) sql::optimize(update->plan, &cancelRequested_);
   if (auto* create = std::get_if<sql::CreateTableAs>(&bound.command)) {
     sql::optimize(create->insert.plan, &cancelRequested_);
   }

@@ -27,7 +27,7 @@ class SessionCatalog final : public sql::CatalogReader {
     return relations;
   }
   std::vector<sql::ObjectComment> comments() const override { return cluster_.comments(); }
-  std::vector<sql::PrimaryKeyDescription> primaryKeys() const override { return cluster_.primaryKeys(); }
+  std::vector<sql::KeyDescription> keys() const override { return cluster_.keys(); }
   const sql::SessionInfo* session() const override { return &session_; }
   std::optional<sql::HeldPrivileges> relationPrivileges(std::string_view role,
                                                         const sql::QualifiedName& name) const override {

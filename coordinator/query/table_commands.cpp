@@ -51,6 +51,7 @@ std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& comm
     entry.columns.push_back(CatalogColumn{command.columns[i].name, command.columns[i].type, command.notNull[i]});
   }
   entry.primaryKey = command.primaryKey;
+  entry.uniqueKeys = command.uniqueKeys;
   switch (command.distribution.kind) {
     case sql::DistributionSpec::Kind::kHash:
       entry.distribution = Distribution::kHash;
@@ -63,11 +64,15 @@ std::string runCreateTable(ClusterContext& cluster, const sql::CreateTable& comm
       entry.distribution = Distribution::kRandom;
       break;
   }
+  std::vector<std::string> columnNames;
+  for (const auto& column : entry.columns) columnNames.push_back(column.name);
   if (!entry.primaryKey.empty()) {
-    std::vector<std::string> columnNames;
-    for (const auto& column : entry.columns) columnNames.push_back(column.name);
     requireEnforceableKey(name, columnNames, entry.primaryKey, entry.distribution, entry.distributionColumns,
                           "a PRIMARY KEY");
+  }
+  for (const auto& key : entry.uniqueKeys) {
+    requireEnforceableKey(name, columnNames, key.columns, entry.distribution, entry.distributionColumns,
+                          "a UNIQUE constraint");
   }
   for (const auto& worker : workers) entry.placement.push_back(worker.name);
   entry.access.owner = roleOid(cluster, user);

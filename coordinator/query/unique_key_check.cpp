@@ -48,10 +48,15 @@ void requireEnforceableKey(const std::string& tableName, const std::vector<std::
 }
 
 std::vector<worker::UniqueKey> enforcedKeys(const TableEntry& table) {
-  if (table.primaryKey.empty() || !enforceable(table.primaryKey, table.distribution, table.distributionColumns)) {
-    return {};
-  }
-  return {worker::UniqueKey{table.name + "_pkey", table.primaryKey, false}};
+  std::vector<worker::UniqueKey> keys;
+  auto add = [&](const std::string& name, const std::vector<size_t>& columns) {
+    if (!columns.empty() && enforceable(columns, table.distribution, table.distributionColumns)) {
+      keys.push_back(worker::UniqueKey{name, columns, false});
+    }
+  };
+  add(table.name + "_pkey", table.primaryKey);
+  for (const auto& key : table.uniqueKeys) add(key.name, key.columns);
+  return keys;
 }
 
 KeyCheckResult checkUniqueKeys(ClusterContext& cluster, const TableEntry& table, Transaction& transaction,

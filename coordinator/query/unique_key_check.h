@@ -19,7 +19,7 @@ void requireEnforceableKey(const std::string& tableName, const std::vector<std::
                            const std::vector<size_t>& distributionColumns, std::string_view constraintKind);
 
 /// The unique keys of `table` the workers enforce: its primary key, named as PostgreSQL names its
-/// constraint ("<table>_pkey"). Empty for a table without one, or one made before keys were enforced whose
+/// constraint ("<table>_pkey"), and its UNIQUE constraints; not a key made before keys were enforced whose
 /// distribution cannot enforce it.
 std::vector<worker::UniqueKey> enforcedKeys(const TableEntry& table);
 

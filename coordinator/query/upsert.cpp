@@ -16,7 +16,7 @@ namespace {
 constexpr size_t kRowsPerUpdate = 1000;
 
 ConflictHandling handlingOf(const TableEntry& table, const sql::OnConflict& onConflict) {
-  if (!table.primaryKey.empty() && enforcedKeys(table).empty()) {
+  if (enforcedKeys(table).size() < (table.primaryKey.empty() ? 0 : 1) + table.uniqueKeys.size()) {
     // A key made before keys were checked, on a distribution that cannot check it.
     SHOAL_USER_FAIL(SqlState::kFeatureNotSupported,
                     "ON CONFLICT needs the key of table \"{}\" checked, and its distribution cannot check it",

@@ -189,6 +189,7 @@ struct CreateTable {
   std::vector<ColumnDescription> columns;
   std::vector<bool> notNull;
   std::vector<size_t> primaryKey;
+  std::vector<UniqueConstraint> uniqueKeys;  // none equal to the primary key or to another
   DistributionSpec distribution;
 };
 
@@ -236,8 +237,8 @@ struct RenameTable {
 /// already cast to the target columns' types; columns not listed get NULL.
 /// INSERT's ON CONFLICT clause: the unique key that arbitrates, and what becomes of a row that conflicts on it.
 struct OnConflict {
-  /// The arbiter's columns: the primary key's (the one unique key a table has), or empty for DO NOTHING
-  /// without a conflict target, where any unique key arbitrates.
+  /// The arbiter's columns: those of the unique keys (primary key or UNIQUE) the conflict target names, or
+  /// empty for DO NOTHING without a conflict target, where any unique key arbitrates.
   std::vector<size_t> arbiterColumns;
   bool doUpdate = false;
   /// DO UPDATE: the UPDATE of the rows the conflicting ones meet, as SQL whose FROM list names
@@ -275,6 +276,8 @@ struct UpdateRows {
   QualifiedName table;
   LogicalPlan plan;
   std::vector<size_t> assignedColumns;  // the columns SET names, in table order
+  size_t newValueColumns = 0;           // the plan's columns after the row id that are new values
+  bool returning = false;               // RETURNING: the plan's columns after the new values are returned
 };
 
 /// CREATE TABLE name [(column names)] [WITH (distribution = ...)] AS query [WITH [NO] DATA], and SELECT ... INTO

@@ -215,7 +215,7 @@ ExpressionPtr formatType(ExpressionPtr type, ExpressionPtr typmod) {
 }
 
 /// "a, b": the key's columns, quoted where PostgreSQL quotes them.
-std::string keyColumnList(const PrimaryKeyDescription& key) {
+std::string keyColumnList(const KeyDescription& key) {
   std::string list;
   for (const auto& column : key.columns) list += (list.empty() ? "" : ", ") + engine::quoteIdentifier(column);
   return list;
@@ -244,17 +244,19 @@ ExpressionPtr bindKeyDefinition(std::string_view name, std::vector<ExpressionPtr
   // CASE WHEN oid = <key's OID> THEN <definition> ... ELSE NULL END, each definition a constant, or for an
   // index column a CASE over the column number.
   std::vector<ExpressionPtr> cases;
-  for (const auto& key : catalog.primaryKeys()) {
-    const std::string indexName = engine::quoteIdentifier(key.table + "_pkey");
+  for (const auto& key : catalog.keys()) {
+    const std::string indexName = engine::quoteIdentifier(key.name);
     // The pretty form of an index definition leaves out the schema of a table on the search path.
     auto indexDefinition = [&](bool pretty) {
       return fmt::format("CREATE UNIQUE INDEX {} ON {}{} USING btree ({})", indexName,
                          pretty ? "" : engine::quoteIdentifier(key.schema) + ".", engine::quoteIdentifier(key.table),
                          keyColumnList(key));
     };
-    const std::string definition = index ? indexDefinition(false) : fmt::format("PRIMARY KEY ({})", keyColumnList(key));
-    cases.push_back(equals(
-        arguments[0], Value::bigInt(index ? primaryKeyIndexOid(key.tableOid) : primaryKeyConstraintOid(key.tableOid))));
+    const std::string definition =
+        index ? indexDefinition(false)
+              : fmt::format("{} ({})", key.ordinal == 0 ? "PRIMARY KEY" : "UNIQUE", keyColumnList(key));
+    cases.push_back(equals(arguments[0], Value::bigInt(index ? keyIndexOid(key.tableOid, key.ordinal)
+                                                             : keyConstraintOid(key.tableOid, key.ordinal))));
     if (!byColumn) {
       cases.push_back(constantOf(Value::varchar(definition)));
       continue;

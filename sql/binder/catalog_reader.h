@@ -72,25 +72,42 @@ struct RelationVisibility {
   char kind = 'r';
 };
 
-/// A user table's primary key, as pg_constraint and pg_index describe it: the constraint and the index
-/// that backs it are both named <table>_pkey.
-struct PrimaryKeyDescription {
+/// A UNIQUE constraint of a table (its primary key aside): its name, as PostgreSQL gives it (<table>_<columns>_key
+/// unless CONSTRAINT names it), and its table columns in key order.
+struct UniqueConstraint {
+  std::string name;
+  std::vector<size_t> columns;
+  bool operator==(const UniqueConstraint&) const = default;
+};
+
+/// How many UNIQUE constraints one table may have (their OIDs below are derived from the table's).
+inline constexpr size_t kMaxUniqueConstraints = 32;
+
+/// A user table's primary key or UNIQUE constraint, as pg_constraint and pg_index describe it: the constraint
+/// and the unique index that backs it have one name (<table>_pkey for the primary key).
+struct KeyDescription {
   int64_t tableOid = 0;
   std::string schema;
   std::string table;
+  std::string name;
+  /// 0: the primary key; k: the table's k-th UNIQUE constraint (its OIDs follow from it).
+  size_t ordinal = 0;
   /// The key's columns, in key order, and their attribute numbers (1-based positions in the table).
   std::vector<std::string> columns;
   std::vector<int32_t> attributeNumbers;
 };
 
-/// The OIDs of a primary key's index and constraint: derived from its table's OID (16384 + the table's
-/// catalog id), so they are as stable as it is, above every relation OID and below 2^32.
+/// The OIDs of a key's index and constraint: derived from its table's OID (16384 + the table's catalog id)
+/// and its ordinal, so they are as stable as they are, above every relation OID and below 2^32.
 inline constexpr int64_t kPrimaryKeyOidBase = int64_t{1} << 30;
-inline int64_t primaryKeyIndexOid(int64_t tableOid) {
-  return kPrimaryKeyOidBase + 2 * tableOid;
+inline constexpr int64_t kUniqueKeyOidBase = int64_t{1} << 31;
+inline int64_t keyIndexOid(int64_t tableOid, size_t ordinal) {
+  if (ordinal == 0) return kPrimaryKeyOidBase + 2 * tableOid;
+  return kUniqueKeyOidBase +
+         2 * (tableOid * static_cast<int64_t>(kMaxUniqueConstraints) + static_cast<int64_t>(ordinal - 1));
 }
-inline int64_t primaryKeyConstraintOid(int64_t tableOid) {
-  return primaryKeyIndexOid(tableOid) + 1;
+inline int64_t keyConstraintOid(int64_t tableOid, size_t ordinal) {
+  return keyIndexOid(tableOid, ordinal) + 1;
 }
 
 /// A comment (COMMENT ON) as pg_description holds it: on relation `oid`, column `column` (0: the relation).
@@ -128,6 +145,7 @@ struct TableDescription {
   std::vector<std::optional<ColumnSummary>> columnSummaries;
   /// Table columns of the primary key (unique, so a join on them matches at most once).
   std::vector<size_t> primaryKey;
+  std::vector<UniqueConstraint> uniqueKeys;
   /// Where the workers keep the rows: set only in plans decoded on a worker (see plan_serialization.h).
   uint64_t storageId = 0;
 };
@@ -169,7 +187,8 @@ class CatalogReader {
   /// Every comment on a user relation or its columns, for obj_description() and col_description().
   virtual std::vector<ObjectComment> comments() const { return {}; }
   /// Every user table's primary key, for pg_get_indexdef() and pg_get_constraintdef().
-  virtual std::vector<PrimaryKeyDescription> primaryKeys() const { return {}; }
+  /// Every user table's primary key and UNIQUE constraints.
+  virtual std::vector<KeyDescription> keys() const { return {}; }
   /// Every table and view name, for "did you mean" hints.
   virtual std::vector<std::string> relationNames() const { return {}; }
   /// The session the statement is bound for (current_user, ...); null outside a session.

@@ -65,7 +65,13 @@ std::optional<OnConflict> TableStatementBinder::bindOnConflict(const pg_query::I
   if (clause.has_infer()) {
     const auto& infer = clause.infer();
     if (!infer.conname().empty()) {
-      if (table.primaryKey.empty() || infer.conname() != table.name + "_pkey") {
+      if (!table.primaryKey.empty() && infer.conname() == table.name + "_pkey") {
+        bound.arbiterColumns = table.primaryKey;
+      }
+      for (const auto& key : table.uniqueKeys) {
+        if (key.name == infer.conname()) bound.arbiterColumns = key.columns;
+      }
+      if (bound.arbiterColumns.empty()) {
         fail(SqlState::kUndefinedObject, infer.location(),
              fmt::format("constraint \"{}\" for table \"{}\" does not exist", infer.conname(), table.name));
       }
@@ -77,11 +83,16 @@ std::optional<OnConflict> TableStatementBinder::bindOnConflict(const pg_query::I
         if (index.name().empty()) noMatch(infer.location());  // an expression
         columns.insert(targetColumn(table, index.name(), infer.location()));
       }
-      if (infer.has_where_clause() || columns != std::set<size_t>(table.primaryKey.begin(), table.primaryKey.end())) {
-        noMatch(infer.location());
+      auto matches = [&](const std::vector<size_t>& key) {
+        return !key.empty() && columns == std::set<size_t>(key.begin(), key.end());
+      };
+      if (infer.has_where_clause()) noMatch(infer.location());
+      if (matches(table.primaryKey)) bound.arbiterColumns = table.primaryKey;
+      for (const auto& key : table.uniqueKeys) {
+        if (bound.arbiterColumns.empty() && matches(key.columns)) bound.arbiterColumns = key.columns;
       }
+      if (bound.arbiterColumns.empty()) noMatch(infer.location());
     }
-    bound.arbiterColumns = table.primaryKey;
   } else if (bound.doUpdate) {
     fail(SqlState::kSyntaxError, clause.location(),
          "ON CONFLICT DO UPDATE requires inference specification or constraint name");
@@ -104,7 +115,7 @@ std::optional<OnConflict> TableStatementBinder::bindOnConflict(const pg_query::I
   for (const auto& column : table.columns) *excluded->mutable_alias()->add_colnames() = stringNode(column.name);
   auto* conditions = update.mutable_where_clause()->mutable_bool_expr();
   conditions->set_boolop(pg_query::AND_EXPR);
-  for (size_t column : table.primaryKey) {
+  for (size_t column : bound.arbiterColumns) {
     auto* equal = conditions->add_args()->mutable_a_expr();
     equal->set_kind(pg_query::AEXPR_OP);
     *equal->add_name() = stringNode("=");

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "pg_query/pg_query.pb.h"
 #include "sql/binder/query_binder.h"
 #include "sql/binder/table_statement_binder.h"
@@ -89,10 +91,6 @@ DeleteRows TableStatementBinder::bindDelete(const pg_query::DeleteStmt& statemen
 UpdateRows TableStatementBinder::bindUpdate(const pg_query::UpdateStmt& statement) {
   const auto& range = statement.relation();
   TableDescription table = findTable(range.schemaname(), range.relname(), range.location(), kAclUpdate);
-  if (statement.returning_list_size() > 0) {
-    fail(SqlState::kFeatureNotSupported, statement.returning_list(0).res_target().location(),
-         "UPDATE ... RETURNING is not supported yet");
-  }
   const std::string alias = range.has_alias() ? range.alias().aliasname() : range.relname();
   // Every column of the table, in order: its new value where SET gives one, else the column itself.
   std::vector<const pg_query::Node*> assigned(table.columns.size(), nullptr);
@@ -127,6 +125,8 @@ UpdateRows TableStatementBinder::bindUpdate(const pg_query::UpdateStmt& statemen
     }
     targets.push_back(std::move(target));
   }
+  // RETURNING's items follow, bound in the same scope; their target columns are made the new values below.
+  targets.insert(targets.end(), statement.returning_list().begin(), statement.returning_list().end());
   UpdateRows bound;
   bound.table = {table.schema, table.name};
   for (size_t i = 0; i < table.columns.size(); ++i) {
@@ -139,6 +139,22 @@ UpdateRows TableStatementBinder::bindUpdate(const pg_query::UpdateStmt& statemen
   auto* project = static_cast<LogicalProject*>(bound.plan.root.get());
   for (size_t i = 0; i < table.columns.size(); ++i) {
     project->expressions[i + 1] = assignTo(table.columns[i], std::move(project->expressions[i + 1]), locations[i]);
+  }
+  bound.newValueColumns = table.columns.size();
+  bound.returning = statement.returning_list_size() > 0;
+  if (bound.returning) {
+    // RETURNING reads the new row: each reference to a target column becomes that column's new value.
+    const LogicalScan* scan = targetScan(*bound.plan.root);
+    std::map<ColumnId, size_t> tableColumnOf;
+    for (size_t k = 0; k < scan->columns.size(); ++k) {
+      if (scan->tableColumns[k] != kRowIdColumn) tableColumnOf[scan->columns[k].id] = scan->tableColumns[k];
+    }
+    for (size_t e = 1 + table.columns.size(); e < project->expressions.size(); ++e) {
+      project->expressions[e] = remapColumns(*project->expressions[e], [&](ColumnId id) -> engine::ExpressionPtr {
+        auto found = tableColumnOf.find(id);
+        return found == tableColumnOf.end() ? nullptr : copyExpression(*project->expressions[found->second + 1]);
+      });
+    }
   }
   return bound;
 }

@@ -65,7 +65,7 @@ class ViewQueryCatalog final : public CatalogReader {
   std::string searchPathSetting() const override { return searchPath_; }
   std::vector<RelationVisibility> relationVisibility() const override;
   std::vector<ObjectComment> comments() const override { return catalog_.comments(); }
-  std::vector<PrimaryKeyDescription> primaryKeys() const override { return catalog_.primaryKeys(); }
+  std::vector<KeyDescription> keys() const override { return catalog_.keys(); }
   std::vector<std::string> relationNames() const override { return catalog_.relationNames(); }
   const SessionInfo* session() const override { return catalog_.session(); }
   std::string privilegeRole() const override { return owner_; }

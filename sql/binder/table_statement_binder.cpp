@@ -80,8 +80,8 @@ void TableStatementBinder::bindOnCommit(int action, int location) const {
   }
 }
 
-std::pair<ColumnDescription, bool> TableStatementBinder::bindColumnDefinition(
-    const pg_query::ColumnDef& column, std::vector<std::pair<std::vector<std::string>, int>>* primaryKeys) const {
+std::pair<ColumnDescription, bool> TableStatementBinder::bindColumnDefinition(const pg_query::ColumnDef& column,
+                                                                              std::vector<DeclaredKey>* keys) const {
   std::vector<ColumnDescription> none;
   ExpressionBinder typeBinder(text_, none, parameterTypes_);
   LogicalType type = typeBinder.typeFromName(column.type_name());
@@ -96,17 +96,17 @@ std::pair<ColumnDescription, bool> TableStatementBinder::bindColumnDefinition(
       case pg_query::CONSTR_NULL:
         break;
       case pg_query::CONSTR_PRIMARY:
-        if (primaryKeys == nullptr) break;  // refused below
-        notNull = true;
-        primaryKeys->emplace_back(std::vector<std::string>{column.colname()}, constraint.location());
+      case pg_query::CONSTR_UNIQUE:
+        if (keys == nullptr) break;  // refused below
+        keys->push_back(declaredKey(constraint, {column.colname()}));
         continue;
       default:
         break;
     }
     if (constraint.contype() != pg_query::CONSTR_NOTNULL && constraint.contype() != pg_query::CONSTR_NULL) {
       fail(SqlState::kFeatureNotSupported, constraint.location(),
-           primaryKeys != nullptr ? "only NOT NULL and PRIMARY KEY constraints are supported"
-                                  : "only NOT NULL is supported on an added column");
+           keys != nullptr ? "only NOT NULL, PRIMARY KEY and UNIQUE constraints are supported"
+                           : "only NOT NULL is supported on an added column");
     }
   }
   return {ColumnDescription{column.colname(), type}, notNull};
@@ -122,10 +122,7 @@ CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create)
     fail(SqlState::kFeatureNotSupported, relation.location(),
          "inheritance, PARTITION BY and OF type are not supported; use WITH (distribution = ...)");
   }
-  std::vector<std::pair<std::vector<std::string>, int>> primaryKeys;  // column names, location
-  auto addPrimaryKey = [&](const pg_query::Constraint& constraint, std::vector<std::string> names) {
-    primaryKeys.emplace_back(std::move(names), constraint.location());
-  };
+  std::vector<DeclaredKey> keys;
   for (const auto& element : create.table_elts()) {
     if (element.has_column_def()) {
       const auto& column = element.column_def();
@@ -135,42 +132,23 @@ CreateTable TableStatementBinder::bindCreate(const pg_query::CreateStmt& create)
                fmt::format("column \"{}\" specified more than once", column.colname()));
         }
       }
-      auto [description, notNull] = bindColumnDefinition(column, &primaryKeys);
+      auto [description, notNull] = bindColumnDefinition(column, &keys);
       bound.columns.push_back(std::move(description));
       bound.notNull.push_back(notNull);
-    } else if (element.has_constraint() && element.constraint().contype() == pg_query::CONSTR_PRIMARY) {
+    } else if (element.has_constraint() && (element.constraint().contype() == pg_query::CONSTR_PRIMARY ||
+                                            element.constraint().contype() == pg_query::CONSTR_UNIQUE)) {
       std::vector<std::string> names;
       for (const auto& key : element.constraint().keys()) names.push_back(key.string().sval());
-      addPrimaryKey(element.constraint(), std::move(names));
+      keys.push_back(declaredKey(element.constraint(), std::move(names)));
     } else {
       fail(SqlState::kFeatureNotSupported, ExpressionBinder::locationOf(element),
-           "only columns, NOT NULL and PRIMARY KEY are supported in CREATE TABLE");
+           "only columns, NOT NULL, PRIMARY KEY and UNIQUE are supported in CREATE TABLE");
     }
   }
   if (bound.columns.empty()) {
     fail(SqlState::kFeatureNotSupported, relation.location(), "a table needs at least one column");
   }
-  auto columnIndex = [&](const std::string& name, int location) -> size_t {
-    for (size_t i = 0; i < bound.columns.size(); ++i) {
-      if (bound.columns[i].name == name) return i;
-    }
-    fail(SqlState::kUndefinedColumn, location, fmt::format("column \"{}\" named in key does not exist", name));
-  };
-  if (primaryKeys.size() > 1) {
-    fail(SqlState::kInvalidTableDefinition, primaryKeys[1].second,
-         fmt::format("multiple primary keys for table \"{}\" are not allowed", bound.name.name));
-  }
-  if (!primaryKeys.empty()) {
-    for (const auto& name : primaryKeys[0].first) {
-      size_t index = columnIndex(name, primaryKeys[0].second);
-      bound.primaryKey.push_back(index);
-      bound.notNull[index] = true;
-    }
-  }
-  // Without a distribution option: hash on the primary key when there is one, else chunked round-robin.
-  if (!bound.primaryKey.empty()) {
-    bound.distribution = DistributionSpec{DistributionSpec::Kind::kHash, bound.primaryKey};
-  }
+  bindKeys(keys, bound);
   bindTableOptions(create.options(), bound);
   return bound;
 }

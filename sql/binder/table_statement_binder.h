@@ -18,6 +18,7 @@ class IntoClause;
 class RenameStmt;
 class AlterTableStmt;
 class ColumnDef;
+class Constraint;
 class RangeVar;
 class SelectStmt;
 class Node;
@@ -63,11 +64,25 @@ class TableStatementBinder {
   /// ON COMMIT PRESERVE ROWS (the default) passes; DROP and DELETE ROWS fail with 0A000. `action` is a
   /// pg_query::OnCommitAction.
   void bindOnCommit(int action, int location) const;
-  /// A column of CREATE TABLE or ALTER TABLE ADD COLUMN: its name and type, and whether it is NOT NULL (or,
-  /// when `primaryKey` is given, part of the primary key, which it appends the column's name to). Constraints
-  /// other than NULL, NOT NULL and PRIMARY KEY fail with 0A000.
-  std::pair<ColumnDescription, bool> bindColumnDefinition(
-      const pg_query::ColumnDef& column, std::vector<std::pair<std::vector<std::string>, int>>* primaryKeys) const;
+  /// A PRIMARY KEY or UNIQUE constraint as CREATE TABLE declares it, before its columns are looked up.
+  struct DeclaredKey {
+    bool primary = false;
+    std::string name;  // CONSTRAINT name, or empty
+    std::vector<std::string> columns;
+    int location = -1;
+  };
+  /// A column of CREATE TABLE or ALTER TABLE ADD COLUMN: its name and type, and whether it is NOT NULL. With
+  /// `keys`, a PRIMARY KEY or UNIQUE on it is appended there. Constraints other than NULL, NOT NULL, PRIMARY KEY
+  /// and UNIQUE (without `keys`: other than NULL and NOT NULL) fail with 0A000.
+  std::pair<ColumnDescription, bool> bindColumnDefinition(const pg_query::ColumnDef& column,
+                                                          std::vector<DeclaredKey>* keys) const;
+  /// A PRIMARY KEY or UNIQUE constraint over `columns` (key_constraint_binding.cpp); what Shoal cannot enforce
+  /// (DEFERRABLE, NULLS NOT DISTINCT, INCLUDE) fails with 0A000.
+  DeclaredKey declaredKey(const pg_query::Constraint& constraint, std::vector<std::string> columns) const;
+  /// The keys of CREATE TABLE (key_constraint_binding.cpp): the primary key (its columns made NOT NULL) and the
+  /// UNIQUE constraints, named as PostgreSQL names them, those equal to an earlier key left out, as PostgreSQL
+  /// does; the distribution defaults to hash on the columns every key shares.
+  void bindKeys(const std::vector<DeclaredKey>& keys, CreateTable& bound) const;
   /// INSERT ... query into `table`, whose columns `targets` the query's columns fill (insert_select_binding.cpp).
   InsertSelect bindInsertSelect(const pg_query::InsertStmt& insert, const TableDescription& table,
                                 std::vector<size_t> targets);

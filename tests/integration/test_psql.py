@@ -25,6 +25,8 @@ SCHEMA = [
     "CREATE SCHEMA psql_staging",
     "COMMENT ON SCHEMA psql_staging IS 'Loads before they are checked'",
     "CREATE TABLE psql_staging.loads (id integer PRIMARY KEY, note text)",
+    "CREATE TABLE psql_accounts (region integer, login text, seat integer, PRIMARY KEY (region, login), "
+    "UNIQUE (seat, region))",
     "CREATE VIEW psql_staging.recent_loads AS SELECT id FROM psql_staging.loads WHERE id > 10",
 ]
 
@@ -32,7 +34,8 @@ COMMANDS = ["\\dt", "\\dv", "\\dn", "\\d", "\\dt psql*", "\\dt psql_o*", "\\dv *
             "\\dt nosuch", "\\dt public.*", "\\l psql_oracle", "\\l nosuch", "\\du shoal", "\\du nosuch",
             "\\d lineitem", "\\d+ orders", "\\d psql_items", "\\d \"Mixed Case\"", "\\d nosuch", "\\df",
             "\\df char_length", "\\df current_setting", "\\df replace", "\\df nosuch", "\\dt psql_staging.*",
-            "\\dv psql_staging.*", "\\d psql_staging.loads", "\\d psql_staging.recent_loads", "\\dn psql*", "\\dn+ psql*"]
+            "\\dv psql_staging.*", "\\d psql_staging.loads", "\\d psql_staging.recent_loads", "\\dn psql*",
+            "\\dn+ psql*", "\\d psql_accounts"]
 
 
 def psql(host, port, *commands):

@@ -14,6 +14,7 @@ from postgres_oracle import set_up_both
 
 SETUP = [
     "DROP VIEW IF EXISTS sa_big_orders", "DROP TABLE IF EXISTS sa_orders", "DROP TABLE IF EXISTS sa_customers",
+    "DROP TABLE IF EXISTS sa_accounts",
     "DROP SCHEMA IF EXISTS sa_staging CASCADE",
     "CREATE TABLE sa_customers (c_region char(2), c_name text, c_since date, c_id integer, "
     "PRIMARY KEY (c_name, c_region, c_id))",
@@ -22,6 +23,8 @@ SETUP = [
     "INSERT INTO sa_orders VALUES (1, 'alice', 120.50, '2024-01-05'), (2, 'bob', 80.00, '2024-01-06'), "
     "(3, 'carol', NULL, NULL)",
     "CREATE VIEW sa_big_orders AS SELECT o_id, o_total FROM sa_orders WHERE o_total > 100",
+    "CREATE TABLE sa_accounts (a_id integer PRIMARY KEY, a_login varchar(20), a_email text, "
+    "UNIQUE (a_id, a_login), CONSTRAINT sa_accounts_email UNIQUE (a_email, a_id))",
     "COMMENT ON TABLE sa_orders IS 'Orders from the web shop'",
     # A schema of the analyst's own, with a table of the same name as public's.
     "CREATE SCHEMA sa_staging",
@@ -79,17 +82,19 @@ def test_sqlalchemy_reflects_columns_as_on_postgresql(engines):
 
 def test_sqlalchemy_reflects_keys_as_on_postgresql(engines):
     """get_pk_constraint reads pg_index.indkey (an int2vector) with unnest and generate_subscripts in its select
-    list, array_agg(... ORDER BY ...) and bool_and; unique constraints and foreign keys: Shoal has none."""
+    list, array_agg(... ORDER BY ...) and bool_and; get_unique_constraints reads pg_constraint of contype 'u';
+    foreign keys: Shoal has none."""
     shoal, oracle = engines
-    for table in ("sa_orders", "sa_customers"):
+    for table in ("sa_orders", "sa_customers", "sa_accounts"):
         for reflect in ("get_pk_constraint", "get_unique_constraints", "get_foreign_keys"):
             assert getattr(inspect(shoal), reflect)(table) == getattr(inspect(oracle), reflect)(table), (table, reflect)
 
 
 def test_sqlalchemy_reflects_indexes_as_on_postgresql(engines):
-    """get_indexes reads pg_index's vectors, pg_opclass and pg_get_indexdef; the key's own index is left out."""
+    """get_indexes reads pg_index's vectors, pg_opclass and pg_get_indexdef; the primary key's own index is left
+    out, a UNIQUE constraint's shows as a unique index with duplicates_constraint."""
     shoal, oracle = engines
-    for table in ("sa_orders", "sa_customers"):
+    for table in ("sa_orders", "sa_customers", "sa_accounts"):
         assert inspect(shoal).get_indexes(table) == inspect(oracle).get_indexes(table), table
 
 

@@ -89,6 +89,45 @@ def test_a_transaction_answers_as_postgresql(both, name):
     assert session_answers(shoal, SESSIONS[name]) == session_answers(postgres, SESSIONS[name])
 
 
+RETURNING = [
+    "UPDATE tx_accounts SET balance = balance + id WHERE id <= 5 RETURNING id, balance, balance - id AS before",
+    "UPDATE tx_accounts AS a SET owner = g.id::text FROM tx_gone g WHERE a.id = g.id RETURNING *",
+    "UPDATE tx_accounts SET balance = balance * 2 WHERE id = 2 RETURNING tx_accounts.*, 'fixed', balance > 200",
+    "UPDATE tx_accounts SET id = id + 5000 WHERE id BETWEEN 6 AND 8 RETURNING id - 5000 AS old_id, id",
+    "UPDATE tx_accounts SET balance = 0 WHERE id = -1 RETURNING id",
+    "DELETE FROM tx_accounts WHERE id > 5000 RETURNING *",
+    "UPDATE tx_accounts SET balance = 1 RETURNING nosuch",
+]
+
+
+def returned(conninfo):
+    """Each RETURNING statement's tag, columns and rows (sorted: neither server promises an order), in a block
+    that rolls back; then the same with a parameter, as drivers send it (Parse, Describe, Execute)."""
+    answers = []
+    with psycopg.connect(conninfo) as connection:
+        for sql in RETURNING:
+            try:
+                cursor = connection.execute(sql)
+                answers.append((sql, cursor.statusmessage, [column.name for column in cursor.description],
+                                sorted(cursor.fetchall())))
+            except psycopg.Error as error:
+                answers.append((sql, error.sqlstate))
+                connection.rollback()
+        for sql in ["UPDATE tx_accounts SET balance = balance - %s WHERE id = 9 RETURNING id, balance",
+                    "DELETE FROM tx_accounts WHERE id = %s RETURNING owner, balance"]:
+            cursor = connection.execute(sql, (9,))
+            answers.append((sql, cursor.statusmessage, [column.name for column in cursor.description],
+                            cursor.fetchall()))
+        connection.rollback()
+    return answers
+
+
+def test_update_and_delete_returning_give_the_changed_rows_as_postgresql(both):
+    """UPDATE's RETURNING reads the new row (and the FROM tables' rows it met); DELETE's the deleted one."""
+    shoal, postgres = both
+    assert returned(shoal) == returned(postgres)
+
+
 def total(connection):
     return connection.execute("SELECT count(*), sum(balance) FROM tx_accounts").fetchone()
 
@@ -228,3 +267,46 @@ def test_executemany_of_10000_rows_commits_within_5_seconds(both):
         connection.execute("DELETE FROM tx_accounts WHERE id >= 10000")
         connection.commit()
     assert elapsed < 5, f"executemany of 10,000 rows took {elapsed:.1f} s"
+
+
+REGIONS = "CREATE TABLE tx_regions (id integer, name text, rate numeric(4,2))"
+REGION_ROWS = "INSERT INTO tx_regions VALUES (1, 'north', 1.50), (2, 'south', 2.25), (3, 'east', NULL), " \
+              "(4, 'dup', 1.00), (4, 'dup', 1.00), (5, NULL, 0.50)"
+# tx_spread is hash-distributed: joined with it, each worker reads its own copy of tx_regions.
+SPREAD = ["DROP TABLE IF EXISTS tx_spread", "CREATE TABLE tx_spread (k integer PRIMARY KEY)",
+          "INSERT INTO tx_spread SELECT generate_series(1, 40)"]
+EVERY_COPY = "SELECT s.k, r.id, r.name, r.rate FROM tx_spread s JOIN tx_regions r ON r.id = s.k % 7 " \
+             "ORDER BY 1, 2, 3, 4"
+
+REPLICATED_SESSIONS = {
+    "UPDATE and DELETE of a replicated table change every copy, and ROLLBACK none": [
+        "BEGIN", "UPDATE tx_regions SET rate = rate + 1 WHERE id <= 2", "DELETE FROM tx_regions WHERE rate IS NULL",
+        "SELECT id, name, rate FROM tx_regions ORDER BY id", EVERY_COPY, "ROLLBACK",
+        "SELECT id, name, rate FROM tx_regions ORDER BY id", EVERY_COPY,
+        "UPDATE tx_regions SET rate = rate * 2 WHERE name = 'dup'", "UPDATE tx_regions SET name = 'west' WHERE id = 3",
+        "DELETE FROM tx_regions WHERE name IS NULL", EVERY_COPY,
+    ],
+    "rows equal in every column change together, found through any copy": [
+        "UPDATE tx_regions r SET rate = 7 FROM tx_spread s WHERE s.k = r.id + 30",
+        "UPDATE tx_regions SET id = 6 WHERE id = 4 RETURNING id, name", EVERY_COPY,
+        "DELETE FROM tx_regions USING tx_spread s WHERE s.k = tx_regions.id * 5 RETURNING tx_regions.name",
+        "SELECT id, name, rate FROM tx_regions ORDER BY id", EVERY_COPY,
+        "BEGIN", "TRUNCATE tx_regions", "SELECT count(*) FROM tx_regions", "ROLLBACK", "SELECT count(*) FROM tx_regions",
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def replicated(cluster, postgres):
+    """tx_regions, replicated on Shoal (a plain table on PostgreSQL), and tx_spread."""
+    shoal, oracle = set_up_both(cluster, postgres, SPREAD)
+    for conninfo, options in ((shoal, " WITH (distribution = 'replicated')"), (oracle, "")):
+        session_answers(conninfo, ["DROP TABLE IF EXISTS tx_regions", REGIONS + options, REGION_ROWS])
+    yield shoal, oracle
+    session_answers(shoal, ["DROP TABLE tx_regions", "DROP TABLE tx_spread"])
+
+
+@pytest.mark.parametrize("name", REPLICATED_SESSIONS)
+def test_a_replicated_table_changes_as_on_postgresql(replicated, name):
+    shoal, postgres = replicated
+    assert session_answers(shoal, REPLICATED_SESSIONS[name]) == session_answers(postgres, REPLICATED_SESSIONS[name])

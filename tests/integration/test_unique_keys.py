@@ -1,8 +1,9 @@
-"""Story: a table's PRIMARY KEY means what it says. A duplicate key from INSERT, INSERT ... SELECT, COPY or UPDATE
-fails with 23505 and leaves nothing behind; a key deleted may come back; INSERT ... ON CONFLICT DO NOTHING skips
-the rows that conflict and DO UPDATE changes the rows they meet. The workers check the keys where the rows live,
-so a table's key must contain its distribution columns, and creating one that does not is refused. Single-session
-stories are compared with PostgreSQL 15's answers; the two-session ones assert each outcome."""
+"""Story: a table's PRIMARY KEY and UNIQUE constraints mean what they say. A duplicate key from INSERT, INSERT ...
+SELECT, COPY or UPDATE fails with 23505 and leaves nothing behind (NULLs never collide in a UNIQUE key); a key
+deleted may come back; INSERT ... ON CONFLICT DO NOTHING skips the rows that conflict and DO UPDATE changes the
+rows they meet, on whichever key its target names. The workers check the keys where the rows live, so every key
+must contain the table's distribution columns, and creating one that does not is refused. Single-session stories
+are compared with PostgreSQL 15's answers; the two-session ones assert each outcome."""
 
 import psycopg
 import pytest
@@ -10,10 +11,15 @@ import pytest
 from postgres_oracle import both_servers_fixture, session_answers
 
 SETUP = ["DROP TABLE IF EXISTS uk_items", "DROP TABLE IF EXISTS uk_pairs", "DROP TABLE IF EXISTS uk_plain",
+         "DROP TABLE IF EXISTS uk_members", "DROP TABLE IF EXISTS uk_clash",
          "CREATE TABLE uk_items (id integer PRIMARY KEY, name text, qty integer)",
          "INSERT INTO uk_items SELECT g, 'item ' || g, g FROM generate_series(1, 50) g",
          "CREATE TABLE uk_pairs (a integer, b text, v integer, PRIMARY KEY (a, b))",
-         "INSERT INTO uk_pairs VALUES (1, 'x', 1), (1, 'y', 2), (2, 'x', 3)"]
+         "INSERT INTO uk_pairs VALUES (1, 'x', 1), (1, 'y', 2), (2, 'x', 3)",
+         # Two UNIQUE keys and no primary key: both contain team, which the table is distributed by.
+         "CREATE TABLE uk_members (team integer, login text, seat integer, note text, UNIQUE (team, login), "
+         "UNIQUE (team, seat))",
+         "INSERT INTO uk_members VALUES (1, 'ann', 1, 'a'), (1, 'bob', 2, 'b'), (2, 'ann', 1, 'c'), (2, 'cid', 2, 'd')"]
 
 ITEMS = "SELECT count(*), sum(id), sum(qty) FROM uk_items"
 
@@ -80,10 +86,54 @@ SESSIONS = {
         "INSERT INTO uk_plain VALUES (1) ON CONFLICT DO NOTHING", "SELECT count(*) FROM uk_plain",
         "DROP TABLE uk_plain",
     ],
+    "a UNIQUE key refuses a duplicate, but never a NULL": [
+        "INSERT INTO uk_members VALUES (1, 'ann', 9, 'again')", "INSERT INTO uk_members VALUES (1, 'dan', 2, 'seat')",
+        "INSERT INTO uk_members VALUES (3, 'eve', 1, 'x'), (3, 'eve', 2, 'y')",
+        "INSERT INTO uk_members SELECT team, login, seat + 10, note FROM uk_members WHERE team = 2",
+        "INSERT INTO uk_members VALUES (1, NULL, NULL, 'n1'), (1, NULL, NULL, 'n2'), (NULL, 'ann', 1, 'n3')",
+        "INSERT INTO uk_members VALUES (NULL, 'ann', 1, 'n4')",
+        "SELECT team, login, seat, note FROM uk_members ORDER BY team, login, seat, note",
+        "DELETE FROM uk_members WHERE login IS NULL OR team IS NULL",
+    ],
+    "UPDATE of a UNIQUE key's columns is checked, of others not": [
+        "UPDATE uk_members SET seat = 1 WHERE login = 'bob'", "UPDATE uk_members SET login = 'ann' WHERE seat = 2",
+        "UPDATE uk_members SET note = note || '!'", "UPDATE uk_members SET login = upper(login)",
+        "UPDATE uk_members SET team = 1", "SELECT team, login, seat, note FROM uk_members ORDER BY team, login",
+        "UPDATE uk_members SET login = lower(login), note = left(note, 1)",
+    ],
+    "ON CONFLICT picks its arbiter among the UNIQUE keys": [
+        "INSERT INTO uk_members VALUES (1, 'ann', 5, 'n') ON CONFLICT (team, login) DO UPDATE SET note = 'met ann'",
+        "INSERT INTO uk_members VALUES (1, 'bob', 7, 'n') ON CONFLICT (login, team) DO NOTHING",
+        "INSERT INTO uk_members VALUES (2, 'zed', 2, 'n') ON CONFLICT ON CONSTRAINT uk_members_team_seat_key "
+        "DO UPDATE SET note = excluded.login",
+        "INSERT INTO uk_members VALUES (1, 'ann', 2, 'n') ON CONFLICT (team, seat) DO NOTHING",
+        "INSERT INTO uk_members VALUES (1, 'fay', 1, 'n') ON CONFLICT (team, login) DO NOTHING",
+        "INSERT INTO uk_members VALUES (2, 'ann', 8, 'n'), (2, 'gus', 2, 'n') ON CONFLICT DO NOTHING",
+        "INSERT INTO uk_members VALUES (1, 'ann', 1, 'n') ON CONFLICT (team) DO NOTHING",
+        "INSERT INTO uk_members VALUES (1, 'ann', 1, 'n') ON CONFLICT ON CONSTRAINT uk_members_pkey DO NOTHING",
+        "SELECT team, login, seat, note FROM uk_members ORDER BY team, login",
+        "UPDATE uk_members SET note = left(note, 1)",
+    ],
+    "a key goes with a column it names, and keys are named as PostgreSQL names them": [
+        "CREATE TABLE uk_plain (k integer, a integer, b integer, UNIQUE (k, a), UNIQUE (k, b), UNIQUE (k, a), "
+        "CONSTRAINT uk_plain_named UNIQUE (b, k))",
+        "SELECT conname, contype, conkey FROM pg_constraint WHERE conrelid = 'uk_plain'::regclass ORDER BY 1",
+        "INSERT INTO uk_plain VALUES (1, 1, 1), (1, 2, 2)", "INSERT INTO uk_plain VALUES (1, 3, 2)",
+        "ALTER TABLE uk_plain DROP COLUMN b", "INSERT INTO uk_plain VALUES (1, 3), (1, 4)",
+        "INSERT INTO uk_plain VALUES (1, 1)",
+        "SELECT conname, contype, conkey FROM pg_constraint WHERE conrelid = 'uk_plain'::regclass ORDER BY 1",
+        "DROP TABLE uk_plain",
+        "CREATE TABLE uk_plain (k integer, j integer, CONSTRAINT uk_plain_k_key UNIQUE (k, j), UNIQUE (k))",
+        "SELECT conname FROM pg_constraint WHERE conrelid = 'uk_plain'::regclass ORDER BY 1",
+        "CREATE TABLE uk_clash (k integer, CONSTRAINT uk_plain_k_key UNIQUE (k))",
+        "CREATE TABLE uk_clash (k integer UNIQUE, j integer, UNIQUE (j, k))",
+        "SELECT conname FROM pg_constraint WHERE conrelid = 'uk_clash'::regclass ORDER BY 1",
+        "DROP TABLE uk_plain", "DROP TABLE uk_clash",
+    ],
 }
 
 
-both = both_servers_fixture(SETUP, SETUP[:3])
+both = both_servers_fixture(SETUP, SETUP[:5])
 
 
 @pytest.mark.parametrize("name", SESSIONS)
@@ -101,7 +151,8 @@ def error_of(conninfo, sql):
 
 
 def test_the_duplicate_key_error_reads_as_postgresqls(both):
-    for sql in ["INSERT INTO uk_items VALUES (5, 'dup', 0)", "INSERT INTO uk_pairs VALUES (1, 'y', 0)"]:
+    for sql in ["INSERT INTO uk_items VALUES (5, 'dup', 0)", "INSERT INTO uk_pairs VALUES (1, 'y', 0)",
+                "INSERT INTO uk_members VALUES (2, 'cid', 7, 'dup')", "INSERT INTO uk_members VALUES (2, 'hal', 1, 'dup')"]:
         assert error_of(both[0], sql) == error_of(both[1], sql)
 
 
@@ -126,18 +177,28 @@ def test_a_key_the_workers_cannot_check_is_refused(both):
             with pytest.raises(psycopg.errors.FeatureNotSupported) as refused:
                 connection.execute(f"CREATE TABLE uk_refused (id integer PRIMARY KEY, g integer) WITH ({options})")
             assert "could land on different workers" in refused.value.diag.message_primary
+        # A UNIQUE key that shares no column with the primary key: the table is distributed by the primary key.
+        with pytest.raises(psycopg.errors.FeatureNotSupported) as refused:
+            connection.execute("CREATE TABLE uk_refused (id integer PRIMARY KEY, email text UNIQUE)")
+        assert refused.value.diag.message_primary == (
+            'table "uk_refused" cannot have a UNIQUE constraint (email): it is distributed by hash(id), and rows '
+            'with equal keys could land on different workers')
         # On a subset of the key's columns, or on every worker, the key is checked.
         connection.execute("CREATE TABLE uk_subset (a integer, b integer, PRIMARY KEY (a, b)) "
                             "WITH (distribution = 'hash(a)')")
-        connection.execute("CREATE TABLE uk_everywhere (id integer PRIMARY KEY) WITH (distribution = 'replicated')")
+        connection.execute("CREATE TABLE uk_everywhere (id integer PRIMARY KEY, email text UNIQUE) "
+                           "WITH (distribution = 'replicated')")
         try:
             connection.execute("INSERT INTO uk_subset SELECT g % 10, g FROM generate_series(1, 100) g")
-            connection.execute("INSERT INTO uk_everywhere SELECT generate_series(1, 100)")
+            connection.execute("INSERT INTO uk_everywhere SELECT g, 'user' || g FROM generate_series(1, 100) g")
             with pytest.raises(psycopg.errors.UniqueViolation):
                 connection.execute("INSERT INTO uk_subset VALUES (3, 13)")
             with pytest.raises(psycopg.errors.UniqueViolation):
-                connection.execute("INSERT INTO uk_everywhere VALUES (42)")
-            connection.execute("INSERT INTO uk_everywhere VALUES (7), (101) ON CONFLICT DO NOTHING")
+                connection.execute("INSERT INTO uk_everywhere VALUES (42, 'new')")
+            with pytest.raises(psycopg.errors.UniqueViolation):
+                connection.execute("INSERT INTO uk_everywhere VALUES (142, 'user7')")
+            connection.execute("INSERT INTO uk_everywhere VALUES (7, 'x'), (101, 'y'), (102, 'user8') "
+                               "ON CONFLICT DO NOTHING")
             assert connection.execute("SELECT count(*) FROM uk_everywhere").fetchone() == (101,)
         finally:
             connection.execute("DROP TABLE uk_subset, uk_everywhere")

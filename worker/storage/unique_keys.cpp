@@ -55,7 +55,14 @@ class KeyChecker {
 
   KeyCheckOutcome run() {
     if (written_.empty()) return {};
-    for (const auto& key : check_.keys) checkKey(key);
+    // ON CONFLICT's arbiters first: a row they drop is not checked against the other keys (as in PostgreSQL,
+    // where the arbiters' conflict decides before the insert meets the others).
+    for (const auto& key : check_.keys) {
+      if (key.arbiter) checkKey(key);
+    }
+    for (const auto& key : check_.keys) {
+      if (!key.arbiter) checkKey(key);
+    }
     KeyCheckOutcome outcome;
     if (dropped_.empty()) return outcome;
     std::vector<uint64_t> rowKeys(dropped_.begin(), dropped_.end());
