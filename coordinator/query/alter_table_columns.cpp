@@ -7,6 +7,7 @@
 
 #include "coordinator/query/insert_select.h"
 #include "coordinator/query/table_commands.h"
+#include "coordinator/query/table_scan_plan.h"
 #include "engine/expression/expression.h"
 #include "sql/optimizer/optimizer.h"
 
@@ -107,13 +108,7 @@ NewDefinition applyChanges(const TableEntry& old, const sql::AlterTableColumns& 
 /// SELECT the new columns FROM the table: the old columns each new one copies, NULL for the added ones.
 sql::LogicalPlan rewriteQuery(const sql::TableDescription& table, const NewDefinition& definition) {
   sql::ColumnId nextId = 0;
-  auto scan = std::make_unique<sql::LogicalScan>();
-  scan->alias = table.name;
-  for (size_t i = 0; i < table.columns.size(); ++i) {
-    scan->tableColumns.push_back(i);
-    scan->columns.push_back(sql::PlanColumn{nextId++, table.columns[i].type, table.columns[i].name});
-  }
-  scan->table = table;
+  auto scan = scanOfEveryColumn(table, nextId);
   auto project = std::make_unique<sql::LogicalProject>();
   sql::LogicalPlan plan;
   for (size_t i = 0; i < definition.table->columns.size(); ++i) {

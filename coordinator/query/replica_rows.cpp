@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "coordinator/query/table_scan_plan.h"
 #include "engine/expression/expression.h"
 #include "sql/plan/logical_operator.h"
 
@@ -13,17 +14,13 @@ constexpr unsigned kRowTagShift = 48;
 
 /// SELECT <row id>, every column FROM the table: the whole copy on the worker it runs on.
 sql::LogicalPlan wholeCopyPlan(const TableEntry& table) {
-  auto scan = std::make_unique<sql::LogicalScan>();
-  scan->table.schema = table.schema;
-  scan->table.name = table.name;
-  scan->table.isSystemView = false;
-  for (const auto& column : table.columns) scan->table.columns.push_back({column.name, column.type});
-  scan->alias = table.name;
+  sql::TableDescription description;
+  description.schema = table.schema;
+  description.name = table.name;
+  description.isSystemView = false;
+  for (const auto& column : table.columns) description.columns.push_back({column.name, column.type});
   sql::ColumnId nextId = 0;
-  for (size_t i = 0; i < table.columns.size(); ++i) {
-    scan->tableColumns.push_back(i);
-    scan->columns.push_back(sql::PlanColumn{nextId++, table.columns[i].type, table.columns[i].name});
-  }
+  auto scan = scanOfEveryColumn(description, nextId);
   // The scan reads the row id last (as the workers want it); the plan returns it first.
   scan->tableColumns.push_back(sql::kRowIdColumn);
   scan->columns.push_back(sql::PlanColumn{nextId++, engine::LogicalType::bigInt(), "ctid"});

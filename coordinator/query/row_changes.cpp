@@ -147,6 +147,20 @@ class RowChange {
   std::map<uint32_t, std::vector<uint64_t>> keysByTag_;
 };
 
+/// The outcome of a statement that changed `rows` rows: with RETURNING, `returned` and a tag without the count
+/// (pgwire adds the count of rows it sent).
+RowChangeOutcome outcomeOf(std::string_view command, uint64_t rows, bool returning, QueryResult returned) {
+  RowChangeOutcome outcome;
+  outcome.rows = rows;
+  if (returning) {
+    outcome.commandTag = std::string(command);
+    outcome.returned = std::move(returned);
+  } else {
+    outcome.commandTag = fmt::format("{} {}", command, rows);
+  }
+  return outcome;
+}
+
 /// Columns [first, end) of `rows` of `chunk` (taken from it).
 engine::Chunk selectColumns(engine::Chunk& chunk, size_t first, size_t end, const std::vector<uint32_t>& rows) {
   engine::Chunk out(rows.size());
@@ -170,15 +184,7 @@ RowChangeOutcome runDelete(ClusterContext& cluster, const sql::DeleteRows& comma
   });
   const uint64_t deleted = change.deleteRows(executor.snapshot().value());
   change.commit();
-  RowChangeOutcome outcome;
-  outcome.rows = deleted;
-  if (command.returning) {
-    outcome.commandTag = "DELETE";
-    outcome.returned = std::move(returned);
-  } else {
-    outcome.commandTag = fmt::format("DELETE {}", deleted);
-  }
-  return outcome;
+  return outcomeOf("DELETE", deleted, command.returning, std::move(returned));
 }
 
 RowChangeOutcome runUpdate(ClusterContext& cluster, const sql::UpdateRows& command, const PlanExecutor& executor,
@@ -206,15 +212,7 @@ RowChangeOutcome runUpdate(ClusterContext& cluster, const sql::UpdateRows& comma
   const uint64_t updated = change.deleteRows(executor.snapshot().value());
   router.finish();
   change.commit();
-  RowChangeOutcome outcome;
-  outcome.rows = updated;
-  if (command.returning) {
-    outcome.commandTag = "UPDATE";
-    outcome.returned = std::move(returned);
-  } else {
-    outcome.commandTag = fmt::format("UPDATE {}", updated);
-  }
-  return outcome;
+  return outcomeOf("UPDATE", updated, command.returning, std::move(returned));
 }
 
 }  // namespace shoal::coordinator

@@ -217,6 +217,12 @@ def test_a_restarted_coordinator_recovers_the_catalog_from_etcd(netns_cluster):
     wait_for(lambda: states() == {f"worker-{k}": "up" for k in range(1, WORKERS + 1)}, 10,
              "the new coordinator sees every worker")
     assert sql("SELECT id, name FROM survivors ORDER BY id") == [(1, "one"), (2, "two"), (3, "three")]
+    # The commit sequence continued from etcd (a fresh one would read below the rows above and see none):
+    # commits made now are newer than theirs, and the snapshots after them see both.
+    sql("UPDATE survivors SET name = upper(name) WHERE id = 2")
+    sql("INSERT INTO survivors VALUES (4, 'four')")
+    sql("DELETE FROM survivors WHERE id = 1")
+    assert sql("SELECT id, name FROM survivors ORDER BY id") == [(2, "TWO"), (3, "three"), (4, "four")]
     for table, rows in CARDINALITIES.items():
         assert sql(f"SELECT count(*) FROM {table}") == [(rows,)], table
     assert_official_answer(run_query(CONNINFO, 1), 1, "0.1")
