@@ -80,8 +80,10 @@ std::vector<size_t> ReplicaRows::choose(const std::vector<uint64_t>& ids) {
     const auto& rows = copy(tag);
     auto row = rows.find(ids[i]);
     SHOAL_CHECK(row != rows.end(), "row {} of a replicated table is missing from its own copy", ids[i]);
-    auto [owner, inserted] = chosen_.emplace(row->second, tag);
-    if (inserted || owner->second == tag) chosen.push_back(i);
+    auto [owner, inserted] = chosen_.emplace(row->second, Chosen{tag, {}});
+    if (owner->second.tag != tag) continue;  // found in an earlier copy already
+    owner->second.ids.push_back(ids[i]);
+    chosen.push_back(i);
   }
   return chosen;
 }
@@ -92,8 +94,24 @@ std::map<uint32_t, std::vector<uint64_t>> ReplicaRows::idsInEveryCopy() {
   for (const auto& address : cluster_.workers.placementAddresses(table_)) {
     const uint32_t tag = cluster_.workers.rowTagOf(address);
     auto& copyIds = ids[tag];
+    std::unordered_map<std::string, size_t> wanted;  // in this copy: rows still to take, by value
+    for (const auto& [key, chosen] : chosen_) {
+      if (chosen.tag == tag) {
+        copyIds.insert(copyIds.end(), chosen.ids.begin(), chosen.ids.end());
+      } else {
+        wanted[key] = chosen.ids.size();
+      }
+    }
+    if (wanted.empty()) continue;
     for (const auto& [id, key] : copy(tag)) {
-      if (chosen_.contains(key)) copyIds.push_back(id);
+      auto found = wanted.find(key);
+      if (found == wanted.end() || found->second == 0) continue;
+      --found->second;
+      copyIds.push_back(id);
+    }
+    for (const auto& [key, left] : wanted) {
+      // Every copy reads the same snapshot, so they hold the same rows.
+      SHOAL_CHECK(left == 0, "the copy of table \"{}\" on {} lacks rows the other copies hold", table_.name, address);
     }
   }
   return ids;

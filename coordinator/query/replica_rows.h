@@ -13,8 +13,9 @@ namespace shoal::coordinator {
 
 /// The rows DELETE or UPDATE changes in a replicated table. Every worker holds a whole copy, whose rows have ids
 /// of that copy; the statement's plan finds rows in whichever copies it read (one, or each worker's when it
-/// joins the table with a distributed one). The same rows of every copy are found by their values: rows of equal
-/// values are alike to any statement, so a row and its equals change together, in every copy.
+/// joins the table with a distributed one). Each distinct row value is taken from the first copy it was found
+/// in, as many rows of it as were found there; every other copy changes as many rows of that value (rows equal
+/// in every column are interchangeable).
 class ReplicaRows {
  public:
   ReplicaRows(ClusterContext& cluster, const TableEntry& table, const PlanExecutor& executor);
@@ -23,7 +24,8 @@ class ReplicaRows {
   /// the rows of the first copy that value was found in. Returns positions into `ids`.
   std::vector<size_t> choose(const std::vector<uint64_t>& ids);
 
-  /// Per copy (by row tag): the ids of its rows whose values equal a chosen row's.
+  /// Per copy (by row tag): the ids of the rows it changes: the chosen ones in their copy, and in every other
+  /// copy as many rows of each chosen value.
   std::map<uint32_t, std::vector<uint64_t>> idsInEveryCopy();
 
  private:
@@ -34,7 +36,11 @@ class ReplicaRows {
   const TableEntry& table_;
   const PlanExecutor& executor_;
   std::map<uint32_t, std::unordered_map<uint64_t, std::string>> copies_;
-  std::unordered_map<std::string, uint32_t> chosen_;  // row value -> the copy its rows change from
+  struct Chosen {
+    uint32_t tag = 0;  // the copy its rows change from
+    std::vector<uint64_t> ids;
+  };
+  std::unordered_map<std::string, Chosen> chosen_;  // by row value
 };
 
 }  // namespace shoal::coordinator

@@ -138,9 +138,9 @@ class RowChange {
 
   ClusterContext& cluster_;
   const PlanExecutor& executor_;
-  std::optional<ReplicaRows> replicas_;
   std::shared_ptr<const TableEntry> table_;
-  std::unique_ptr<Transaction> own_;  // rolled back on destruction unless committed
+  std::optional<ReplicaRows> replicas_;  // after table_, which it reads
+  std::unique_ptr<Transaction> own_;     // rolled back on destruction unless committed
   Transaction* transaction_ = nullptr;
   uint64_t writeId_ = 0;
   std::unordered_set<uint64_t> seen_;

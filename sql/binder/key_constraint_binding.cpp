@@ -17,6 +17,13 @@ namespace {
 /// PostgreSQL's identifiers are at most NAMEDATALEN - 1 bytes.
 constexpr size_t kMaxIdentifierBytes = 63;
 
+/// The first `length` bytes of `text`, fewer if they would end inside a UTF-8 character (pg_mbcliplen).
+std::string clipped(const std::string& text, size_t length) {
+  length = std::min(length, text.size());
+  while (length > 0 && length < text.size() && (static_cast<unsigned char>(text[length]) & 0xC0) == 0x80) --length;
+  return text.substr(0, length);
+}
+
 /// PostgreSQL's makeObjectName: "name1_name2_label", the longer of the two names shortened until it fits.
 std::string makeObjectName(const std::string& name1, const std::string& name2, const std::string& label) {
   const size_t overhead = label.size() + 1 + (name2.empty() ? 0 : 1);
@@ -30,8 +37,8 @@ std::string makeObjectName(const std::string& name1, const std::string& name2, c
       --length2;
     }
   }
-  std::string name = name1.substr(0, length1);
-  if (!name2.empty()) name += "_" + name2.substr(0, length2);
+  std::string name = clipped(name1, length1);
+  if (!name2.empty()) name += "_" + clipped(name2, length2);
   return name + "_" + label;
 }
 
@@ -100,6 +107,8 @@ void TableStatementBinder::bindKeys(const std::vector<DeclaredKey>& keys, Create
   }
 
   // Names are relation names of the schema: an unnamed key takes <table>_<columns>_key, numbered when taken.
+  // CREATE TABLE IF NOT EXISTS of a table that exists skips (with a NOTICE): its own keys' names are no clash.
+  const bool skipped = bound.ifNotExists && catalog_.findTable(bound.name).has_value();
   std::set<std::string> taken = {bound.name.name};
   for (const auto& relation : catalog_.relationVisibility()) {
     if (relation.schema == bound.name.schema) taken.insert(relation.name);
@@ -108,7 +117,7 @@ void TableStatementBinder::bindKeys(const std::vector<DeclaredKey>& keys, Create
   for (auto& [columns, key] : unique) {
     std::string name = key->name;
     if (!name.empty()) {
-      if (taken.contains(name)) {
+      if (taken.contains(name) && !skipped) {
         fail(SqlState::kDuplicateTable, key->location, fmt::format("relation \"{}\" already exists", name));
       }
     } else {
@@ -116,7 +125,7 @@ void TableStatementBinder::bindKeys(const std::vector<DeclaredKey>& keys, Create
       for (size_t column : columns) {
         columnPart += (columnPart.empty() ? "" : "_") + bound.columns[column].name;
       }
-      columnPart = columnPart.substr(0, kMaxIdentifierBytes);
+      columnPart = clipped(columnPart, kMaxIdentifierBytes);
       for (int pass = 0; name.empty() || taken.contains(name); ++pass) {
         name = makeObjectName(bound.name.name, columnPart, pass == 0 ? "key" : fmt::format("key{}", pass));
       }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "sql/plan/expression_rewriting.h"
+#include "sql/plan/volatile_calls.h"
 
 namespace shoal::sql {
 
@@ -180,8 +181,18 @@ LogicalOperatorPtr PredicatePushdown::push(LogicalOperatorPtr op, std::vector<Ex
     }
     case LogicalOperatorKind::kProject: {
       auto& project = static_cast<LogicalProject&>(*op);
+      // A predicate over a volatile column stays above: below, it would draw the value again.
+      std::set<ColumnId> volatileIds;
+      for (size_t i = 0; i < project.ids.size(); ++i) {
+        if (callsVolatile(*project.expressions[i])) volatileIds.insert(project.ids[i]);
+      }
       std::vector<ExpressionPtr> below;
+      std::vector<ExpressionPtr> above;
       for (auto& predicate : predicates) {
+        if (!volatileIds.empty() && readsAnyOf(*predicate, volatileIds)) {
+          above.push_back(std::move(predicate));
+          continue;
+        }
         below.push_back(remapColumns(*predicate, [&](ColumnId id) -> ExpressionPtr {
           for (size_t i = 0; i < project.ids.size(); ++i) {
             if (project.ids[i] == id) return copyExpression(*project.expressions[i]);
@@ -190,7 +201,7 @@ LogicalOperatorPtr PredicatePushdown::push(LogicalOperatorPtr op, std::vector<Ex
         }));
       }
       project.children[0] = push(std::move(project.children[0]), std::move(below));
-      return op;
+      return addFilter(std::move(op), std::move(above));
     }
     case LogicalOperatorKind::kJoin:
       return pushIntoJoin(std::move(op), std::move(predicates));

@@ -7,6 +7,7 @@
 #include "sql/optimizer/interrupts.h"
 #include "sql/plan/expression_rewriting.h"
 #include "sql/plan/plan_walker.h"
+#include "sql/plan/volatile_calls.h"
 
 namespace shoal::sql {
 
@@ -104,7 +105,12 @@ void removeUnder(LogicalOperator& op, std::vector<LogicalOperator*>& readers, co
     while (child->kind() == LogicalOperatorKind::kProject && op.kind() != LogicalOperatorKind::kUnionAll &&
            child.get() != keep) {
       auto& project = static_cast<LogicalProject&>(*child);
-      bool mergeIntoParent = op.kind() == LogicalOperatorKind::kProject;
+      // A projection computing a volatile function stays: each of its readers would get a copy of the call,
+      // and read different values of one column (PostgreSQL does not pull such a subquery up either).
+      bool mergeIntoParent =
+          op.kind() == LogicalOperatorKind::kProject &&
+          std::none_of(project.expressions.begin(), project.expressions.end(),
+                       [](const engine::ExpressionPtr& expression) { return callsVolatile(*expression); });
       if (!mergeIntoParent && !onlyRenames(project)) break;
       std::map<ColumnId, engine::ExpressionPtr> replacements;
       std::set<ColumnId> removed(project.ids.begin(), project.ids.end());

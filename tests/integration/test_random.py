@@ -34,6 +34,16 @@ def test_each_row_draws_its_own_value_in_the_unit_interval(tpch_cluster):
                                   ).fetchone() == (LINEITEM_ROWS,)
 
 
+def test_a_drawn_column_read_twice_reads_one_value(tpch_cluster):
+    """A subquery's random() column is drawn once per row: its readers above all see that value (PostgreSQL
+    does not flatten a subquery whose select list is volatile, and neither does Shoal's optimizer)."""
+    with psycopg.connect(tpch_cluster.conninfo(), autocommit=True) as connection:
+        assert connection.execute("SELECT r = r, r - r FROM (SELECT random() AS r) s").fetchone() == (True, 0)
+        assert connection.execute(
+            "SELECT count(*) FROM (SELECT r, r * 2 AS twice FROM (SELECT random() AS r FROM lineitem) s) t "
+            "WHERE twice <> r * 2").fetchone() == (0,)
+
+
 def test_a_ten_percent_sample_keeps_about_a_tenth(tpch_cluster):
     with psycopg.connect(tpch_cluster.conninfo(), autocommit=True) as connection:
         kept = [connection.execute("SELECT count(*) FROM lineitem WHERE random() < 0.1").fetchone()[0]

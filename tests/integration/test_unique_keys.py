@@ -124,6 +124,7 @@ SESSIONS = {
         "SELECT conname, contype, conkey FROM pg_constraint WHERE conrelid = 'uk_plain'::regclass ORDER BY 1",
         "DROP TABLE uk_plain",
         "CREATE TABLE uk_plain (k integer, j integer, CONSTRAINT uk_plain_k_key UNIQUE (k, j), UNIQUE (k))",
+        "CREATE TABLE IF NOT EXISTS uk_plain (k integer, j integer, CONSTRAINT uk_plain_k_key UNIQUE (k, j))",
         "SELECT conname FROM pg_constraint WHERE conrelid = 'uk_plain'::regclass ORDER BY 1",
         "CREATE TABLE uk_clash (k integer, CONSTRAINT uk_plain_k_key UNIQUE (k))",
         "CREATE TABLE uk_clash (k integer UNIQUE, j integer, UNIQUE (j, k))",
