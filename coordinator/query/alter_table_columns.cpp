@@ -113,15 +113,14 @@ sql::LogicalPlan rewriteQuery(const sql::TableDescription& table, const NewDefin
   sql::LogicalPlan plan;
   for (size_t i = 0; i < definition.table->columns.size(); ++i) {
     const CatalogColumn& column = definition.table->columns[i];
+    engine::ExpressionPtr value;
     if (const auto& source = definition.sources[i]) {
       const sql::PlanColumn& read = scan->columns[*source];
-      project->expressions.push_back(std::make_unique<engine::ColumnRefExpression>(read.id, read.type, read.name));
+      value = std::make_unique<engine::ColumnRefExpression>(read.id, read.type, read.name);
     } else {
-      project->expressions.push_back(std::make_unique<engine::ConstantExpression>(engine::Value::null(column.type)));
+      value = std::make_unique<engine::ConstantExpression>(engine::Value::null(column.type));
     }
-    project->ids.push_back(nextId++);
-    project->names.push_back(column.name);
-    plan.columnNames.push_back(column.name);
+    addOutput(*project, plan, std::move(value), column.name, nextId);
   }
   project->children.push_back(std::move(scan));
   plan.root = std::move(project);

@@ -29,10 +29,8 @@ sql::LogicalPlan wholeCopyPlan(const TableEntry& table) {
   auto project = std::make_unique<sql::LogicalProject>();
   sql::LogicalPlan plan;
   for (const auto& column : outputs) {
-    project->expressions.push_back(std::make_unique<engine::ColumnRefExpression>(column.id, column.type, column.name));
-    project->ids.push_back(nextId++);
-    project->names.push_back(column.name);
-    plan.columnNames.push_back(column.name);
+    addOutput(*project, plan, std::make_unique<engine::ColumnRefExpression>(column.id, column.type, column.name),
+              column.name, nextId);
   }
   project->children.push_back(std::move(scan));
   plan.root = std::move(project);

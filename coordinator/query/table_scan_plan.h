@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "sql/plan/logical_operator.h"
 
@@ -17,6 +18,15 @@ inline std::unique_ptr<sql::LogicalScan> scanOfEveryColumn(const sql::TableDescr
   }
   scan->table = table;
   return scan;
+}
+
+/// Appends an output column computed by `expression` to `plan`, whose root projection `project` is being built.
+inline void addOutput(sql::LogicalProject& project, sql::LogicalPlan& plan, engine::ExpressionPtr expression,
+                      const std::string& name, sql::ColumnId& nextId) {
+  project.expressions.push_back(std::move(expression));
+  project.ids.push_back(nextId++);
+  project.names.push_back(name);
+  plan.columnNames.push_back(name);
 }
 
 }  // namespace shoal::coordinator
