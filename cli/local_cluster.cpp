@@ -347,6 +347,10 @@ int runLocalCluster(const LocalClusterOptions& options, const std::string& shoal
                                                 secretFile.string(),
                                                 "--tpchgen",
                                                 tpchGenerator};
+    if (options.messageBytes != 0) {
+      workerArguments.push_back("--message-bytes");
+      workerArguments.push_back(std::to_string(options.messageBytes));
+    }
     workerArguments.insert(workerArguments.end(), internalTlsArguments.begin(), internalTlsArguments.end());
     children.push_back(spawn(name, workerArguments, (logDir / (name + ".log")).string()));
   }

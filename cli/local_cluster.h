@@ -22,6 +22,8 @@ struct LocalClusterOptions {
   /// port is contended for, so the free schedule (no phase barriers) is the default here.
   std::string transport = "auto";
   std::string netSchedule = "free";
+  /// Each worker's --message-bytes (0: the worker's default).
+  size_t messageBytes = 0;
   /// TPC-H scale factor to load before the cluster is announced ready, unless the data directory already
   /// holds TPC-H (0: load nothing).
   double tpchScaleFactor = 0;

@@ -290,6 +290,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   localCommand->add_option("--threads", localOptions.threads, "Each worker's --threads (0: one per hardware thread)")
       ->capture_default_str();
+  localCommand
+      ->add_option("--message-bytes", localOptions.messageBytes,
+                   "Each worker's --message-bytes (0: the workers' default, 512 KiB)")
+      ->check(CLI::Range(size_t{4096}, size_t{64} << 20))
+      ->capture_default_str();
 
   std::string secretPath;
   auto* secretCommand = app.add_subcommand("secret", "Cluster secrets");

@@ -1,11 +1,16 @@
 #include "exchange/exchange_source.h"
 
+#include "common/check.h"
+
 namespace shoal::exchange {
 
 ExchangeSource::ExchangeSource(std::shared_ptr<multiplexer::ExchangeInbox> inbox, RowLayout layout)
     : inbox_(std::move(inbox)), layout_(std::move(layout)) {}
 
 ExchangeSource::~ExchangeSource() {
+  inbox_->clearListener();
+  inbox_->clearHeapAccount();
+  for (auto& [morsel, message] : taken_) message->release();
   if (!collector_.joinable()) return;
   if (collector_.get_id() == std::this_thread::get_id()) {
     // Opening the gate can finish the query on the collector's own thread and drop the last reference to this
@@ -18,7 +23,19 @@ ExchangeSource::~ExchangeSource() {
   stopCharging();
 }
 
+void ExchangeSource::start() {
+  if (started_) return;
+  started_ = true;
+  streamed_ = readers_.load() == 1 && !collectOnly_;
+  if (streamed_) {
+    inbox_->setConsumerReady(false);  // until its pipeline is ready (startConsuming)
+  } else {
+    collector_ = std::thread([this] { collect(); });
+  }
+}
+
 void ExchangeSource::stopCharging() {
+  inbox_->clearHeapAccount();
   std::lock_guard lock(mutex_);
   if (memory_ && chargedBytes_ > 0) memory_->release(chargedBytes_);
   chargedBytes_ = 0;
@@ -26,6 +43,22 @@ void ExchangeSource::stopCharging() {
 }
 
 void ExchangeSource::chargeTo(std::shared_ptr<engine::QueryMemory> memory) {
+  if (streamed_) {
+    // Only what waits as heap copies is held here; the receive buffers are the network's, bounded by credits.
+    inbox_->setHeapAccount([memory](int64_t bytes) {
+      if (bytes < 0) {
+        memory->release(static_cast<uint64_t>(-bytes));
+        return Status::ok();
+      }
+      try {
+        memory->reserve(static_cast<uint64_t>(bytes));
+      } catch (const ShoalError& error) {
+        return error.status();
+      }
+      return Status::ok();
+    });
+    return;
+  }
   bool over = false;
   {
     std::lock_guard lock(mutex_);
@@ -41,8 +74,16 @@ void ExchangeSource::chargeTo(std::shared_ptr<engine::QueryMemory> memory) {
   if (over) inbox_->fail(*error_);  // the collector stops, and the gate opens on the error
 }
 
-void ExchangeSource::start() {
-  collector_ = std::thread([this] { collect(); });
+std::optional<size_t> ExchangeSource::tryTake(uint32_t numaNode, bool steal) {
+  auto received = inbox_->tryReceive(numaNode, steal);
+  if (!received.status.isOk()) throw ShoalError(received.status);
+  if (received.message == nullptr) return std::nullopt;
+  messages_.fetch_add(1, std::memory_order_relaxed);
+  bytes_.fetch_add(received.message->payloadSize(), std::memory_order_relaxed);
+  std::lock_guard lock(mutex_);
+  const size_t morsel = nextMorsel_++;
+  taken_.emplace(morsel, received.message);
+  return morsel;
 }
 
 void ExchangeSource::collect() {
@@ -90,6 +131,49 @@ size_t ExchangeSource::numMorsels() const {
 }
 
 void ExchangeSource::produce(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const {
+  if (streamed_) {
+    produceStreamed(morsel, consume);
+  } else {
+    produceCollected(morsel, consume);
+  }
+}
+
+void ExchangeSource::skip(size_t morsel) {
+  multiplexer::Message* message = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    auto taken = taken_.find(morsel);
+    if (taken == taken_.end()) return;
+    message = taken->second;
+    taken_.erase(taken);
+  }
+  message->release();
+}
+
+void ExchangeSource::produceStreamed(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const {
+  multiplexer::Message* message = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    auto taken = taken_.find(morsel);
+    SHOAL_CHECK(taken != taken_.end(), "exchange morsel {} was not taken", morsel);
+    message = taken->second;
+    taken_.erase(taken);
+  }
+  // The rows are decoded before any is pushed on, and the message goes back first: a consumer that blocks
+  // downstream (its own exchange waiting for credits) never holds a receive buffer while it waits.
+  std::vector<engine::Chunk> chunks;
+  try {
+    decodeRows(layout_, std::span<const std::byte>(message->payload(), message->payloadSize()),
+               [&](engine::Chunk& chunk) { chunks.push_back(std::move(chunk)); });
+  } catch (...) {
+    message->release();
+    throw;
+  }
+  message->release();
+  for (auto& chunk : chunks) consume(chunk);
+}
+
+void ExchangeSource::produceCollected(size_t morsel, const std::function<void(engine::Chunk&)>& consume) const {
   std::string payload;
   const std::string* bytes = nullptr;
   {

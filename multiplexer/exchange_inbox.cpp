@@ -3,17 +3,22 @@
 #include <algorithm>
 
 #include "common/check.h"
+#include "multiplexer/heap_message.h"
 
 namespace shoal::multiplexer {
 
-ExchangeInbox::ExchangeInbox(ExchangeId id, uint32_t numaNodes, uint32_t clusterNodes)
-    : id_(id), queues_(numaNodes), senderFinished_(clusterNodes, false) {
+ExchangeInbox::ExchangeInbox(ExchangeId id, uint32_t numaNodes, uint32_t clusterNodes,
+                             std::shared_ptr<ReceiveSide> receiveSide)
+    : id_(id), receiveSide_(std::move(receiveSide)), queues_(numaNodes), senderFinished_(clusterNodes, false) {
   SHOAL_CHECK(numaNodes > 0 && clusterNodes > 0, "inbox needs nodes");
+  consumed_.locally.assign(numaNodes, 0);
+  consumed_.stolen.assign(numaNodes, 0);
 }
 
 ExchangeInbox::~ExchangeInbox() {
+  clearHeapAccount();
   for (auto& queue : queues_) {
-    for (Message* message : queue) message->release();
+    for (const Queued& queued : queue) queued.message->release();
   }
 }
 
@@ -28,61 +33,153 @@ void ExchangeInbox::expectSendersOnly(const std::vector<NodeId>& senders) {
       }
     }
   }
-  arrived_.notify_all();
+  notifyChanged();
 }
 
 void ExchangeInbox::deliver(Message* message) {
   NodeId sender = message->sender();
   SHOAL_CHECK_LT(sender, senderFinished_.size(), "message from an unknown node");
+  Message* drop = nullptr;
   {
     std::lock_guard lock(mutex_);
     if (senderFinished_[sender] || failure_) {
       // A message after the sender's last one, or into a failed stream: drop it.
-      message->release();
-      return;
-    }
-    if (message->isLast()) {
-      senderFinished_[sender] = true;
-      ++sendersFinished_;
-    }
-    if (message->payloadSize() > 0) {
-      queues_[sender % queues_.size()].push_back(message);
-      ++queued_;
-      message = nullptr;
+      drop = message;
+    } else {
+      if (message->isLast()) {
+        senderFinished_[sender] = true;
+        ++sendersFinished_;
+      }
+      if (message->payloadSize() == 0) {
+        drop = message;
+      } else if (receiveSide_ != nullptr && (!consumerReady_ || receiveSide_->producersWaiting())) {
+        // The consumer cannot run now: the message waits as a copy, and its buffer goes back at once.
+        drop = message;
+        if (Message* copy = copyLocked(*message)) {
+          queues_[sender % queues_.size()].push_back(Queued{copy, true});
+          ++queued_;
+        }
+      } else {
+        queues_[sender % queues_.size()].push_back(Queued{message, false});
+        ++queued_;
+      }
     }
   }
-  if (message != nullptr) message->release();
-  arrived_.notify_all();
+  if (drop != nullptr) drop->release();
+  notifyChanged();
+}
+
+Message* ExchangeInbox::copyLocked(const Message& message) {
+  const uint32_t bytes = message.payloadSize();
+  Status charged = heapAccount_ ? heapAccount_(bytes) : Status::ok();
+  if (!charged.isOk()) {
+    if (!failure_) failure_ = charged;
+    return nullptr;
+  }
+  heapBytes_ += bytes;
+  receiveSide_->countHeapCopy(bytes);
+  return copyToHeap(message);
+}
+
+void ExchangeInbox::setConsumerReady(bool ready) {
+  {
+    std::lock_guard lock(mutex_);
+    consumerReady_ = ready;
+  }
+  if (!ready) moveBuffersToHeap();  // what came before the consumer said so waits on the heap too
+}
+
+void ExchangeInbox::moveBuffersToHeap() {
+  if (receiveSide_ == nullptr) return;
+  std::vector<Message*> released;
+  bool failed = false;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& queue : queues_) {
+      for (Queued& queued : queue) {
+        if (queued.onHeap || failure_) continue;
+        Message* copy = copyLocked(*queued.message);
+        if (copy == nullptr) break;
+        released.push_back(queued.message);
+        queued = Queued{copy, true};
+      }
+    }
+    if (failure_) {
+      takeAllLocked(released);
+      failed = true;
+    }
+  }
+  for (Message* message : released) message->release();
+  if (failed) notifyChanged();
 }
 
 void ExchangeInbox::failSender(NodeId sender, const Status& reason) {
+  std::vector<Message*> dropped;
   {
     std::lock_guard lock(mutex_);
     if (sender >= senderFinished_.size() || senderFinished_[sender] || failure_) return;
     failure_ = reason;
+    takeAllLocked(dropped);
   }
-  arrived_.notify_all();
+  for (Message* message : dropped) message->release();
+  notifyChanged();
 }
 
 void ExchangeInbox::fail(const Status& reason) {
+  std::vector<Message*> dropped;
   {
     std::lock_guard lock(mutex_);
     if (!failure_) failure_ = reason;
+    takeAllLocked(dropped);
   }
-  arrived_.notify_all();
+  for (Message* message : dropped) message->release();
+  notifyChanged();
 }
 
-Message* ExchangeInbox::popLocked(uint32_t numaNode) {
+void ExchangeInbox::takeAllLocked(std::vector<Message*>& taken) {
+  // A failed stream is read no further: its messages go back now, not when the query ends.
+  for (auto& queue : queues_) {
+    for (const Queued& queued : queue) taken.push_back(queued.message);
+    queue.clear();
+  }
+  queued_ = 0;
+  if (heapAccount_ && heapBytes_ > 0) (void)heapAccount_(-static_cast<int64_t>(heapBytes_));
+  heapBytes_ = 0;
+}
+
+void ExchangeInbox::notifyChanged() {
+  arrived_.notify_all();
+  std::lock_guard lock(listenerMutex_);
+  if (listener_) listener_();
+}
+
+void ExchangeInbox::setListener(std::function<void()> listener) {
+  std::lock_guard lock(listenerMutex_);
+  listener_ = std::move(listener);
+}
+
+void ExchangeInbox::clearListener() {
+  std::lock_guard lock(listenerMutex_);
+  listener_ = nullptr;
+}
+
+Message* ExchangeInbox::popLocked(uint32_t numaNode, bool steal) {
   if (queued_ == 0) return nullptr;
   size_t home = numaNode % queues_.size();
-  for (size_t step = 0; step < queues_.size(); ++step) {
+  for (size_t step = 0; step < (steal ? queues_.size() : 1); ++step) {
     auto& queue = queues_[(home + step) % queues_.size()];
     if (queue.empty()) continue;
-    Message* message = queue.front();
+    Queued queued = queue.front();
     queue.pop_front();
     --queued_;
     if (step > 0) ++stolen_;
-    return message;
+    ++(step > 0 ? consumed_.stolen : consumed_.locally)[home];
+    if (receiveSide_ != nullptr) receiveSide_->countConsumed(numaNode, step > 0);
+    if (queued.onHeap) {
+      heapBytes_ -= queued.message->payloadSize();
+      if (heapAccount_) (void)heapAccount_(-static_cast<int64_t>(queued.message->payloadSize()));
+    }
+    return queued.message;
   }
   return nullptr;
 }
@@ -108,11 +205,14 @@ ExchangeInbox::Received ExchangeInbox::receive(uint32_t numaNode, std::chrono::m
   return result;
 }
 
-ExchangeInbox::Received ExchangeInbox::tryReceive(uint32_t numaNode) {
+ExchangeInbox::Received ExchangeInbox::tryReceive(uint32_t numaNode, bool steal) {
   std::lock_guard lock(mutex_);
   Received result;
-  result.message = popLocked(numaNode);
-  if (result.message == nullptr && failure_) result.status = *failure_;
+  if (failure_) {
+    result.status = *failure_;
+    return result;
+  }
+  result.message = popLocked(numaNode, steal);
   return result;
 }
 
@@ -124,6 +224,36 @@ bool ExchangeInbox::finished() const {
 uint64_t ExchangeInbox::stolenMessages() const {
   std::lock_guard lock(mutex_);
   return stolen_;
+}
+
+ExchangeInbox::Consumed ExchangeInbox::consumed() const {
+  std::lock_guard lock(mutex_);
+  return consumed_;
+}
+
+void ExchangeInbox::setHeapAccount(HeapAccount account) {
+  {
+    std::lock_guard lock(mutex_);
+    if (heapAccount_ && heapBytes_ > 0) (void)heapAccount_(-static_cast<int64_t>(heapBytes_));
+    heapAccount_ = std::move(account);
+    if (!heapAccount_ || heapBytes_ == 0) return;
+    Status charged = heapAccount_(static_cast<int64_t>(heapBytes_));
+    if (charged.isOk()) return;
+    heapAccount_ = nullptr;  // nothing of it is charged
+    if (!failure_) failure_ = charged;
+  }
+  notifyChanged();
+}
+
+void ExchangeInbox::clearHeapAccount() {
+  std::lock_guard lock(mutex_);
+  if (heapAccount_ && heapBytes_ > 0) (void)heapAccount_(-static_cast<int64_t>(heapBytes_));
+  heapAccount_ = nullptr;
+}
+
+uint64_t ExchangeInbox::heapBytes() const {
+  std::lock_guard lock(mutex_);
+  return heapBytes_;
 }
 
 }  // namespace shoal::multiplexer

@@ -59,6 +59,7 @@ Multiplexer::Multiplexer(MultiplexerOptions options)
   receiveOptions.messagesPerSlab = options_.receiveWindow + kReceiveSlackPerPeer;
   receivePool_ = std::make_unique<MessagePool>(topology_, receiveOptions);
   receivePool_->setReturnHandler([this](Message* message) { onReceiveReleased(message); });
+  receiveSide_ = std::make_shared<ReceiveSide>(topology_.numNodes());
   peers_.resize(nodes);
   peerStatus_.resize(nodes);
   for (NodeId node = 0; node < nodes; ++node) peers_[node].id = node;
@@ -179,7 +180,21 @@ void Multiplexer::wakeNetworkThread() {
 }
 
 Message* Multiplexer::acquire(uint32_t numaNode, std::chrono::milliseconds timeout) {
-  return sendPool_->acquire(numaNode % topology_.numNodes(), timeout);
+  const uint32_t node = numaNode % topology_.numNodes();
+  if (Message* message = sendPool_->tryAcquire(node)) return message;
+  // This producer waits for the network. What waits for consumers here moves to the heap while it does, so
+  // that no credit (and none of this node's own send buffers) stays held by a consumer that may need this
+  // very thread to run (ReceiveSide).
+  receiveSide_->producerWaits(true);
+  std::vector<std::shared_ptr<ExchangeInbox>> inboxes;
+  {
+    std::lock_guard lock(inboxMutex_);
+    for (auto& [id, inbox] : inboxes_) inboxes.push_back(inbox);
+  }
+  for (auto& inbox : inboxes) inbox->moveBuffersToHeap();
+  Message* message = sendPool_->acquire(node, timeout);
+  receiveSide_->producerWaits(false);
+  return message;
 }
 
 Status Multiplexer::peerLostStatus(NodeId node) const {
@@ -248,7 +263,7 @@ std::shared_ptr<ExchangeInbox> Multiplexer::openExchange(ExchangeId id) {
   std::lock_guard lock(inboxMutex_);
   unopenedSince_.erase(id);
   auto& inbox = inboxes_[id];
-  if (inbox == nullptr) inbox = std::make_shared<ExchangeInbox>(id, topology_.numNodes(), clusterSize());
+  if (inbox == nullptr) inbox = std::make_shared<ExchangeInbox>(id, topology_.numNodes(), clusterSize(), receiveSide_);
   return inbox;
 }
 
@@ -293,7 +308,8 @@ void Multiplexer::deliverLocally(Message* message) {
     if (closedExchanges_.count(message->exchangeId()) == 0) {
       auto& slot = inboxes_[message->exchangeId()];
       if (slot == nullptr) {
-        slot = std::make_shared<ExchangeInbox>(message->exchangeId(), topology_.numNodes(), clusterSize());
+        slot =
+            std::make_shared<ExchangeInbox>(message->exchangeId(), topology_.numNodes(), clusterSize(), receiveSide_);
         unopenedSince_.emplace(message->exchangeId(), Clock::now());
       }
       inbox = slot;
@@ -331,6 +347,12 @@ MultiplexerStats Multiplexer::stats() const {
   stats.phases = phases_.load();
   stats.connectionsRefused = connectionsRefused_.load();
   if (rdma_ != nullptr) stats.memoryRegistrations = static_cast<const RdmaTransport*>(rdma_)->registrations();
+  for (uint32_t node = 0; node < receiveSide_->numaNodes(); ++node) {
+    stats.consumedLocally.push_back(receiveSide_->consumedLocally(node));
+    stats.stolen.push_back(receiveSide_->stolen(node));
+  }
+  stats.heapCopies = receiveSide_->heapCopies();
+  stats.heapCopyBytes = receiveSide_->heapCopyBytes();
   return stats;
 }
 

@@ -18,6 +18,7 @@
 #include "multiplexer/exchange_inbox.h"
 #include "multiplexer/message_pool.h"
 #include "multiplexer/network_schedule.h"
+#include "multiplexer/receive_side.h"
 #include "multiplexer/transport.h"
 
 namespace shoal::multiplexer {
@@ -75,6 +76,12 @@ struct MultiplexerStats {
   uint64_t connectionsRefused = 0;
   /// Memory regions registered with the RDMA device (0 over TCP).
   uint64_t memoryRegistrations = 0;
+  /// Per NUMA node: messages its consumers took from their own node's queues, and from other nodes' queues.
+  std::vector<uint64_t> consumedLocally;
+  std::vector<uint64_t> stolen;
+  /// Messages that waited for their consumer as heap copies, since it could not run (ReceiveSide).
+  uint64_t heapCopies = 0;
+  uint64_t heapCopyBytes = 0;
 };
 
 /// One per node: a dedicated network thread that moves exchange messages
@@ -192,6 +199,7 @@ class Multiplexer final : private LinkEvents {
   NumaTopology topology_;
   std::unique_ptr<MessagePool> sendPool_;
   std::unique_ptr<MessagePool> receivePool_;
+  std::shared_ptr<ReceiveSide> receiveSide_;
   EventLoop loop_;
   std::vector<std::unique_ptr<Transport>> transports_;
   Transport* tcp_ = nullptr;

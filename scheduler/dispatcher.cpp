@@ -10,6 +10,8 @@
 namespace shoal::scheduler {
 namespace {
 
+constexpr auto kStreamWakeBackstop = std::chrono::milliseconds(2);
+
 /// A morsel that threw something other than a ShoalError hit a bug (an unchecked index, a library's
 /// exception): it costs its query (XX000), never the process, as PostgreSQL reports its own internal errors.
 Status internalError(const std::exception& error) {
@@ -68,6 +70,7 @@ std::shared_ptr<QueryExecution> Dispatcher::submit(std::vector<PipelineJob> jobs
     }
     for (size_t i = 0; i < query->jobs_.size(); ++i) {
       if (query->jobs_[i]->waitingFor == 0) query->makeReadyLocked(i, topology_.numNodes());
+      if (auto& stream = query->jobs_[i]->job.stream) stream->onArrival([this] { wakeForStream(); });
     }
     queries_.push_back(query);
     runningQueries_.store(static_cast<uint32_t>(queries_.size()));
@@ -88,7 +91,9 @@ std::shared_ptr<QueryExecution> Dispatcher::submit(std::vector<PipelineJob> jobs
     {
       std::lock_guard lock(mutex_);
       auto& state = *query->jobs_[i];
-      empty = state.ready && !state.finished && state.job.morsels.empty() && state.unfinished.load() == 0;
+      // (A streamed job is never empty: its end is a morsel of its own, which may already be running.)
+      empty = state.ready && !state.finished && !state.job.stream && state.job.morsels.empty() &&
+              state.unfinished.load() == 0;
       if (empty) state.unfinished.store(1);  // completeMorsel counts it down
     }
     if (empty) completeMorsel(query, i);
@@ -123,7 +128,11 @@ void Dispatcher::threadMain(uint32_t index, uint32_t cpu) {
     std::optional<std::tuple<std::shared_ptr<QueryExecution>, size_t, Morsel>> task;
     {
       std::unique_lock lock(mutex_);
-      workAvailable_.wait(lock, [&] { return stopping_ || (task = pickLocked(node)).has_value(); });
+      while (!stopping_ && !(task = pickLocked(node))) {
+        // A stream's arrival may wake no one when it cannot take the lock (wakeForStream): the timeout
+        // bounds how long such a message waits for an idle thread.
+        workAvailable_.wait_for(lock, kStreamWakeBackstop);
+      }
       if (!task && stopping_) return;
     }
     auto& [query, job, morsel] = *task;
@@ -131,7 +140,7 @@ void Dispatcher::threadMain(uint32_t index, uint32_t cpu) {
     WorkerContext context(index, node, &query->cancelled_);
     try {
       engine::QueryMemoryScope memory(&query->memory());
-      query->jobs_[job]->job.runMorsel(morsel, context);
+      if (!morsel.endOfStream) query->jobs_[job]->job.runMorsel(morsel, context);
     } catch (const ShoalError& error) {
       query->fail(error.status());
     } catch (const std::bad_alloc&) {
@@ -190,10 +199,17 @@ void Dispatcher::dependencyMetLocked(QueryExecution& query, size_t job, std::vec
   auto& next = *query.jobs_[job];
   if (--next.waitingFor != 0) return;
   query.makeReadyLocked(job, topology_.numNodes());
-  if (next.job.morsels.empty()) {
+  if (!next.job.stream && next.job.morsels.empty()) {
     next.unfinished.store(1);  // completeMorsel counts it down
     nowEmpty.push_back(job);
   }
+}
+
+void Dispatcher::wakeForStream() {
+  // Runs on the thread that delivered (often the network thread), maybe inside a morsel: never waits for
+  // the lock. Holding it, no thread can be between its pick and its wait, so the wake-up is not lost.
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  workAvailable_.notify_one();
 }
 
 void Dispatcher::gateOpened(const std::shared_ptr<QueryExecution>& query, size_t job) {

@@ -53,6 +53,8 @@ class Dispatcher {
   /// One of `job`'s dependencies is met; when it was the last, the job becomes ready. Needs mutex_.
   /// Appends the job to `nowEmpty` when it has no morsels (the caller completes it).
   void dependencyMetLocked(QueryExecution& query, size_t job, std::vector<size_t>& nowEmpty);
+  /// A streamed job's input changed (a message arrived, the stream ended or failed): wakes a thread.
+  void wakeForStream();
   /// A job's gate opened (from the thread that opened it).
   void gateOpened(const std::shared_ptr<QueryExecution>& query, size_t job);
 

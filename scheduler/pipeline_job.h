@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/pipeline/morsel_stream.h"
 #include "engine/pipeline/source_gate.h"
 
 namespace shoal::scheduler {
@@ -15,6 +16,8 @@ namespace shoal::scheduler {
 struct Morsel {
   uint64_t index = 0;
   uint32_t numaNode = 0;
+  /// Not input but the end of a streamed job's input: the thread that claims it runs nothing and completes it.
+  bool endOfStream = false;
 };
 
 /// What a running morsel knows about the thread it runs on.
@@ -52,6 +55,10 @@ struct PipelineJob {
   std::vector<size_t> dependencies;
   /// When set, the job also waits for this gate to open (input from other nodes).
   std::shared_ptr<engine::SourceGate> gate;
+  /// Set for a job whose input streams in (an exchange): once its dependencies are done, its morsels are
+  /// taken from the stream as they arrive (`morsels`, `prepare` and `gate` are unused). It finishes once the
+  /// stream is exhausted and every morsel taken ran.
+  std::shared_ptr<engine::MorselStream> stream;
 };
 
 }  // namespace shoal::scheduler

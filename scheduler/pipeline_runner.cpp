@@ -37,6 +37,13 @@ std::shared_ptr<QueryExecution> PipelineRunner::start(std::vector<engine::Pipeli
     job.name = "pipeline " + std::to_string(index);
     job.dependencies = pipeline->dependencies;
     job.gate = pipeline->source->gate();
+    // A source that streams (an exchange) hands out its morsels as its input arrives.
+    engine::MorselStream* stream = dynamic_cast<engine::MorselStream*>(pipeline->source.get());
+    if (stream != nullptr && !stream->streams()) stream = nullptr;
+    if (stream != nullptr) {
+      job.stream = std::shared_ptr<engine::MorselStream>(pipeline, stream);
+      job.gate = nullptr;
+    }
     job.prepare = [pipeline] {
       std::vector<Morsel> morsels;
       size_t count = pipeline->source->numMorsels();
@@ -45,10 +52,13 @@ std::shared_ptr<QueryExecution> PipelineRunner::start(std::vector<engine::Pipeli
       }
       return morsels;
     };
-    job.runMorsel = [pipeline, localStates](const Morsel& morsel, WorkerContext& context) {
+    job.runMorsel = [pipeline, localStates, stream](const Morsel& morsel, WorkerContext& context) {
       auto& local = (*localStates)[context.threadIndex()];
       if (!local) local = pipeline->sink->makeLocalState();
-      if (pipeline->sink->satisfied()) return;  // the morsels left are not needed
+      if (pipeline->sink->satisfied()) {  // the morsels left are not needed
+        if (stream != nullptr) stream->skip(morsel.index);
+        return;
+      }
       try {
         pipeline->source->produce(
             morsel.index, [&](engine::Chunk& chunk) { pushThroughOperators(*pipeline, 0, chunk, *local, context); });

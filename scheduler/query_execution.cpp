@@ -74,7 +74,7 @@ bool QueryExecution::waitFor(std::chrono::milliseconds timeout) {
 
 void QueryExecution::makeReadyLocked(size_t index, uint32_t numaNodes) {
   JobState& state = *jobs_[index];
-  if (state.job.prepare && !cancelled()) {
+  if (state.job.prepare && !state.job.stream && !cancelled()) {
     try {
       state.job.morsels = state.job.prepare();
     } catch (const ShoalError& error) {
@@ -85,24 +85,51 @@ void QueryExecution::makeReadyLocked(size_t index, uint32_t numaNodes) {
   for (const auto& morsel : state.job.morsels) state.queues[morsel.numaNode % numaNodes].push_back(morsel);
   state.next = std::make_unique<std::atomic<size_t>[]>(numaNodes);
   for (uint32_t node = 0; node < numaNodes; ++node) state.next[node].store(0);
-  state.unfinished.store(state.job.morsels.size());
+  // A streamed job's end counts as one morsel: it cannot finish before its stream is exhausted.
+  state.unfinished.store(state.job.stream ? 1 : state.job.morsels.size());
+  if (state.job.stream) state.job.stream->startConsuming();
   state.ready = true;
 }
 
 std::optional<std::pair<size_t, Morsel>> QueryExecution::claimLocked(uint32_t node) {
   if (cancelled()) return std::nullopt;
-  for (size_t index = 0; index < jobs_.size(); ++index) {
-    JobState& state = *jobs_[index];
-    if (!state.ready || state.finished) continue;
-    size_t numaNodes = state.queues.size();
-    // The thread's own node first, then the others in turn (stealing).
-    for (size_t offset = 0; offset < numaNodes; ++offset) {
-      size_t queue = (node + offset) % numaNodes;
-      size_t position = state.next[queue].fetch_add(1, std::memory_order_relaxed);
-      if (position < state.queues[queue].size()) return std::pair{index, state.queues[queue][position]};
+  // Work on the thread's own NUMA node first, streamed input before the rest (a message taken now gives its
+  // buffer back sooner, and its senders go on); only then steal, in the same order.
+  for (const bool steal : {false, true}) {
+    for (size_t index = 0; index < jobs_.size(); ++index) {
+      JobState& state = *jobs_[index];
+      if (!state.job.stream || !state.ready || state.streamEnded) continue;
+      if (auto claimed = claimStreamedLocked(state, node, steal)) return std::pair{index, *claimed};
+    }
+    for (size_t index = 0; index < jobs_.size(); ++index) {
+      JobState& state = *jobs_[index];
+      if (!state.ready || state.finished || state.job.stream) continue;
+      const size_t numaNodes = state.queues.size();
+      for (size_t offset = steal ? 1 : 0; offset < (steal ? numaNodes : 1); ++offset) {
+        const size_t queue = (node + offset) % numaNodes;
+        const size_t position = state.next[queue].fetch_add(1, std::memory_order_relaxed);
+        if (position < state.queues[queue].size()) return std::pair{index, state.queues[queue][position]};
+      }
     }
   }
   return std::nullopt;
+}
+
+std::optional<Morsel> QueryExecution::claimStreamedLocked(JobState& state, uint32_t node, bool steal) {
+  try {
+    if (auto taken = state.job.stream->tryTake(node, steal)) {
+      state.unfinished.fetch_add(1, std::memory_order_relaxed);
+      return Morsel{*taken, node};
+    }
+    if (!state.job.stream->exhausted()) return std::nullopt;  // more is coming: the stream wakes a thread
+  } catch (const ShoalError& error) {
+    fail(error.status());  // the end, completed by the claiming thread, lets the query drain
+  }
+  state.streamEnded = true;
+  Morsel end;
+  end.endOfStream = true;
+  end.numaNode = node;
+  return end;
 }
 
 }  // namespace shoal::scheduler

@@ -57,11 +57,16 @@ class QueryExecution : public std::enable_shared_from_this<QueryExecution> {
     size_t waitingFor = 0;  // unfinished dependencies
     bool ready = false;
     bool finished = false;
+    /// A streamed job's end was claimed: no more morsels come from its stream.
+    bool streamEnded = false;
     std::vector<size_t> dependents;
   };
 
-  /// Claims a morsel of a ready job, from `node`'s queue first, then by stealing. Needs the dispatcher's lock.
+  /// Claims a morsel of a ready job, from `node`'s queues first, then by stealing. Needs the dispatcher's lock.
   std::optional<std::pair<size_t, Morsel>> claimLocked(uint32_t node);
+  /// The next message of a streamed job (from `node`'s share only, unless `steal`), or its end once the
+  /// stream is exhausted (or failed), or none.
+  std::optional<Morsel> claimStreamedLocked(JobState& state, uint32_t node, bool steal);
   /// Makes job `index` runnable: runs its prepare, deals its morsels over `numaNodes` queues.
   void makeReadyLocked(size_t index, uint32_t numaNodes);
   void fail(const Status& status);

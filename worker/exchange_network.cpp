@@ -45,16 +45,8 @@ std::pair<int, uint16_t> reserveFreePort(const std::string& host) {
 
 }  // namespace
 
-ExchangeNetwork::ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport,
-                                 multiplexer::ScheduleKind schedule, size_t messageBytes, std::string clusterId,
-                                 std::string clusterSecret)
-    : listenHost_(std::move(listenHost)),
-      port_(port),
-      transport_(transport),
-      schedule_(schedule),
-      messageBytes_(messageBytes),
-      clusterId_(std::move(clusterId)),
-      clusterSecret_(std::move(clusterSecret)) {
+ExchangeNetwork::ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::MultiplexerOptions base)
+    : listenHost_(std::move(listenHost)), port_(port), base_(std::move(base)) {
   if (port_ == 0) std::tie(reservedPort_, port_) = reserveFreePort(listenHost_);
 }
 
@@ -105,18 +97,13 @@ std::shared_ptr<multiplexer::Multiplexer> ExchangeNetwork::multiplexerFor(const 
     multiplexer_->shutdown(std::chrono::milliseconds(500));
     multiplexer_.reset();
   }
-  multiplexer::MultiplexerOptions options;
+  multiplexer::MultiplexerOptions options = base_;
   options.self = self;
   for (const auto& text : addresses) {
     auto parsed = multiplexer::NodeAddress::parse(text);
     if (!parsed) SHOAL_USER_FAIL(SqlState::kProtocolViolation, "bad exchange address \"{}\"", text);
     options.nodes.push_back(*parsed);
   }
-  options.clusterId = clusterId_;
-  options.secret = clusterSecret_;
-  options.transport = transport_;
-  options.schedule = schedule_;
-  options.messageBytes = messageBytes_;
   auto started = std::make_shared<multiplexer::Multiplexer>(std::move(options));
   Status status = started->start();
   if (!status.isOk()) throw ShoalError(status);

@@ -19,9 +19,9 @@ namespace shoal::worker {
 class ExchangeNetwork {
  public:
   /// `listenHost`:`port` is where peers reach this worker (port 0: pick a free one now).
-  ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::TransportChoice transport,
-                  multiplexer::ScheduleKind schedule, size_t messageBytes, std::string clusterId,
-                  std::string clusterSecret);
+  /// `base`: every multiplexer's options but the nodes (transport, schedule, message size, cluster id and
+  /// secret, NUMA nodes).
+  ExchangeNetwork(std::string listenHost, uint16_t port, multiplexer::MultiplexerOptions base);
   ~ExchangeNetwork();
 
   /// host:port that peers connect to (sent to the coordinator at registration).
@@ -42,11 +42,7 @@ class ExchangeNetwork {
 
   std::string listenHost_;
   uint16_t port_;
-  multiplexer::TransportChoice transport_;
-  multiplexer::ScheduleKind schedule_;
-  size_t messageBytes_;
-  std::string clusterId_;
-  std::string clusterSecret_;  // proves membership in the multiplexer handshake
+  multiplexer::MultiplexerOptions base_;  // its secret proves membership in the multiplexer handshake
   /// The socket that holds a port picked at start (-1 when --exchange-port named one).
   int reservedPort_ = -1;
   std::mutex mutex_;

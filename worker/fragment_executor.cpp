@@ -101,7 +101,6 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
     closeExchanges.ids.push_back(input.exchange_id());
     inbox->expectSendersOnly(std::vector<multiplexer::NodeId>(input.senders().begin(), input.senders().end()));
     auto source = std::make_shared<exchange::ExchangeSource>(std::move(inbox), std::move(layout));
-    source->start();
     exchangeSources.push_back(source);
     sourceOf[input.exchange_id()] = source;
     return source;
@@ -172,11 +171,15 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
   for (const auto& input : request.inputs()) {
     if (!input.receives() || sourceOf.count(input.exchange_id()) > 0) continue;
     engine::Pipeline drain;
-    drain.source = std::make_shared<DrainedInput>(openSource(input, exchange::RowLayout({}, {})));
+    auto drained = openSource(input, exchange::RowLayout({}, {}));
+    drained->collectOnly();
+    drain.source = std::make_shared<DrainedInput>(std::move(drained));
     drain.sink = std::make_shared<DiscardSink>();
     pipelines.push_back(std::move(drain));
   }
 
+  // Every reader is known now: each source streams, or collects when two pipelines read it.
+  for (const auto& source : exchangeSources) source->start();
   scheduler::PipelineRunner runner(dispatcher_);
   auto query =
       runner.start(std::move(pipelines), std::max<uint32_t>(request.priority(), 1), request.memory_limit_bytes());
@@ -227,6 +230,15 @@ FragmentExecutor::Outcome FragmentExecutor::run(const proto::ExecuteFragmentsReq
   for (const auto& sink : exchangeSinks) {
     outcome.messagesSent += sink->messagesSent();
     outcome.bytesSent += sink->bytesSent();
+  }
+  for (const auto& source : exchangeSources) {
+    const auto consumed = source->inbox().consumed();
+    outcome.consumedLocally.resize(std::max(outcome.consumedLocally.size(), consumed.locally.size()));
+    outcome.stolen.resize(std::max(outcome.stolen.size(), consumed.stolen.size()));
+    for (size_t node = 0; node < consumed.locally.size(); ++node) {
+      outcome.consumedLocally[node] += consumed.locally[node];
+      outcome.stolen[node] += consumed.stolen[node];
+    }
   }
   if (request.count_rows()) {
     for (size_t f = 0; f < plans.size(); ++f) {

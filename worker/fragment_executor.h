@@ -14,7 +14,7 @@ namespace shoal::worker {
 /// Runs this worker's fragments of a distributed plan (ExecuteFragments). All
 /// of them become pipelines of one query on the dispatcher: table scans read
 /// local partitions, exchange inputs read what the multiplexer receives (each
-/// pipeline starts once its input is complete, see ExchangeSource), and each
+/// pipeline consumes its input as it arrives, see ExchangeSource), and each
 /// fragment ends in an exchange sink that repartitions or broadcasts its rows
 /// to the other workers, or in a result queue whose rows `emit` sends to the
 /// coordinator while the query runs.
@@ -28,6 +28,9 @@ class FragmentExecutor {
     uint64_t bytesSent = 0;
     /// With count_rows: each fragment's operators' rows in pre-order, fragment after fragment.
     std::vector<uint64_t> operatorRows;
+    /// Per NUMA node: received messages its consumers took from its own queues, and stole from others'.
+    std::vector<uint64_t> consumedLocally;
+    std::vector<uint64_t> stolen;
   };
 
   /// `emit(exchangeId, chunk)` receives the rows of fragments that gather to the coordinator.

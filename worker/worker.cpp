@@ -106,9 +106,14 @@ void Worker::start() {
   if (memoryLimitBytes == 0 || memoryLimitBytes > memoryBudgetBytes) memoryLimitBytes = memoryBudgetBytes;
   spdlog::info("queries here may hold {} MB together, one {} MB unless its session sets query_memory_limit_mb",
                memoryBudgetBytes >> 20, memoryLimitBytes >> 20);
-  exchangeNetwork_ = std::make_unique<ExchangeNetwork>(options_.listenHost, options_.exchangePort, options_.transport,
-                                                       options_.schedule, options_.messageBytes, options_.clusterId,
-                                                       proto::clusterSecret());
+  multiplexer::MultiplexerOptions network;
+  network.transport = options_.transport;
+  network.schedule = options_.schedule;
+  network.messageBytes = options_.messageBytes;
+  network.clusterId = options_.clusterId;
+  network.secret = proto::clusterSecret();
+  network.fakeNumaNodes = options_.numaNodes;  // exchange inboxes get one queue per (simulated) node
+  exchangeNetwork_ = std::make_unique<ExchangeNetwork>(options_.listenHost, options_.exchangePort, network);
   spdlog::info("exchanges with other workers on {} (transport {}, {} schedule)", exchangeNetwork_->address(),
                multiplexer::transportChoiceName(options_.transport), multiplexer::scheduleKindName(options_.schedule));
   dataService_ = std::make_unique<WorkerDataService>(*storage_, *dispatcher_, *exchangeNetwork_, *drainGate_,

@@ -335,6 +335,8 @@ grpc::Status WorkerDataService::ExecuteFragments(grpc::ServerContext* context,
     response.set_messages_sent(outcome.messagesSent);
     response.set_bytes_sent(outcome.bytesSent);
     for (uint64_t count : outcome.operatorRows) response.add_operator_rows(count);
+    for (uint64_t count : outcome.consumedLocally) response.add_messages_consumed_locally(count);
+    for (uint64_t count : outcome.stolen) response.add_messages_stolen(count);
     writer->Write(response);
   });
 }

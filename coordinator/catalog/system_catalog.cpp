@@ -291,7 +291,9 @@ std::vector<SystemRelation> SystemCatalog::shoalViews() const {
                     {"elapsed_seconds", LogicalType::doublePrecision()},
                     {"rows", LogicalType::bigInt()},
                     {"bytes_shuffled", LogicalType::bigInt()},
-                    {"messages_shuffled", LogicalType::bigInt()}},
+                    {"messages_shuffled", LogicalType::bigInt()},
+                    {"messages_consumed_locally", LogicalType::bigInt()},
+                    {"messages_stolen", LogicalType::bigInt()}},
                    [this](const SystemScanContext& context) {
                      SystemRows rows;
                      const auto now = std::chrono::steady_clock::now();
@@ -304,8 +306,10 @@ std::vector<SystemRelation> SystemCatalog::shoalViews() const {
                             Value::varchar(query.state),
                             Value::doublePrecision(std::chrono::duration<double>(end - query.started).count()),
                             Value::bigInt(static_cast<int64_t>(query.rows)),
-                            Value::bigInt(static_cast<int64_t>(query.bytesShuffled)),
-                            Value::bigInt(static_cast<int64_t>(query.messagesShuffled))});
+                            Value::bigInt(static_cast<int64_t>(query.shuffle.bytes)),
+                            Value::bigInt(static_cast<int64_t>(query.shuffle.messages)),
+                            Value::bigInt(static_cast<int64_t>(query.shuffle.consumedLocally)),
+                            Value::bigInt(static_cast<int64_t>(query.shuffle.stolen))});
                      }
                      return rows;
                    }});

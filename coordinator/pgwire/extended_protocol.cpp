@@ -172,7 +172,7 @@ void PgwireConnection::executePortal(Portal& portal, int32_t maxRows) {
                                        [this](size_t n, bool binary) { return openCopyIn(n, binary); });
     sendOutcomeMessages(*portal.outcome);
     if (portal.outcome->result) {
-      portal.query->addShuffle(portal.outcome->result->bytesShuffled, portal.outcome->result->messagesShuffled);
+      portal.query->addShuffle(portal.outcome->result->shuffle);
     }
   }
   StatementOutcome& outcome = *portal.outcome;

@@ -530,7 +530,7 @@ void PgwireConnection::runAndSendAll(const PreparedStatement& statement, QueryLo
     tag = "COPY " + std::to_string(sent);
   } else if (outcome.result) {
     std::vector<WireFormat> textFormats;
-    query.addShuffle(outcome.result->bytesShuffled, outcome.result->messagesShuffled);
+    query.addShuffle(outcome.result->shuffle);
     sendRowDescription(outcome.result->columns, textFormats);
     std::optional<engine::Chunk> partialChunk;
     size_t partialRow = 0;

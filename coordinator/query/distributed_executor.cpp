@@ -309,8 +309,7 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan, const proto::I
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
   for (size_t i = 0; i < workers; ++i) contexts.push_back(std::make_unique<grpc::ClientContext>());
   std::mutex statsMutex;
-  uint64_t bytesShuffled = 0;
-  uint64_t messagesShuffled = 0;
+  ShuffleFigures shuffle;
   uint64_t rowsInserted = 0;
   auto cancelWorkers = [&] {
     for (auto& context : contexts) context->TryCancel();
@@ -357,8 +356,10 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan, const proto::I
         while (reader->Read(&response)) {
           if (response.last()) {
             std::lock_guard lock(statsMutex);
-            bytesShuffled += response.bytes_sent();
-            messagesShuffled += response.messages_sent();
+            shuffle.bytes += response.bytes_sent();
+            shuffle.messages += response.messages_sent();
+            for (uint64_t count : response.messages_consumed_locally()) shuffle.consumedLocally += count;
+            for (uint64_t count : response.messages_stolen()) shuffle.stolen += count;
             rowsInserted += response.rows_inserted();
             continue;
           }
@@ -451,8 +452,7 @@ QueryResult DistributedExecutor::run(const DistributedPlan& plan, const proto::I
     result.columns.push_back(ResultColumn{plan.coordinatorPlan.columnNames[i], outputs[i].type});
   }
   for (auto& chunk : physical.result->chunks()) result.chunks.push_back(std::move(chunk));
-  result.bytesShuffled = bytesShuffled;
-  result.messagesShuffled = messagesShuffled;
+  result.shuffle = shuffle;
   result.rowsInserted = rowsInserted;
   return result;
 }

@@ -27,12 +27,11 @@ void QueryLog::finish(uint64_t id, std::string_view state, uint64_t rows) {
   if (finished_.size() > kFinishedKept) finished_.pop_back();
 }
 
-void QueryLog::addShuffle(uint64_t id, uint64_t bytes, uint64_t messages) {
+void QueryLog::addShuffle(uint64_t id, const ShuffleFigures& figures) {
   std::lock_guard lock(mutex_);
   auto found = running_.find(id);
   if (found == running_.end()) return;
-  found->second.bytesShuffled += bytes;
-  found->second.messagesShuffled += messages;
+  found->second.shuffle += figures;
 }
 
 std::vector<QueryRecord> QueryLog::snapshot() const {

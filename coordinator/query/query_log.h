@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "coordinator/query/shuffle_figures.h"
+
 namespace shoal::coordinator {
 
 /// One statement as shoal_queries shows it.
@@ -21,9 +23,8 @@ struct QueryRecord {
   std::chrono::steady_clock::time_point started;
   std::chrono::steady_clock::time_point finished;  // set once the state is no longer running
   uint64_t rows = 0;
-  /// What the query's exchanges moved between nodes (0 until plans are cut into fragments).
-  uint64_t bytesShuffled = 0;
-  uint64_t messagesShuffled = 0;
+  /// What the query's exchanges did (0 until plans are cut into fragments).
+  ShuffleFigures shuffle;
 };
 
 /// The statements clients ran through this coordinator: every running one and
@@ -53,9 +54,9 @@ class QueryLog {
     }
     uint64_t id() const { return id_; }
     void addRows(uint64_t rows) { rows_ += rows; }
-    /// What the query's exchanges moved between workers.
-    void addShuffle(uint64_t bytes, uint64_t messages) {
-      if (log_ != nullptr) log_->addShuffle(id_, bytes, messages);
+    /// What the query's exchanges did.
+    void addShuffle(const ShuffleFigures& figures) {
+      if (log_ != nullptr) log_->addShuffle(id_, figures);
     }
     void finish(std::string_view state) {
       if (log_ != nullptr) log_->finish(id_, state, rows_);
@@ -74,7 +75,7 @@ class QueryLog {
 
  private:
   void finish(uint64_t id, std::string_view state, uint64_t rows);
-  void addShuffle(uint64_t id, uint64_t bytes, uint64_t messages);
+  void addShuffle(uint64_t id, const ShuffleFigures& figures);
 
   mutable std::mutex mutex_;
   uint64_t nextId_ = 1;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "coordinator/query/shuffle_figures.h"
 #include "engine/vector/chunk.h"
 
 namespace shoal::coordinator {
@@ -48,9 +49,8 @@ struct QueryResult {
   std::vector<ResultColumn> columns;
   std::deque<engine::Chunk> chunks;
   std::unique_ptr<ChunkStream> stream;
-  /// What the query's exchanges moved between workers (a distributed plan's).
-  uint64_t bytesShuffled = 0;
-  uint64_t messagesShuffled = 0;
+  /// What the query's exchanges did (a distributed plan's).
+  ShuffleFigures shuffle;
   /// INSERT ... SELECT whose workers routed the rows into the table themselves: how many they routed.
   uint64_t rowsInserted = 0;
 

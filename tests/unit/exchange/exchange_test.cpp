@@ -188,51 +188,120 @@ void produce(LocalCluster& cluster, multiplexer::ExchangeId id, std::vector<Node
   sink.finalize();
 }
 
-TEST(ExchangeTest, SourceOpensItsGateOnceEverySenderFinishedAndYieldsEveryRow) {
-  LocalCluster cluster(2, [](multiplexer::MultiplexerOptions& options) { options.messageBytes = 16 * 1024; });
-  auto inbox = cluster[1].openExchange(9);
-  inbox->expectSendersOnly({0});
-  ExchangeSource source(inbox, layout());
-  source.start();
-  EXPECT_FALSE(source.gate()->isOpen());
-  produce(cluster, 9, {1}, 10);
-  for (int i = 0; i < 500 && !source.gate()->isOpen(); ++i) std::this_thread::sleep_for(10ms);
-  ASSERT_TRUE(source.gate()->isOpen());
+/// Takes and produces every message the source has now; returns the rows.
+size_t drainAvailable(ExchangeSource& source) {
   size_t rows = 0;
-  for (size_t morsel = 0; morsel < source.numMorsels(); ++morsel) {
-    source.produce(morsel, [&](Chunk& chunk) {
+  while (auto morsel = source.tryTake(0, true)) {
+    source.produce(*morsel, [&](Chunk& chunk) {
       EXPECT_LE(chunk.size(), engine::kVectorSize);
       rows += chunk.size();
     });
   }
-  EXPECT_EQ(rows, 10 * engine::kVectorSize);
-  EXPECT_GT(source.messagesReceived(), 1u);
-  // Every receive buffer went back to the network thread, which returned the sender's credits.
-  for (int i = 0; i < 200 && cluster[0].sendPool().messagesInUse() > 0; ++i) std::this_thread::sleep_for(10ms);
-  EXPECT_EQ(cluster[0].sendPool().messagesInUse(), 0u);
+  return rows;
 }
 
-TEST(ExchangeTest, WhatASourceBuffersCountsAgainstTheQueryMemoryLimit) {
-  // 40 chunks of node 0's rows are about 2 MB in messages: past a 1 MB query limit.
+void waitForPoolsToEmpty(LocalCluster& cluster) {
+  for (int i = 0; i < 300; ++i) {
+    if (cluster[0].sendPool().messagesInUse() == 0 && cluster[1].receivePool().messagesInUse() == 0) return;
+    std::this_thread::sleep_for(10ms);
+  }
+}
+
+TEST(ExchangeTest, AStreamedSourceYieldsMessagesWhileItsSendersStillSend) {
+  LocalCluster cluster(2, [](multiplexer::MultiplexerOptions& options) { options.messageBytes = 16 * 1024; });
+  auto inbox = cluster[1].openExchange(9);
+  inbox->expectSendersOnly({0, 1});  // node 1's own part never comes until the end
+  ExchangeSource source(inbox, layout());
+  source.start();
+  ASSERT_TRUE(source.streams());
+  EXPECT_EQ(source.gate(), nullptr);
+  std::atomic<int> wakes{0};
+  source.onArrival([&] { ++wakes; });
+  source.startConsuming();
+  produce(cluster, 9, {1}, 10);
+  size_t rows = 0;
+  for (int i = 0; i < 500 && rows < 10 * engine::kVectorSize; ++i) {
+    rows += drainAvailable(source);
+    if (rows < 10 * engine::kVectorSize) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(rows, 10 * engine::kVectorSize) << "every row is here before the stream ends";
+  EXPECT_FALSE(source.exhausted()) << "node 1 has not finished";
+  EXPECT_GT(wakes.load(), 1);
+  EXPECT_GT(source.messagesReceived(), 1u);
+  // Each message went back as its morsel ran: no receive buffer is held, and the sender's credits returned.
+  waitForPoolsToEmpty(cluster);
+  EXPECT_EQ(cluster[1].receivePool().messagesInUse(), 0u);
+  EXPECT_EQ(cluster[0].sendPool().messagesInUse(), 0u);
+  EXPECT_EQ(cluster[1].stats().heapCopies, 0u) << "a ready consumer reads messages in their buffers";
+  inbox->deliver([&] {
+    multiplexer::Message* last = cluster[1].acquire(0);
+    last->setSender(1);
+    last->setExchangeId(9);
+    last->setPayloadSize(0);
+    last->setLast(true);
+    return last;
+  }());
+  EXPECT_TRUE(source.exhausted());
+}
+
+TEST(ExchangeTest, WhatArrivesBeforeTheConsumerIsReadyWaitsOnTheHeapChargedToTheQuery) {
+  // 40 chunks of node 0's rows are about 900 KB in messages: past a 512 KB query limit.
   LocalCluster cluster(2, [](multiplexer::MultiplexerOptions& options) { options.messageBytes = 16 * 1024; });
   auto inbox = cluster[1].openExchange(11);
   inbox->expectSendersOnly({0});
-  auto memory = std::make_shared<scheduler::MemoryTracker>(1 << 20);
+  auto memory = std::make_shared<scheduler::MemoryTracker>(512 << 10);
   ExchangeSource source(inbox, layout());
   source.start();
   source.chargeTo(memory);
-  produce(cluster, 11, {1}, 40);
-  for (int i = 0; i < 500 && !source.gate()->isOpen(); ++i) std::this_thread::sleep_for(10ms);
-  ASSERT_TRUE(source.gate()->isOpen());
+  produce(cluster, 11, {1}, 40);  // the sender is not held back by a consumer that is not ready
+  for (int i = 0; i < 300 && cluster[1].stats().messagesReceived < cluster[0].stats().messagesSent; ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  for (int i = 0; i < 300 && cluster[1].receivePool().messagesInUse() > 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_GT(cluster[1].stats().heapCopies, 0u);
+  EXPECT_EQ(cluster[1].receivePool().messagesInUse(), 0u) << "copies hold no receive buffer";
   try {
-    source.numMorsels();
-    FAIL() << "the exchange held more than the query's memory limit";
+    source.startConsuming();
+    drainAvailable(source);
+    FAIL() << "the exchange held more than the query's memory limit: " << cluster[1].stats().heapCopyBytes
+           << " bytes copied, " << cluster[1].stats().messagesReceived << " of " << cluster[0].stats().messagesSent;
   } catch (const ShoalError& error) {
     EXPECT_EQ(error.status().sqlState(), "53200");
   }
-  EXPECT_LE(memory->usedBytes(), 1u << 20);
+  EXPECT_LE(memory->usedBytes(), 512u << 10);
   source.stopCharging();
   EXPECT_EQ(memory->usedBytes(), 0u);
+}
+
+TEST(ExchangeTest, ProducersWaitingForSendBuffersMoveWaitingInputToTheHeap) {
+  // Node 1 is both a consumer that takes nothing and a producer whose send pool runs dry: its inbox's
+  // buffers go to the heap, so node 0 (which waits for node 1's credits) is never stuck behind it.
+  LocalCluster cluster(2, [](multiplexer::MultiplexerOptions& options) {
+    options.messageBytes = 16 * 1024;
+    options.receiveWindow = 4;
+    options.sendMessagesPerNumaNode = 4;
+  });
+  auto inbox = cluster[1].openExchange(12);
+  inbox->expectSendersOnly({0});
+  std::thread sender([&] { produce(cluster, 12, {1}, 40); });
+  for (int i = 0; i < 300 && cluster[1].receivePool().messagesInUse() < 4; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(cluster[1].receivePool().messagesInUse(), 4u) << "a ready but slow consumer holds its sender back";
+  std::vector<multiplexer::Message*> held;
+  for (int i = 0; i < 4; ++i) held.push_back(cluster[1].acquire(0));  // node 1's send pool is now empty
+  std::thread waiter([&] { cluster[1].acquire(0, 5s)->release(); });
+  sender.join();  // node 0 finished sending: what node 1 received went to the heap
+  EXPECT_GT(cluster[1].stats().heapCopies, 0u);
+  held.back()->release();
+  held.pop_back();
+  waiter.join();
+  for (auto* message : held) message->release();
+  size_t rows = 0;
+  ExchangeReader reader(inbox, layout(), 0);
+  while (auto chunk = reader.next(5s)) rows += chunk->size();
+  EXPECT_EQ(rows, 40 * engine::kVectorSize);
+  waitForPoolsToEmpty(cluster);
+  EXPECT_EQ(cluster[1].receivePool().messagesInUse(), 0u);
+  EXPECT_EQ(cluster[0].sendPool().messagesInUse(), 0u);
 }
 
 }  // namespace
