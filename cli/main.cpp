@@ -185,7 +185,13 @@ int main(int argc, char** argv) {
                             "Directory for table partitions (empty: keep them in memory)");
   workerCommand
       ->add_option("--numa-nodes", workerOptions.numaNodes,
-                   "NUMA nodes to place data on (0: the machine's own; N: simulate N nodes)")
+                   "NUMA nodes to place data on and to queue exchange messages by (0: the machine's own; N: "
+                   "simulate N nodes)")
+      ->capture_default_str();
+  workerCommand
+      ->add_option("--network-cpu", workerOptions.networkCpu,
+                   "Pin the exchange network thread to this CPU (-1: let the scheduler place it)")
+      ->check(CLI::Range(-1, 4095))
       ->capture_default_str();
   workerCommand->add_option("--threads", workerOptions.threads, "Query threads (0: one per hardware thread)")
       ->capture_default_str();

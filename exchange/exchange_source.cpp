@@ -125,6 +125,7 @@ void ExchangeSource::collect() {
 }
 
 size_t ExchangeSource::numMorsels() const {
+  SHOAL_CHECK(!streamed_, "a streamed exchange input is read through its MorselStream");
   std::lock_guard lock(mutex_);
   if (error_) throw ShoalError(*error_);
   return payloads_.size();

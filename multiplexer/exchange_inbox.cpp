@@ -39,25 +39,27 @@ void ExchangeInbox::expectSendersOnly(const std::vector<NodeId>& senders) {
 void ExchangeInbox::deliver(Message* message) {
   NodeId sender = message->sender();
   SHOAL_CHECK_LT(sender, senderFinished_.size(), "message from an unknown node");
-  Message* drop = nullptr;
+  std::vector<Message*> released;
   {
     std::lock_guard lock(mutex_);
     if (senderFinished_[sender] || failure_) {
       // A message after the sender's last one, or into a failed stream: drop it.
-      drop = message;
+      released.push_back(message);
     } else {
       if (message->isLast()) {
         senderFinished_[sender] = true;
         ++sendersFinished_;
       }
       if (message->payloadSize() == 0) {
-        drop = message;
-      } else if (receiveSide_ != nullptr && (!consumerReady_ || receiveSide_->producersWaiting())) {
+        released.push_back(message);
+      } else if (mustWaitOnHeapLocked()) {
         // The consumer cannot run now: the message waits as a copy, and its buffer goes back at once.
-        drop = message;
+        released.push_back(message);
         if (Message* copy = copyLocked(*message)) {
           queues_[sender % queues_.size()].push_back(Queued{copy, true});
           ++queued_;
+        } else {
+          takeAllLocked(released);  // the stream failed: nothing of it waits any more
         }
       } else {
         queues_[sender % queues_.size()].push_back(Queued{message, false});
@@ -65,20 +67,40 @@ void ExchangeInbox::deliver(Message* message) {
       }
     }
   }
-  if (drop != nullptr) drop->release();
+  for (Message* done : released) done->release();
   notifyChanged();
+}
+
+bool ExchangeInbox::mustWaitOnHeapLocked() const {
+  // An inbox no consumer opened yet holds its messages in their buffers (its senders wait): its consumer
+  // opens it as its query starts here, on a thread of its own, and what it holds moves then if need be.
+  if (receiveSide_ == nullptr || !opened_) return false;
+  return !consumerReady_ || receiveSide_->producersWaiting();
+}
+
+void ExchangeInbox::markOpened() {
+  std::lock_guard lock(mutex_);
+  opened_ = true;
 }
 
 Message* ExchangeInbox::copyLocked(const Message& message) {
   const uint32_t bytes = message.payloadSize();
+  Message* copy = nullptr;
+  try {
+    copy = copyToHeap(message);
+  } catch (const std::bad_alloc&) {
+    if (!failure_) failure_ = Status(SqlState::kOutOfMemory, "out of memory for a waiting exchange message");
+    return nullptr;
+  }
   Status charged = heapAccount_ ? heapAccount_(bytes) : Status::ok();
   if (!charged.isOk()) {
+    copy->release();
     if (!failure_) failure_ = charged;
     return nullptr;
   }
   heapBytes_ += bytes;
   receiveSide_->countHeapCopy(bytes);
-  return copyToHeap(message);
+  return copy;
 }
 
 void ExchangeInbox::setConsumerReady(bool ready) {
@@ -90,11 +112,11 @@ void ExchangeInbox::setConsumerReady(bool ready) {
 }
 
 void ExchangeInbox::moveBuffersToHeap() {
-  if (receiveSide_ == nullptr) return;
   std::vector<Message*> released;
   bool failed = false;
   {
     std::lock_guard lock(mutex_);
+    if (receiveSide_ == nullptr || !opened_) return;
     for (auto& queue : queues_) {
       for (Queued& queued : queue) {
         if (queued.onHeap || failure_) continue;
@@ -232,6 +254,7 @@ ExchangeInbox::Consumed ExchangeInbox::consumed() const {
 }
 
 void ExchangeInbox::setHeapAccount(HeapAccount account) {
+  std::vector<Message*> released;
   {
     std::lock_guard lock(mutex_);
     if (heapAccount_ && heapBytes_ > 0) (void)heapAccount_(-static_cast<int64_t>(heapBytes_));
@@ -239,9 +262,14 @@ void ExchangeInbox::setHeapAccount(HeapAccount account) {
     if (!heapAccount_ || heapBytes_ == 0) return;
     Status charged = heapAccount_(static_cast<int64_t>(heapBytes_));
     if (charged.isOk()) return;
-    heapAccount_ = nullptr;  // nothing of it is charged
     if (!failure_) failure_ = charged;
+    // Nothing of what waits is charged: it goes without a charge to give back.
+    HeapAccount account = std::move(heapAccount_);
+    heapAccount_ = nullptr;
+    takeAllLocked(released);
+    heapAccount_ = std::move(account);
   }
+  for (Message* message : released) message->release();
   notifyChanged();
 }
 

@@ -80,6 +80,9 @@ class ExchangeInbox {
   /// Returns once no call of the listener is running any more, and none will start.
   void clearListener();
 
+  /// A consumer opened the inbox (Multiplexer::openExchange). Before, its messages always wait in their
+  /// buffers, holding their senders back.
+  void markOpened();
   /// Whether the consumer can take messages now (by default it can, and an inbox no consumer opened yet
   /// holds its messages in their buffers: its senders wait). While it cannot (its pipeline waits for
   /// others), messages wait as heap copies, those already here included.
@@ -105,6 +108,8 @@ class ExchangeInbox {
   };
   /// Copies `message` to the heap, charging it. Null (and the stream failed) when the charge is refused.
   Message* copyLocked(const Message& message);
+  /// Whether an arriving message must wait as a heap copy (ReceiveSide).
+  bool mustWaitOnHeapLocked() const;
   Message* popLocked(uint32_t numaNode, bool steal = true);
   /// Empties the queues into `taken`, giving back the heap charges.
   void takeAllLocked(std::vector<Message*>& taken);
@@ -122,6 +127,7 @@ class ExchangeInbox {
   std::optional<Status> failure_;
   uint64_t stolen_ = 0;
   Consumed consumed_;
+  bool opened_ = false;
   bool consumerReady_ = true;
   uint64_t heapBytes_ = 0;   // guarded by mutex_
   HeapAccount heapAccount_;  // guarded by mutex_; while set, it holds heapBytes_

@@ -1,7 +1,11 @@
 #include "multiplexer/multiplexer.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include <spdlog/spdlog.h>
 
@@ -11,6 +15,9 @@
 
 namespace shoal::multiplexer {
 namespace {
+
+/// How long a producer waits for a send buffer before it counts as stalled (Multiplexer::acquire).
+constexpr std::chrono::milliseconds kProducerGrace{100};
 
 /// Data messages handed to one link and not yet completed: enough to keep a
 /// link busy, few enough that the schedule still decides the order.
@@ -181,20 +188,25 @@ void Multiplexer::wakeNetworkThread() {
 
 Message* Multiplexer::acquire(uint32_t numaNode, std::chrono::milliseconds timeout) {
   const uint32_t node = numaNode % topology_.numNodes();
-  if (Message* message = sendPool_->tryAcquire(node)) return message;
-  // This producer waits for the network. What waits for consumers here moves to the heap while it does, so
-  // that no credit (and none of this node's own send buffers) stays held by a consumer that may need this
+  // Buffers come back as the network sends: a short wait is the network's pace, not a stall.
+  const auto grace = std::min<std::chrono::milliseconds>(timeout, kProducerGrace);
+  if (Message* message = sendPool_->acquire(node, grace)) return message;
+  if (grace == timeout) return nullptr;
+  // This producer is stalled on the network. What waits for consumers here moves to the heap while it is,
+  // so that no credit (and none of this node's own send buffers) stays held by a consumer that may need this
   // very thread to run (ReceiveSide).
   receiveSide_->producerWaits(true);
+  struct Resume {
+    ReceiveSide& side;
+    ~Resume() { side.producerWaits(false); }
+  } resume{*receiveSide_};
   std::vector<std::shared_ptr<ExchangeInbox>> inboxes;
   {
     std::lock_guard lock(inboxMutex_);
     for (auto& [id, inbox] : inboxes_) inboxes.push_back(inbox);
   }
   for (auto& inbox : inboxes) inbox->moveBuffersToHeap();
-  Message* message = sendPool_->acquire(node, timeout);
-  receiveSide_->producerWaits(false);
-  return message;
+  return sendPool_->acquire(node, timeout - grace);
 }
 
 Status Multiplexer::peerLostStatus(NodeId node) const {
@@ -264,6 +276,7 @@ std::shared_ptr<ExchangeInbox> Multiplexer::openExchange(ExchangeId id) {
   unopenedSince_.erase(id);
   auto& inbox = inboxes_[id];
   if (inbox == nullptr) inbox = std::make_shared<ExchangeInbox>(id, topology_.numNodes(), clusterSize(), receiveSide_);
+  inbox->markOpened();
   return inbox;
 }
 
@@ -374,6 +387,18 @@ void Multiplexer::onReceiveReleased(Message* message) {
 // ---- network thread ----
 
 void Multiplexer::networkThreadMain() {
+  if (options_.networkCpu >= 0) {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(options_.networkCpu, &cpus);
+    const int failed = pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+    if (failed != 0) {
+      spdlog::warn("multiplexer: cannot pin the network thread to CPU {}: {}", options_.networkCpu,
+                   std::strerror(failed));
+    } else {
+      spdlog::info("multiplexer: the network thread runs on CPU {}", options_.networkCpu);
+    }
+  }
   for (NodeId node = 0; node < options_.self; ++node) {
     peers_[node].connectPending = true;
     peers_[node].connectVia->connect(node);

@@ -52,6 +52,8 @@ struct MultiplexerOptions {
   bool busyPoll = false;
   /// Pretend there are this many NUMA nodes (0: detect), as the storage does in tests.
   uint32_t fakeNumaNodes = 0;
+  /// Pins the network thread to this CPU (-1: the scheduler places it).
+  int networkCpu = -1;
   /// How long a closed exchange's id is remembered (a straggler for it is then dropped), and how long messages
   /// may wait for a consumer to open their exchange: far beyond any straggler of a query that ended, well
   /// short of a worker's uptime.

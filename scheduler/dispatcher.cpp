@@ -10,8 +10,6 @@
 namespace shoal::scheduler {
 namespace {
 
-constexpr auto kStreamWakeBackstop = std::chrono::milliseconds(2);
-
 /// A morsel that threw something other than a ShoalError hit a bug (an unchecked index, a library's
 /// exception): it costs its query (XX000), never the process, as PostgreSQL reports its own internal errors.
 Status internalError(const std::exception& error) {
@@ -70,12 +68,15 @@ std::shared_ptr<QueryExecution> Dispatcher::submit(std::vector<PipelineJob> jobs
     }
     for (size_t i = 0; i < query->jobs_.size(); ++i) {
       if (query->jobs_[i]->waitingFor == 0) query->makeReadyLocked(i, topology_.numNodes());
-      if (auto& stream = query->jobs_[i]->job.stream) stream->onArrival([this] { wakeForStream(); });
     }
     queries_.push_back(query);
     runningQueries_.store(static_cast<uint32_t>(queries_.size()));
   }
   workAvailable_.notify_all();
+  // A stream's listener takes the lock to wake a thread, so it is set without the lock held.
+  for (auto& job : query->jobs_) {
+    if (job->job.stream) job->job.stream->onArrival([this] { wakeForStream(); });
+  }
   // Gates may open at once (input already complete) or later, from the thread that completes the input.
   for (size_t i = 0; i < query->jobs_.size(); ++i) {
     if (auto gate = query->jobs_[i]->job.gate) {
@@ -128,11 +129,7 @@ void Dispatcher::threadMain(uint32_t index, uint32_t cpu) {
     std::optional<std::tuple<std::shared_ptr<QueryExecution>, size_t, Morsel>> task;
     {
       std::unique_lock lock(mutex_);
-      while (!stopping_ && !(task = pickLocked(node))) {
-        // A stream's arrival may wake no one when it cannot take the lock (wakeForStream): the timeout
-        // bounds how long such a message waits for an idle thread.
-        workAvailable_.wait_for(lock, kStreamWakeBackstop);
-      }
+      workAvailable_.wait(lock, [&] { return stopping_ || (task = pickLocked(node)).has_value(); });
       if (!task && stopping_) return;
     }
     auto& [query, job, morsel] = *task;
@@ -206,9 +203,9 @@ void Dispatcher::dependencyMetLocked(QueryExecution& query, size_t job, std::vec
 }
 
 void Dispatcher::wakeForStream() {
-  // Runs on the thread that delivered (often the network thread), maybe inside a morsel: never waits for
-  // the lock. Holding it, no thread can be between its pick and its wait, so the wake-up is not lost.
-  std::unique_lock lock(mutex_, std::try_to_lock);
+  // Runs on the thread that delivered (often the network thread), never under this lock. Taking it means no
+  // thread is between its pick and its wait, so the wake-up is not lost.
+  { std::lock_guard lock(mutex_); }
   workAvailable_.notify_one();
 }
 

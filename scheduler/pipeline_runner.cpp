@@ -53,12 +53,17 @@ std::shared_ptr<QueryExecution> PipelineRunner::start(std::vector<engine::Pipeli
       return morsels;
     };
     job.runMorsel = [pipeline, localStates, stream](const Morsel& morsel, WorkerContext& context) {
+      // A streamed morsel not produced (the sink needs no more, or an error comes first) lets its message go.
+      struct Skip {
+        engine::MorselStream* stream;
+        size_t morsel;
+        ~Skip() {
+          if (stream != nullptr) stream->skip(morsel);
+        }
+      } skip{stream, morsel.index};
       auto& local = (*localStates)[context.threadIndex()];
       if (!local) local = pipeline->sink->makeLocalState();
-      if (pipeline->sink->satisfied()) {  // the morsels left are not needed
-        if (stream != nullptr) stream->skip(morsel.index);
-        return;
-      }
+      if (pipeline->sink->satisfied()) return;  // the morsels left are not needed
       try {
         pipeline->source->produce(
             morsel.index, [&](engine::Chunk& chunk) { pushThroughOperators(*pipeline, 0, chunk, *local, context); });

@@ -124,6 +124,8 @@ std::optional<Morsel> QueryExecution::claimStreamedLocked(JobState& state, uint3
     if (!state.job.stream->exhausted()) return std::nullopt;  // more is coming: the stream wakes a thread
   } catch (const ShoalError& error) {
     fail(error.status());  // the end, completed by the claiming thread, lets the query drain
+  } catch (const std::bad_alloc&) {
+    fail(Status(SqlState::kOutOfMemory, "out of memory"));
   }
   state.streamEnded = true;
   Morsel end;

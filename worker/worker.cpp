@@ -113,6 +113,7 @@ void Worker::start() {
   network.clusterId = options_.clusterId;
   network.secret = proto::clusterSecret();
   network.fakeNumaNodes = options_.numaNodes;  // exchange inboxes get one queue per (simulated) node
+  network.networkCpu = options_.networkCpu;
   exchangeNetwork_ = std::make_unique<ExchangeNetwork>(options_.listenHost, options_.exchangePort, network);
   spdlog::info("exchanges with other workers on {} (transport {}, {} schedule)", exchangeNetwork_->address(),
                multiplexer::transportChoiceName(options_.transport), multiplexer::scheduleKindName(options_.schedule));

@@ -54,6 +54,8 @@ struct WorkerOptions {
   std::string dataDir;
   /// Query threads (the dispatcher's); 0: one per hardware thread.
   uint32_t threads = 0;
+  /// The CPU the exchange network thread is pinned to (-1: not pinned).
+  int networkCpu = -1;
   /// Memory one query may hold on this worker unless its session sets query_memory_limit_mb;
   /// 0: three quarters of the machine's memory.
   uint64_t queryMemoryLimitMb = 0;

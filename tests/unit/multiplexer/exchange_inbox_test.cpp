@@ -74,6 +74,65 @@ TEST(ExchangeInbox, LostSenderFailsWaitingConsumers) {
   EXPECT_EQ(received.status.message(), "node 1 at h:1 is lost: gone");
 }
 
+// A consumer that cannot run yet (its pipeline waits for a join build) must not hold receive buffers: what
+// waits in them, and what arrives later, is copied to the heap, charged to the query, and the buffers go back.
+TEST(ExchangeInbox, AConsumerThatIsNotReadyHoldsNoBufferAndItsCopiesAreCharged) {
+  MessagePool pool(NumaTopology::fake(1), MessagePoolOptions{4096, 16, 4});
+  ExchangeInbox inbox(1, 1, 2, std::make_shared<ReceiveSide>(1));
+  inbox.markOpened();
+  int64_t charged = 0;
+  inbox.setHeapAccount([&](int64_t bytes) {
+    if (charged + bytes > 250) return Status(SqlState::kOutOfMemory, "over the query's limit");
+    charged += bytes;
+    return Status::ok();
+  });
+  inbox.deliver(messageFrom(pool, 0, 100));
+  EXPECT_EQ(pool.messagesInUse(), 1u) << "a ready consumer's message waits in its buffer";
+  inbox.setConsumerReady(false);
+  EXPECT_EQ(pool.messagesInUse(), 0u);
+  inbox.deliver(messageFrom(pool, 1, 100));
+  EXPECT_EQ(pool.messagesInUse(), 0u);
+  EXPECT_EQ(charged, 200);
+  EXPECT_EQ(inbox.heapBytes(), 200u);
+  auto first = inbox.tryReceive(0);
+  ASSERT_NE(first.message, nullptr);
+  EXPECT_EQ(first.message->payloadSize(), 100u);
+  EXPECT_EQ(charged, 100) << "a copy taken by its consumer is no longer charged here";
+  first.message->release();
+  // Past the limit the stream fails, and what waits goes back with its charge.
+  inbox.deliver(messageFrom(pool, 0, 200));
+  auto failed = inbox.tryReceive(0);
+  EXPECT_EQ(failed.message, nullptr);
+  EXPECT_EQ(failed.status.sqlState(), SqlState::kOutOfMemory);
+  EXPECT_EQ(charged, 0);
+  EXPECT_EQ(inbox.heapBytes(), 0u);
+  EXPECT_EQ(pool.messagesInUse(), 0u);
+}
+
+// While a producer of this node waits for a send buffer, nothing may wait in a receive buffer.
+TEST(ExchangeInbox, WaitingProducersMoveWaitingMessagesToTheHeap) {
+  MessagePool pool(NumaTopology::fake(1), MessagePoolOptions{4096, 16, 4});
+  auto side = std::make_shared<ReceiveSide>(1);
+  ExchangeInbox inbox(1, 1, 2, side);
+  inbox.markOpened();
+  inbox.deliver(messageFrom(pool, 0, 10));
+  inbox.deliver(messageFrom(pool, 1, 20));
+  EXPECT_EQ(pool.messagesInUse(), 2u);
+  side->producerWaits(true);
+  inbox.moveBuffersToHeap();
+  inbox.deliver(messageFrom(pool, 0, 30, true));
+  EXPECT_EQ(pool.messagesInUse(), 0u);
+  EXPECT_EQ(side->heapCopies(), 3u);
+  side->producerWaits(false);
+  std::vector<uint32_t> sizes;
+  while (auto* message = inbox.tryReceive(0).message) {
+    sizes.push_back(message->payloadSize());
+    message->release();
+  }
+  EXPECT_EQ(sizes, (std::vector<uint32_t>{10, 20, 30})) << "in the order they came, each sender's in its order";
+  EXPECT_EQ(side->consumedLocally(0), 3u);
+}
+
 TEST(MessagePool, BoundedPerNodeAndReused) {
   MessagePool pool(NumaTopology::fake(2), MessagePoolOptions{1024, 4, 2});
   std::vector<Message*> taken;
