@@ -73,9 +73,17 @@ std::shared_ptr<QueryExecution> Dispatcher::submit(std::vector<PipelineJob> jobs
     runningQueries_.store(static_cast<uint32_t>(queries_.size()));
   }
   workAvailable_.notify_all();
-  // A stream's listener takes the lock to wake a thread, so it is set without the lock held.
+  // A stream's listener takes the lock to wake a thread, so it is set without the lock held. What arrived
+  // before it was set woke no one: the threads look again once it is.
+  bool streams = false;
   for (auto& job : query->jobs_) {
-    if (job->job.stream) job->job.stream->onArrival([this] { wakeForStream(); });
+    if (!job->job.stream) continue;
+    job->job.stream->onArrival([this] { wakeForStream(); });
+    streams = true;
+  }
+  if (streams) {
+    { std::lock_guard lock(mutex_); }
+    workAvailable_.notify_all();
   }
   // Gates may open at once (input already complete) or later, from the thread that completes the input.
   for (size_t i = 0; i < query->jobs_.size(); ++i) {
