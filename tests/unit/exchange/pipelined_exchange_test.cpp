@@ -127,27 +127,48 @@ void waitForPoolsToEmpty(LocalCluster& cluster) {
   }
 }
 
+/// Node 0's end of the exchange: rows sent to node 1 as a pipeline's threads would, then the last message.
+class Sender {
+ public:
+  explicit Sender(LocalCluster& cluster)
+      : sink_(cluster[0], kExchange, layout(), ExchangeKind::kRepartition, {0}, {1}), state_(sink_.makeLocalState()) {}
+  /// Sends chunks 0 .. count-1 (every row, flushed) without the last message.
+  void send(size_t count) {
+    for (size_t chunk = 0; chunk < count; ++chunk) {
+      Chunk rows = rowsOf(chunk);
+      sink_.consume(rows, *state_);
+    }
+    sink_.combine(*state_);
+  }
+  void finish() { sink_.finalize(); }
+
+ private:
+  ExchangeSink sink_;
+  std::unique_ptr<engine::LocalSinkState> state_;
+};
+
+/// Node 1's end: a started source over the exchange, expecting node 0 only.
+std::shared_ptr<ExchangeSource> receiverOn(LocalCluster& cluster) {
+  auto inbox = cluster[1].openExchange(kExchange);
+  inbox->expectSendersOnly({0});
+  auto source = std::make_shared<ExchangeSource>(inbox, layout());
+  source->start();
+  return source;
+}
+
 TEST(PipelinedExchangeTest, AHashAggregationConsumesMessagesBeforeItsLastSenderFinished) {
   LocalCluster cluster(2, [](multiplexer::MultiplexerOptions& options) {
     options.messageBytes = 16 * 1024;
     options.fakeNumaNodes = 2;
   });
   scheduler::Dispatcher dispatcher(2, NumaTopology::fake(2));
-  auto inbox = cluster[1].openExchange(kExchange);
-  inbox->expectSendersOnly({0});
-  auto source = std::make_shared<ExchangeSource>(inbox, layout());
-  source->start();
+  auto source = receiverOn(cluster);
   Aggregation aggregation;
   auto query = scheduler::PipelineRunner(dispatcher).start(aggregationOver(source, aggregation));
 
   constexpr size_t kChunks = 30;
-  ExchangeSink sender(cluster[0], kExchange, layout(), ExchangeKind::kRepartition, {0}, {1});
-  auto state = sender.makeLocalState();
-  for (size_t chunk = 0; chunk < kChunks; ++chunk) {
-    Chunk rows = rowsOf(chunk);
-    sender.consume(rows, *state);
-  }
-  sender.combine(*state);  // every row is sent; the last message (finalize) is not
+  Sender sender(cluster);
+  sender.send(kChunks);  // every row is sent; the last message is not
   const uint64_t total = kChunks * engine::kVectorSize;
   for (int i = 0; i < 1000 && aggregation.input->rows() < total; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(aggregation.input->rows(), total) << "the aggregation took every row while its sender still ran";
@@ -155,7 +176,7 @@ TEST(PipelinedExchangeTest, AHashAggregationConsumesMessagesBeforeItsLastSenderF
   EXPECT_FALSE(query->done());
   EXPECT_EQ(cluster[1].stats().heapCopies, 0u) << "a ready consumer read every message in its receive buffer";
 
-  sender.finalize();
+  sender.finish();
   query->wait();
   EXPECT_TRUE(aggregation.input->finalized());
   EXPECT_EQ(groupsOf(*aggregation.output), expectedGroups(kChunks));
@@ -176,10 +197,7 @@ TEST(PipelinedExchangeTest, InputForAPipelineThatWaitsForAnotherWaitsOnTheHeap) 
     options.receiveWindow = 4;
   });
   scheduler::Dispatcher dispatcher(2, NumaTopology::fake(1));
-  auto inbox = cluster[1].openExchange(kExchange);
-  inbox->expectSendersOnly({0});
-  auto source = std::make_shared<ExchangeSource>(inbox, layout());
-  source->start();
+  auto source = receiverOn(cluster);
   Aggregation aggregation;
   auto pipelines = aggregationOver(source, aggregation);
   // The pipeline it waits for reads a gate that opens once the sender is done.
@@ -202,14 +220,9 @@ TEST(PipelinedExchangeTest, InputForAPipelineThatWaitsForAnotherWaitsOnTheHeap) 
   auto query = scheduler::PipelineRunner(dispatcher).start(std::move(pipelines));
 
   constexpr size_t kChunks = 40;  // over 20 messages, far past the window of 4
-  ExchangeSink sender(cluster[0], kExchange, layout(), ExchangeKind::kRepartition, {0}, {1});
-  auto state = sender.makeLocalState();
-  for (size_t chunk = 0; chunk < kChunks; ++chunk) {
-    Chunk rows = rowsOf(chunk);
-    sender.consume(rows, *state);
-  }
-  sender.combine(*state);
-  sender.finalize();
+  Sender sender(cluster);
+  sender.send(kChunks);
+  sender.finish();
   for (int i = 0; i < 300 && cluster[1].stats().messagesReceived < cluster[0].stats().messagesSent; ++i) {
     std::this_thread::sleep_for(10ms);
   }
@@ -229,20 +242,12 @@ TEST(PipelinedExchangeTest, InputForAPipelineThatWaitsForAnotherWaitsOnTheHeap) 
 TEST(PipelinedExchangeTest, ALostSenderFailsTheQueryAndEveryMessageGoesBack) {
   LocalCluster cluster(2, [](multiplexer::MultiplexerOptions& options) { options.messageBytes = 16 * 1024; });
   scheduler::Dispatcher dispatcher(2, NumaTopology::fake(2));
-  auto inbox = cluster[1].openExchange(kExchange);
-  inbox->expectSendersOnly({0});
-  auto source = std::make_shared<ExchangeSource>(inbox, layout());
-  source->start();
+  auto source = receiverOn(cluster);
   Aggregation aggregation;
   auto query = scheduler::PipelineRunner(dispatcher).start(aggregationOver(source, aggregation));
-  ExchangeSink sender(cluster[0], kExchange, layout(), ExchangeKind::kRepartition, {0}, {1});
-  auto state = sender.makeLocalState();
-  for (size_t chunk = 0; chunk < 10; ++chunk) {
-    Chunk rows = rowsOf(chunk);
-    sender.consume(rows, *state);
-  }
-  sender.combine(*state);
-  inbox->failSender(0, Status(SqlState::kConnectionFailure, "node 0 is lost"));
+  Sender sender(cluster);
+  sender.send(10);
+  cluster[1].openExchange(kExchange)->failSender(0, Status(SqlState::kConnectionFailure, "node 0 is lost"));
   try {
     query->wait();
     FAIL() << "the query outlived its lost sender";
